@@ -1,0 +1,473 @@
+//! Allocation of a new instance (`Cluster.genAllocNodes`, `tryAlloc`,
+//! `findBestAllocGroup`, `tryMGAlloc`, `tryGroupAlloc`, `allocList`).
+//!
+//! Candidates are enumerated in hail's order (nodes by index; pairs
+//! primary-major), each checked with the policy and the node capacity
+//! primitives and scored; successes are sorted by score (ties to the later
+//! candidate) and the first one that keeps the cluster N+1 redundant wins.
+//! For pairs this happens per primary node, and the per-primary winners
+//! are combined. Groups are then ranked by allocation policy and score.
+//!
+//! Cost: single-node placement scores each of N candidates with a full
+//! O(N) score (hail's bits require it): O(N²). Pairs are scored with the
+//! running statistics in O(1) each: O(G²) per group of G nodes. The
+//! capacity check runs for each primary's best candidate (see
+//! [`crate::globaln1`]).
+
+use crate::globaln1;
+use crate::hslist;
+use crate::metric::{self, NodeValues};
+use crate::model::group::Group;
+use crate::model::instance::{Instance, NO_NODE};
+use crate::model::node::Node;
+use crate::model::types::{AllocPolicy, FailTally};
+use crate::model::{Cluster, NameMatch};
+use crate::moves::location_score;
+use crate::solution::{AllocSolution, Metric, Placement};
+use crate::state::{Crash, State};
+
+/// The algorithm options that come from the command line
+/// (`AlgorithmOptions`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AllocOptions {
+    /// `--ignore-soft-errors`: primaries are placed with soft checks off.
+    pub ignore_soft_errors: bool,
+    /// The global N+1 check (off with `--no-capacity-checks`).
+    pub capacity_checks: bool,
+    /// Node whitelist: `--restrict-allocation-to`, else the request's
+    /// `restrict-to-nodes`.
+    pub restrict: Option<Vec<String>>,
+}
+
+/// Candidate nodes (`AllocNodes`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum AllocNodes {
+    /// Single-node placement over these nodes.
+    Single(Vec<usize>),
+    /// Pairs: each primary with its possible secondaries.
+    Pairs(Vec<(usize, Vec<usize>)>),
+}
+
+/// Why a search produced no solution list at all.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SearchError {
+    /// A message hail reports for the group or the request.
+    Message(String),
+    /// A lookup hail itself crashes on.
+    Crash(Crash),
+}
+
+impl From<Crash> for SearchError {
+    fn from(c: Crash) -> Self {
+        SearchError::Crash(c)
+    }
+}
+
+/// The candidate nodes among `keys` (`genAllocNodes`): online nodes passing
+/// the restriction, alone or paired with the other such nodes of their
+/// group.
+pub fn gen_alloc_nodes(
+    state: &State,
+    keys: &[usize],
+    count: i64,
+    restrict: Option<&[String]>,
+) -> Result<AllocNodes, SearchError> {
+    let all: Vec<usize> = keys
+        .iter()
+        .copied()
+        .filter(|&k| {
+            let n = state.node_at(k);
+            !n.offline && restrict.is_none_or(|r| r.iter().any(|name| *name == n.name))
+        })
+        .collect();
+    match count {
+        1 => Ok(AllocNodes::Single(all)),
+        2 => {
+            let pairs = all
+                .iter()
+                .map(|&p| {
+                    let g = state.node_at(p).group;
+                    let ss: Vec<usize> = all.iter().copied().filter(|&s| s != p && state.node_at(s).group == g).collect();
+                    (p, ss)
+                })
+                .filter(|(_, ss)| !ss.is_empty())
+                .collect();
+            Ok(AllocNodes::Pairs(pairs))
+        }
+        _ => Err(SearchError::Message("Unsupported number of nodes, only one or two  supported".to_owned())),
+    }
+}
+
+/// A successful candidate before the capacity check.
+struct Candidate {
+    primary: usize,
+    secondary: Option<usize>,
+    score: f64,
+}
+
+/// Tries every candidate (`tryAlloc`) and returns the annotated solution.
+pub fn try_alloc(
+    state: &mut State,
+    inst: &Instance,
+    nodes: &AllocNodes,
+    opts: &AllocOptions,
+) -> Result<AllocSolution<f64>, SearchError> {
+    let sol = match nodes {
+        AllocNodes::Single(list) if list.is_empty() => {
+            return Err(SearchError::Message("No online nodes".to_owned()))
+        }
+        AllocNodes::Pairs(list) if list.is_empty() => {
+            return Err(SearchError::Message("Not enough online nodes".to_owned()))
+        }
+        AllocNodes::Single(list) => try_single(state, inst, list, opts)?,
+        AllocNodes::Pairs(list) => try_pairs(state, inst, list, opts)?,
+    };
+    Ok(sol.annotate())
+}
+
+/// The instance as placed on `p` (and `s`).
+fn placed(inst: &Instance, p: usize, s: Option<usize>, loc: i64) -> Instance {
+    let mut i = inst.clone();
+    i.p_node = p as i32;
+    i.s_node = s.map_or(NO_NODE, |s| s as i32);
+    if s.is_some() {
+        i.location_score = loc;
+    }
+    i
+}
+
+/// Sorts successful candidates as hail does (collected newest first, then
+/// a stable sort by score) and returns the first that passes the capacity
+/// check, with the number of better ones it failed.
+fn choose(
+    state: &mut State,
+    inst: &Instance,
+    mut ok: Vec<Candidate>,
+    opts: &AllocOptions,
+) -> Result<(Option<Placement<f64>>, u64), Crash> {
+    ok.reverse();
+    let sorted = hslist::sort_by(ok, |a, b| a.score.hs_compare(&b.score));
+    let total = sorted.len() as u64;
+    for (dropped, c) in sorted.into_iter().enumerate() {
+        let loc = match c.secondary {
+            Some(s) => location_score(state.node_at(c.primary), state.node_at(s)),
+            None => 0,
+        };
+        let record = placed(inst, c.primary, c.secondary, loc);
+        let nodes = materialize(state, &record, c.primary, c.secondary, opts);
+        let pass = if opts.capacity_checks {
+            let changed: Vec<(usize, &Node)> = nodes.iter().map(|(k, n)| (*k, n)).collect();
+            globaln1::placement_is_redundant(state, &changed, &record)?
+        } else {
+            true
+        };
+        if pass {
+            let node_names = nodes.iter().map(|(_, n)| n.name.clone()).collect();
+            let placement = Placement {
+                primary: c.primary,
+                secondary: c.secondary,
+                metric: c.score,
+                inst: record,
+                node_names,
+                nodes,
+            };
+            return Ok((Some(placement), dropped as u64));
+        }
+    }
+    Ok((None, total))
+}
+
+/// Builds the placement's new nodes (they were only probed before).
+fn materialize(state: &State, record: &Instance, p: usize, s: Option<usize>, opts: &AllocOptions) -> Vec<(usize, Node)> {
+    let mut out = Vec::with_capacity(2);
+    let mut new_p = state.node_at(p).clone();
+    // The probes succeeded, so these adds succeed too.
+    let _ = new_p.add_pri(opts.ignore_soft_errors, record);
+    out.push((p, new_p));
+    if let Some(s) = s {
+        let mut new_s = state.node_at(s).clone();
+        let _ = new_s.add_sec(false, false, record, p as i32);
+        out.push((s, new_s));
+    }
+    out
+}
+
+fn try_single(
+    state: &mut State,
+    inst: &Instance,
+    list: &[usize],
+    opts: &AllocOptions,
+) -> Result<AllocSolution<f64>, SearchError> {
+    let mut failures = FailTally::default();
+    let mut ok = Vec::new();
+    for &p in list {
+        let node = state.node_at(p);
+        if let Err(f) = state.policy(node.group).check(inst, node.excl_storage) {
+            failures.add(f);
+            continue;
+        }
+        match node.probe_add_pri(opts.ignore_soft_errors, inst) {
+            Err(f) => failures.add(f),
+            Ok(probe) => {
+                let mut new_p = node.clone();
+                new_p.commit_add_pri(&probe, inst);
+                let score = state.score_with(&[(p, &new_p)]);
+                ok.push(Candidate { primary: p, secondary: None, score });
+            }
+        }
+    }
+    let succeeded = ok.len() as u64;
+    let (best, dropped) = choose(state, inst, ok, opts)?;
+    failures.add_n(crate::model::types::FailMode::N1, dropped);
+    Ok(AllocSolution { failures, allocs: succeeded - dropped, best, log: Vec::new() })
+}
+
+fn try_pairs(
+    state: &mut State,
+    inst: &Instance,
+    list: &[(usize, Vec<usize>)],
+    opts: &AllocOptions,
+) -> Result<AllocSolution<f64>, SearchError> {
+    let stats = state.cluster_stats();
+    let mut total = AllocSolution::default();
+    let mut new_map: Vec<((u32, u32), i64)> = Vec::new();
+    for (p, secondaries) in list {
+        let p = *p;
+        let mut failures = FailTally::default();
+        let mut ok = Vec::new();
+        let node_p = state.node_at(p);
+        let policy = state.policy(node_p.group).check(inst, node_p.excl_storage);
+        let probe_p = policy.and_then(|()| node_p.probe_add_pri(opts.ignore_soft_errors, inst));
+        for &s in secondaries {
+            let probe_p = match probe_p {
+                Err(f) => {
+                    failures.add(f);
+                    continue;
+                }
+                Ok(pp) => pp,
+            };
+            let node_s = state.node_at(s);
+            let probe_s = match node_s.probe_add_sec(false, false, inst, p as i32) {
+                Err(f) => {
+                    failures.add(f);
+                    continue;
+                }
+                Ok(ps) => ps,
+            };
+            let loc = location_score(node_p, node_s);
+            let probe_p = probe_p.with_extra_location(loc);
+            let new_p_vals: NodeValues = metric::node_values(&node_p.scalars_with_pri(&probe_p));
+            let new_s_vals: NodeValues = metric::node_values(&node_s.scalars_with_sec(&probe_s));
+            let p_map_new: &[((u32, u32), i64)] = if node_p.location_tags.is_empty() || inst.excl_tags.is_empty() {
+                &node_p.instance_map
+            } else {
+                new_map.clear();
+                new_map.extend_from_slice(&node_p.instance_map);
+                for pair in node_p.new_location_exclusion_pairs(inst) {
+                    match new_map.iter_mut().find(|(k, _)| *k == pair) {
+                        Some((_, c)) => *c += 1,
+                        None => new_map.push((pair, 1)),
+                    }
+                }
+                &new_map
+            };
+            let score = stats.score_after(&[
+                (state.values(p), node_p.offline, &node_p.instance_map, &new_p_vals, p_map_new),
+                (state.values(s), node_s.offline, &node_s.instance_map, &new_s_vals, &node_s.instance_map),
+            ]);
+            ok.push(Candidate { primary: p, secondary: Some(s), score });
+        }
+        let succeeded = ok.len() as u64;
+        let (best, dropped) = choose(state, inst, ok, opts)?;
+        failures.add_n(crate::model::types::FailMode::N1, dropped);
+        let psol = AllocSolution { failures, allocs: succeeded - dropped, best, log: Vec::new() };
+        total = total.sum(psol);
+    }
+    Ok(total)
+}
+
+/// Whether the group is connected to every network the instance's NICs
+/// use (`hasRequiredNetworks`).
+pub fn has_required_networks(group: &Group, inst: &Instance) -> bool {
+    inst.nics.iter().all(|nic| match &nic.network {
+        None => true,
+        Some(net) => group.networks.iter().any(|g| g == net),
+    })
+}
+
+/// `solutionDescription`: one line per log entry of a group's solution, or
+/// the group's error.
+pub fn describe_group<M: Metric>(group: &Group, result: &Result<AllocSolution<M>, SearchError>) -> Vec<String> {
+    match result {
+        Ok(sol) => sol
+            .log
+            .iter()
+            .map(|l| format!("Group {} ({}): {}", group.name, group.alloc_policy.raw(), l))
+            .collect(),
+        Err(SearchError::Message(m)) => vec![format!("Group {}: error {}", group.name, m)],
+        Err(SearchError::Crash(_)) => Vec::new(),
+    }
+}
+
+/// The groups that own at least one node of the state, ascending, with
+/// their node keys (`splitCluster`).
+pub fn split_groups(state: &State, n_groups: usize) -> Vec<(usize, Vec<usize>)> {
+    let mut per_group: Vec<Vec<usize>> = vec![Vec::new(); n_groups];
+    for k in state.node_keys() {
+        per_group[state.node_at(k).group].push(k);
+    }
+    per_group.into_iter().enumerate().filter(|(_, keys)| !keys.is_empty()).collect()
+}
+
+/// The outcome of a multi-group search.
+pub struct GroupChoice<M> {
+    /// The chosen group.
+    pub group: usize,
+    /// Its solution.
+    pub solution: AllocSolution<M>,
+    /// Every message: network refusals, then each group's description.
+    pub messages: Vec<String>,
+}
+
+/// Ranks groups (`filterMGResults` + `sortMGResults`): groups with a
+/// solution that are not unallocable, sorted stably by (policy, metric) on
+/// the reversed group order; the first wins.
+pub fn rank_groups<M: Metric>(
+    cluster: &Cluster,
+    results: Vec<(usize, Result<AllocSolution<M>, SearchError>)>,
+) -> Option<(usize, AllocSolution<M>)> {
+    let mut good: Vec<(usize, AllocSolution<M>)> = Vec::new();
+    for (g, r) in results {
+        if let Ok(sol) = r {
+            if sol.best.is_some() && cluster.groups[g].is_allocable() {
+                good.push((g, sol));
+            }
+        }
+    }
+    good.reverse();
+    let key = |x: &(usize, AllocSolution<M>)| -> (AllocPolicy, Option<M>) {
+        (cluster.groups[x.0].alloc_policy, x.1.best.as_ref().map(|b| b.metric.clone()))
+    };
+    let sorted = hslist::sort_by(good, |a, b| {
+        let (pa, ma) = key(a);
+        let (pb, mb) = key(b);
+        pa.cmp(&pb).then_with(|| match (ma, mb) {
+            (Some(x), Some(y)) => x.hs_compare(&y),
+            _ => std::cmp::Ordering::Equal,
+        })
+    });
+    sorted.into_iter().next()
+}
+
+/// Finds the best group for the instance (`findBestAllocGroup`), scoring
+/// and checking capacity over the whole state.
+pub fn find_best_alloc_group(
+    cluster: &Cluster,
+    state: &mut State,
+    allowed: Option<&[usize]>,
+    inst: &Instance,
+    count: i64,
+    opts: &AllocOptions,
+) -> Result<GroupChoice<f64>, SearchError> {
+    let groups = split_groups(state, cluster.groups.len());
+    let allowed_groups: Vec<&(usize, Vec<usize>)> =
+        groups.iter().filter(|(g, _)| allowed.is_none_or(|a| a.contains(g))).collect();
+    let mut messages = Vec::new();
+    let mut results = Vec::new();
+    for (g, keys) in &allowed_groups {
+        let group = &cluster.groups[*g];
+        if !has_required_networks(group, inst) {
+            messages.push(format!(
+                "group {} is not connected to a network required by instance {}",
+                group.name, inst.name
+            ));
+            continue;
+        }
+        let r = gen_alloc_nodes(state, keys, count, opts.restrict.as_deref())
+            .and_then(|nodes| try_alloc(state, inst, &nodes, opts));
+        if let Err(SearchError::Crash(c)) = r {
+            return Err(SearchError::Crash(c));
+        }
+        results.push((*g, r));
+    }
+    for (g, r) in &results {
+        messages.extend(describe_group(&cluster.groups[*g], r));
+    }
+    match rank_groups(cluster, results) {
+        Some((group, solution)) => Ok(GroupChoice { group, solution, messages }),
+        None => {
+            if allowed_groups.is_empty() {
+                Err(SearchError::Message(no_groups_message(cluster, allowed, &groups)))
+            } else {
+                Err(SearchError::Message(messages.join(", ")))
+            }
+        }
+    }
+}
+
+/// hail's message when no group is left to try.
+fn no_groups_message(cluster: &Cluster, allowed: Option<&[usize]>, groups: &[(usize, Vec<usize>)]) -> String {
+    let allowed = match allowed {
+        None => "Nothing".to_owned(),
+        Some(a) => {
+            let v: Vec<i64> = a.iter().map(|&g| g as i64).collect();
+            format!("Just {}", crate::hsfmt::show_int_list(&v))
+        }
+    };
+    let shown: Vec<String> = groups.iter().map(|(g, _)| cluster.groups[*g].hs_show()).collect();
+    format!("no groups for evacuation: allowed groups was {allowed}, all groups: [{}]", shown.join(","))
+}
+
+/// Allocation without a group (`tryMGAlloc`): the info log starts with the
+/// selected group.
+pub fn try_mg_alloc(
+    cluster: &Cluster,
+    state: &mut State,
+    inst: &Instance,
+    count: i64,
+    opts: &AllocOptions,
+) -> Result<AllocSolution<f64>, SearchError> {
+    let choice = find_best_alloc_group(cluster, state, None, inst, count, opts)?;
+    let mut sol = choice.solution;
+    let mut log = vec![format!("Selected group: {}", cluster.groups[choice.group].name)];
+    log.extend(choice.messages);
+    sol.log = log;
+    Ok(sol)
+}
+
+/// Allocation in a named group (`tryGroupAlloc` / `findAllocation`):
+/// scores and capacity are local to the group.
+pub fn try_group_alloc(
+    cluster: &Cluster,
+    group_name: &str,
+    inst: &Instance,
+    count: i64,
+    opts: &AllocOptions,
+) -> Result<AllocSolution<f64>, SearchError> {
+    let g = match cluster.find_group(group_name) {
+        NameMatch::One(g) => g,
+        _ => return Err(SearchError::Message(format!("Wrong number of elems found with name {group_name}"))),
+    };
+    let group = &cluster.groups[g];
+    let mut state = State::with_scope(
+        cluster,
+        |k| cluster.nodes[k].group == g,
+        |i| {
+            let p = cluster.instances[i].p_node;
+            p >= 0 && cluster.nodes[p as usize].group == g
+        },
+    );
+    if !has_required_networks(group, inst) {
+        return Err(SearchError::Message(format!(
+            "The group {} is not connected to a network required by instance {}",
+            group.name, inst.name
+        )));
+    }
+    let keys: Vec<usize> = state.node_keys().collect();
+    let nodes = gen_alloc_nodes(&state, &keys, count, opts.restrict.as_deref())?;
+    let sol = try_alloc(&mut state, inst, &nodes, opts)?;
+    let msgs = describe_group(group, &Ok(sol.clone()));
+    let mut sol = sol;
+    sol.log = msgs;
+    Ok(sol)
+}

@@ -1,0 +1,522 @@
+//! The cluster score hail minimises (`Ganeti.HTools.Cluster.Metrics`): a
+//! weighted sum of 20 per-node statistics, computed with hail's exact
+//! floating-point procedure so that scores, and therefore ties, are
+//! bit-identical.
+//!
+//! Two procedures exist, as in hail, and they give different bits:
+//! * the full computation ([`score_nodes`], [`score_with`]): two-pass
+//!   population standard deviations and left-to-right sums over the nodes
+//!   in index order. hail uses it for single-node placement, evacuation and
+//!   relocation;
+//! * the running statistics ([`ClusterStats`]): computed once by the full
+//!   procedure, then updated per candidate by replacing one node's
+//!   contribution (`updateStatistics`). hail uses it for node pairs.
+//!
+//! Nothing here does IO or allocates per candidate: a candidate is scored
+//! from the base per-node values plus the candidate's changed nodes.
+//!
+//! Cost: a full score is O(N) over the nodes; a running-statistics update
+//! is O(1) (plus the location-exclusion map, which is empty unless location
+//! and exclusion tags are both in use).
+
+use std::collections::BTreeMap;
+
+use crate::model::node::Scalars;
+use crate::model::TagId;
+
+/// Number of score components.
+pub const N_COMPONENTS: usize = 20;
+
+/// Index of the map-valued component (location exclusion score).
+const MAP_COMPONENT: usize = 18;
+
+/// How a component aggregates its per-node values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Aggregation {
+    /// Population standard deviation.
+    StdDev,
+    /// Plain sum.
+    Sum,
+    /// Union of per-node count maps: sum of counts minus number of keys.
+    Map,
+}
+
+/// One component of the score.
+#[derive(Debug, Clone, Copy)]
+pub struct Component {
+    /// Weight in the score.
+    pub weight: f64,
+    /// hail's name for it.
+    pub name: &'static str,
+    /// Aggregation over nodes.
+    pub aggregation: Aggregation,
+    /// Whether it aggregates online nodes (else offline ones).
+    pub online: bool,
+}
+
+const fn c(weight: f64, name: &'static str, aggregation: Aggregation, online: bool) -> Component {
+    Component { weight, name, aggregation, online }
+}
+
+/// The components in hail's order (`detailedCVInfoExt`); the order is part
+/// of the floating-point result.
+pub const COMPONENTS: [Component; N_COMPONENTS] = [
+    c(0.5, "free_mem_cv", Aggregation::StdDev, true),
+    c(0.5, "free_disk_cv", Aggregation::StdDev, true),
+    c(1.0, "n1_cnt", Aggregation::Sum, true),
+    c(1.0, "reserved_mem_cv", Aggregation::StdDev, true),
+    c(4.0, "offline_all_cnt", Aggregation::Sum, false),
+    c(16.0, "offline_pri_cnt", Aggregation::Sum, false),
+    c(0.5, "vcpu_ratio_cv", Aggregation::StdDev, true),
+    c(1.0, "cpu_load_cv", Aggregation::StdDev, true),
+    c(1.0, "mem_load_cv", Aggregation::StdDev, true),
+    c(1.0, "disk_load_cv", Aggregation::StdDev, true),
+    c(1.0, "net_load_cv", Aggregation::StdDev, true),
+    c(2.0, "pri_tags_score", Aggregation::Sum, true),
+    c(0.5, "spindles_cv", Aggregation::StdDev, true),
+    c(0.5, "free_mem_cv_forth", Aggregation::StdDev, true),
+    c(0.5, "free_disk_cv_forth", Aggregation::StdDev, true),
+    c(0.5, "vcpu_ratio_cv_forth", Aggregation::StdDev, true),
+    c(0.5, "spindles_cv_forth", Aggregation::StdDev, true),
+    c(1.0, "location_score", Aggregation::Sum, true),
+    c(1.0, "location_exclusion_score", Aggregation::Map, true),
+    c(0.25, "reserved_mem_rtotal", Aggregation::Sum, true),
+];
+
+/// One node's values of the scalar components (`compDetailedCVNode`); the
+/// map component's slot holds 0.
+pub type NodeValues = [f64; N_COMPONENTS];
+
+/// Computes a node's component values from its scalars.
+pub fn node_values(s: &Scalars) -> NodeValues {
+    let p_rem = s.r_mem as f64 / s.t_mem;
+    let n_pri = s.n_pri as f64;
+    let n_sec = s.n_sec as f64;
+    let n1 = if s.fail_n1 { (s.n_sec + s.n_pri) as f64 } else { 0.0 };
+    // hail divides the CPU ratio by the CPU speed and the loads by the
+    // utilisation pool, all 1.0; dividing by 1.0 is exact, so it is elided.
+    [
+        s.p_mem(),
+        s.p_dsk(),
+        n1,
+        p_rem,
+        n_pri + n_sec,
+        n_pri,
+        s.u_cpu as f64 / s.t_cpu,
+        s.util_load[0],
+        s.util_load[1],
+        s.util_load[2],
+        s.util_load[3],
+        s.conflicting_primaries as f64,
+        s.inst_spindles / s.hi_spindles,
+        s.f_mem_forth as f64 / s.t_mem,
+        s.p_dsk_forth(),
+        s.u_cpu_forth as f64 / s.t_cpu,
+        s.inst_spindles_forth / s.hi_spindles,
+        s.location_score as f64,
+        0.0,
+        p_rem,
+    ]
+}
+
+/// Weighted sum of component values, left to right from 0
+/// (`compCVfromStats`).
+fn weighted_sum(values: &[f64; N_COMPONENTS]) -> f64 {
+    let mut acc = 0.0;
+    for (k, v) in values.iter().enumerate() {
+        acc += COMPONENTS[k].weight * v;
+    }
+    acc
+}
+
+/// The full score of a node list given each node's values and offline
+/// flag, in node order, and the location-exclusion value of the online
+/// nodes (`compCVNodes`). `node(i)` returns the i-th node's values and
+/// whether it is offline.
+pub fn score_with<'a, F>(len: usize, node: F, map_value: i64) -> f64
+where
+    F: Fn(usize) -> (&'a NodeValues, bool),
+{
+    // First pass: counts and sums, each component its own left-to-right
+    // fold in node order.
+    let mut n_online = 0.0f64;
+    let mut any_online = false;
+    let mut sums = [0.0f64; N_COMPONENTS];
+    for i in 0..len {
+        let (v, offline) = node(i);
+        if offline {
+            sums[4] += v[4];
+            sums[5] += v[5];
+        } else {
+            any_online = true;
+            n_online += 1.0;
+            for k in 0..N_COMPONENTS {
+                if k != 4 && k != 5 && k != MAP_COMPONENT {
+                    sums[k] += v[k];
+                }
+            }
+        }
+    }
+    if !any_online {
+        // With no online node hail's statistics list is empty: score 0.
+        return 0.0;
+    }
+    let mut means = [0.0f64; N_COMPONENTS];
+    for k in 0..N_COMPONENTS {
+        if COMPONENTS[k].aggregation == Aggregation::StdDev {
+            means[k] = sums[k] / n_online;
+        }
+    }
+    // Second pass: sums of squared deviations.
+    let mut nvar = [0.0f64; N_COMPONENTS];
+    for i in 0..len {
+        let (v, offline) = node(i);
+        if offline {
+            continue;
+        }
+        for k in 0..N_COMPONENTS {
+            if COMPONENTS[k].aggregation == Aggregation::StdDev {
+                let d = v[k] - means[k];
+                nvar[k] += d * d;
+            }
+        }
+    }
+    let mut values = [0.0f64; N_COMPONENTS];
+    for k in 0..N_COMPONENTS {
+        values[k] = match COMPONENTS[k].aggregation {
+            Aggregation::StdDev => (nvar[k] / n_online).sqrt(),
+            Aggregation::Sum => sums[k],
+            Aggregation::Map => map_value as f64,
+        };
+    }
+    weighted_sum(&values)
+}
+
+/// The full score of a list of nodes given by their scalars and
+/// location-exclusion maps.
+pub fn score_nodes<'a, I>(nodes: I) -> f64
+where
+    I: IntoIterator<Item = (Scalars, &'a [((TagId, TagId), i64)])>,
+{
+    let mut values = Vec::new();
+    let mut offline = Vec::new();
+    let mut map = LocationExclusion::default();
+    for (s, m) in nodes {
+        values.push(node_values(&s));
+        offline.push(s.offline);
+        if !s.offline {
+            map.add_node(m);
+        }
+    }
+    score_with(values.len(), |i| (&values[i], offline[i]), map.value())
+}
+
+/// The location-exclusion component over a set of nodes: the union of the
+/// nodes' (location tag, exclusion tag) count maps.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LocationExclusion {
+    counts: BTreeMap<(TagId, TagId), i64>,
+    sum: i64,
+}
+
+impl LocationExclusion {
+    /// Adds one node's map (`Map.unionWith (+)`).
+    pub fn add_node(&mut self, m: &[((TagId, TagId), i64)]) {
+        for &(k, v) in m {
+            *self.counts.entry(k).or_insert(0) += v;
+            self.sum += v;
+        }
+    }
+
+    /// Whether no node contributes.
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// Sum of counts minus number of keys.
+    pub fn value(&self) -> i64 {
+        self.sum - self.counts.len() as i64
+    }
+
+    /// The value after hail's running update replacing a node's map `old`
+    /// by `new` (`m' = (m - old) + new`, keys never dropped), without
+    /// changing `self`.
+    pub fn value_after_update(&self, old: &[((TagId, TagId), i64)], new: &[((TagId, TagId), i64)]) -> i64 {
+        if old.is_empty() && new.is_empty() {
+            return self.value();
+        }
+        let mut copy = self.clone();
+        copy.update(old, new);
+        copy.value()
+    }
+
+    /// hail's running update (`updateStatistics` on a `MapStatistics`):
+    /// `unionWith (+) (unionWith (-) m old) new`. A key only in `old`
+    /// enters with `old`'s count (not negated), and keys are never removed.
+    pub fn update(&mut self, old: &[((TagId, TagId), i64)], new: &[((TagId, TagId), i64)]) {
+        for &(k, v) in old {
+            match self.counts.get_mut(&k) {
+                Some(c) => {
+                    *c -= v;
+                    self.sum -= v;
+                }
+                None => {
+                    self.counts.insert(k, v);
+                    self.sum += v;
+                }
+            }
+        }
+        for &(k, v) in new {
+            *self.counts.entry(k).or_insert(0) += v;
+            self.sum += v;
+        }
+    }
+}
+
+/// A running statistic (`Statistics`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stat {
+    Sum(f64),
+    /// Count, sum, and variance (not the sum of squares).
+    StdDev { n: f64, s: f64, var: f64 },
+    /// Stands in for the map statistic, kept in [`ClusterStats::map`].
+    Map,
+}
+
+impl Stat {
+    fn value(&self, map: &LocationExclusion) -> f64 {
+        match *self {
+            Stat::Sum(s) => s,
+            Stat::StdDev { var, .. } => var.sqrt(),
+            Stat::Map => map.value() as f64,
+        }
+    }
+
+    /// Replaces value `x` by `y` (`updateStatistics`).
+    fn update(&mut self, x: f64, y: f64) {
+        match self {
+            Stat::Sum(s) => *s += y - x,
+            Stat::StdDev { n, s, var } => {
+                let ds = y - x;
+                let dss = y * y - x * x;
+                let dnnvar = (*n * dss - 2.0 * *s * ds) - ds * ds;
+                *s += ds;
+                *var = f64::max(0.0, *var + dnnvar / (*n * *n));
+            }
+            Stat::Map => {}
+        }
+    }
+}
+
+/// Running cluster statistics (`compClusterStatistics` and
+/// `updateClusterStatistics`), used to score node pairs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterStats {
+    /// `None` when no node is online: hail's statistics list is then empty
+    /// and every score is 0.
+    stats: Option<[Stat; N_COMPONENTS]>,
+    map: LocationExclusion,
+}
+
+impl ClusterStats {
+    /// Computes the statistics of a node list by the full procedure.
+    pub fn new<'a, F>(len: usize, node: F) -> ClusterStats
+    where
+        F: Fn(usize) -> (&'a NodeValues, bool, &'a [((TagId, TagId), i64)]),
+    {
+        let mut n_online = 0.0f64;
+        let mut sums = [0.0f64; N_COMPONENTS];
+        let mut map = LocationExclusion::default();
+        for i in 0..len {
+            let (v, offline, m) = node(i);
+            if offline {
+                sums[4] += v[4];
+                sums[5] += v[5];
+            } else {
+                n_online += 1.0;
+                for k in 0..N_COMPONENTS {
+                    if k != 4 && k != 5 && k != MAP_COMPONENT {
+                        sums[k] += v[k];
+                    }
+                }
+                map.add_node(m);
+            }
+        }
+        if n_online == 0.0 {
+            return ClusterStats { stats: None, map };
+        }
+        let mut means = [0.0f64; N_COMPONENTS];
+        for k in 0..N_COMPONENTS {
+            if COMPONENTS[k].aggregation == Aggregation::StdDev {
+                means[k] = sums[k] / n_online;
+            }
+        }
+        let mut nvar = [0.0f64; N_COMPONENTS];
+        for i in 0..len {
+            let (v, offline, _) = node(i);
+            if offline {
+                continue;
+            }
+            for k in 0..N_COMPONENTS {
+                if COMPONENTS[k].aggregation == Aggregation::StdDev {
+                    let d = v[k] - means[k];
+                    nvar[k] += d * d;
+                }
+            }
+        }
+        let mut stats = [Stat::Sum(0.0); N_COMPONENTS];
+        for k in 0..N_COMPONENTS {
+            stats[k] = match COMPONENTS[k].aggregation {
+                Aggregation::StdDev => Stat::StdDev { n: n_online, s: sums[k], var: nvar[k] / n_online },
+                Aggregation::Sum => Stat::Sum(sums[k]),
+                Aggregation::Map => Stat::Map,
+            };
+        }
+        ClusterStats { stats: Some(stats), map }
+    }
+
+    /// Replaces one node's contribution (`updateClusterStatistics`): only
+    /// the statistics of the old node's side (online or offline) change.
+    pub fn update(
+        &mut self,
+        old: (&NodeValues, bool, &[((TagId, TagId), i64)]),
+        new: (&NodeValues, &[((TagId, TagId), i64)]),
+    ) {
+        let Some(stats) = self.stats.as_mut() else { return };
+        let online = !old.1;
+        for (k, stat) in stats.iter_mut().enumerate() {
+            if COMPONENTS[k].online == online {
+                stat.update(old.0[k], new.0[k]);
+            }
+        }
+        if online {
+            self.map.update(old.2, new.1);
+        }
+    }
+
+    /// The score after replacing some nodes' contributions, in order,
+    /// without changing `self` (`updateClusterStatisticsTwice` then
+    /// `compCVfromStats`). Each update is (old values, old node offline,
+    /// old map, new values, new map).
+    pub fn score_after(&self, updates: &[(&NodeValues, bool, &[((TagId, TagId), i64)], &NodeValues, &[((TagId, TagId), i64)])]) -> f64 {
+        let Some(mut stats) = self.stats else { return 0.0 };
+        let mut map_changed = false;
+        for (old, old_offline, old_map, new, new_map) in updates {
+            let online = !*old_offline;
+            for (k, stat) in stats.iter_mut().enumerate() {
+                if COMPONENTS[k].online == online {
+                    stat.update(old[k], new[k]);
+                }
+            }
+            if online && (!old_map.is_empty() || !new_map.is_empty()) {
+                map_changed = true;
+            }
+        }
+        let map_value = if map_changed {
+            let mut map = self.map.clone();
+            for (_, old_offline, old_map, _, new_map) in updates {
+                if !*old_offline {
+                    map.update(old_map, new_map);
+                }
+            }
+            map.value()
+        } else {
+            self.map.value()
+        };
+        let mut values = [0.0f64; N_COMPONENTS];
+        for (k, stat) in stats.iter().enumerate() {
+            values[k] = match stat {
+                Stat::Map => map_value as f64,
+                other => other.value(&self.map),
+            };
+        }
+        weighted_sum(&values)
+    }
+
+    /// The score (`compCVfromStats`).
+    pub fn score(&self) -> f64 {
+        let Some(stats) = self.stats.as_ref() else { return 0.0 };
+        let mut values = [0.0f64; N_COMPONENTS];
+        for (k, stat) in stats.iter().enumerate() {
+            values[k] = stat.value(&self.map);
+        }
+        weighted_sum(&values)
+    }
+
+    /// Whether the location-exclusion map is empty, so that updates with
+    /// empty node maps leave it unchanged.
+    pub fn map_is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vals(x: f64) -> NodeValues {
+        let mut v = [0.0; N_COMPONENTS];
+        v[0] = x;
+        v
+    }
+
+    #[test]
+    fn std_dev_is_population_two_pass() {
+        let nodes = [vals(0.2), vals(0.4), vals(0.9)];
+        let got = score_with(3, |i| (&nodes[i], false), 0);
+        let mean = (0.2 + 0.4 + 0.9) / 3.0;
+        let var = ((0.2f64 - mean).powi(2) + (0.4f64 - mean).powi(2) + (0.9f64 - mean).powi(2)) / 3.0;
+        assert_eq!(got, 0.5 * var.sqrt());
+    }
+
+    #[test]
+    fn no_online_node_scores_zero() {
+        let mut v = vals(0.3);
+        v[4] = 5.0;
+        let nodes = [v];
+        assert_eq!(score_with(1, |i| (&nodes[i], true), 0), 0.0);
+    }
+
+    #[test]
+    fn offline_counts_use_offline_nodes_only() {
+        let mut off = vals(0.0);
+        off[4] = 3.0;
+        off[5] = 2.0;
+        let on = vals(0.5);
+        let nodes = [on, off];
+        let got = score_with(2, |i| (&nodes[i], i == 1), 0);
+        assert_eq!(got, 4.0 * 3.0 + 16.0 * 2.0);
+    }
+
+    #[test]
+    fn running_update_matches_hail_formula() {
+        let nodes = [vals(0.25), vals(0.5), vals(0.75)];
+        let empty: &[((TagId, TagId), i64)] = &[];
+        let mut st = ClusterStats::new(3, |i| (&nodes[i], false, empty));
+        let new = vals(0.6);
+        st.update((&nodes[1], false, empty), (&new, empty));
+        let (n, s, var) = (3.0f64, 1.5f64, {
+            let m = 0.5;
+            ((0.25f64 - m).powi(2) + 0.0 + (0.75f64 - m).powi(2)) / 3.0
+        });
+        let (x, y) = (0.5f64, 0.6f64);
+        let ds = y - x;
+        let dss = y * y - x * x;
+        let d = (n * dss - 2.0 * s * ds) - ds * ds;
+        let var2 = f64::max(0.0, var + d / (n * n));
+        assert_eq!(st.score(), 0.5 * var2.sqrt());
+    }
+
+    #[test]
+    fn map_update_keeps_keys_and_adds_unknown_old_keys() {
+        let mut m = LocationExclusion::default();
+        m.add_node(&[((1, 2), 2)]);
+        assert_eq!(m.value(), 1);
+        m.update(&[((1, 2), 2)], &[]);
+        // The key stays with count 0: 0 - 1 key.
+        assert_eq!(m.value(), -1);
+        m.update(&[((3, 4), 1)], &[]);
+        // A key only in `old` enters with old's count.
+        assert_eq!(m.value(), 1 - 2);
+    }
+}

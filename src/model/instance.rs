@@ -1,0 +1,132 @@
+//! Instances (virtual machines) as the placement code sees them: resource
+//! needs, disk template, run state, the tags that matter to placement, and
+//! where the instance currently runs.
+//!
+//! Mirrors Ganeti's `Ganeti.HTools.Instance`, including its bookkeeping: an
+//! instance carries its own `idx`, which is what nodes list in their
+//! primary/secondary lists. It normally equals the instance's position in
+//! the cluster's instance list, but not always (a newly allocated instance
+//! keeps `idx = -1`), and hail's behaviour depends on that difference.
+
+use super::types::{DiskTemplate, MirrorType, RunState};
+use super::TagId;
+
+/// Index meaning "no node" (`Node.noSecondary`).
+pub const NO_NODE: i32 = -1;
+
+/// One disk of an instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Disk {
+    /// Size in MiB.
+    pub size: i64,
+    /// Spindles (physical volumes) the disk takes with exclusive storage.
+    pub spindles: Option<i64>,
+}
+
+/// One network interface; only its network matters to placement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Nic {
+    /// The network UUID the NIC is connected to, if any.
+    pub network: Option<String>,
+}
+
+/// An instance (`Instance.Instance`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instance {
+    /// Full name, as written in answers.
+    pub name: String,
+    /// The name without the cluster's common domain suffix; name lookups
+    /// match either.
+    pub alias: String,
+    /// The instance's own index (`Instance.idx`); `-1` for an instance being
+    /// allocated.
+    pub idx: i32,
+    /// Memory, MiB.
+    pub mem: i64,
+    /// Disk accounted on nodes, MiB (`disk_space_total`, not the sum of
+    /// the disk sizes).
+    pub dsk: i64,
+    /// The individual disks.
+    pub disks: Vec<Disk>,
+    /// Virtual CPUs.
+    pub vcpus: i64,
+    /// Run state derived from `admin_state`.
+    pub run_state: RunState,
+    /// Primary node index, or [`NO_NODE`].
+    pub p_node: i32,
+    /// Secondary node index, or [`NO_NODE`].
+    pub s_node: i32,
+    /// Disk template.
+    pub disk_template: DiskTemplate,
+    /// Spindles used (`spindle_use`), for the non-exclusive-storage spindle
+    /// accounting.
+    pub spindle_use: i64,
+    /// All tags, as given.
+    pub tags: Vec<String>,
+    /// Exclusion tags: tags starting with a `htools:iextags:` prefix, in tag
+    /// order, duplicates kept.
+    pub excl_tags: Vec<TagId>,
+    /// Desired-location tags (a set: sorted, unique).
+    pub dsrd_loc_tags: Vec<TagId>,
+    /// Number of location (failure-domain) tags the primary and secondary
+    /// share.
+    pub location_score: i64,
+    /// Network interfaces.
+    pub nics: Vec<Nic>,
+    /// Whether the instance is forthcoming (reserved, not yet created).
+    pub forthcoming: bool,
+}
+
+impl Instance {
+    /// Whether the instance's memory is in use on its primary
+    /// (`usesMemory`): running and not forthcoming.
+    pub fn uses_memory(&self) -> bool {
+        !self.forthcoming && self.run_state == RunState::Running
+    }
+
+    /// Whether the instance is not administratively offline.
+    pub fn not_offline(&self) -> bool {
+        self.run_state != RunState::Offline
+    }
+
+    /// Whether a secondary must reserve memory for a failover
+    /// (`usesSecMem`; auto-balance is always on in hail).
+    pub fn uses_sec_mem(&self) -> bool {
+        self.not_offline()
+    }
+
+    /// Whether the disks consume node disk (plain and drbd).
+    pub fn uses_local_storage(&self) -> bool {
+        self.disk_template.uses_local_storage()
+    }
+
+    /// Whether the template has a secondary node (drbd).
+    pub fn has_secondary(&self) -> bool {
+        self.disk_template == DiskTemplate::Drbd
+    }
+
+    /// Mirroring kind of the template.
+    pub fn mirror_type(&self) -> MirrorType {
+        self.disk_template.mirror_type()
+    }
+
+    /// Sum of the disks' spindles, or `None` if any disk lacks the value
+    /// (`getTotalSpindles`).
+    pub fn total_spindles(&self) -> Option<i64> {
+        let mut sum: i64 = 0;
+        for d in &self.disks {
+            sum = sum.wrapping_add(d.spindles?);
+        }
+        Some(sum)
+    }
+
+    /// The nodes the instance occupies (`allNodes`): primary, and for drbd
+    /// the secondary.
+    pub fn all_nodes(&self) -> Vec<i32> {
+        if self.disk_template == DiskTemplate::Drbd {
+            vec![self.p_node, self.s_node]
+        } else {
+            vec![self.p_node]
+        }
+    }
+}

@@ -1,0 +1,601 @@
+//! Builds the cluster model from the wire message, as hail's loader does
+//! (`Backend.IAlloc.parseData`, `Loader.mergeData`, `Loader.updateMissing`):
+//! indices in input order, node and instance names resolved, tags turned
+//! into exclusion, location, desired-location and migration sets, instances
+//! placed on their nodes, failover reservations (peers) built, the KVM
+//! reserved-memory override applied, memory statistics computed, and the
+//! "inconsistent data" warnings collected.
+//!
+//! Cost: O(nodes + instances) plus the tag work.
+
+use std::collections::BTreeMap;
+
+use super::group::Group;
+use super::instance::{Disk, Instance, Nic, NO_NODE};
+use super::node::{intersection_len, Node};
+use super::types::DiskTemplate;
+use super::{Cluster, NameMatch, Request, TagId, TagTable};
+use crate::protocol::{Hypervisor, InputError, Message, WireInstanceBody, WireRequest};
+
+/// The rule for a node's initial N+1 flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum N1Rule {
+    /// hail 3.0.2: the node fails N+1 when its reported free memory is
+    /// below its largest failover reservation.
+    #[default]
+    Hail30,
+    /// Ganeti 3.1: when its unallocated memory is at most that reservation.
+    Ganeti31,
+}
+
+/// Loader settings that come from the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// `--static-kvm-node-memory`: on KVM clusters, every node's reserved
+    /// memory becomes this value (0 keeps the reported one).
+    pub static_kvm_node_memory: i64,
+    /// The initial N+1 rule.
+    pub n1_rule: N1Rule,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions { static_kvm_node_memory: 4096, n1_rule: N1Rule::Hail30 }
+    }
+}
+
+/// A loaded request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    /// The cluster.
+    pub cluster: Cluster,
+    /// The request with names resolved.
+    pub request: Request,
+    /// hail's "cluster has inconsistent data" messages, in hail's order.
+    pub warnings: Vec<String>,
+}
+
+const EXCL_PREFIX: &str = "htools:iextags:";
+const DSRD_LOC_PREFIX: &str = "htools:desiredlocation:";
+const LOCATION_PREFIX: &str = "htools:nlocation:";
+const MIGRATION_PREFIX: &str = "htools:migration:";
+const ALLOW_MIGRATION_PREFIX: &str = "htools:allowmigration:";
+
+/// The longest suffix starting with `.` shared by all names
+/// (`longestDomain`); one name alone yields everything from its first dot.
+fn longest_domain(names: &[&str]) -> String {
+    let Some((first, rest)) = names.split_first() else { return String::new() };
+    for (i, ch) in first.char_indices() {
+        if ch == '.' {
+            let suffix = &first[i..];
+            if rest.iter().all(|n| n.ends_with(suffix)) {
+                return suffix.to_owned();
+            }
+        }
+    }
+    String::new()
+}
+
+/// The name without the common suffix (`computeAlias`).
+fn alias(name: &str, suffix: &str) -> String {
+    name.strip_suffix(suffix).unwrap_or(name).to_owned()
+}
+
+/// Node tags selected by `htools:<kind>:P` cluster tags: those starting
+/// with `P:` (`Tags.getTags`).
+fn selected_tags(table: &mut TagTable, cluster_tags: &[String], prefix: &str, node_tags: &[String]) -> Vec<TagId> {
+    let mut out = Vec::new();
+    for ct in cluster_tags {
+        if let Some(p) = ct.strip_prefix(prefix) {
+            let want = format!("{p}:");
+            for t in node_tags {
+                if t.starts_with(&want) {
+                    out.push(table.intern(t));
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Splits `Y::Z` at its only `::` (`splitAtColons`): the first `::`, and
+/// nothing if another follows.
+fn split_at_colons(s: &str) -> Option<(&str, &str)> {
+    let i = s.find("::")?;
+    let rest = &s[i + 2..];
+    if rest.contains("::") {
+        None
+    } else {
+        Some((&s[..i], rest))
+    }
+}
+
+fn build_instance(
+    cluster: &mut Cluster,
+    name: &str,
+    body: &WireInstanceBody,
+    idx: i32,
+    p_node: i32,
+    s_node: i32,
+) -> Instance {
+    let (excl_tags, dsrd_loc_tags) = cluster.instance_tag_sets(&body.tags);
+    Instance {
+        name: name.to_owned(),
+        alias: name.to_owned(),
+        idx,
+        mem: body.memory,
+        dsk: body.disk_space_total,
+        disks: body.disks.iter().map(|d| Disk { size: d.size, spindles: d.spindles }).collect(),
+        vcpus: body.vcpus,
+        run_state: body.run_state,
+        p_node,
+        s_node,
+        disk_template: body.disk_template,
+        spindle_use: body.spindle_use,
+        tags: body.tags.clone(),
+        excl_tags,
+        dsrd_loc_tags,
+        location_score: 0,
+        nics: body.nic_networks.iter().map(|n| Nic { network: n.clone() }).collect(),
+        forthcoming: body.forthcoming,
+    }
+}
+
+/// Places an existing instance on its nodes at load time (`Node.setPri`,
+/// `Node.setSec`): lists, CPU, load, spindles, tags and location scores;
+/// free memory and disk are already net of it in the reported values.
+fn set_pri(node: &mut Node, inst: &Instance) {
+    for &t in &inst.excl_tags {
+        match node.p_tags.iter_mut().find(|(k, _)| *k == t) {
+            Some((_, c)) => *c += 1,
+            None => node.p_tags.push((t, 1)),
+        }
+    }
+    if inst.not_offline() {
+        node.u_cpu_forth = node.u_cpu_forth.wrapping_add(inst.vcpus);
+    }
+    if !inst.uses_memory() {
+        node.f_mem_forth = node.f_mem_forth.wrapping_sub(inst.mem);
+    }
+    if !node.excl_storage {
+        if inst.uses_local_storage() {
+            node.inst_spindles_forth += inst.spindle_use as f64;
+        }
+    } else {
+        node.inst_spindles_forth = 0.0;
+    }
+    if inst.forthcoming {
+        if inst.uses_local_storage() {
+            node.f_dsk_forth = node.f_dsk_forth.wrapping_sub(inst.dsk);
+        }
+        node.f_spindles_forth = forthcoming_free_spindles(node, inst);
+        return;
+    }
+    node.p_list.push(inst.idx);
+    if inst.not_offline() {
+        node.u_cpu = node.u_cpu.wrapping_add(inst.vcpus);
+    }
+    for l in node.util_load.iter_mut() {
+        *l += 1.0;
+    }
+    if !node.excl_storage {
+        if inst.uses_local_storage() {
+            node.inst_spindles += inst.spindle_use as f64;
+        }
+    } else {
+        node.inst_spindles = 0.0;
+    }
+    node.location_score = node
+        .location_score
+        .wrapping_add(inst.location_score)
+        .wrapping_add(node.dsrd_loc_score(inst));
+    let pairs: Vec<(TagId, TagId)> = node.new_location_exclusion_pairs(inst).collect();
+    for pair in pairs {
+        match node.instance_map.iter_mut().find(|(k, _)| *k == pair) {
+            Some((_, c)) => *c += 1,
+            None => node.instance_map.push((pair, 1)),
+        }
+    }
+}
+
+/// Free spindles after a forthcoming instance at load time
+/// (`calcNewFreeSpindlesForth True`).
+fn forthcoming_free_spindles(node: &Node, inst: &Instance) -> i64 {
+    if !node.excl_storage {
+        return 0;
+    }
+    match inst.total_spindles() {
+        None => -1,
+        Some(s) => node.f_spindles_forth.wrapping_sub(s),
+    }
+}
+
+fn set_sec(node: &mut Node, inst: &Instance) {
+    if !node.excl_storage {
+        if inst.uses_local_storage() {
+            node.inst_spindles_forth += inst.spindle_use as f64;
+        }
+    } else {
+        node.inst_spindles_forth = 0.0;
+    }
+    if inst.forthcoming {
+        if inst.uses_local_storage() {
+            node.f_dsk_forth = node.f_dsk_forth.wrapping_sub(inst.dsk);
+        }
+        node.f_spindles_forth = forthcoming_free_spindles(node, inst);
+        return;
+    }
+    node.s_list.push(inst.idx);
+    node.util_load[2] += 1.0;
+    if !node.excl_storage {
+        if inst.uses_local_storage() {
+            node.inst_spindles += inst.spindle_use as f64;
+        }
+    } else {
+        node.inst_spindles = 0.0;
+    }
+}
+
+fn name_error(path: String, what: &str, name: &str, m: NameMatch) -> InputError {
+    let mut quoted = String::new();
+    crate::json::write_string(&mut quoted, name);
+    let message = match m {
+        NameMatch::Many => format!("{quoted} matches more than one {what} (by name or short name)"),
+        _ => format!("no {what} named {quoted}"),
+    };
+    InputError { path, message }
+}
+
+fn quoted(name: &str) -> String {
+    let mut q = String::new();
+    crate::json::write_string(&mut q, name);
+    q
+}
+
+/// Builds the cluster model and the resolved request.
+pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
+    let mut tags = TagTable::default();
+
+    // Groups, indexed in input order; a duplicate UUID resolves to the last.
+    let mut group_by_uuid = BTreeMap::new();
+    let mut groups = Vec::with_capacity(msg.groups.len());
+    for (i, (uuid, g)) in msg.groups.iter().enumerate() {
+        group_by_uuid.insert(uuid.as_str(), i);
+        groups.push(Group {
+            name: g.name.clone(),
+            uuid: uuid.clone(),
+            idx: i,
+            alloc_policy: g.alloc_policy,
+            networks: g.networks.clone(),
+            ipolicy: g.ipolicy.clone(),
+            tags: g.tags.clone(),
+        });
+    }
+
+    // Nodes.
+    let mut node_by_name = BTreeMap::new();
+    let mut nodes = Vec::with_capacity(msg.nodes.len());
+    for (i, (name, wn)) in msg.nodes.iter().enumerate() {
+        let Some(&gidx) = group_by_uuid.get(wn.group.as_str()) else {
+            return Err(InputError {
+                path: format!("nodes.{}.group", quoted(name)),
+                message: format!("no node group with UUID {}", quoted(&wn.group)),
+            });
+        };
+        node_by_name.insert(name.clone(), i);
+        let live = wn.live;
+        let t_spindles = if wn.exclusive_storage {
+            live.and_then(|l| l.total_spindles).unwrap_or(0)
+        } else {
+            wn.spindle_count.unwrap_or(0)
+        };
+        let f_spindles = live.map_or(0, |l| l.free_spindles);
+        let f_mem = live.map_or(0, |l| l.free_memory);
+        let f_dsk = live.map_or(0, |l| l.free_disk);
+        let n_cpu = live.map_or(0, |l| l.reserved_cpus);
+        let policy = &groups[gidx].ipolicy;
+        nodes.push(Node {
+            name: name.clone(),
+            alias: name.clone(),
+            idx: i,
+            group: gidx,
+            t_mem: live.map_or(0.0, |l| l.total_memory),
+            n_mem: live.map_or(0, |l| l.reserved_memory),
+            f_mem,
+            i_mem: 0,
+            x_mem: 0,
+            t_dsk: live.map_or(0.0, |l| l.total_disk),
+            f_dsk,
+            t_cpu: live.map_or(0.0, |l| l.total_cpus),
+            u_cpu: n_cpu,
+            t_spindles,
+            f_spindles,
+            excl_storage: wn.exclusive_storage,
+            offline: live.is_none() || wn.drained,
+            tags: wn.tags.clone(),
+            location_tags: Vec::new(),
+            mig_tags: Vec::new(),
+            rmig_tags: Vec::new(),
+            vcpu_ratio: policy.vcpu_ratio,
+            hi_spindles: policy.spindle_ratio * t_spindles as f64,
+            p_list: Vec::new(),
+            s_list: Vec::new(),
+            peers: Vec::new(),
+            r_mem: 0,
+            fail_n1: true,
+            util_load: [0.0; 4],
+            inst_spindles: 0.0,
+            location_score: 0,
+            instance_map: Vec::new(),
+            p_tags: Vec::new(),
+            f_mem_forth: f_mem,
+            f_dsk_forth: f_dsk,
+            u_cpu_forth: n_cpu,
+            f_spindles_forth: f_spindles,
+            inst_spindles_forth: 0.0,
+        });
+    }
+
+    let cluster_tags = msg.cluster_tags.clone();
+    let excl_prefixes: Vec<String> = cluster_tags
+        .iter()
+        .filter_map(|t| t.strip_prefix(EXCL_PREFIX))
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let dsrd_loc_prefixes: Vec<String> = cluster_tags
+        .iter()
+        .filter_map(|t| t.strip_prefix(DSRD_LOC_PREFIX))
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect();
+
+    // Node location tags (needed for the instances' location scores).
+    for node in nodes.iter_mut() {
+        node.location_tags = selected_tags(&mut tags, &cluster_tags, LOCATION_PREFIX, &node.tags);
+    }
+
+    let mut cluster = Cluster {
+        groups,
+        nodes,
+        instances: Vec::with_capacity(msg.instances.len()),
+        cluster_tags,
+        tags,
+        excl_prefixes,
+        dsrd_loc_prefixes,
+        node_by_name,
+        instance_by_name: BTreeMap::new(),
+    };
+
+    // Instances.
+    for (i, (name, wi)) in msg.instances.iter().enumerate() {
+        let path = |field: &str| format!("instances.{}.{field}", quoted(name));
+        let Some(&p) = cluster.node_by_name.get(&wi.primary) else {
+            return Err(InputError { path: path("nodes[0]"), message: format!("no node named {}", quoted(&wi.primary)) });
+        };
+        let s = match &wi.secondary {
+            None => NO_NODE,
+            Some(sname) => match cluster.node_by_name.get(sname) {
+                Some(&s) => s as i32,
+                None => {
+                    return Err(InputError { path: path("nodes[1]"), message: format!("no node named {}", quoted(sname)) })
+                }
+            },
+        };
+        if wi.body.disk_template == DiskTemplate::Drbd && s == NO_NODE {
+            // hail would crash ("IntMap.!: key -1") as soon as it moves the
+            // instance; Ganeti never sends such an instance.
+            return Err(InputError {
+                path: path("nodes"),
+                message: "a drbd instance needs a primary and a secondary node, found only the primary".to_owned(),
+            });
+        }
+        let mut inst = build_instance(&mut cluster, name, &wi.body, i as i32, p as i32, s);
+        if s != NO_NODE {
+            let a = &cluster.nodes[p].location_tags;
+            let b = &cluster.nodes[s as usize].location_tags;
+            inst.location_score = intersection_len(a, b) as i64;
+        }
+        cluster.instance_by_name.insert(name.clone(), i);
+        cluster.instances.push(inst);
+    }
+
+    // Aliases: names without the common domain suffix.
+    let suffix = {
+        let mut names: Vec<&str> = cluster.nodes.iter().map(|n| n.name.as_str()).collect();
+        names.extend(cluster.instances.iter().map(|i| i.name.as_str()));
+        longest_domain(&names)
+    };
+    if !suffix.is_empty() {
+        for n in cluster.nodes.iter_mut() {
+            n.alias = alias(&n.name, &suffix);
+        }
+        for i in cluster.instances.iter_mut() {
+            i.alias = alias(&i.name, &suffix);
+        }
+    }
+
+    // Place instances on their nodes, in instance order.
+    for inst in &cluster.instances {
+        set_pri(&mut cluster.nodes[inst.p_node as usize], inst);
+        if inst.s_node != NO_NODE {
+            set_sec(&mut cluster.nodes[inst.s_node as usize], inst);
+        }
+    }
+
+    // Failover reservations (`buildPeers`).
+    for node in cluster.nodes.iter_mut() {
+        let mut peers: Vec<(i32, i64)> = Vec::new();
+        for sidx in node.s_list.iter() {
+            let inst = &cluster.instances[*sidx as usize];
+            let mem = if inst.uses_sec_mem() && !inst.forthcoming { inst.mem } else { 0 };
+            match peers.iter_mut().find(|(k, _)| *k == inst.p_node) {
+                Some((_, v)) => *v = v.wrapping_add(mem),
+                None => peers.push((inst.p_node, mem)),
+            }
+        }
+        node.r_mem = peers.iter().map(|(_, v)| *v).max().unwrap_or(0);
+        node.peers = peers;
+        if opts.n1_rule == N1Rule::Hail30 {
+            node.fail_n1 = node.f_mem < node.r_mem;
+        }
+    }
+
+    // Migration tags.
+    let allowed: Vec<(String, String)> = cluster
+        .cluster_tags
+        .iter()
+        .filter_map(|t| t.strip_prefix(ALLOW_MIGRATION_PREFIX))
+        .filter_map(split_at_colons)
+        .map(|(a, b)| (a.to_owned(), b.to_owned()))
+        .collect();
+    for ni in 0..cluster.nodes.len() {
+        let node_tags = cluster.nodes[ni].tags.clone();
+        let mig = selected_tags(&mut cluster.tags, &cluster.cluster_tags, MIGRATION_PREFIX, &node_tags);
+        let mut rmig = mig.clone();
+        for &t in &mig {
+            let tname = cluster.tags.name(t).to_owned();
+            for (y, z) in &allowed {
+                if *z == tname {
+                    rmig.push(cluster.tags.intern(y));
+                }
+            }
+        }
+        rmig.sort_unstable();
+        rmig.dedup();
+        cluster.nodes[ni].mig_tags = mig;
+        cluster.nodes[ni].rmig_tags = rmig;
+    }
+
+    // Memory fix-ups and warnings (`updateMissing`).
+    let kvm = msg.enabled_hypervisors.first() == Some(&Hypervisor::Kvm);
+    let mut warnings = Vec::new();
+    for ni in 0..cluster.nodes.len() {
+        if kvm && opts.static_kvm_node_memory > 0 {
+            cluster.nodes[ni].n_mem = opts.static_kvm_node_memory;
+        }
+        let node = &cluster.nodes[ni];
+        let i_mem = node
+            .primaries()
+            .map(|k| &cluster.instances[k as usize])
+            .filter(|i| i.uses_memory())
+            .fold(0i64, |a, i| a.wrapping_add(i.mem));
+        let i_dsk = node
+            .primaries()
+            .chain(node.secondaries())
+            .map(|k| cluster.instances[k as usize].dsk)
+            .fold(0i64, |a, d| a.wrapping_add(d));
+        let node = &mut cluster.nodes[ni];
+        node.i_mem = i_mem;
+        node.x_mem = node.recorded_free_mem().wrapping_sub(node.f_mem);
+        if opts.n1_rule == N1Rule::Ganeti31 {
+            node.fail_n1 = node.unallocated_mem() <= node.r_mem;
+        }
+        let delta_mem = node.x_mem;
+        let delta_dsk = super::node::truncate(node.t_dsk).wrapping_sub(node.f_dsk).wrapping_sub(i_dsk);
+        if delta_mem > 512 || delta_dsk > 1024 {
+            warnings.push(format!(
+                "node {} is missing {} MB ram and {} GB disk",
+                node.name,
+                delta_mem,
+                delta_dsk.div_euclid(1024)
+            ));
+        }
+    }
+    warnings.reverse();
+
+    let request = resolve_request(&mut cluster, &msg.request)?;
+    Ok(Loaded { cluster, request, warnings })
+}
+
+fn new_instance(cluster: &mut Cluster, name: &str, body: &WireInstanceBody) -> Instance {
+    // hail creates the new instance with both node indices 0 and index -1.
+    build_instance(cluster, name, body, -1, 0, 0)
+}
+
+fn resolve_request(cluster: &mut Cluster, req: &WireRequest) -> Result<Request, InputError> {
+    let find_instance = |cluster: &Cluster, names: &[String], field: &str| -> Result<Vec<usize>, InputError> {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| match cluster.find_instance(n) {
+                NameMatch::One(k) => Ok(k),
+                m => Err(name_error(format!("request.{field}[{i}]"), "instance", n, m)),
+            })
+            .collect()
+    };
+    let exact_instance = |cluster: &Cluster, name: &str| -> Result<usize, InputError> {
+        cluster.instance_by_name.get(name).copied().ok_or_else(|| InputError {
+            path: "request.name".to_owned(),
+            message: format!("no instance named {}", quoted(name)),
+        })
+    };
+    Ok(match req {
+        WireRequest::Allocate { instance, group_name, restrict_to_nodes } => Request::Allocate {
+            instance: new_instance(cluster, &instance.name, &instance.body),
+            required_nodes: instance.required_nodes,
+            group_name: group_name.clone(),
+            restrict_to_nodes: restrict_to_nodes.clone(),
+        },
+        WireRequest::MultiAllocate { instances, group_name } => {
+            let mut out = Vec::with_capacity(instances.len());
+            for i in instances {
+                out.push((new_instance(cluster, &i.name, &i.body), i.required_nodes));
+            }
+            Request::MultiAllocate { instances: out, group_name: group_name.clone() }
+        }
+        WireRequest::Relocate { name, required_nodes, relocate_from } => {
+            let instance = exact_instance(cluster, name)?;
+            let mut from = Vec::with_capacity(relocate_from.len());
+            for (i, n) in relocate_from.iter().enumerate() {
+                match cluster.find_node(n) {
+                    NameMatch::One(k) => from.push(k),
+                    m => return Err(name_error(format!("request.relocate_from[{i}]"), "node", n, m)),
+                }
+            }
+            Request::Relocate { instance, required_nodes: *required_nodes, relocate_from: from }
+        }
+        WireRequest::ChangeGroup { instances, target_groups } => {
+            let instances = find_instance(cluster, instances, "instances")?;
+            let mut groups = Vec::with_capacity(target_groups.len());
+            for (i, g) in target_groups.iter().enumerate() {
+                match cluster.find_group(g) {
+                    NameMatch::One(k) => groups.push(k),
+                    m => return Err(name_error(format!("request.target_groups[{i}]"), "node group", g, m)),
+                }
+            }
+            Request::ChangeGroup { instances, target_groups: groups }
+        }
+        WireRequest::NodeEvacuate { instances, evac_mode } => Request::NodeEvacuate {
+            instances: find_instance(cluster, instances, "instances")?,
+            mode: *evac_mode,
+        },
+        WireRequest::AllocateSecondary { name } => {
+            Request::AllocateSecondary { instance: exact_instance(cluster, name)? }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn longest_domain_follows_hail() {
+        assert_eq!(longest_domain(&["a.b.c"]), ".b.c");
+        assert_eq!(longest_domain(&["n1.example.com", "i1.example.com"]), ".example.com");
+        assert_eq!(longest_domain(&["n1.example.com", "i1.other.com"]), ".com");
+        assert_eq!(longest_domain(&["n1", "i1.example.com"]), "");
+        assert_eq!(longest_domain(&[]), "");
+    }
+
+    #[test]
+    fn split_at_colons_takes_the_only_double_colon() {
+        assert_eq!(split_at_colons("a::b"), Some(("a", "b")));
+        assert_eq!(split_at_colons("a:::b"), Some(("a", ":b")));
+        assert_eq!(split_at_colons("a::b::c"), None);
+        assert_eq!(split_at_colons("ab"), None);
+    }
+}

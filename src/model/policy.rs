@@ -1,0 +1,129 @@
+//! Instance policies (ipolicy): the per-group bounds on instance size and
+//! the allowed disk templates, and the check of an instance against them
+//! (`Instance.instMatchesPolicy`).
+
+use super::instance::Instance;
+use super::types::{DiskTemplate, FailMode};
+
+/// One instance specification bound (`ISpec`), all in Ganeti units (MiB,
+/// counts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ISpec {
+    pub memory_size: i64,
+    pub cpu_count: i64,
+    pub disk_size: i64,
+    pub disk_count: i64,
+    pub nic_count: i64,
+    pub spindle_use: i64,
+}
+
+/// One `{min, max}` pair of an instance policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MinMaxISpecs {
+    pub min: ISpec,
+    pub max: ISpec,
+}
+
+/// A node group's instance policy (`IPolicy`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IPolicy {
+    /// The allowed ranges; an instance must fit at least one. Empty means
+    /// no range constraint.
+    pub minmax: Vec<MinMaxISpecs>,
+    /// The standard spec; parsed for completeness, unused by hail.
+    pub std: ISpec,
+    /// The templates instances of the group may use.
+    pub disk_templates: Vec<DiskTemplate>,
+    /// Maximum ratio of virtual to physical CPUs.
+    pub vcpu_ratio: f64,
+    /// Maximum ratio of used to physical spindles.
+    pub spindle_ratio: f64,
+}
+
+/// Which bound of a min/max pair is being checked.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    /// The instance must not be below the spec.
+    Min,
+    /// The instance must not be above the spec.
+    Max,
+}
+
+impl Bound {
+    /// Whether `value` violates the bound `limit`.
+    fn violated(self, value: i64, limit: i64) -> bool {
+        match self {
+            Bound::Min => value < limit,
+            Bound::Max => value > limit,
+        }
+    }
+}
+
+/// Checks one bound (`instCompareISpec`), failing with the first offending
+/// resource in hail's order: memory, any disk size, vcpus, spindles, disk
+/// count (not for diskless). `nic-count` is never checked.
+fn check_bound(inst: &Instance, spec: &ISpec, bound: Bound, excl_storage: bool) -> Result<(), FailMode> {
+    if bound.violated(inst.mem, spec.memory_size) {
+        return Err(FailMode::Mem);
+    }
+    if inst.disks.iter().any(|d| bound.violated(d.size, spec.disk_size)) {
+        return Err(FailMode::Disk);
+    }
+    if bound.violated(inst.vcpus, spec.cpu_count) {
+        return Err(FailMode::Cpu);
+    }
+    if excl_storage {
+        match inst.total_spindles() {
+            None => return Err(FailMode::Spindles),
+            Some(sp) if bound.violated(sp, spec.spindle_use) => return Err(FailMode::Spindles),
+            Some(_) => {}
+        }
+    } else if bound.violated(inst.spindle_use, spec.spindle_use) {
+        return Err(FailMode::Spindles);
+    }
+    if inst.disk_template != DiskTemplate::Diskless
+        && bound.violated(inst.disks.len() as i64, spec.disk_count)
+    {
+        return Err(FailMode::DiskCount);
+    }
+    Ok(())
+}
+
+/// Checks an instance against one min/max pair: the min bound first.
+fn check_minmax(inst: &Instance, mm: &MinMaxISpecs, excl_storage: bool) -> Result<(), FailMode> {
+    check_bound(inst, &mm.min, Bound::Min, excl_storage)?;
+    check_bound(inst, &mm.max, Bound::Max, excl_storage)
+}
+
+impl IPolicy {
+    /// Whether `inst` may be placed on a node with this policy and the
+    /// given exclusive-storage flag (`instMatchesPolicy`). The instance must
+    /// fit any one min/max pair (when all fail, the first pair's failure is
+    /// reported), then its template must be allowed (else `FailDisk`).
+    pub fn check(&self, inst: &Instance, excl_storage: bool) -> Result<(), FailMode> {
+        if !self.minmax.is_empty() {
+            let mut first_failure = None;
+            for mm in &self.minmax {
+                match check_minmax(inst, mm, excl_storage) {
+                    Ok(()) => {
+                        first_failure = None;
+                        break;
+                    }
+                    Err(f) => {
+                        if first_failure.is_none() {
+                            first_failure = Some(f);
+                        }
+                    }
+                }
+            }
+            if let Some(f) = first_failure {
+                return Err(f);
+            }
+        }
+        if self.disk_templates.contains(&inst.disk_template) {
+            Ok(())
+        } else {
+            Err(FailMode::Disk)
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! The small value types of the cluster model: disk templates, allocation
+//! policies, instance policies (ipolicy), run states and failure modes.
+//!
+//! Names follow Ganeti's vocabulary (`Ganeti.Types`, `Ganeti.HTools.Types`);
+//! enum variant order follows Ganeti's where it is observable (failure
+//! tallies in `info`, policy sorting of groups).
+
+use std::fmt;
+
+/// A disk template, in Ganeti's declaration order (`DTDiskless` … `DTGluster`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DiskTemplate {
+    Diskless,
+    File,
+    SharedFile,
+    Plain,
+    Blockdev,
+    Drbd,
+    Rbd,
+    Ext,
+    Gluster,
+}
+
+impl DiskTemplate {
+    /// Every template, in declaration order.
+    pub const ALL: [DiskTemplate; 9] = [
+        DiskTemplate::Diskless,
+        DiskTemplate::File,
+        DiskTemplate::SharedFile,
+        DiskTemplate::Plain,
+        DiskTemplate::Blockdev,
+        DiskTemplate::Drbd,
+        DiskTemplate::Rbd,
+        DiskTemplate::Ext,
+        DiskTemplate::Gluster,
+    ];
+
+    /// The name on the wire (`"drbd"`, `"plain"`, …).
+    pub fn raw(self) -> &'static str {
+        match self {
+            DiskTemplate::Diskless => "diskless",
+            DiskTemplate::File => "file",
+            DiskTemplate::SharedFile => "sharedfile",
+            DiskTemplate::Plain => "plain",
+            DiskTemplate::Blockdev => "blockdev",
+            DiskTemplate::Drbd => "drbd",
+            DiskTemplate::Rbd => "rbd",
+            DiskTemplate::Ext => "ext",
+            DiskTemplate::Gluster => "gluster",
+        }
+    }
+
+    /// Parses the wire name.
+    pub fn from_raw(s: &str) -> Option<DiskTemplate> {
+        DiskTemplate::ALL.into_iter().find(|t| t.raw() == s)
+    }
+
+    /// Ganeti's Haskell constructor name, as it appears in `show` output.
+    pub fn constructor(self) -> &'static str {
+        match self {
+            DiskTemplate::Diskless => "DTDiskless",
+            DiskTemplate::File => "DTFile",
+            DiskTemplate::SharedFile => "DTSharedFile",
+            DiskTemplate::Plain => "DTPlain",
+            DiskTemplate::Blockdev => "DTBlock",
+            DiskTemplate::Drbd => "DTDrbd8",
+            DiskTemplate::Rbd => "DTRbd",
+            DiskTemplate::Ext => "DTExt",
+            DiskTemplate::Gluster => "DTGluster",
+        }
+    }
+
+    /// How the template's storage is mirrored (`templateMirrorType`).
+    pub fn mirror_type(self) -> MirrorType {
+        match self {
+            DiskTemplate::Drbd => MirrorType::Internal,
+            DiskTemplate::Plain | DiskTemplate::File => MirrorType::None,
+            _ => MirrorType::External,
+        }
+    }
+
+    /// Whether the instance's disks live on the nodes' local volume group
+    /// and so consume node disk (`usesLocalStorage`: plain and drbd).
+    pub fn uses_local_storage(self) -> bool {
+        matches!(self, DiskTemplate::Plain | DiskTemplate::Drbd)
+    }
+
+    /// Whether the instance can be moved to another node without copying
+    /// data (`diskTemplateMovable`): the shared-storage templates except
+    /// blockdev.
+    pub fn movable(self) -> bool {
+        matches!(
+            self,
+            DiskTemplate::Diskless
+                | DiskTemplate::SharedFile
+                | DiskTemplate::Rbd
+                | DiskTemplate::Ext
+                | DiskTemplate::Gluster
+        )
+    }
+
+    /// The number of nodes an instance of this template occupies.
+    pub fn required_nodes(self) -> usize {
+        if self == DiskTemplate::Drbd {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+/// Storage mirroring kind of a template (`MirrorType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MirrorType {
+    /// No mirroring, the instance cannot move (plain, file).
+    None,
+    /// DRBD: a primary and a secondary node.
+    Internal,
+    /// Shared or external storage: any node with access can run it.
+    External,
+}
+
+/// A node group's allocation policy; the order is Ganeti's preference order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum AllocPolicy {
+    Preferred,
+    LastResort,
+    Unallocable,
+}
+
+impl AllocPolicy {
+    /// The name on the wire.
+    pub fn raw(self) -> &'static str {
+        match self {
+            AllocPolicy::Preferred => "preferred",
+            AllocPolicy::LastResort => "last_resort",
+            AllocPolicy::Unallocable => "unallocable",
+        }
+    }
+
+    /// Parses the wire name.
+    pub fn from_raw(s: &str) -> Option<AllocPolicy> {
+        [AllocPolicy::Preferred, AllocPolicy::LastResort, AllocPolicy::Unallocable]
+            .into_iter()
+            .find(|p| p.raw() == s)
+    }
+
+    /// Ganeti's Haskell constructor name, as it appears in `show` output.
+    pub fn constructor(self) -> &'static str {
+        match self {
+            AllocPolicy::Preferred => "AllocPreferred",
+            AllocPolicy::LastResort => "AllocLastResort",
+            AllocPolicy::Unallocable => "AllocUnallocable",
+        }
+    }
+}
+
+/// Node evacuation mode (`EvacMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EvacMode {
+    /// `primary-only`: move the instances' primaries away.
+    ChangePrimary,
+    /// `secondary-only`: move the instances' secondaries away.
+    ChangeSecondary,
+    /// `all`: move both.
+    ChangeAll,
+}
+
+impl EvacMode {
+    /// Parses the wire name.
+    pub fn from_raw(s: &str) -> Option<EvacMode> {
+        match s {
+            "primary-only" => Some(EvacMode::ChangePrimary),
+            "secondary-only" => Some(EvacMode::ChangeSecondary),
+            "all" => Some(EvacMode::ChangeAll),
+            _ => None,
+        }
+    }
+}
+
+/// An instance's run state as hail derives it from `admin_state`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    /// `admin_state: up`, and the default for anything else.
+    Running,
+    /// `admin_state: down`.
+    Down,
+    /// `admin_state: offline`.
+    Offline,
+}
+
+/// Why a placement was refused (`FailMode`), in Ganeti's order: the
+/// failure tallies in `info` list the modes in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FailMode {
+    Mem,
+    Disk,
+    Cpu,
+    N1,
+    Tags,
+    Mig,
+    DiskCount,
+    Spindles,
+    Internal,
+}
+
+impl FailMode {
+    /// Every mode, in tally order.
+    pub const ALL: [FailMode; 9] = [
+        FailMode::Mem,
+        FailMode::Disk,
+        FailMode::Cpu,
+        FailMode::N1,
+        FailMode::Tags,
+        FailMode::Mig,
+        FailMode::DiskCount,
+        FailMode::Spindles,
+        FailMode::Internal,
+    ];
+
+    /// Ganeti's name for the mode (`FailMem`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            FailMode::Mem => "FailMem",
+            FailMode::Disk => "FailDisk",
+            FailMode::Cpu => "FailCPU",
+            FailMode::N1 => "FailN1",
+            FailMode::Tags => "FailTags",
+            FailMode::Mig => "FailMig",
+            FailMode::DiskCount => "FailDiskCount",
+            FailMode::Spindles => "FailSpindles",
+            FailMode::Internal => "FailInternal",
+        }
+    }
+}
+
+impl fmt::Display for FailMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Counts of failed candidates per mode, in tally order: what a search
+/// keeps instead of one record per refused candidate.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FailTally {
+    pub counts: [u64; 9],
+}
+
+impl FailTally {
+    /// Records one failure.
+    pub fn add(&mut self, mode: FailMode) {
+        self.counts[mode as usize] += 1;
+    }
+
+    /// Records `n` failures of one mode.
+    pub fn add_n(&mut self, mode: FailMode, n: u64) {
+        self.counts[mode as usize] += n;
+    }
+
+    /// Adds another tally.
+    pub fn merge(&mut self, other: &FailTally) {
+        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+            *a += *b;
+        }
+    }
+
+    /// Total number of failures.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// `FailMem: 3, FailDisk: 1`: the non-zero modes in tally order.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        for mode in FailMode::ALL {
+            let n = self.counts[mode as usize];
+            if n > 0 {
+                if !out.is_empty() {
+                    out.push_str(", ");
+                }
+                out.push_str(mode.name());
+                out.push_str(": ");
+                out.push_str(&n.to_string());
+            }
+        }
+        out
+    }
+}

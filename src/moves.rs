@@ -1,0 +1,149 @@
+//! Instance moves (`Cluster.Moves.applyMoveEx`): failover, failover to any
+//! node, and secondary replacement, computed on a [`State`] without
+//! changing it. A move yields the nodes it changes (in hail's write order)
+//! and the moved instance; the caller scores it and commits it if chosen.
+
+use smallvec::SmallVec;
+
+use crate::model::instance::Instance;
+use crate::model::node::{intersection_len, Node};
+use crate::model::types::FailMode;
+use crate::state::{Crash, State};
+
+/// A move of one instance (`IMove`; hail's allocator uses these three).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Move {
+    /// Swap primary and secondary of a drbd instance.
+    Failover,
+    /// Move a shared-storage instance's primary to the node.
+    FailoverToAny(usize),
+    /// Give a drbd instance a new secondary node.
+    ReplaceSecondary(usize),
+}
+
+/// The outcome of a successful move.
+#[derive(Debug, Clone)]
+pub struct Moved {
+    /// Changed nodes by key; later entries win on equal keys, as in hail's
+    /// `Container.add` sequence.
+    pub nodes: SmallVec<[(usize, Node); 3]>,
+    /// The instance after the move.
+    pub inst: Instance,
+}
+
+impl Moved {
+    /// Writes the move into the state.
+    pub fn commit(self, state: &mut State, inst_key: usize) {
+        for (k, n) in self.nodes {
+            state.set_node(k, n);
+        }
+        state.set_inst(inst_key, self.inst);
+    }
+
+    /// The changed nodes with duplicates resolved (last write wins), for
+    /// scoring.
+    pub fn final_nodes(&self) -> SmallVec<[(usize, &Node); 3]> {
+        let mut out: SmallVec<[(usize, &Node); 3]> = SmallVec::new();
+        for (k, n) in self.nodes.iter() {
+            match out.iter_mut().find(|(ok, _)| ok == k) {
+                Some(slot) => slot.1 = n,
+                None => out.push((*k, n)),
+            }
+        }
+        out
+    }
+}
+
+/// Why a move failed: a placement failure, or a lookup hail crashes on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MoveError {
+    Fail(FailMode),
+    Crash(Crash),
+}
+
+impl From<FailMode> for MoveError {
+    fn from(f: FailMode) -> Self {
+        MoveError::Fail(f)
+    }
+}
+
+impl From<Crash> for MoveError {
+    fn from(c: Crash) -> Self {
+        MoveError::Crash(c)
+    }
+}
+
+fn key(k: i32) -> usize {
+    // Keys passed here were validated by a successful `State::node` lookup.
+    k as usize
+}
+
+/// The location score of an instance with primary `p` and secondary `s`
+/// (`setInstanceLocationScore`).
+pub fn location_score(p: &Node, s: &Node) -> i64 {
+    intersection_len(&p.location_tags, &s.location_tags) as i64
+}
+
+/// Computes a move (`applyMoveEx force`).
+pub fn apply(state: &State, inst: &Instance, mv: Move, force: bool) -> Result<Moved, MoveError> {
+    match mv {
+        Move::Failover => {
+            let (old_pdx, old_sdx) = (inst.p_node, inst.s_node);
+            let old_p = state.node(old_pdx)?;
+            let old_s = state.node(old_sdx)?;
+            let mut int_p = old_p.clone();
+            int_p.remove_pri(inst);
+            let mut int_s = old_s.clone();
+            int_s.remove_sec(inst);
+            old_p.check_migration(old_s)?;
+            int_s.add_pri(old_p.offline || force, inst)?;
+            int_p.add_sec(old_p.offline, old_p.offline || force, inst, old_sdx)?;
+            let mut new_inst = inst.clone();
+            new_inst.p_node = old_sdx;
+            new_inst.s_node = old_pdx;
+            let mut nodes = SmallVec::new();
+            nodes.push((key(old_sdx), int_s));
+            nodes.push((key(old_pdx), int_p));
+            Ok(Moved { nodes, inst: new_inst })
+        }
+        Move::FailoverToAny(new_pdx) => {
+            let old_pdx = inst.p_node;
+            let old_pnode = state.node(old_pdx)?;
+            let new_pnode = state.node(new_pdx as i32)?;
+            let force_failover = old_pnode.offline || force;
+            old_pnode.check_migration(new_pnode)?;
+            let mut new_p = new_pnode.clone();
+            new_p.add_pri(force_failover, inst)?;
+            let mut old_p = old_pnode.clone();
+            old_p.remove_pri(inst);
+            let mut new_inst = inst.clone();
+            new_inst.p_node = new_pdx as i32;
+            let mut nodes = SmallVec::new();
+            nodes.push((new_pdx, new_p));
+            nodes.push((key(old_pdx), old_p));
+            Ok(Moved { nodes, inst: new_inst })
+        }
+        Move::ReplaceSecondary(new_sdx) => {
+            let (old_pdx, old_sdx) = (inst.p_node, inst.s_node);
+            let old_s = state.node(old_sdx)?;
+            let tgt = state.node(new_sdx as i32)?;
+            let pnode = state.node(old_pdx)?;
+            let mut pnode2 = pnode.clone();
+            pnode2.remove_pri(inst);
+            let mut int_s = old_s.clone();
+            int_s.remove_sec(inst);
+            let force_s = old_s.offline || force;
+            let mut new_inst = inst.clone();
+            new_inst.location_score = location_score(pnode, tgt);
+            new_inst.s_node = new_sdx as i32;
+            let mut new_s = tgt.clone();
+            new_s.add_sec(false, force_s, &new_inst, old_pdx)?;
+            pnode2.add_pri(true, &new_inst)?;
+            let mut nodes = SmallVec::new();
+            nodes.push((key(old_sdx), int_s));
+            nodes.push((new_sdx, new_s));
+            nodes.push((key(old_pdx), pnode2));
+            Ok(Moved { nodes, inst: new_inst })
+        }
+    }
+}

@@ -1,0 +1,759 @@
+//! The iallocator request on the wire (protocol version 2, as Ganeti's
+//! `doc/iallocator.rst` describes it) and its reading from the JSON tree.
+//!
+//! This module only checks shapes and types and keeps names as strings; the
+//! model loader resolves names to indices and derives values. What is
+//! accepted follows hail exactly, with these deliberate deviations (all of
+//! them inputs no Ganeti master sends):
+//! * integers beyond ±2^53 are refused (hail wraps them modulo 2^64);
+//! * non-finite numbers (`1e400`) are refused;
+//! * JSON that RFC 8259 refuses is refused (hail accepts `1.` and lone
+//!   surrogate escapes).
+//!
+//! Like hail, objects ignore unknown keys except the instance policy, which
+//! is strict; optional fields treat `null` as absent; a required field that
+//! is `null` is a type error; integer fields accept any number and round it
+//! half to even; `admin_state` and `forthcoming` silently fall back to their
+//! defaults on any bad value.
+//!
+//! Errors name the JSON path of the offending value, e.g.
+//! `nodes."node3".total_memory: expected a number, found "lots"`.
+
+use std::fmt;
+
+use crate::json::Json;
+use crate::model::policy::{IPolicy, ISpec, MinMaxISpecs};
+use crate::model::types::{AllocPolicy, DiskTemplate, EvacMode, RunState};
+
+/// Bad input: the request cannot be read. Refused with exit status 1 and
+/// nothing on stdout.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct InputError {
+    /// Where in the request, e.g. `nodes."node3".total_memory`.
+    pub path: String,
+    /// What was expected and what was found.
+    pub message: String,
+}
+
+/// A segment of a JSON path, kept borrowed until an error needs it.
+#[derive(Clone, Copy)]
+enum Seg<'a> {
+    /// A schema field, printed bare (`.total_memory`).
+    Field(&'a str),
+    /// A user-chosen key such as a node name, printed quoted (`."node3"`).
+    Name(&'a str),
+    /// An array position (`[2]`).
+    Index(usize),
+}
+
+/// A JSON path as a chain of segments; rendered only on error.
+#[derive(Clone, Copy)]
+pub struct Path<'a> {
+    parent: Option<&'a Path<'a>>,
+    seg: Option<Seg<'a>>,
+}
+
+impl<'a> Path<'a> {
+    /// The document root.
+    pub const ROOT: Path<'static> = Path { parent: None, seg: None };
+
+    fn field(&'a self, name: &'a str) -> Path<'a> {
+        Path { parent: Some(self), seg: Some(Seg::Field(name)) }
+    }
+
+    fn name(&'a self, name: &'a str) -> Path<'a> {
+        Path { parent: Some(self), seg: Some(Seg::Name(name)) }
+    }
+
+    fn index(&'a self, i: usize) -> Path<'a> {
+        Path { parent: Some(self), seg: Some(Seg::Index(i)) }
+    }
+
+    /// Builds an error at this path.
+    pub fn error(&self, message: impl Into<String>) -> InputError {
+        InputError { path: self.to_string(), message: message.into() }
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut segs = Vec::new();
+        let mut cur = Some(self);
+        while let Some(p) = cur {
+            if let Some(s) = p.seg {
+                segs.push(s);
+            }
+            cur = p.parent;
+        }
+        if segs.is_empty() {
+            return f.write_str("(top level)");
+        }
+        for (i, s) in segs.iter().rev().enumerate() {
+            match s {
+                Seg::Field(n) => {
+                    if i > 0 {
+                        f.write_str(".")?;
+                    }
+                    f.write_str(n)?;
+                }
+                Seg::Name(n) => {
+                    if i > 0 {
+                        f.write_str(".")?;
+                    }
+                    let mut q = String::new();
+                    crate::json::write_string(&mut q, n);
+                    f.write_str(&q)?;
+                }
+                Seg::Index(k) => write!(f, "[{k}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The largest integer magnitude hailstone accepts (2^53).
+pub const MAX_INT: i64 = 1 << 53;
+
+/// A hypervisor name from `enabled_hypervisors`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hypervisor {
+    Kvm,
+    XenPvm,
+    Chroot,
+    XenHvm,
+    Lxc,
+    Fake,
+}
+
+impl Hypervisor {
+    const ALL: [(&'static str, Hypervisor); 6] = [
+        ("kvm", Hypervisor::Kvm),
+        ("xen-pvm", Hypervisor::XenPvm),
+        ("chroot", Hypervisor::Chroot),
+        ("xen-hvm", Hypervisor::XenHvm),
+        ("lxc", Hypervisor::Lxc),
+        ("fake", Hypervisor::Fake),
+    ];
+}
+
+/// The whole iallocator message: the cluster and the `request` object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// Node groups in input order, keyed by UUID.
+    pub groups: Vec<(String, WireGroup)>,
+    /// Nodes in input order, keyed by name (duplicates kept).
+    pub nodes: Vec<(String, WireNode)>,
+    /// Instances in input order, keyed by name (duplicates kept).
+    pub instances: Vec<(String, WireInstance)>,
+    /// Cluster tags.
+    pub cluster_tags: Vec<String>,
+    /// Enabled hypervisors; only the first matters.
+    pub enabled_hypervisors: Vec<Hypervisor>,
+    /// The `request` object.
+    pub request: WireRequest,
+}
+
+/// A node group as sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WireGroup {
+    pub name: String,
+    pub alloc_policy: AllocPolicy,
+    pub networks: Vec<String>,
+    pub ipolicy: IPolicy,
+    pub tags: Vec<String>,
+}
+
+/// A node's run-time data, present for live nodes (online and
+/// vm_capable).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LiveData {
+    /// `total_spindles`, read only with exclusive storage.
+    pub total_spindles: Option<i64>,
+    pub free_spindles: i64,
+    pub total_memory: f64,
+    pub reserved_memory: i64,
+    pub free_memory: i64,
+    pub total_disk: f64,
+    pub free_disk: i64,
+    pub total_cpus: f64,
+    pub reserved_cpus: i64,
+}
+
+/// A node as sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WireNode {
+    pub offline: bool,
+    pub drained: bool,
+    /// The group's UUID.
+    pub group: String,
+    pub vm_capable: bool,
+    pub exclusive_storage: bool,
+    /// `ndparams.spindle_count`, read only without exclusive storage.
+    pub spindle_count: Option<i64>,
+    pub tags: Vec<String>,
+    /// Run-time data; `None` for offline or non-vm_capable nodes, which
+    /// hail does not read it from.
+    pub live: Option<LiveData>,
+}
+
+/// One disk as sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WireDisk {
+    pub size: i64,
+    pub spindles: Option<i64>,
+}
+
+/// The instance fields shared by cluster instances and instances to
+/// allocate (`parseBaseInstance`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WireInstanceBody {
+    pub disk_space_total: i64,
+    pub disks: Vec<WireDisk>,
+    pub memory: i64,
+    pub vcpus: i64,
+    pub tags: Vec<String>,
+    pub disk_template: DiskTemplate,
+    pub spindle_use: i64,
+    /// The networks of the NICs, one entry per NIC.
+    pub nic_networks: Vec<Option<String>>,
+    pub run_state: RunState,
+    pub forthcoming: bool,
+}
+
+/// A cluster instance as sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WireInstance {
+    pub body: WireInstanceBody,
+    /// Primary node name.
+    pub primary: String,
+    /// Secondary node name, if the `nodes` list has a second entry.
+    pub secondary: Option<String>,
+}
+
+/// An instance to allocate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WireNewInstance {
+    pub name: String,
+    pub required_nodes: i64,
+    pub body: WireInstanceBody,
+}
+
+/// The `request` object, by type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WireRequest {
+    Allocate {
+        instance: WireNewInstance,
+        group_name: Option<String>,
+        restrict_to_nodes: Option<Vec<String>>,
+    },
+    Relocate {
+        name: String,
+        required_nodes: i64,
+        relocate_from: Vec<String>,
+    },
+    ChangeGroup {
+        instances: Vec<String>,
+        target_groups: Vec<String>,
+    },
+    NodeEvacuate {
+        instances: Vec<String>,
+        evac_mode: EvacMode,
+    },
+    MultiAllocate {
+        instances: Vec<WireNewInstance>,
+        /// The outer request's `group_name`, which hail applies to every
+        /// instance.
+        group_name: Option<String>,
+    },
+    AllocateSecondary {
+        name: String,
+    },
+}
+
+impl WireRequest {
+    /// The request type as on the wire.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            WireRequest::Allocate { .. } => "allocate",
+            WireRequest::Relocate { .. } => "relocate",
+            WireRequest::ChangeGroup { .. } => "change-group",
+            WireRequest::NodeEvacuate { .. } => "node-evacuate",
+            WireRequest::MultiAllocate { .. } => "multi-allocate",
+            WireRequest::AllocateSecondary { .. } => "allocate-secondary",
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Typed accessors.
+
+type Members = [(String, Json)];
+
+fn found(v: &Json) -> String {
+    v.describe()
+}
+
+fn as_object<'j>(v: &'j Json, path: &Path) -> Result<&'j Members, InputError> {
+    match v {
+        Json::Object(m) => Ok(m),
+        other => Err(path.error(format!("expected an object, found {}", found(other)))),
+    }
+}
+
+fn as_array<'j>(v: &'j Json, path: &Path) -> Result<&'j [Json], InputError> {
+    match v {
+        Json::Array(a) => Ok(a),
+        other => Err(path.error(format!("expected an array, found {}", found(other)))),
+    }
+}
+
+fn lookup<'j>(m: &'j Members, key: &str) -> Option<&'j Json> {
+    m.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+/// A required key; `null` counts as present (and then fails the type
+/// check).
+fn required<'j>(m: &'j Members, key: &str, path: &Path, what: &str) -> Result<&'j Json, InputError> {
+    lookup(m, key).ok_or_else(|| path.error(format!("missing; expected {what}")))
+}
+
+/// An optional key: absent and `null` are both `None`.
+fn optional<'j>(m: &'j Members, key: &str) -> Option<&'j Json> {
+    match lookup(m, key) {
+        None | Some(Json::Null) => None,
+        Some(v) => Some(v),
+    }
+}
+
+fn int_value(v: &Json, path: &Path) -> Result<i64, InputError> {
+    match v {
+        Json::Number(n) => n.as_int().ok_or_else(|| {
+            path.error(format!(
+                "expected an integer between -{MAX_INT} and {MAX_INT}, found {}",
+                found(v)
+            ))
+        }),
+        other => Err(path.error(format!("expected an integer, found {}", found(other)))),
+    }
+}
+
+fn f64_value(v: &Json, path: &Path) -> Result<f64, InputError> {
+    match v {
+        Json::Number(n) => {
+            let x = n.as_f64();
+            if x.is_finite() {
+                Ok(x)
+            } else {
+                Err(path.error(format!("expected a finite number, found {}", found(v))))
+            }
+        }
+        other => Err(path.error(format!("expected a number, found {}", found(other)))),
+    }
+}
+
+fn bool_value(v: &Json, path: &Path) -> Result<bool, InputError> {
+    match v {
+        Json::Bool(b) => Ok(*b),
+        other => Err(path.error(format!("expected true or false, found {}", found(other)))),
+    }
+}
+
+fn str_value<'j>(v: &'j Json, path: &Path) -> Result<&'j str, InputError> {
+    match v {
+        Json::String(s) => Ok(s),
+        other => Err(path.error(format!("expected a string, found {}", found(other)))),
+    }
+}
+
+fn str_list(v: &Json, path: &Path) -> Result<Vec<String>, InputError> {
+    let items = as_array(v, path)?;
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        out.push(str_value(item, &path.index(i))?.to_owned());
+    }
+    Ok(out)
+}
+
+fn req_int(m: &Members, key: &str, path: &Path) -> Result<i64, InputError> {
+    let p = path.field(key);
+    int_value(required(m, key, &p, "an integer")?, &p)
+}
+
+fn req_f64(m: &Members, key: &str, path: &Path) -> Result<f64, InputError> {
+    let p = path.field(key);
+    f64_value(required(m, key, &p, "a number")?, &p)
+}
+
+fn req_bool(m: &Members, key: &str, path: &Path) -> Result<bool, InputError> {
+    let p = path.field(key);
+    bool_value(required(m, key, &p, "true or false")?, &p)
+}
+
+fn req_str(m: &Members, key: &str, path: &Path) -> Result<String, InputError> {
+    let p = path.field(key);
+    Ok(str_value(required(m, key, &p, "a string")?, &p)?.to_owned())
+}
+
+fn req_str_list(m: &Members, key: &str, path: &Path) -> Result<Vec<String>, InputError> {
+    let p = path.field(key);
+    str_list(required(m, key, &p, "a list of strings")?, &p)
+}
+
+fn opt_str(m: &Members, key: &str, path: &Path) -> Result<Option<String>, InputError> {
+    match optional(m, key) {
+        None => Ok(None),
+        Some(v) => Ok(Some(str_value(v, &path.field(key))?.to_owned())),
+    }
+}
+
+fn enum_value<T: Copy>(v: &Json, path: &Path, choices: &[(&str, T)]) -> Result<T, InputError> {
+    let s = match v {
+        Json::String(s) => s,
+        other => return Err(path.error(format!("expected a string, found {}", found(other)))),
+    };
+    choices.iter().find(|(name, _)| name == s).map(|(_, t)| *t).ok_or_else(|| {
+        let names: Vec<String> = choices.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+        path.error(format!("expected one of {}, found {}", names.join(", "), found(v)))
+    })
+}
+
+fn template_choices() -> Vec<(&'static str, DiskTemplate)> {
+    DiskTemplate::ALL.iter().map(|t| (t.raw(), *t)).collect()
+}
+
+fn disk_template(v: &Json, path: &Path) -> Result<DiskTemplate, InputError> {
+    enum_value(v, path, &template_choices())
+}
+
+// ---------------------------------------------------------------------------
+// The document.
+
+/// Reads the message from its JSON tree.
+pub fn read_message(doc: &Json) -> Result<Message, InputError> {
+    let root = Path::ROOT;
+    let top = match doc {
+        Json::Object(m) => m,
+        other => return Err(root.error(format!("expected a JSON object, found {}", found(other)))),
+    };
+
+    // hail reads the keys in this order and stops at the first error.
+    let req_path = root.field("request");
+    let req_members = as_object(required(top, "request", &req_path, "an object")?, &req_path)?;
+
+    let groups_path = root.field("nodegroups");
+    let groups_json = as_object(required(top, "nodegroups", &groups_path, "an object")?, &groups_path)?;
+    let mut groups = Vec::with_capacity(groups_json.len());
+    for (uuid, g) in groups_json {
+        let p = groups_path.name(uuid);
+        groups.push((uuid.clone(), read_group(g, &p)?));
+    }
+
+    let nodes_path = root.field("nodes");
+    let nodes_json = as_object(required(top, "nodes", &nodes_path, "an object")?, &nodes_path)?;
+    let mut nodes = Vec::with_capacity(nodes_json.len());
+    for (name, n) in nodes_json {
+        let p = nodes_path.name(name);
+        nodes.push((name.clone(), read_node(n, &p)?));
+    }
+
+    let inst_path = root.field("instances");
+    let inst_json = as_object(required(top, "instances", &inst_path, "an object")?, &inst_path)?;
+    let mut instances = Vec::with_capacity(inst_json.len());
+    for (name, i) in inst_json {
+        let p = inst_path.name(name);
+        instances.push((name.clone(), read_instance(i, &p)?));
+    }
+
+    let cluster_tags = req_str_list(top, "cluster_tags", &root)?;
+
+    let hv_path = root.field("enabled_hypervisors");
+    let hv_json = as_array(required(top, "enabled_hypervisors", &hv_path, "a list of hypervisor names")?, &hv_path)?;
+    let mut enabled_hypervisors = Vec::with_capacity(hv_json.len());
+    for (i, h) in hv_json.iter().enumerate() {
+        enabled_hypervisors.push(enum_value(h, &hv_path.index(i), &Hypervisor::ALL)?);
+    }
+
+    let request = read_request_dict(req_members, &req_path)?;
+    Ok(Message { groups, nodes, instances, cluster_tags, enabled_hypervisors, request })
+}
+
+fn read_group(v: &Json, path: &Path) -> Result<WireGroup, InputError> {
+    let m = as_object(v, path)?;
+    let name = req_str(m, "name", path)?;
+    let pol_path = path.field("alloc_policy");
+    let alloc_policy = enum_value(
+        required(m, "alloc_policy", &pol_path, "an allocation policy")?,
+        &pol_path,
+        &[
+            ("preferred", AllocPolicy::Preferred),
+            ("last_resort", AllocPolicy::LastResort),
+            ("unallocable", AllocPolicy::Unallocable),
+        ],
+    )?;
+    let networks = req_str_list(m, "networks", path)?;
+    let ip_path = path.field("ipolicy");
+    let ipolicy = read_ipolicy(required(m, "ipolicy", &ip_path, "an instance policy object")?, &ip_path)?;
+    let tags = req_str_list(m, "tags", path)?;
+    Ok(WireGroup { name, alloc_policy, networks, ipolicy, tags })
+}
+
+/// Refuses keys outside `allowed` (hail's policy objects are strict).
+fn strict_keys(m: &Members, allowed: &[&str], path: &Path, what: &str) -> Result<(), InputError> {
+    for (k, _) in m {
+        if !allowed.contains(&k.as_str()) {
+            let names: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
+            return Err(path.error(format!(
+                "unexpected key \"{k}\"; {what} allows only {}",
+                names.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn read_ipolicy(v: &Json, path: &Path) -> Result<IPolicy, InputError> {
+    let m = as_object(v, path)?;
+    strict_keys(
+        m,
+        &["disk-templates", "minmax", "spindle-ratio", "std", "vcpu-ratio"],
+        path,
+        "an instance policy",
+    )?;
+    let mm_path = path.field("minmax");
+    let mm_json = as_array(required(m, "minmax", &mm_path, "a list of {min, max} objects")?, &mm_path)?;
+    let mut minmax = Vec::with_capacity(mm_json.len());
+    for (i, entry) in mm_json.iter().enumerate() {
+        let p = mm_path.index(i);
+        let em = as_object(entry, &p)?;
+        strict_keys(em, &["max", "min"], &p, "a min/max pair")?;
+        let min_path = p.field("min");
+        let min = read_ispec(required(em, "min", &min_path, "an instance spec")?, &min_path)?;
+        let max_path = p.field("max");
+        let max = read_ispec(required(em, "max", &max_path, "an instance spec")?, &max_path)?;
+        minmax.push(MinMaxISpecs { min, max });
+    }
+    let std_path = path.field("std");
+    let std = read_ispec(required(m, "std", &std_path, "an instance spec")?, &std_path)?;
+    let dt_path = path.field("disk-templates");
+    let dt_json = as_array(required(m, "disk-templates", &dt_path, "a list of disk templates")?, &dt_path)?;
+    let mut disk_templates = Vec::with_capacity(dt_json.len());
+    for (i, t) in dt_json.iter().enumerate() {
+        disk_templates.push(disk_template(t, &dt_path.index(i))?);
+    }
+    let vcpu_ratio = req_f64(m, "vcpu-ratio", path)?;
+    let spindle_ratio = req_f64(m, "spindle-ratio", path)?;
+    Ok(IPolicy { minmax, std, disk_templates, vcpu_ratio, spindle_ratio })
+}
+
+fn read_ispec(v: &Json, path: &Path) -> Result<ISpec, InputError> {
+    let m = as_object(v, path)?;
+    strict_keys(
+        m,
+        &["cpu-count", "disk-count", "disk-size", "memory-size", "nic-count", "spindle-use"],
+        path,
+        "an instance spec",
+    )?;
+    Ok(ISpec {
+        memory_size: req_int(m, "memory-size", path)?,
+        cpu_count: req_int(m, "cpu-count", path)?,
+        disk_size: req_int(m, "disk-size", path)?,
+        disk_count: req_int(m, "disk-count", path)?,
+        nic_count: req_int(m, "nic-count", path)?,
+        spindle_use: req_int(m, "spindle-use", path)?,
+    })
+}
+
+fn read_node(v: &Json, path: &Path) -> Result<WireNode, InputError> {
+    let m = as_object(v, path)?;
+    let offline = req_bool(m, "offline", path)?;
+    let drained = req_bool(m, "drained", path)?;
+    let group = req_str(m, "group", path)?;
+    let vm_capable = match optional(m, "vm_capable") {
+        None => true,
+        Some(v) => bool_value(v, &path.field("vm_capable"))?,
+    };
+    let nd_path = path.field("ndparams");
+    let nd = as_object(required(m, "ndparams", &nd_path, "an object")?, &nd_path)?;
+    let tags = match optional(m, "tags") {
+        None => Vec::new(),
+        Some(v) => str_list(v, &path.field("tags"))?,
+    };
+    let exclusive_storage = req_bool(nd, "exclusive_storage", &nd_path)?;
+    let live = !offline && vm_capable;
+    let spindle_count = if exclusive_storage { None } else { Some(req_int(nd, "spindle_count", &nd_path)?) };
+    let live = if live {
+        let total_spindles = if exclusive_storage { Some(req_int(m, "total_spindles", path)?) } else { None };
+        Some(LiveData {
+            total_spindles,
+            free_spindles: req_int(m, "free_spindles", path)?,
+            total_memory: req_f64(m, "total_memory", path)?,
+            reserved_memory: req_int(m, "reserved_memory", path)?,
+            free_memory: req_int(m, "free_memory", path)?,
+            total_disk: req_f64(m, "total_disk", path)?,
+            free_disk: req_int(m, "free_disk", path)?,
+            total_cpus: req_f64(m, "total_cpus", path)?,
+            reserved_cpus: req_int(m, "reserved_cpus", path)?,
+        })
+    } else {
+        None
+    };
+    Ok(WireNode { offline, drained, group, vm_capable, exclusive_storage, spindle_count, tags, live })
+}
+
+fn read_instance_body(m: &Members, path: &Path) -> Result<WireInstanceBody, InputError> {
+    let disk_space_total = req_int(m, "disk_space_total", path)?;
+    let disks_path = path.field("disks");
+    let disks_json = as_array(required(m, "disks", &disks_path, "a list of disk objects")?, &disks_path)?;
+    let mut disk_objs = Vec::with_capacity(disks_json.len());
+    for (i, d) in disks_json.iter().enumerate() {
+        disk_objs.push(as_object(d, &disks_path.index(i))?);
+    }
+    // hail reads every size first, then every spindle count.
+    let mut sizes = Vec::with_capacity(disk_objs.len());
+    for (i, d) in disk_objs.iter().enumerate() {
+        sizes.push(req_int(d, "size", &disks_path.index(i))?);
+    }
+    let mut disks = Vec::with_capacity(disk_objs.len());
+    for (i, (d, size)) in disk_objs.iter().zip(sizes).enumerate() {
+        let spindles = match optional(d, "spindles") {
+            None => None,
+            Some(v) => Some(int_value(v, &disks_path.index(i).field("spindles"))?),
+        };
+        disks.push(WireDisk { size, spindles });
+    }
+    let memory = req_int(m, "memory", path)?;
+    let vcpus = req_int(m, "vcpus", path)?;
+    let tags = req_str_list(m, "tags", path)?;
+    let dt_path = path.field("disk_template");
+    let disk_template = disk_template(required(m, "disk_template", &dt_path, "a disk template")?, &dt_path)?;
+    let spindle_use = req_int(m, "spindle_use", path)?;
+    let nics_path = path.field("nics");
+    let nics_json = as_array(required(m, "nics", &nics_path, "a list of NIC objects")?, &nics_path)?;
+    let mut nic_networks = Vec::with_capacity(nics_json.len());
+    for (i, nic) in nics_json.iter().enumerate() {
+        let p = nics_path.index(i);
+        let nm = as_object(nic, &p)?;
+        opt_str(nm, "mac", &p)?;
+        opt_str(nm, "ip", &p)?;
+        if let Some(mode) = optional(nm, "mode") {
+            let mp = p.field("mode");
+            let s = str_value(mode, &mp)?;
+            if !matches!(s, "bridged" | "routed" | "openvswitch") {
+                return Err(mp.error(format!(
+                    "expected one of \"bridged\", \"routed\", \"openvswitch\", found {}",
+                    found(mode)
+                )));
+            }
+        }
+        opt_str(nm, "link", &p)?;
+        opt_str(nm, "bridge", &p)?;
+        nic_networks.push(opt_str(nm, "network", &p)?);
+    }
+    // hail falls back to "up" on a missing or bad admin_state, and to not
+    // forthcoming on a missing or bad forthcoming flag.
+    let run_state = match lookup(m, "admin_state") {
+        Some(Json::String(s)) if s == "down" => RunState::Down,
+        Some(Json::String(s)) if s == "offline" => RunState::Offline,
+        _ => RunState::Running,
+    };
+    let forthcoming = matches!(lookup(m, "forthcoming"), Some(Json::Bool(true)));
+    Ok(WireInstanceBody {
+        disk_space_total,
+        disks,
+        memory,
+        vcpus,
+        tags,
+        disk_template,
+        spindle_use,
+        nic_networks,
+        run_state,
+        forthcoming,
+    })
+}
+
+fn read_instance(v: &Json, path: &Path) -> Result<WireInstance, InputError> {
+    let m = as_object(v, path)?;
+    let body = read_instance_body(m, path)?;
+    let nodes_path = path.field("nodes");
+    let nodes = as_array(required(m, "nodes", &nodes_path, "a list of node names")?, &nodes_path)?;
+    // hail reads the primary and the secondary and ignores later entries.
+    let primary = match nodes.first() {
+        None => return Err(nodes_path.error("expected at least the primary node, found an empty list")),
+        Some(p) => str_value(p, &nodes_path.index(0))?.to_owned(),
+    };
+    let secondary = match nodes.get(1) {
+        None => None,
+        Some(s) => Some(str_value(s, &nodes_path.index(1))?.to_owned()),
+    };
+    Ok(WireInstance { body, primary, secondary })
+}
+
+fn read_new_instance(m: &Members, path: &Path) -> Result<WireNewInstance, InputError> {
+    let name = req_str(m, "name", path)?;
+    let required_nodes = req_int(m, "required_nodes", path)?;
+    let body = read_instance_body(m, path)?;
+    Ok(WireNewInstance { name, required_nodes, body })
+}
+
+fn read_request_dict(m: &Members, path: &Path) -> Result<WireRequest, InputError> {
+    let type_path = path.field("type");
+    let kind = str_value(required(m, "type", &type_path, "a request type")?, &type_path)?;
+    match kind {
+        "allocate" => {
+            let name = req_str(m, "name", path)?;
+            let group_name = opt_str(m, "group_name", path)?;
+            let restrict_to_nodes = match optional(m, "restrict-to-nodes") {
+                None => None,
+                Some(v) => Some(str_list(v, &path.field("restrict-to-nodes"))?),
+            };
+            let required_nodes = req_int(m, "required_nodes", path)?;
+            let body = read_instance_body(m, path)?;
+            Ok(WireRequest::Allocate {
+                instance: WireNewInstance { name, required_nodes, body },
+                group_name,
+                restrict_to_nodes,
+            })
+        }
+        "relocate" => Ok(WireRequest::Relocate {
+            name: req_str(m, "name", path)?,
+            required_nodes: req_int(m, "required_nodes", path)?,
+            relocate_from: req_str_list(m, "relocate_from", path)?,
+        }),
+        "change-group" => Ok(WireRequest::ChangeGroup {
+            instances: req_str_list(m, "instances", path)?,
+            target_groups: req_str_list(m, "target_groups", path)?,
+        }),
+        "node-evacuate" => {
+            let instances = req_str_list(m, "instances", path)?;
+            let mode_path = path.field("evac_mode");
+            let evac_mode = enum_value(
+                required(m, "evac_mode", &mode_path, "an evacuation mode")?,
+                &mode_path,
+                &[
+                    ("primary-only", EvacMode::ChangePrimary),
+                    ("secondary-only", EvacMode::ChangeSecondary),
+                    ("all", EvacMode::ChangeAll),
+                ],
+            )?;
+            Ok(WireRequest::NodeEvacuate { instances, evac_mode })
+        }
+        "multi-allocate" => {
+            let ip = path.field("instances");
+            let list = as_array(required(m, "instances", &ip, "a list of instance objects")?, &ip)?;
+            // hail reads the outer group_name once per instance, so an
+            // empty list never looks at it.
+            let group_name = if list.is_empty() { None } else { opt_str(m, "group_name", path)? };
+            let mut instances = Vec::with_capacity(list.len());
+            for (i, entry) in list.iter().enumerate() {
+                let p = ip.index(i);
+                instances.push(read_new_instance(as_object(entry, &p)?, &p)?);
+            }
+            Ok(WireRequest::MultiAllocate { instances, group_name })
+        }
+        "allocate-secondary" => Ok(WireRequest::AllocateSecondary { name: req_str(m, "name", path)? }),
+        other => Err(type_path.error(format!(
+            "unknown request type \"{other}\"; expected one of \"allocate\", \"multi-allocate\", \"relocate\", \"node-evacuate\", \"change-group\", \"allocate-secondary\""
+        ))),
+    }
+}

@@ -1,0 +1,245 @@
+//! A mutable what-if copy of the cluster: hail's `(Node.List,
+//! Instance.List)` pair, with an undo log so that a tentative placement,
+//! a capacity check or an evacuation trial can be rolled back cheaply.
+//!
+//! Like hail's `IntMap` containers, both lists are keyed by index and may
+//! have holes: a group-local search sees only its group's nodes, and an
+//! instance key need not equal the instance's own `idx` field (hail adds a
+//! new instance at key `size il` while its record keeps `idx = -1`). Where
+//! hail would fail a lookup (`IntMap.!: key … is not an element`), the
+//! state returns [`Crash`], which hailstone reports as an error instead of
+//! answering.
+//!
+//! The state keeps each present node's metric values cached, so that a
+//! full score with a few substituted nodes is one tight O(N) loop.
+
+use crate::metric::{self, LocationExclusion, NodeValues};
+use crate::model::instance::Instance;
+use crate::model::node::Node;
+use crate::model::policy::IPolicy;
+use crate::model::Cluster;
+
+/// A lookup hail itself would crash on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Crash(pub String);
+
+enum Undo {
+    Node(usize, Box<Node>, NodeValues),
+    Inst(usize, Option<Instance>),
+}
+
+/// The what-if state.
+pub struct State {
+    nodes: Vec<Option<Node>>,
+    values: Vec<NodeValues>,
+    insts: Vec<Option<Instance>>,
+    inst_count: usize,
+    policies: Vec<IPolicy>,
+    log: Vec<Undo>,
+}
+
+/// A node's replacement for scoring.
+pub type Subst<'a> = (usize, &'a Node);
+
+impl State {
+    /// The whole cluster.
+    pub fn new(cluster: &Cluster) -> State {
+        State::with_scope(cluster, |_| true, |_| true)
+    }
+
+    /// The nodes and instances selected by the two predicates (by key).
+    pub fn with_scope(
+        cluster: &Cluster,
+        node_in: impl Fn(usize) -> bool,
+        inst_in: impl Fn(usize) -> bool,
+    ) -> State {
+        let nodes: Vec<Option<Node>> = cluster
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(k, n)| if node_in(k) { Some(n.clone()) } else { None })
+            .collect();
+        let values = nodes
+            .iter()
+            .map(|n| n.as_ref().map_or([0.0; metric::N_COMPONENTS], |n| metric::node_values(&n.scalars())))
+            .collect();
+        let insts: Vec<Option<Instance>> = cluster
+            .instances
+            .iter()
+            .enumerate()
+            .map(|(k, i)| if inst_in(k) { Some(i.clone()) } else { None })
+            .collect();
+        let inst_count = insts.iter().filter(|i| i.is_some()).count();
+        let policies = cluster.groups.iter().map(|g| g.ipolicy.clone()).collect();
+        State { nodes, values, insts, inst_count, policies, log: Vec::new() }
+    }
+
+    /// The node at key `k` (`Container.find`).
+    pub fn node(&self, k: i32) -> Result<&Node, Crash> {
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| self.nodes.get(k))
+            .and_then(|n| n.as_ref())
+            .ok_or_else(|| Crash(format!("node index {k} is not in the node list")))
+    }
+
+    /// The node at a key known to be present.
+    pub fn node_at(&self, k: usize) -> &Node {
+        match self.nodes.get(k).and_then(|n| n.as_ref()) {
+            Some(n) => n,
+            None => unreachable_node(k),
+        }
+    }
+
+    /// The instance at key `k` (`Container.find`).
+    pub fn inst(&self, k: i32) -> Result<&Instance, Crash> {
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| self.insts.get(k))
+            .and_then(|i| i.as_ref())
+            .ok_or_else(|| Crash(format!("instance index {k} is not in the instance list")))
+    }
+
+    /// The instance policy of group `g`.
+    pub fn policy(&self, g: usize) -> &IPolicy {
+        &self.policies[g]
+    }
+
+    /// Number of instances (`Container.size`).
+    pub fn inst_count(&self) -> usize {
+        self.inst_count
+    }
+
+    /// Keys of the present nodes, ascending.
+    pub fn node_keys(&self) -> impl Iterator<Item = usize> + '_ {
+        self.nodes.iter().enumerate().filter(|(_, n)| n.is_some()).map(|(k, _)| k)
+    }
+
+    /// Number of node slots (present or not).
+    pub fn node_slots(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Replaces the node at key `k` (`Container.add`).
+    pub fn set_node(&mut self, k: usize, node: Node) {
+        let values = metric::node_values(&node.scalars());
+        let old_values = std::mem::replace(&mut self.values[k], values);
+        match self.nodes[k].replace(node) {
+            Some(old) => self.log.push(Undo::Node(k, Box::new(old), old_values)),
+            None => unreachable_node(k),
+        }
+    }
+
+    /// Replaces or adds the instance at key `k` (`Container.add`).
+    pub fn set_inst(&mut self, k: usize, inst: Instance) {
+        if k >= self.insts.len() {
+            self.insts.resize_with(k + 1, || None);
+        }
+        let old = self.insts[k].replace(inst);
+        if old.is_none() {
+            self.inst_count += 1;
+        }
+        self.log.push(Undo::Inst(k, old));
+    }
+
+    /// A point to roll back to.
+    pub fn checkpoint(&self) -> usize {
+        self.log.len()
+    }
+
+    /// Undoes every change since `checkpoint`.
+    pub fn rollback(&mut self, checkpoint: usize) {
+        while self.log.len() > checkpoint {
+            match self.log.pop() {
+                Some(Undo::Node(k, node, values)) => {
+                    self.nodes[k] = Some(*node);
+                    self.values[k] = values;
+                }
+                Some(Undo::Inst(k, old)) => {
+                    if old.is_none() {
+                        self.inst_count -= 1;
+                    }
+                    self.insts[k] = old;
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// Running statistics of the present nodes, for scoring pairs.
+    pub fn cluster_stats(&self) -> metric::ClusterStats {
+        let keys: Vec<usize> = self.node_keys().collect();
+        metric::ClusterStats::new(keys.len(), |i| {
+            let k = keys[i];
+            let n = self.node_at(k);
+            (&self.values[k], n.offline, n.instance_map.as_slice())
+        })
+    }
+
+    /// The metric values of the node at key `k`.
+    pub fn values(&self, k: usize) -> &NodeValues {
+        &self.values[k]
+    }
+
+    /// Forgets the undo log (the changes become the new base).
+    pub fn commit(&mut self) {
+        self.log.clear();
+    }
+
+    /// The full score of the present nodes (`compCV`), with some nodes
+    /// replaced.
+    pub fn score_with(&self, subst: &[Subst<'_>]) -> f64 {
+        self.score_filtered(subst, |_| true)
+    }
+
+    /// The full score of the present nodes of group `g` (`compCVNodes` of
+    /// that group), with some nodes replaced.
+    pub fn group_score_with(&self, g: usize, subst: &[Subst<'_>]) -> f64 {
+        self.score_filtered(subst, |n| n.group == g)
+    }
+
+    fn score_filtered(&self, subst: &[Subst<'_>], keep: impl Fn(&Node) -> bool) -> f64 {
+        let mut sub_values: smallvec::SmallVec<[(usize, NodeValues); 3]> = smallvec::SmallVec::new();
+        for (k, n) in subst {
+            sub_values.push((*k, metric::node_values(&n.scalars())));
+        }
+        // Collect the selected keys once; a substituted node keeps its key.
+        let mut keys: Vec<usize> = Vec::with_capacity(self.nodes.len());
+        let mut map = LocationExclusion::default();
+        for (k, slot) in self.nodes.iter().enumerate() {
+            let Some(base) = slot else { continue };
+            let node = subst.iter().find(|(sk, _)| *sk == k).map_or(base, |(_, n)| *n);
+            if !keep(node) {
+                continue;
+            }
+            keys.push(k);
+            if !node.offline && !node.instance_map.is_empty() {
+                map.add_node(&node.instance_map);
+            }
+        }
+        let node_ref = |i: usize| -> (&NodeValues, bool) {
+            let k = keys[i];
+            let v = match sub_values.iter().find(|(sk, _)| *sk == k) {
+                Some((_, v)) => v,
+                None => &self.values[k],
+            };
+            (v, self.node_offline(k, subst))
+        };
+        // The closure returns references into `sub_values`, which lives
+        // for the whole call.
+        metric::score_with(keys.len(), node_ref, map.value())
+    }
+
+    fn node_offline(&self, k: usize, subst: &[Subst<'_>]) -> bool {
+        match subst.iter().find(|(sk, _)| *sk == k) {
+            Some((_, n)) => n.offline,
+            None => self.node_at(k).offline,
+        }
+    }
+}
+
+#[cold]
+fn unreachable_node(k: usize) -> ! {
+    // Callers only pass keys they obtained from the state itself.
+    panic!("internal error: node key {k} is not present")
+}
