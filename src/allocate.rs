@@ -87,14 +87,20 @@ pub fn gen_alloc_nodes(
                 .iter()
                 .map(|&p| {
                     let g = state.node_at(p).group;
-                    let ss: Vec<usize> = all.iter().copied().filter(|&s| s != p && state.node_at(s).group == g).collect();
+                    let ss: Vec<usize> = all
+                        .iter()
+                        .copied()
+                        .filter(|&s| s != p && state.node_at(s).group == g)
+                        .collect();
                     (p, ss)
                 })
                 .filter(|(_, ss)| !ss.is_empty())
                 .collect();
             Ok(AllocNodes::Pairs(pairs))
         }
-        _ => Err(SearchError::Message("Unsupported number of nodes, only one or two  supported".to_owned())),
+        _ => Err(SearchError::Message(
+            "Unsupported number of nodes, only one or two  supported".to_owned(),
+        )),
     }
 }
 
@@ -178,7 +184,13 @@ fn choose(
 }
 
 /// Builds the placement's new nodes (they were only probed before).
-fn materialize(state: &State, record: &Instance, p: usize, s: Option<usize>, opts: &AllocOptions) -> Vec<(usize, Node)> {
+fn materialize(
+    state: &State,
+    record: &Instance,
+    p: usize,
+    s: Option<usize>,
+    opts: &AllocOptions,
+) -> Vec<(usize, Node)> {
     let mut out = Vec::with_capacity(2);
     let mut new_p = state.node_at(p).clone();
     // The probes succeeded, so these adds succeed too.
@@ -212,14 +224,23 @@ fn try_single(
                 let mut new_p = node.clone();
                 new_p.commit_add_pri(&probe, inst);
                 let score = state.score_with(&[(p, &new_p)]);
-                ok.push(Candidate { primary: p, secondary: None, score });
+                ok.push(Candidate {
+                    primary: p,
+                    secondary: None,
+                    score,
+                });
             }
         }
     }
     let succeeded = ok.len() as u64;
     let (best, dropped) = choose(state, inst, ok, opts)?;
     failures.add_n(crate::model::types::FailMode::N1, dropped);
-    Ok(AllocSolution { failures, allocs: succeeded - dropped, best, log: Vec::new() })
+    Ok(AllocSolution {
+        failures,
+        allocs: succeeded - dropped,
+        best,
+        log: Vec::new(),
+    })
 }
 
 fn try_pairs(
@@ -258,29 +279,51 @@ fn try_pairs(
             let probe_p = probe_p.with_extra_location(loc);
             let new_p_vals: NodeValues = metric::node_values(&node_p.scalars_with_pri(&probe_p));
             let new_s_vals: NodeValues = metric::node_values(&node_s.scalars_with_sec(&probe_s));
-            let p_map_new: &[((u32, u32), i64)] = if node_p.location_tags.is_empty() || inst.excl_tags.is_empty() {
-                &node_p.instance_map
-            } else {
-                new_map.clear();
-                new_map.extend_from_slice(&node_p.instance_map);
-                for pair in node_p.new_location_exclusion_pairs(inst) {
-                    match new_map.iter_mut().find(|(k, _)| *k == pair) {
-                        Some((_, c)) => *c += 1,
-                        None => new_map.push((pair, 1)),
+            let p_map_new: &[((u32, u32), i64)] =
+                if node_p.location_tags.is_empty() || inst.excl_tags.is_empty() {
+                    &node_p.instance_map
+                } else {
+                    new_map.clear();
+                    new_map.extend_from_slice(&node_p.instance_map);
+                    for pair in node_p.new_location_exclusion_pairs(inst) {
+                        match new_map.iter_mut().find(|(k, _)| *k == pair) {
+                            Some((_, c)) => *c += 1,
+                            None => new_map.push((pair, 1)),
+                        }
                     }
-                }
-                &new_map
-            };
+                    &new_map
+                };
             let score = stats.score_after(&[
-                (state.values(p), node_p.offline, &node_p.instance_map, &new_p_vals, p_map_new),
-                (state.values(s), node_s.offline, &node_s.instance_map, &new_s_vals, &node_s.instance_map),
+                (
+                    state.values(p),
+                    node_p.offline,
+                    &node_p.instance_map,
+                    &new_p_vals,
+                    p_map_new,
+                ),
+                (
+                    state.values(s),
+                    node_s.offline,
+                    &node_s.instance_map,
+                    &new_s_vals,
+                    &node_s.instance_map,
+                ),
             ]);
-            ok.push(Candidate { primary: p, secondary: Some(s), score });
+            ok.push(Candidate {
+                primary: p,
+                secondary: Some(s),
+                score,
+            });
         }
         let succeeded = ok.len() as u64;
         let (best, dropped) = choose(state, inst, ok, opts)?;
         failures.add_n(crate::model::types::FailMode::N1, dropped);
-        let psol = AllocSolution { failures, allocs: succeeded - dropped, best, log: Vec::new() };
+        let psol = AllocSolution {
+            failures,
+            allocs: succeeded - dropped,
+            best,
+            log: Vec::new(),
+        };
         total = total.sum(psol);
     }
     Ok(total)
@@ -297,7 +340,10 @@ pub fn has_required_networks(group: &Group, inst: &Instance) -> bool {
 
 /// `solutionDescription`: one line per log entry of a group's solution, or
 /// the group's error.
-pub fn describe_group<M: Metric>(group: &Group, result: &Result<AllocSolution<M>, SearchError>) -> Vec<String> {
+pub fn describe_group<M: Metric>(
+    group: &Group,
+    result: &Result<AllocSolution<M>, SearchError>,
+) -> Vec<String> {
     match result {
         Ok(sol) => sol
             .log
@@ -316,7 +362,11 @@ pub fn split_groups(state: &State, n_groups: usize) -> Vec<(usize, Vec<usize>)> 
     for k in state.node_keys() {
         per_group[state.node_at(k).group].push(k);
     }
-    per_group.into_iter().enumerate().filter(|(_, keys)| !keys.is_empty()).collect()
+    per_group
+        .into_iter()
+        .enumerate()
+        .filter(|(_, keys)| !keys.is_empty())
+        .collect()
 }
 
 /// The outcome of a multi-group search.
@@ -346,7 +396,10 @@ pub fn rank_groups<M: Metric>(
     }
     good.reverse();
     let key = |x: &(usize, AllocSolution<M>)| -> (AllocPolicy, Option<M>) {
-        (cluster.groups[x.0].alloc_policy, x.1.best.as_ref().map(|b| b.metric.clone()))
+        (
+            cluster.groups[x.0].alloc_policy,
+            x.1.best.as_ref().map(|b| b.metric.clone()),
+        )
     };
     let sorted = hslist::sort_by(good, |a, b| {
         let (pa, ma) = key(a);
@@ -370,8 +423,10 @@ pub fn find_best_alloc_group(
     opts: &AllocOptions,
 ) -> Result<GroupChoice<f64>, SearchError> {
     let groups = split_groups(state, cluster.groups.len());
-    let allowed_groups: Vec<&(usize, Vec<usize>)> =
-        groups.iter().filter(|(g, _)| allowed.is_none_or(|a| a.contains(g))).collect();
+    let allowed_groups: Vec<&(usize, Vec<usize>)> = groups
+        .iter()
+        .filter(|(g, _)| allowed.is_none_or(|a| a.contains(g)))
+        .collect();
     let mut messages = Vec::new();
     let mut results = Vec::new();
     for (g, keys) in &allowed_groups {
@@ -394,10 +449,16 @@ pub fn find_best_alloc_group(
         messages.extend(describe_group(&cluster.groups[*g], r));
     }
     match rank_groups(cluster, results) {
-        Some((group, solution)) => Ok(GroupChoice { group, solution, messages }),
+        Some((group, solution)) => Ok(GroupChoice {
+            group,
+            solution,
+            messages,
+        }),
         None => {
             if allowed_groups.is_empty() {
-                Err(SearchError::Message(no_groups_message(cluster, allowed, &groups)))
+                Err(SearchError::Message(no_groups_message(
+                    cluster, allowed, &groups,
+                )))
             } else {
                 Err(SearchError::Message(messages.join(", ")))
             }
@@ -406,7 +467,11 @@ pub fn find_best_alloc_group(
 }
 
 /// hail's message when no group is left to try.
-fn no_groups_message(cluster: &Cluster, allowed: Option<&[usize]>, groups: &[(usize, Vec<usize>)]) -> String {
+fn no_groups_message(
+    cluster: &Cluster,
+    allowed: Option<&[usize]>,
+    groups: &[(usize, Vec<usize>)],
+) -> String {
     let allowed = match allowed {
         None => "Nothing".to_owned(),
         Some(a) => {
@@ -414,8 +479,14 @@ fn no_groups_message(cluster: &Cluster, allowed: Option<&[usize]>, groups: &[(us
             format!("Just {}", crate::hsfmt::show_int_list(&v))
         }
     };
-    let shown: Vec<String> = groups.iter().map(|(g, _)| cluster.groups[*g].hs_show()).collect();
-    format!("no groups for evacuation: allowed groups was {allowed}, all groups: [{}]", shown.join(","))
+    let shown: Vec<String> = groups
+        .iter()
+        .map(|(g, _)| cluster.groups[*g].hs_show())
+        .collect();
+    format!(
+        "no groups for evacuation: allowed groups was {allowed}, all groups: [{}]",
+        shown.join(",")
+    )
 }
 
 /// Allocation without a group (`tryMGAlloc`): the info log starts with the
@@ -429,34 +500,48 @@ pub fn try_mg_alloc(
 ) -> Result<AllocSolution<f64>, SearchError> {
     let choice = find_best_alloc_group(cluster, state, None, inst, count, opts)?;
     let mut sol = choice.solution;
-    let mut log = vec![format!("Selected group: {}", cluster.groups[choice.group].name)];
+    let mut log = vec![format!(
+        "Selected group: {}",
+        cluster.groups[choice.group].name
+    )];
     log.extend(choice.messages);
     sol.log = log;
     Ok(sol)
 }
 
+/// The state of one group (`findAllocation`'s node and instance lists):
+/// the group's nodes and the instances whose primary is among them.
+pub fn group_state(base: &State, g: usize) -> State {
+    let in_group: Vec<bool> = (0..base.node_slots())
+        .map(|k| base.node(k as i32).is_ok_and(|n| n.group == g))
+        .collect();
+    base.restricted(
+        |n| n.group == g,
+        |i| usize::try_from(i.p_node).is_ok_and(|p| in_group.get(p).copied().unwrap_or(false)),
+    )
+}
+
 /// Allocation in a named group (`tryGroupAlloc` / `findAllocation`):
-/// scores and capacity are local to the group.
+/// scores and capacity are local to the group. On success the returned
+/// state is the group's state (hail's next placement sees only it).
 pub fn try_group_alloc(
     cluster: &Cluster,
+    base: &State,
     group_name: &str,
     inst: &Instance,
     count: i64,
     opts: &AllocOptions,
-) -> Result<AllocSolution<f64>, SearchError> {
+) -> Result<(AllocSolution<f64>, State), SearchError> {
     let g = match cluster.find_group(group_name) {
         NameMatch::One(g) => g,
-        _ => return Err(SearchError::Message(format!("Wrong number of elems found with name {group_name}"))),
+        _ => {
+            return Err(SearchError::Message(format!(
+                "Wrong number of elems found with name {group_name}"
+            )))
+        }
     };
     let group = &cluster.groups[g];
-    let mut state = State::with_scope(
-        cluster,
-        |k| cluster.nodes[k].group == g,
-        |i| {
-            let p = cluster.instances[i].p_node;
-            p >= 0 && cluster.nodes[p as usize].group == g
-        },
-    );
+    let mut state = group_state(base, g);
     if !has_required_networks(group, inst) {
         return Err(SearchError::Message(format!(
             "The group {} is not connected to a network required by instance {}",
@@ -465,9 +550,7 @@ pub fn try_group_alloc(
     }
     let keys: Vec<usize> = state.node_keys().collect();
     let nodes = gen_alloc_nodes(&state, &keys, count, opts.restrict.as_deref())?;
-    let sol = try_alloc(&mut state, inst, &nodes, opts)?;
-    let msgs = describe_group(group, &Ok(sol.clone()));
-    let mut sol = sol;
-    sol.log = msgs;
-    Ok(sol)
+    let mut sol = try_alloc(&mut state, inst, &nodes, opts)?;
+    sol.log = describe_group(group, &Ok(sol.clone()));
+    Ok((sol, state))
 }

@@ -21,13 +21,21 @@ pub struct Answer {
 impl Answer {
     /// A successful answer: `info` is `Request successful: <message>`.
     pub fn success(message: &str, result: String) -> Answer {
-        Answer { success: true, info: format!("Request successful: {message}"), result }
+        Answer {
+            success: true,
+            info: format!("Request successful: {message}"),
+            result,
+        }
     }
 
     /// A failed answer: `info` is `Request failed: <message>`, `result` is
     /// `[]`.
     pub fn failure(message: &str) -> Answer {
-        Answer { success: false, info: format!("Request failed: {message}"), result: "[]".to_owned() }
+        Answer {
+            success: false,
+            info: format!("Request failed: {message}"),
+            result: "[]".to_owned(),
+        }
     }
 
     /// The bytes to print: the JSON object and a newline.
@@ -89,6 +97,9 @@ mod tests {
             "{\"success\":true,\"info\":\"Request successful: score: 1\",\"result\":[\"n1\",\"n2\"]}\n"
         );
         let f = Answer::failure("no \"room\"\n");
-        assert_eq!(f.render(), "{\"success\":false,\"info\":\"Request failed: no \\\"room\\\"\\n\",\"result\":[]}\n");
+        assert_eq!(
+            f.render(),
+            "{\"success\":false,\"info\":\"Request failed: no \\\"room\\\"\\n\",\"result\":[]}\n"
+        );
     }
 }

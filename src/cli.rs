@@ -158,8 +158,15 @@ pub enum Exit {
 
 /// Parses hailstone's command line. `args` excludes `argv[0]`.
 ///
-/// Returns the invocation to run, or the [`Exit`] that hail would take for the
-/// same command line (with `hailstone` in place of `hail` in its texts).
+/// Returns the invocation to run.
+///
+/// # Errors
+///
+/// Returns the [`Exit`] that hail would take instead of running for the same
+/// command line (with `hailstone` in place of `hail` in its texts): GetOpt
+/// errors (exit 2), option value errors (exit 1), help, version or completion
+/// output (stdout, exit 0), a wrong number of arguments (exit 1), and, for
+/// hailstone only, options that are not implemented yet (exit 2).
 pub fn parse(args: &[OsString]) -> Result<Invocation, Exit> {
     let scan = scan(args);
 
@@ -203,9 +210,7 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, Exit> {
     let input = match (non_options.next(), non_options.next()) {
         (None, _) => return Err(error_exit("This program needs an input file.")),
         (Some(_), Some(_)) => {
-            return Err(error_exit(
-                "Only one argument is accepted (the input file)",
-            ))
+            return Err(error_exit("Only one argument is accepted (the input file)"))
         }
         (Some(input), None) => input,
     };
@@ -625,7 +630,10 @@ fn long_option(text: &[Unit], queue: &mut VecDeque<Pending>, scan: &mut Scan) {
     // otherwise every option that the name abbreviates is a candidate.
     let exact: Vec<&OptDescr> = OPTIONS.iter().filter(|o| o.long == name).collect();
     let candidates = if exact.is_empty() {
-        OPTIONS.iter().filter(|o| o.long.starts_with(&name)).collect()
+        OPTIONS
+            .iter()
+            .filter(|o| o.long.starts_with(&name))
+            .collect()
     } else {
         exact
     };
@@ -978,17 +986,8 @@ fn skip_spaces(chars: &[char], mut pos: usize) -> usize {
 fn is_haskell_space(c: char) -> bool {
     matches!(
         c,
-        ' ' | '\t'
-            | '\n'
-            | '\u{0B}'
-            | '\u{0C}'
-            | '\r'
-            | '\u{A0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200A}'
-            | '\u{202F}'
-            | '\u{205F}'
-            | '\u{3000}'
+        ' ' | '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}'
     )
 }
 
@@ -1045,7 +1044,10 @@ mod tests {
     /// not-implemented checks), to inspect the values of any option.
     fn fold(list: &[&str]) -> Fold {
         let scan = scan(&args(list));
-        assert!(scan.errors.is_empty() && scan.unrecognized.is_empty(), "{scan:?}");
+        assert!(
+            scan.errors.is_empty() && scan.unrecognized.is_empty(),
+            "{scan:?}"
+        );
         let mut fold = Fold::default();
         for (position, given) in scan.given.iter().enumerate() {
             if let Err(msg) = fold.apply(position, given) {
@@ -1060,7 +1062,10 @@ mod tests {
     }
 
     fn value_error(msg: &str) -> (u8, String) {
-        (1, format!("Error while parsing command line arguments:\n{msg}\n"))
+        (
+            1,
+            format!("Error while parsing command line arguments:\n{msg}\n"),
+        )
     }
 
     fn not_implemented(name: &str) -> (u8, String) {
@@ -1203,11 +1208,20 @@ unrecognized option `-y'
             (&["--sav"], "option `--sav' requires an argument FILE\n"),
             (&["-S"], "option `-S' requires an argument FILE\n"),
             (&["-vt"], "option `-t' requires an argument FILE\n"),
-            (&["x", "--simulate"], "option `--simulate' requires an argument SPEC\n"),
+            (
+                &["x", "--simulate"],
+                "option `--simulate' requires an argument SPEC\n",
+            ),
             (&["--verb=1"], "option `--verb' doesn't allow an argument\n"),
             (&["--help="], "option `--help' doesn't allow an argument\n"),
-            (&["--help-completion=2"], "option `--help-completion' doesn't allow an argument\n"),
-            (&["--mond-=a"], "option `--mond-' doesn't allow an argument\n"),
+            (
+                &["--help-completion=2"],
+                "option `--help-completion' doesn't allow an argument\n",
+            ),
+            (
+                &["--mond-=a"],
+                "option `--mond-' doesn't allow an argument\n",
+            ),
         ];
         for (list, errors) in cases {
             assert_eq!(fail(list), command_line_error(errors), "{list:?}");
@@ -1276,7 +1290,10 @@ unrecognized option `-y'
         assert_eq!(input(&["-"]).ok(), Some(OsString::from("-")));
         assert_eq!(input(&[""]).ok(), Some(OsString::from("")));
         assert_eq!(input(&["--", "-v"]).ok(), Some(OsString::from("-v")));
-        assert_eq!(input(&["--", "--help"]).ok(), Some(OsString::from("--help")));
+        assert_eq!(
+            input(&["--", "--help"]).ok(),
+            Some(OsString::from("--help"))
+        );
         assert_eq!(input(&["--", "--"]).ok(), Some(OsString::from("--")));
         assert_eq!(input(&["-v-", "x"]).ok(), Some(OsString::from("x")));
         // Options after `--` are not options.
@@ -1319,8 +1336,14 @@ unrecognized option `-y'
         assert!(!options.mond && !options.mond_xen);
         assert!(ok(&["--mond-", "x"]).mond_xen);
         assert_eq!(ok(&["--n1", "3.1", "x"]).n1_rule, N1Rule::Ganeti31);
-        assert_eq!(fold(&["--simu=p,3,1,2,3"]).options.simulate, vec!["p,3,1,2,3"]);
-        assert_eq!(fail(&["--simu=p,3,1,2,3", "x"]), not_implemented("simulate"));
+        assert_eq!(
+            fold(&["--simu=p,3,1,2,3"]).options.simulate,
+            vec!["p,3,1,2,3"]
+        );
+        assert_eq!(
+            fail(&["--simu=p,3,1,2,3", "x"]),
+            not_implemented("simulate")
+        );
     }
 
     #[test]
@@ -1328,15 +1351,23 @@ unrecognized option `-y'
         let options = fold(&["-tFILE"]).options;
         assert_eq!(options.text_data.as_deref(), Some("FILE"));
         assert_eq!(fold(&["-t", "-v"]).options.text_data.as_deref(), Some("-v"));
-        assert_eq!(fold(&["--save", "--help"]).options.save.as_deref(), Some("--help"));
+        assert_eq!(
+            fold(&["--save", "--help"]).options.save.as_deref(),
+            Some("--help")
+        );
         assert_eq!(fold(&["-S", "a", "-Sb"]).options.save.as_deref(), Some("b"));
         assert_eq!(
-            fold(&["--simulate=a", "--simulate", "b", "--simulate=c"]).options.simulate,
+            fold(&["--simulate=a", "--simulate", "b", "--simulate=c"])
+                .options
+                .simulate,
             vec!["c", "b", "a"]
         );
         let restrict = |list: &[&str]| fold(list).options.restrict_allocation_to;
         assert_eq!(restrict(&["--restrict-allocation-to="]), Some(vec![]));
-        assert_eq!(restrict(&["--restrict-allocation-to=a,"]), Some(vec!["a".into(), "".into()]));
+        assert_eq!(
+            restrict(&["--restrict-allocation-to=a,"]),
+            Some(vec!["a".into(), "".into()])
+        );
         assert_eq!(
             restrict(&["--restrict-allocation-to=a", "--restrict-allocation-to=b,c"]),
             Some(vec!["b".into(), "c".into()])
@@ -1344,7 +1375,12 @@ unrecognized option `-y'
         assert!(fold(&["--mond"]).options.mond);
         assert!(!fold(&["--mond", "--mond=no"]).options.mond);
         assert_eq!(fold(&["--n1-rule=3.0"]).options.n1_rule, N1Rule::Hail30);
-        assert_eq!(fold(&["--static-kvm-node-memory=-0"]).options.static_kvm_node_memory, 0);
+        assert_eq!(
+            fold(&["--static-kvm-node-memory=-0"])
+                .options
+                .static_kvm_node_memory,
+            0
+        );
     }
 
     #[test]
@@ -1355,23 +1391,44 @@ unrecognized option `-y'
         assert_eq!(pn(&["-p"]), Some(PrintNodes::Defaults));
         assert_eq!(pn(&["-p", "name"]), Some(PrintNodes::Defaults));
         assert_eq!(pn(&["--print-nodes="]), Some(PrintNodes::Defaults));
-        assert_eq!(pn(&["-pname,fmem"]), Some(PrintNodes::Fields(strings(&["name", "fmem"]))));
-        assert_eq!(pn(&["--print-nodes=a,"]), Some(PrintNodes::Fields(strings(&["a", ""]))));
+        assert_eq!(
+            pn(&["-pname,fmem"]),
+            Some(PrintNodes::Fields(strings(&["name", "fmem"])))
+        );
+        assert_eq!(
+            pn(&["--print-nodes=a,"]),
+            Some(PrintNodes::Fields(strings(&["a", ""])))
+        );
         assert_eq!(pn(&["-p+"]), Some(PrintNodes::DefaultsPlus(vec![])));
-        assert_eq!(pn(&["-p+x,y"]), Some(PrintNodes::DefaultsPlus(strings(&["x", "y"]))));
-        assert_eq!(pn(&["-p+,y"]), Some(PrintNodes::DefaultsPlus(strings(&["", "y"]))));
+        assert_eq!(
+            pn(&["-p+x,y"]),
+            Some(PrintNodes::DefaultsPlus(strings(&["x", "y"])))
+        );
+        assert_eq!(
+            pn(&["-p+,y"]),
+            Some(PrintNodes::DefaultsPlus(strings(&["", "y"])))
+        );
         assert_eq!(pn(&["-p,+"]), Some(PrintNodes::Fields(strings(&["", "+"]))));
         assert_eq!(pn(&["-pv"]), Some(PrintNodes::Fields(strings(&["v"]))));
     }
 
     #[test]
     fn unimplemented_options_are_refused() {
-        assert_eq!(fail(&["-v", "-tfoo", "--save=x", "x"]), not_implemented("text-data"));
+        assert_eq!(
+            fail(&["-v", "-tfoo", "--save=x", "x"]),
+            not_implemented("text-data")
+        );
         assert_eq!(fail(&["-S", "f", "x"]), not_implemented("save"));
         assert_eq!(fail(&["-p", "x"]), not_implemented("print-nodes"));
         assert_eq!(fail(&["x", "--mond"]), not_implemented("mond"));
-        assert_eq!(fail(&["--mond=no", "--mond=yes", "-p", "x"]), not_implemented("mond"));
-        assert_eq!(fail(&["--mond", "-p", "--mond=no", "x"]), not_implemented("print-nodes"));
+        assert_eq!(
+            fail(&["--mond=no", "--mond=yes", "-p", "x"]),
+            not_implemented("mond")
+        );
+        assert_eq!(
+            fail(&["--mond", "-p", "--mond=no", "x"]),
+            not_implemented("print-nodes")
+        );
         let options = ok(&["--mond", "--mond=no", "--mond-xen", "--ignore-dynu", "x"]);
         assert!(!options.mond && options.mond_xen && options.ignore_dynu);
     }
@@ -1436,14 +1493,36 @@ unrecognized option `-y'
             ("9223372036854775808", i64::MIN),
             ("-9223372036854775808", i64::MIN),
             ("18446744073709551616", 0),
-            ("99999999999999999999", 99999999999999999999u128 as u64 as i64),
+            (
+                "99999999999999999999",
+                99999999999999999999u128 as u64 as i64,
+            ),
         ];
         for (text, value) in ok_cases {
             assert_eq!(read_int(text), Ok(*value), "{text:?}");
         }
         let no_parse = [
-            "", " ", "abc", "+5", "1e3", "1E3", "1e+3", "1e-3", "1.5", "1.5e3", "-(5)", "(5",
-            "((5)", "(5x)", "--5", "- -5", "٣", "\u{2028}5", "\u{85}5", "-", "()",
+            "",
+            " ",
+            "abc",
+            "+5",
+            "1e3",
+            "1E3",
+            "1e+3",
+            "1e-3",
+            "1.5",
+            "1.5e3",
+            "-(5)",
+            "(5",
+            "((5)",
+            "(5x)",
+            "--5",
+            "- -5",
+            "٣",
+            "\u{2028}5",
+            "\u{85}5",
+            "-",
+            "()",
         ];
         for text in no_parse {
             assert_eq!(read_int(text), Err(ReadError::NoParse), "{text:?}");
@@ -1468,7 +1547,11 @@ unrecognized option `-y'
             ("5\u{2028}", "\u{2028}"),
         ];
         for (text, rest) in leftover {
-            assert_eq!(read_int(text), Err(ReadError::Leftover(rest.to_string())), "{text:?}");
+            assert_eq!(
+                read_int(text),
+                Err(ReadError::Leftover(rest.to_string())),
+                "{text:?}"
+            );
         }
     }
 

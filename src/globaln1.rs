@@ -26,7 +26,11 @@ use crate::state::{Crash, State};
 /// Whether the placement leaves the node list N+1 redundant
 /// (`allocGlobalN1`). `changed` are the placement's new nodes (primary,
 /// then secondary) and `inst` the placed instance record.
-pub fn placement_is_redundant(state: &mut State, changed: &[(usize, &Node)], inst: &Instance) -> Result<bool, Crash> {
+pub fn placement_is_redundant(
+    state: &mut State,
+    changed: &[(usize, &Node)],
+    inst: &Instance,
+) -> Result<bool, Crash> {
     let cp = state.checkpoint();
     let new_key = state.inst_count();
     apply_placement(state, changed, inst, new_key);
@@ -38,7 +42,12 @@ pub fn placement_is_redundant(state: &mut State, changed: &[(usize, &Node)], ins
 /// Writes a placement into the state as hail's `extractNl` and `updateIl`
 /// do: the instance goes to key `new_key`, and on the placement's nodes the
 /// placeholder index -1 becomes `new_key`.
-pub fn apply_placement(state: &mut State, changed: &[(usize, &Node)], inst: &Instance, new_key: usize) {
+pub fn apply_placement(
+    state: &mut State,
+    changed: &[(usize, &Node)],
+    inst: &Instance,
+    new_key: usize,
+) {
     for (k, node) in changed {
         let mut fixed = (*node).clone();
         for i in fixed.p_list.iter_mut().chain(fixed.s_list.iter_mut()) {
@@ -98,8 +107,10 @@ fn evacuate_trial(state: &mut State, n: usize) -> Result<bool, Crash> {
         }
     }
 
-    let escape: Vec<usize> =
-        state.node_keys().filter(|&k| k != n && state.node_at(k).group == group).collect();
+    let escape: Vec<usize> = state
+        .node_keys()
+        .filter(|&k| k != n && state.node_at(k).group == group)
+        .collect();
 
     // Move shared-storage primaries to the best node of the group.
     for idx in shared {
@@ -125,7 +136,12 @@ fn evacuate_trial(state: &mut State, n: usize) -> Result<bool, Crash> {
 
 /// Moves a shared-storage instance to the best escape node
 /// (`nodeEvacInstance … ChangePrimary`, soft errors ignored).
-fn evacuate_shared(state: &mut State, inst: &Instance, group: usize, escape: &[usize]) -> Result<bool, Crash> {
+fn evacuate_shared(
+    state: &mut State,
+    inst: &Instance,
+    group: usize,
+    escape: &[usize],
+) -> Result<bool, Crash> {
     let mut best: Option<(moves::Moved, f64)> = None;
     for &t in escape {
         match moves::apply(state, inst, Move::FailoverToAny(t), true) {
@@ -178,7 +194,9 @@ fn recreate_instance(state: &mut State, inst: &Instance, targets: &[usize]) -> R
     // stable sort by score: the best score, ties to the later node.
     ok.reverse();
     let sorted = hslist::sort_by(ok, |a, b| a.2.hs_compare(&b.2));
-    let Some((t, new_p, _)) = sorted.into_iter().next() else { return Ok(false) };
+    let Some((t, new_p, _)) = sorted.into_iter().next() else {
+        return Ok(false);
+    };
     let mut placed = inst.clone();
     placed.p_node = t as i32;
     placed.s_node = NO_NODE;

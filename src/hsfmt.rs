@@ -63,7 +63,10 @@ pub fn show_double(x: f64) -> String {
         let (int_part, frac_part) = if split <= text.len() {
             (text[..split].to_string(), text[split..].to_string())
         } else {
-            (format!("{text}{}", "0".repeat(split - text.len())), String::new())
+            (
+                format!("{text}{}", "0".repeat(split - text.len())),
+                String::new(),
+            )
         };
         format!("{}.{}", or_zero(&int_part), or_zero(&frac_part))
     } else {
@@ -84,9 +87,9 @@ pub fn show_double(x: f64) -> String {
 /// digit (`"é1"` gives `"\233\&1"`) and `\SO` from a following `H`.
 pub fn show_string(s: &str) -> String {
     const ASCII_NAMES: [&str; 32] = [
-        "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "a", "b", "t", "n", "v", "f", "r",
-        "SO", "SI", "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM",
-        "SUB", "ESC", "FS", "GS", "RS", "US",
+        "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "a", "b", "t", "n", "v", "f", "r", "SO",
+        "SI", "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC",
+        "FS", "GS", "RS", "US",
     ];
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -246,7 +249,7 @@ fn float_to_digits(x: f64) -> (Vec<u8>, i32) {
     // r / s is x (times 2), mUp / s and mDn / s are the distances to the
     // midpoints with the neighbouring doubles (times 2).
     let (r, s, m_up, m_dn) = if e >= 0 {
-        let be = Big::pow2(e as u32);
+        let be = Big::pow2(e.unsigned_abs());
         if f == hidden {
             (
                 Big::from_u64(f).mul_big(&be).shl(2),
@@ -255,19 +258,24 @@ fn float_to_digits(x: f64) -> (Vec<u8>, i32) {
                 be,
             )
         } else {
-            (Big::from_u64(f).mul_big(&be).shl(1), Big::from_u64(2), be.clone(), be)
+            (
+                Big::from_u64(f).mul_big(&be).shl(1),
+                Big::from_u64(2),
+                be.clone(),
+                be,
+            )
         }
     } else if e > MIN_EXP && f == hidden {
         (
             Big::from_u64(f).shl(2),
-            Big::pow2((1 - e) as u32).shl(1),
+            Big::pow2((1 - e).unsigned_abs()).shl(1),
             Big::from_u64(2),
             Big::from_u64(1),
         )
     } else {
         (
             Big::from_u64(f).shl(1),
-            Big::pow2((-e) as u32).shl(1),
+            Big::pow2(e.unsigned_abs()).shl(1),
             Big::from_u64(1),
             Big::from_u64(1),
         )
@@ -285,9 +293,9 @@ fn float_to_digits(x: f64) -> (Vec<u8>, i32) {
     let high = r.add(&m_up);
     loop {
         let fits = if k >= 0 {
-            high.cmp_big(&s.mul_pow10(k as u32)) != Ordering::Greater
+            high.cmp_big(&s.mul_pow10(k.unsigned_abs())) != Ordering::Greater
         } else {
-            high.mul_pow10((-k) as u32).cmp_big(&s) != Ordering::Greater
+            high.mul_pow10(k.unsigned_abs()).cmp_big(&s) != Ordering::Greater
         };
         if fits {
             break;
@@ -296,10 +304,15 @@ fn float_to_digits(x: f64) -> (Vec<u8>, i32) {
     }
 
     let (mut rn, sn, mut m_up_n, mut m_dn_n) = if k >= 0 {
-        (r, s.mul_pow10(k as u32), m_up, m_dn)
+        (r, s.mul_pow10(k.unsigned_abs()), m_up, m_dn)
     } else {
-        let scale = (-k) as u32;
-        (r.mul_pow10(scale), s, m_up.mul_pow10(scale), m_dn.mul_pow10(scale))
+        let scale = k.unsigned_abs();
+        (
+            r.mul_pow10(scale),
+            s,
+            m_up.mul_pow10(scale),
+            m_dn.mul_pow10(scale),
+        )
     };
 
     // Digit generation with exclusive bounds, as GHC's `gen`.
@@ -535,7 +548,9 @@ mod tests {
             let ghc: String = ghc_digits.iter().map(|d| digit_char(*d)).collect();
             if (ghc.as_str(), ghc_exponent) != (digits.as_str(), exponent + 1) {
                 assert!(ghc.len() >= digits.len(), "{x:e}: {ghc}e{ghc_exponent}");
-                let back: f64 = format!("0.{ghc}e{ghc_exponent}").parse().unwrap_or(f64::NAN);
+                let back: f64 = format!("0.{ghc}e{ghc_exponent}")
+                    .parse()
+                    .unwrap_or(f64::NAN);
                 assert_eq!(back, x, "{x:e}");
             }
         }
@@ -587,7 +602,12 @@ mod tests {
         ("1.1868543735553386e20", 0, 1.0, "118685437355533860000"),
         ("4.497786483911785e20", 0, 1.0, "449778648391178500000"),
         ("5.6438255e20", 0, 1.0, "564382550000000000000"),
-        ("9.339113790452962e27", 0, 1024.0, "9120228310989221000000000"),
+        (
+            "9.339113790452962e27",
+            0,
+            1024.0,
+            "9120228310989221000000000",
+        ),
         ("7.92828961968e25", 0, 1.0, "79282896196800000000000000"),
         ("7.60880908152e26", 0, 1.0, "760880908152000000000000000"),
         ("3.361696369376232e-7", 2, 1.0, "0.00"),
@@ -612,8 +632,18 @@ mod tests {
         ("3.640595237321302e19", 2, 1.0, "36405952373213020000.00"),
         ("1.9021529904690558e20", 2, 1.0, "190215299046905580000.00"),
         ("2.0740890440562925e21", 2, 1.0, "2074089044056292500000.00"),
-        ("2.8061734381372595e22", 2, 1.0, "28061734381372595000000.00"),
-        ("3.353293413173653e24", 2, 1.0, "3353293413173653000000000.00"),
+        (
+            "2.8061734381372595e22",
+            2,
+            1.0,
+            "28061734381372595000000.00",
+        ),
+        (
+            "3.353293413173653e24",
+            2,
+            1.0,
+            "3353293413173653000000000.00",
+        ),
         ("NaN", 2, 1.0, "NaN"),
         ("Infinity", 2, 1.0, "Infinity"),
         ("1.650776429201606e-283", 4, 1.0, "0.0000"),
@@ -649,9 +679,24 @@ mod tests {
         ("9.155156121185618e19", 4, 1.0, "91551561211856180000.0000"),
         ("1.066289601482918e20", 4, 1.0, "106628960148291800000.0000"),
         ("3.358730606979294e20", 4, 1.0, "335873060697929400000.0000"),
-        ("2.9127403681105413e21", 4, 1.0, "2912740368110541300000.0000"),
-        ("6.482912768259693e21", 4, 1.0, "6482912768259693000000.0000"),
-        ("9.117191336357068e22", 4, 1.0, "91171913363570680000000.0000"),
+        (
+            "2.9127403681105413e21",
+            4,
+            1.0,
+            "2912740368110541300000.0000",
+        ),
+        (
+            "6.482912768259693e21",
+            4,
+            1.0,
+            "6482912768259693000000.0000",
+        ),
+        (
+            "9.117191336357068e22",
+            4,
+            1.0,
+            "91171913363570680000000.0000",
+        ),
         ("NaN", 4, 1.0, "NaN"),
     ];
 
@@ -887,7 +932,10 @@ mod tests {
             show_string_list(&["\u{1234}\u{1F}&", "\u{E9}\u{E}\u{A0}", "\u{E9}9\""]),
             r#"["\4660\US&","\233\SO\160","\233\&9\""]"#
         );
-        assert_eq!(show_string_list(&["\u{1F600}", "\u{E}H1"]), r#"["\128512","\SO\&H1"]"#);
+        assert_eq!(
+            show_string_list(&["\u{1F600}", "\u{E}H1"]),
+            r#"["\128512","\SO\&H1"]"#
+        );
         assert_eq!(show_string_list(&[""]), r#"[""]"#);
     }
 

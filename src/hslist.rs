@@ -132,7 +132,10 @@ mod tests {
 
     #[test]
     fn handles_short_inputs() {
-        assert_eq!(sort_by(Vec::<i32>::new(), |a, b| a.cmp(b)), Vec::<i32>::new());
+        assert_eq!(
+            sort_by(Vec::<i32>::new(), |a, b| a.cmp(b)),
+            Vec::<i32>::new()
+        );
         assert_eq!(sort_by(vec![7], |a, b| a.cmp(b)), vec![7]);
         assert_eq!(sort_by(vec![2, 1], |a, b| a.cmp(b)), vec![1, 2]);
     }

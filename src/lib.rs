@@ -10,6 +10,7 @@
 pub mod allocate;
 pub mod answer;
 pub mod cli;
+pub mod dedicated;
 pub mod globaln1;
 pub mod hsfmt;
 pub mod hslist;

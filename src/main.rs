@@ -76,7 +76,10 @@ fn read_input(input: &OsString) -> Result<Vec<u8>, Failure> {
         Ok(buf)
     } else {
         std::fs::read(input).map_err(|e| {
-            Failure::Input(format!("cannot read the request file {:?}: {e}", input.to_string_lossy()))
+            Failure::Input(format!(
+                "cannot read the request file {:?}: {e}",
+                input.to_string_lossy()
+            ))
         })
     }
 }
@@ -84,7 +87,8 @@ fn read_input(input: &OsString) -> Result<Vec<u8>, Failure> {
 fn run(args: &[OsString]) -> Result<String, Failure> {
     let Invocation { options, input } = cli::parse(args).map_err(Failure::Cli)?;
     let bytes = read_input(&input)?;
-    let doc = json::parse(&bytes).map_err(|e| Failure::Input(format!("the request is not valid JSON: {e}")))?;
+    let doc = json::parse(&bytes)
+        .map_err(|e| Failure::Input(format!("the request is not valid JSON: {e}")))?;
     drop(bytes);
     let message = protocol::read_message(&doc).map_err(|e| Failure::Input(e.to_string()))?;
     drop(doc);

@@ -55,7 +55,12 @@ pub struct Component {
 }
 
 const fn c(weight: f64, name: &'static str, aggregation: Aggregation, online: bool) -> Component {
-    Component { weight, name, aggregation, online }
+    Component {
+        weight,
+        name,
+        aggregation,
+        online,
+    }
 }
 
 /// The components in hail's order (`detailedCVInfoExt`); the order is part
@@ -92,7 +97,11 @@ pub fn node_values(s: &Scalars) -> NodeValues {
     let p_rem = s.r_mem as f64 / s.t_mem;
     let n_pri = s.n_pri as f64;
     let n_sec = s.n_sec as f64;
-    let n1 = if s.fail_n1 { (s.n_sec + s.n_pri) as f64 } else { 0.0 };
+    let n1 = if s.fail_n1 {
+        (s.n_sec + s.n_pri) as f64
+    } else {
+        0.0
+    };
     // hail divides the CPU ratio by the CPU speed and the loads by the
     // utilisation pool, all 1.0; dividing by 1.0 is exact, so it is elided.
     [
@@ -241,7 +250,11 @@ impl LocationExclusion {
     /// The value after hail's running update replacing a node's map `old`
     /// by `new` (`m' = (m - old) + new`, keys never dropped), without
     /// changing `self`.
-    pub fn value_after_update(&self, old: &[((TagId, TagId), i64)], new: &[((TagId, TagId), i64)]) -> i64 {
+    pub fn value_after_update(
+        &self,
+        old: &[((TagId, TagId), i64)],
+        new: &[((TagId, TagId), i64)],
+    ) -> i64 {
         if old.is_empty() && new.is_empty() {
             return self.value();
         }
@@ -278,7 +291,11 @@ impl LocationExclusion {
 enum Stat {
     Sum(f64),
     /// Count, sum, and variance (not the sum of squares).
-    StdDev { n: f64, s: f64, var: f64 },
+    StdDev {
+        n: f64,
+        s: f64,
+        var: f64,
+    },
     /// Stands in for the map statistic, kept in [`ClusterStats::map`].
     Map,
 }
@@ -367,12 +384,19 @@ impl ClusterStats {
         let mut stats = [Stat::Sum(0.0); N_COMPONENTS];
         for k in 0..N_COMPONENTS {
             stats[k] = match COMPONENTS[k].aggregation {
-                Aggregation::StdDev => Stat::StdDev { n: n_online, s: sums[k], var: nvar[k] / n_online },
+                Aggregation::StdDev => Stat::StdDev {
+                    n: n_online,
+                    s: sums[k],
+                    var: nvar[k] / n_online,
+                },
                 Aggregation::Sum => Stat::Sum(sums[k]),
                 Aggregation::Map => Stat::Map,
             };
         }
-        ClusterStats { stats: Some(stats), map }
+        ClusterStats {
+            stats: Some(stats),
+            map,
+        }
     }
 
     /// Replaces one node's contribution (`updateClusterStatistics`): only
@@ -382,7 +406,9 @@ impl ClusterStats {
         old: (&NodeValues, bool, &[((TagId, TagId), i64)]),
         new: (&NodeValues, &[((TagId, TagId), i64)]),
     ) {
-        let Some(stats) = self.stats.as_mut() else { return };
+        let Some(stats) = self.stats.as_mut() else {
+            return;
+        };
         let online = !old.1;
         for (k, stat) in stats.iter_mut().enumerate() {
             if COMPONENTS[k].online == online {
@@ -398,8 +424,19 @@ impl ClusterStats {
     /// without changing `self` (`updateClusterStatisticsTwice` then
     /// `compCVfromStats`). Each update is (old values, old node offline,
     /// old map, new values, new map).
-    pub fn score_after(&self, updates: &[(&NodeValues, bool, &[((TagId, TagId), i64)], &NodeValues, &[((TagId, TagId), i64)])]) -> f64 {
-        let Some(mut stats) = self.stats else { return 0.0 };
+    pub fn score_after(
+        &self,
+        updates: &[(
+            &NodeValues,
+            bool,
+            &[((TagId, TagId), i64)],
+            &NodeValues,
+            &[((TagId, TagId), i64)],
+        )],
+    ) -> f64 {
+        let Some(mut stats) = self.stats else {
+            return 0.0;
+        };
         let mut map_changed = false;
         for (old, old_offline, old_map, new, new_map) in updates {
             let online = !*old_offline;
@@ -435,7 +472,9 @@ impl ClusterStats {
 
     /// The score (`compCVfromStats`).
     pub fn score(&self) -> f64 {
-        let Some(stats) = self.stats.as_ref() else { return 0.0 };
+        let Some(stats) = self.stats.as_ref() else {
+            return 0.0;
+        };
         let mut values = [0.0f64; N_COMPONENTS];
         for (k, stat) in stats.iter().enumerate() {
             values[k] = stat.value(&self.map);
@@ -465,7 +504,8 @@ mod tests {
         let nodes = [vals(0.2), vals(0.4), vals(0.9)];
         let got = score_with(3, |i| (&nodes[i], false), 0);
         let mean = (0.2 + 0.4 + 0.9) / 3.0;
-        let var = ((0.2f64 - mean).powi(2) + (0.4f64 - mean).powi(2) + (0.9f64 - mean).powi(2)) / 3.0;
+        let var =
+            ((0.2f64 - mean).powi(2) + (0.4f64 - mean).powi(2) + (0.9f64 - mean).powi(2)) / 3.0;
         assert_eq!(got, 0.5 * var.sqrt());
     }
 

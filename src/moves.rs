@@ -104,7 +104,10 @@ pub fn apply(state: &State, inst: &Instance, mv: Move, force: bool) -> Result<Mo
             let mut nodes = SmallVec::new();
             nodes.push((key(old_sdx), int_s));
             nodes.push((key(old_pdx), int_p));
-            Ok(Moved { nodes, inst: new_inst })
+            Ok(Moved {
+                nodes,
+                inst: new_inst,
+            })
         }
         Move::FailoverToAny(new_pdx) => {
             let old_pdx = inst.p_node;
@@ -121,7 +124,10 @@ pub fn apply(state: &State, inst: &Instance, mv: Move, force: bool) -> Result<Mo
             let mut nodes = SmallVec::new();
             nodes.push((new_pdx, new_p));
             nodes.push((key(old_pdx), old_p));
-            Ok(Moved { nodes, inst: new_inst })
+            Ok(Moved {
+                nodes,
+                inst: new_inst,
+            })
         }
         Move::ReplaceSecondary(new_sdx) => {
             let (old_pdx, old_sdx) = (inst.p_node, inst.s_node);
@@ -143,7 +149,10 @@ pub fn apply(state: &State, inst: &Instance, mv: Move, force: bool) -> Result<Mo
             nodes.push((key(old_sdx), int_s));
             nodes.push((new_sdx, new_s));
             nodes.push((key(old_pdx), pnode2));
-            Ok(Moved { nodes, inst: new_inst })
+            Ok(Moved {
+                nodes,
+                inst: new_inst,
+            })
         }
     }
 }

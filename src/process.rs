@@ -4,6 +4,8 @@
 
 use crate::allocate::{self, AllocOptions, SearchError};
 use crate::answer::{self, Answer};
+use crate::dedicated;
+use crate::globaln1;
 use crate::model::loader::Loaded;
 use crate::model::{Cluster, Request};
 use crate::solution::{AllocSolution, Metric};
@@ -39,7 +41,10 @@ pub fn is_dedicated(cluster: &Cluster, group_name: Option<&str>) -> bool {
         Some(name) => cluster.groups[g].name == name,
         None => cluster.groups[g].is_allocable(),
     };
-    cluster.nodes.iter().all(|n| n.excl_storage || !relevant(n.group))
+    cluster
+        .nodes
+        .iter()
+        .all(|n| n.excl_storage || !relevant(n.group))
 }
 
 /// The group name that decides dedicated allocation, if the request is an
@@ -47,7 +52,10 @@ pub fn is_dedicated(cluster: &Cluster, group_name: Option<&str>) -> bool {
 pub fn allocation_group(request: &Request) -> Option<Option<&str>> {
     match request {
         Request::Allocate { group_name, .. } => Some(group_name.as_deref()),
-        Request::MultiAllocate { instances, group_name } => {
+        Request::MultiAllocate {
+            instances,
+            group_name,
+        } => {
             // Every instance carries the outer group name, so the unique
             // group is that name whenever there is at least one instance.
             if instances.is_empty() {
@@ -60,7 +68,9 @@ pub fn allocation_group(request: &Request) -> Option<Option<&str>> {
     }
 }
 
-fn search_failure<M: Metric>(r: Result<AllocSolution<M>, SearchError>) -> Result<Result<AllocSolution<M>, String>, RunError> {
+fn search_failure<M: Metric>(
+    r: Result<AllocSolution<M>, SearchError>,
+) -> Result<Result<AllocSolution<M>, String>, RunError> {
     match r {
         Ok(sol) => Ok(Ok(sol)),
         Err(SearchError::Message(m)) => Ok(Err(m)),
@@ -80,32 +90,204 @@ fn format_allocate<M: Metric>(sol: &AllocSolution<M>) -> Answer {
 /// Processes the request.
 pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<Answer, RunError> {
     let cluster = &loaded.cluster;
-    if let Some(group) = allocation_group(&loaded.request) {
-        if is_dedicated(cluster, group) {
-            return Err(RunError::NotImplemented(
-                "allocation on a dedicated (exclusive storage) cluster".to_owned(),
-            ));
-        }
-    }
+    let dedicated = allocation_group(&loaded.request).is_some_and(|g| is_dedicated(cluster, g));
     match &loaded.request {
-        Request::Allocate { instance, required_nodes, group_name, restrict_to_nodes } => {
-            let alloc_opts = AllocOptions {
-                ignore_soft_errors: opts.ignore_soft_errors,
-                capacity_checks: opts.capacity_checks,
-                restrict: opts.restrict_allocation_to.clone().or_else(|| restrict_to_nodes.clone()),
-            };
+        Request::Allocate {
+            instance,
+            required_nodes,
+            group_name,
+            restrict_to_nodes,
+        } => {
+            let alloc_opts = alloc_options(opts, restrict_to_nodes.clone());
+            let state = State::new(cluster);
+            if dedicated {
+                let result = match group_name {
+                    None => dedicated::find_mg_allocation(
+                        cluster,
+                        &state,
+                        instance,
+                        *required_nodes,
+                        &alloc_opts,
+                    ),
+                    Some(g) => dedicated::find_group_allocation(
+                        cluster,
+                        &state,
+                        g,
+                        instance,
+                        *required_nodes,
+                        &alloc_opts,
+                    ),
+                };
+                return Ok(match search_failure(result)? {
+                    Ok(sol) => format_allocate(&sol),
+                    Err(message) => Answer::failure(&message),
+                });
+            }
+            let mut state = state;
             let result = match group_name {
-                None => {
-                    let mut state = State::new(cluster);
-                    allocate::try_mg_alloc(cluster, &mut state, instance, *required_nodes, &alloc_opts)
-                }
-                Some(g) => allocate::try_group_alloc(cluster, g, instance, *required_nodes, &alloc_opts),
+                None => allocate::try_mg_alloc(
+                    cluster,
+                    &mut state,
+                    instance,
+                    *required_nodes,
+                    &alloc_opts,
+                ),
+                Some(g) => allocate::try_group_alloc(
+                    cluster,
+                    &state,
+                    g,
+                    instance,
+                    *required_nodes,
+                    &alloc_opts,
+                )
+                .map(|(sol, _)| sol),
             };
             Ok(match search_failure(result)? {
                 Ok(sol) => format_allocate(&sol),
                 Err(message) => Answer::failure(&message),
             })
         }
-        other => Err(RunError::NotImplemented(format!("request type '{}'", other.type_name()))),
+        Request::MultiAllocate {
+            instances,
+            group_name,
+        } => {
+            let alloc_opts = alloc_options(opts, None);
+            let outcome = if dedicated {
+                multi_allocate_dedicated(cluster, instances, group_name.as_deref(), &alloc_opts)?
+            } else {
+                multi_allocate(cluster, instances, group_name.as_deref(), &alloc_opts)?
+            };
+            Ok(match outcome {
+                Ok(rows) => format_multi_allocate(&rows),
+                Err(message) => Answer::failure(&message),
+            })
+        }
+        other => Err(RunError::NotImplemented(format!(
+            "request type '{}'",
+            other.type_name()
+        ))),
     }
+}
+
+fn alloc_options(opts: &RunOptions, request_restrict: Option<Vec<String>>) -> AllocOptions {
+    AllocOptions {
+        ignore_soft_errors: opts.ignore_soft_errors,
+        capacity_checks: opts.capacity_checks,
+        restrict: opts.restrict_allocation_to.clone().or(request_restrict),
+    }
+}
+
+/// One multi-allocate row: the instance name and its search outcome.
+struct MultiRow {
+    name: String,
+    /// The placement's node names, if placed.
+    nodes: Option<Vec<String>>,
+    /// The search description (used for failed instances).
+    description: String,
+}
+
+fn row<M: Metric>(name: &str, sol: &AllocSolution<M>) -> MultiRow {
+    MultiRow {
+        name: name.to_owned(),
+        nodes: sol.best.as_ref().map(|p| p.node_names.clone()),
+        description: sol.log.join(", "),
+    }
+}
+
+/// Places the instances one after another on the updated cluster
+/// (`allocList`). Any instance that fits in no group fails the request.
+fn multi_allocate(
+    cluster: &Cluster,
+    instances: &[(crate::model::instance::Instance, i64)],
+    group_name: Option<&str>,
+    opts: &AllocOptions,
+) -> Result<Result<Vec<MultiRow>, String>, RunError> {
+    let mut state = State::new(cluster);
+    let mut rows = Vec::with_capacity(instances.len());
+    for (inst, count) in instances {
+        let result = match group_name {
+            None => allocate::try_mg_alloc(cluster, &mut state, inst, *count, opts),
+            Some(g) => allocate::try_group_alloc(cluster, &state, g, inst, *count, opts)
+                .map(|(sol, _)| sol),
+        };
+        let sol = match search_failure(result)? {
+            Ok(sol) => sol,
+            Err(message) => return Ok(Err(message)),
+        };
+        if let Some(best) = &sol.best {
+            let new_key = state.inst_count();
+            let changed: Vec<(usize, &crate::model::node::Node)> =
+                best.nodes.iter().map(|(k, n)| (*k, n)).collect();
+            globaln1::apply_placement(&mut state, &changed, &best.inst, new_key);
+            state.commit();
+        }
+        rows.push(row(&inst.name, &sol));
+    }
+    Ok(Ok(rows))
+}
+
+/// Dedicated multi-allocation (`runDedicatedAllocation`). Without a group,
+/// each placement leaves only the chosen group's nodes for the next
+/// instance (hail keeps the group-local node list of the solution); with a
+/// group, every instance is searched on the original cluster.
+fn multi_allocate_dedicated(
+    cluster: &Cluster,
+    instances: &[(crate::model::instance::Instance, i64)],
+    group_name: Option<&str>,
+    opts: &AllocOptions,
+) -> Result<Result<Vec<MultiRow>, String>, RunError> {
+    let original = State::new(cluster);
+    let mut state = State::new(cluster);
+    let mut rows = Vec::with_capacity(instances.len());
+    for (inst, count) in instances {
+        let result = match group_name {
+            None => dedicated::find_mg_allocation(cluster, &state, inst, *count, opts),
+            Some(g) => {
+                dedicated::find_group_allocation_raw(cluster, &original, g, inst, *count, opts)
+            }
+        };
+        let sol = match search_failure(result)? {
+            Ok(sol) => sol,
+            Err(message) => return Ok(Err(message)),
+        };
+        if let Some(best) = &sol.best {
+            let g = cluster.nodes[best.primary].group;
+            let new_key = state.inst_count();
+            let mut next = state.restricted(|n| n.group == g, |_| true);
+            let changed: Vec<(usize, &crate::model::node::Node)> =
+                best.nodes.iter().map(|(k, n)| (*k, n)).collect();
+            globaln1::apply_placement(&mut next, &changed, &best.inst, new_key);
+            next.commit();
+            state = next;
+        }
+        rows.push(row(&inst.name, &sol));
+    }
+    Ok(Ok(rows))
+}
+
+/// `formatMultiAlloc`: `[[[name, [nodes]], ...], [[name, description], ...]]`.
+fn format_multi_allocate(rows: &[MultiRow]) -> Answer {
+    let mut placed = Vec::new();
+    let mut failed = Vec::new();
+    for r in rows {
+        match &r.nodes {
+            Some(nodes) => placed.push(answer::list(&[
+                answer::string(&r.name),
+                answer::string_list(nodes),
+            ])),
+            None => failed.push(answer::list(&[
+                answer::string(&r.name),
+                answer::string(&r.description),
+            ])),
+        }
+    }
+    let info = format!(
+        "{} instances failed to allocate and {} were allocated successfully",
+        failed.len(),
+        placed.len()
+    );
+    Answer::success(
+        &info,
+        answer::list(&[answer::list(&placed), answer::list(&failed)]),
+    )
 }

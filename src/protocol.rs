@@ -56,23 +56,38 @@ pub struct Path<'a> {
 
 impl<'a> Path<'a> {
     /// The document root.
-    pub const ROOT: Path<'static> = Path { parent: None, seg: None };
+    pub const ROOT: Path<'static> = Path {
+        parent: None,
+        seg: None,
+    };
 
     fn field(&'a self, name: &'a str) -> Path<'a> {
-        Path { parent: Some(self), seg: Some(Seg::Field(name)) }
+        Path {
+            parent: Some(self),
+            seg: Some(Seg::Field(name)),
+        }
     }
 
     fn name(&'a self, name: &'a str) -> Path<'a> {
-        Path { parent: Some(self), seg: Some(Seg::Name(name)) }
+        Path {
+            parent: Some(self),
+            seg: Some(Seg::Name(name)),
+        }
     }
 
     fn index(&'a self, i: usize) -> Path<'a> {
-        Path { parent: Some(self), seg: Some(Seg::Index(i)) }
+        Path {
+            parent: Some(self),
+            seg: Some(Seg::Index(i)),
+        }
     }
 
     /// Builds an error at this path.
     pub fn error(&self, message: impl Into<String>) -> InputError {
-        InputError { path: self.to_string(), message: message.into() }
+        InputError {
+            path: self.to_string(),
+            message: message.into(),
+        }
     }
 }
 
@@ -314,7 +329,12 @@ fn lookup<'j>(m: &'j Members, key: &str) -> Option<&'j Json> {
 
 /// A required key; `null` counts as present (and then fails the type
 /// check).
-fn required<'j>(m: &'j Members, key: &str, path: &Path, what: &str) -> Result<&'j Json, InputError> {
+fn required<'j>(
+    m: &'j Members,
+    key: &str,
+    path: &Path,
+    what: &str,
+) -> Result<&'j Json, InputError> {
     lookup(m, key).ok_or_else(|| path.error(format!("missing; expected {what}")))
 }
 
@@ -412,10 +432,18 @@ fn enum_value<T: Copy>(v: &Json, path: &Path, choices: &[(&str, T)]) -> Result<T
         Json::String(s) => s,
         other => return Err(path.error(format!("expected a string, found {}", found(other)))),
     };
-    choices.iter().find(|(name, _)| name == s).map(|(_, t)| *t).ok_or_else(|| {
-        let names: Vec<String> = choices.iter().map(|(n, _)| format!("\"{n}\"")).collect();
-        path.error(format!("expected one of {}, found {}", names.join(", "), found(v)))
-    })
+    choices
+        .iter()
+        .find(|(name, _)| name == s)
+        .map(|(_, t)| *t)
+        .ok_or_else(|| {
+            let names: Vec<String> = choices.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+            path.error(format!(
+                "expected one of {}, found {}",
+                names.join(", "),
+                found(v)
+            ))
+        })
 }
 
 fn template_choices() -> Vec<(&'static str, DiskTemplate)> {
@@ -442,7 +470,10 @@ pub fn read_message(doc: &Json) -> Result<Message, InputError> {
     let req_members = as_object(required(top, "request", &req_path, "an object")?, &req_path)?;
 
     let groups_path = root.field("nodegroups");
-    let groups_json = as_object(required(top, "nodegroups", &groups_path, "an object")?, &groups_path)?;
+    let groups_json = as_object(
+        required(top, "nodegroups", &groups_path, "an object")?,
+        &groups_path,
+    )?;
     let mut groups = Vec::with_capacity(groups_json.len());
     for (uuid, g) in groups_json {
         let p = groups_path.name(uuid);
@@ -450,7 +481,10 @@ pub fn read_message(doc: &Json) -> Result<Message, InputError> {
     }
 
     let nodes_path = root.field("nodes");
-    let nodes_json = as_object(required(top, "nodes", &nodes_path, "an object")?, &nodes_path)?;
+    let nodes_json = as_object(
+        required(top, "nodes", &nodes_path, "an object")?,
+        &nodes_path,
+    )?;
     let mut nodes = Vec::with_capacity(nodes_json.len());
     for (name, n) in nodes_json {
         let p = nodes_path.name(name);
@@ -458,7 +492,10 @@ pub fn read_message(doc: &Json) -> Result<Message, InputError> {
     }
 
     let inst_path = root.field("instances");
-    let inst_json = as_object(required(top, "instances", &inst_path, "an object")?, &inst_path)?;
+    let inst_json = as_object(
+        required(top, "instances", &inst_path, "an object")?,
+        &inst_path,
+    )?;
     let mut instances = Vec::with_capacity(inst_json.len());
     for (name, i) in inst_json {
         let p = inst_path.name(name);
@@ -468,14 +505,29 @@ pub fn read_message(doc: &Json) -> Result<Message, InputError> {
     let cluster_tags = req_str_list(top, "cluster_tags", &root)?;
 
     let hv_path = root.field("enabled_hypervisors");
-    let hv_json = as_array(required(top, "enabled_hypervisors", &hv_path, "a list of hypervisor names")?, &hv_path)?;
+    let hv_json = as_array(
+        required(
+            top,
+            "enabled_hypervisors",
+            &hv_path,
+            "a list of hypervisor names",
+        )?,
+        &hv_path,
+    )?;
     let mut enabled_hypervisors = Vec::with_capacity(hv_json.len());
     for (i, h) in hv_json.iter().enumerate() {
         enabled_hypervisors.push(enum_value(h, &hv_path.index(i), &Hypervisor::ALL)?);
     }
 
     let request = read_request_dict(req_members, &req_path)?;
-    Ok(Message { groups, nodes, instances, cluster_tags, enabled_hypervisors, request })
+    Ok(Message {
+        groups,
+        nodes,
+        instances,
+        cluster_tags,
+        enabled_hypervisors,
+        request,
+    })
 }
 
 fn read_group(v: &Json, path: &Path) -> Result<WireGroup, InputError> {
@@ -493,9 +545,18 @@ fn read_group(v: &Json, path: &Path) -> Result<WireGroup, InputError> {
     )?;
     let networks = req_str_list(m, "networks", path)?;
     let ip_path = path.field("ipolicy");
-    let ipolicy = read_ipolicy(required(m, "ipolicy", &ip_path, "an instance policy object")?, &ip_path)?;
+    let ipolicy = read_ipolicy(
+        required(m, "ipolicy", &ip_path, "an instance policy object")?,
+        &ip_path,
+    )?;
     let tags = req_str_list(m, "tags", path)?;
-    Ok(WireGroup { name, alloc_policy, networks, ipolicy, tags })
+    Ok(WireGroup {
+        name,
+        alloc_policy,
+        networks,
+        ipolicy,
+        tags,
+    })
 }
 
 /// Refuses keys outside `allowed` (hail's policy objects are strict).
@@ -516,41 +577,75 @@ fn read_ipolicy(v: &Json, path: &Path) -> Result<IPolicy, InputError> {
     let m = as_object(v, path)?;
     strict_keys(
         m,
-        &["disk-templates", "minmax", "spindle-ratio", "std", "vcpu-ratio"],
+        &[
+            "disk-templates",
+            "minmax",
+            "spindle-ratio",
+            "std",
+            "vcpu-ratio",
+        ],
         path,
         "an instance policy",
     )?;
     let mm_path = path.field("minmax");
-    let mm_json = as_array(required(m, "minmax", &mm_path, "a list of {min, max} objects")?, &mm_path)?;
+    let mm_json = as_array(
+        required(m, "minmax", &mm_path, "a list of {min, max} objects")?,
+        &mm_path,
+    )?;
     let mut minmax = Vec::with_capacity(mm_json.len());
     for (i, entry) in mm_json.iter().enumerate() {
         let p = mm_path.index(i);
         let em = as_object(entry, &p)?;
         strict_keys(em, &["max", "min"], &p, "a min/max pair")?;
         let min_path = p.field("min");
-        let min = read_ispec(required(em, "min", &min_path, "an instance spec")?, &min_path)?;
+        let min = read_ispec(
+            required(em, "min", &min_path, "an instance spec")?,
+            &min_path,
+        )?;
         let max_path = p.field("max");
-        let max = read_ispec(required(em, "max", &max_path, "an instance spec")?, &max_path)?;
+        let max = read_ispec(
+            required(em, "max", &max_path, "an instance spec")?,
+            &max_path,
+        )?;
         minmax.push(MinMaxISpecs { min, max });
     }
     let std_path = path.field("std");
-    let std = read_ispec(required(m, "std", &std_path, "an instance spec")?, &std_path)?;
+    let std = read_ispec(
+        required(m, "std", &std_path, "an instance spec")?,
+        &std_path,
+    )?;
     let dt_path = path.field("disk-templates");
-    let dt_json = as_array(required(m, "disk-templates", &dt_path, "a list of disk templates")?, &dt_path)?;
+    let dt_json = as_array(
+        required(m, "disk-templates", &dt_path, "a list of disk templates")?,
+        &dt_path,
+    )?;
     let mut disk_templates = Vec::with_capacity(dt_json.len());
     for (i, t) in dt_json.iter().enumerate() {
         disk_templates.push(disk_template(t, &dt_path.index(i))?);
     }
     let vcpu_ratio = req_f64(m, "vcpu-ratio", path)?;
     let spindle_ratio = req_f64(m, "spindle-ratio", path)?;
-    Ok(IPolicy { minmax, std, disk_templates, vcpu_ratio, spindle_ratio })
+    Ok(IPolicy {
+        minmax,
+        std,
+        disk_templates,
+        vcpu_ratio,
+        spindle_ratio,
+    })
 }
 
 fn read_ispec(v: &Json, path: &Path) -> Result<ISpec, InputError> {
     let m = as_object(v, path)?;
     strict_keys(
         m,
-        &["cpu-count", "disk-count", "disk-size", "memory-size", "nic-count", "spindle-use"],
+        &[
+            "cpu-count",
+            "disk-count",
+            "disk-size",
+            "memory-size",
+            "nic-count",
+            "spindle-use",
+        ],
         path,
         "an instance spec",
     )?;
@@ -581,9 +676,17 @@ fn read_node(v: &Json, path: &Path) -> Result<WireNode, InputError> {
     };
     let exclusive_storage = req_bool(nd, "exclusive_storage", &nd_path)?;
     let live = !offline && vm_capable;
-    let spindle_count = if exclusive_storage { None } else { Some(req_int(nd, "spindle_count", &nd_path)?) };
+    let spindle_count = if exclusive_storage {
+        None
+    } else {
+        Some(req_int(nd, "spindle_count", &nd_path)?)
+    };
     let live = if live {
-        let total_spindles = if exclusive_storage { Some(req_int(m, "total_spindles", path)?) } else { None };
+        let total_spindles = if exclusive_storage {
+            Some(req_int(m, "total_spindles", path)?)
+        } else {
+            None
+        };
         Some(LiveData {
             total_spindles,
             free_spindles: req_int(m, "free_spindles", path)?,
@@ -598,13 +701,25 @@ fn read_node(v: &Json, path: &Path) -> Result<WireNode, InputError> {
     } else {
         None
     };
-    Ok(WireNode { offline, drained, group, vm_capable, exclusive_storage, spindle_count, tags, live })
+    Ok(WireNode {
+        offline,
+        drained,
+        group,
+        vm_capable,
+        exclusive_storage,
+        spindle_count,
+        tags,
+        live,
+    })
 }
 
 fn read_instance_body(m: &Members, path: &Path) -> Result<WireInstanceBody, InputError> {
     let disk_space_total = req_int(m, "disk_space_total", path)?;
     let disks_path = path.field("disks");
-    let disks_json = as_array(required(m, "disks", &disks_path, "a list of disk objects")?, &disks_path)?;
+    let disks_json = as_array(
+        required(m, "disks", &disks_path, "a list of disk objects")?,
+        &disks_path,
+    )?;
     let mut disk_objs = Vec::with_capacity(disks_json.len());
     for (i, d) in disks_json.iter().enumerate() {
         disk_objs.push(as_object(d, &disks_path.index(i))?);
@@ -626,10 +741,16 @@ fn read_instance_body(m: &Members, path: &Path) -> Result<WireInstanceBody, Inpu
     let vcpus = req_int(m, "vcpus", path)?;
     let tags = req_str_list(m, "tags", path)?;
     let dt_path = path.field("disk_template");
-    let disk_template = disk_template(required(m, "disk_template", &dt_path, "a disk template")?, &dt_path)?;
+    let disk_template = disk_template(
+        required(m, "disk_template", &dt_path, "a disk template")?,
+        &dt_path,
+    )?;
     let spindle_use = req_int(m, "spindle_use", path)?;
     let nics_path = path.field("nics");
-    let nics_json = as_array(required(m, "nics", &nics_path, "a list of NIC objects")?, &nics_path)?;
+    let nics_json = as_array(
+        required(m, "nics", &nics_path, "a list of NIC objects")?,
+        &nics_path,
+    )?;
     let mut nic_networks = Vec::with_capacity(nics_json.len());
     for (i, nic) in nics_json.iter().enumerate() {
         let p = nics_path.index(i);
@@ -676,29 +797,45 @@ fn read_instance(v: &Json, path: &Path) -> Result<WireInstance, InputError> {
     let m = as_object(v, path)?;
     let body = read_instance_body(m, path)?;
     let nodes_path = path.field("nodes");
-    let nodes = as_array(required(m, "nodes", &nodes_path, "a list of node names")?, &nodes_path)?;
+    let nodes = as_array(
+        required(m, "nodes", &nodes_path, "a list of node names")?,
+        &nodes_path,
+    )?;
     // hail reads the primary and the secondary and ignores later entries.
     let primary = match nodes.first() {
-        None => return Err(nodes_path.error("expected at least the primary node, found an empty list")),
+        None => {
+            return Err(nodes_path.error("expected at least the primary node, found an empty list"))
+        }
         Some(p) => str_value(p, &nodes_path.index(0))?.to_owned(),
     };
     let secondary = match nodes.get(1) {
         None => None,
         Some(s) => Some(str_value(s, &nodes_path.index(1))?.to_owned()),
     };
-    Ok(WireInstance { body, primary, secondary })
+    Ok(WireInstance {
+        body,
+        primary,
+        secondary,
+    })
 }
 
 fn read_new_instance(m: &Members, path: &Path) -> Result<WireNewInstance, InputError> {
     let name = req_str(m, "name", path)?;
     let required_nodes = req_int(m, "required_nodes", path)?;
     let body = read_instance_body(m, path)?;
-    Ok(WireNewInstance { name, required_nodes, body })
+    Ok(WireNewInstance {
+        name,
+        required_nodes,
+        body,
+    })
 }
 
 fn read_request_dict(m: &Members, path: &Path) -> Result<WireRequest, InputError> {
     let type_path = path.field("type");
-    let kind = str_value(required(m, "type", &type_path, "a request type")?, &type_path)?;
+    let kind = str_value(
+        required(m, "type", &type_path, "a request type")?,
+        &type_path,
+    )?;
     match kind {
         "allocate" => {
             let name = req_str(m, "name", path)?;

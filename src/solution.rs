@@ -76,13 +76,21 @@ pub struct AllocSolution<M> {
 
 impl<M: Metric> Default for AllocSolution<M> {
     fn default() -> Self {
-        AllocSolution { failures: FailTally::default(), allocs: 0, best: None, log: Vec::new() }
+        AllocSolution {
+            failures: FailTally::default(),
+            allocs: 0,
+            best: None,
+            log: Vec::new(),
+        }
     }
 }
 
 /// `bestAllocElement`: keeps `a` only if it is strictly better, so ties go
 /// to the later candidate `b`.
-pub fn best_of<M: Metric>(a: Option<Placement<M>>, b: Option<Placement<M>>) -> Option<Placement<M>> {
+pub fn best_of<M: Metric>(
+    a: Option<Placement<M>>,
+    b: Option<Placement<M>>,
+) -> Option<Placement<M>> {
     match (a, b) {
         (a, None) => a,
         (None, b) => b,

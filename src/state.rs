@@ -61,7 +61,11 @@ impl State {
             .collect();
         let values = nodes
             .iter()
-            .map(|n| n.as_ref().map_or([0.0; metric::N_COMPONENTS], |n| metric::node_values(&n.scalars())))
+            .map(|n| {
+                n.as_ref().map_or([0.0; metric::N_COMPONENTS], |n| {
+                    metric::node_values(&n.scalars())
+                })
+            })
             .collect();
         let insts: Vec<Option<Instance>> = cluster
             .instances
@@ -71,7 +75,42 @@ impl State {
             .collect();
         let inst_count = insts.iter().filter(|i| i.is_some()).count();
         let policies = cluster.groups.iter().map(|g| g.ipolicy.clone()).collect();
-        State { nodes, values, insts, inst_count, policies, log: Vec::new() }
+        State {
+            nodes,
+            values,
+            insts,
+            inst_count,
+            policies,
+            log: Vec::new(),
+        }
+    }
+
+    /// A copy holding only the present nodes and instances selected by the
+    /// predicates (hail's `Container.filter`); keys are kept.
+    pub fn restricted(
+        &self,
+        node_in: impl Fn(&Node) -> bool,
+        inst_in: impl Fn(&Instance) -> bool,
+    ) -> State {
+        let nodes: Vec<Option<Node>> = self
+            .nodes
+            .iter()
+            .map(|n| n.as_ref().filter(|n| node_in(n)).cloned())
+            .collect();
+        let insts: Vec<Option<Instance>> = self
+            .insts
+            .iter()
+            .map(|i| i.as_ref().filter(|i| inst_in(i)).cloned())
+            .collect();
+        let inst_count = insts.iter().filter(|i| i.is_some()).count();
+        State {
+            nodes,
+            values: self.values.clone(),
+            insts,
+            inst_count,
+            policies: self.policies.clone(),
+            log: Vec::new(),
+        }
     }
 
     /// The node at key `k` (`Container.find`).
@@ -112,7 +151,11 @@ impl State {
 
     /// Keys of the present nodes, ascending.
     pub fn node_keys(&self) -> impl Iterator<Item = usize> + '_ {
-        self.nodes.iter().enumerate().filter(|(_, n)| n.is_some()).map(|(k, _)| k)
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.is_some())
+            .map(|(k, _)| k)
     }
 
     /// Number of node slots (present or not).
@@ -199,7 +242,8 @@ impl State {
     }
 
     fn score_filtered(&self, subst: &[Subst<'_>], keep: impl Fn(&Node) -> bool) -> f64 {
-        let mut sub_values: smallvec::SmallVec<[(usize, NodeValues); 3]> = smallvec::SmallVec::new();
+        let mut sub_values: smallvec::SmallVec<[(usize, NodeValues); 3]> =
+            smallvec::SmallVec::new();
         for (k, n) in subst {
             sub_values.push((*k, metric::node_values(&n.scalars())));
         }
@@ -208,7 +252,10 @@ impl State {
         let mut map = LocationExclusion::default();
         for (k, slot) in self.nodes.iter().enumerate() {
             let Some(base) = slot else { continue };
-            let node = subst.iter().find(|(sk, _)| *sk == k).map_or(base, |(_, n)| *n);
+            let node = subst
+                .iter()
+                .find(|(sk, _)| *sk == k)
+                .map_or(base, |(_, n)| *n);
             if !keep(node) {
                 continue;
             }

@@ -61,7 +61,12 @@ impl Group {
                 )
             })
             .collect();
-        let templates: Vec<&str> = self.ipolicy.disk_templates.iter().map(|t| t.constructor()).collect();
+        let templates: Vec<&str> = self
+            .ipolicy
+            .disk_templates
+            .iter()
+            .map(|t| t.constructor())
+            .collect();
         let networks: Vec<&str> = self.networks.iter().map(String::as_str).collect();
         let tags: Vec<&str> = self.tags.iter().map(String::as_str).collect();
         format!(

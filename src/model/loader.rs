@@ -40,7 +40,10 @@ pub struct LoadOptions {
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions { static_kvm_node_memory: 4096, n1_rule: N1Rule::Hail30 }
+        LoadOptions {
+            static_kvm_node_memory: 4096,
+            n1_rule: N1Rule::Hail30,
+        }
     }
 }
 
@@ -64,7 +67,9 @@ const ALLOW_MIGRATION_PREFIX: &str = "htools:allowmigration:";
 /// The longest suffix starting with `.` shared by all names
 /// (`longestDomain`); one name alone yields everything from its first dot.
 fn longest_domain(names: &[&str]) -> String {
-    let Some((first, rest)) = names.split_first() else { return String::new() };
+    let Some((first, rest)) = names.split_first() else {
+        return String::new();
+    };
     for (i, ch) in first.char_indices() {
         if ch == '.' {
             let suffix = &first[i..];
@@ -83,7 +88,12 @@ fn alias(name: &str, suffix: &str) -> String {
 
 /// Node tags selected by `htools:<kind>:P` cluster tags: those starting
 /// with `P:` (`Tags.getTags`).
-fn selected_tags(table: &mut TagTable, cluster_tags: &[String], prefix: &str, node_tags: &[String]) -> Vec<TagId> {
+fn selected_tags(
+    table: &mut TagTable,
+    cluster_tags: &[String],
+    prefix: &str,
+    node_tags: &[String],
+) -> Vec<TagId> {
     let mut out = Vec::new();
     for ct in cluster_tags {
         if let Some(p) = ct.strip_prefix(prefix) {
@@ -127,7 +137,14 @@ fn build_instance(
         idx,
         mem: body.memory,
         dsk: body.disk_space_total,
-        disks: body.disks.iter().map(|d| Disk { size: d.size, spindles: d.spindles }).collect(),
+        disks: body
+            .disks
+            .iter()
+            .map(|d| Disk {
+                size: d.size,
+                spindles: d.spindles,
+            })
+            .collect(),
         vcpus: body.vcpus,
         run_state: body.run_state,
         p_node,
@@ -138,7 +155,11 @@ fn build_instance(
         excl_tags,
         dsrd_loc_tags,
         location_score: 0,
-        nics: body.nic_networks.iter().map(|n| Nic { network: n.clone() }).collect(),
+        nics: body
+            .nic_networks
+            .iter()
+            .map(|n| Nic { network: n.clone() })
+            .collect(),
         forthcoming: body.forthcoming,
     }
 }
@@ -373,14 +394,20 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     for (i, (name, wi)) in msg.instances.iter().enumerate() {
         let path = |field: &str| format!("instances.{}.{field}", quoted(name));
         let Some(&p) = cluster.node_by_name.get(&wi.primary) else {
-            return Err(InputError { path: path("nodes[0]"), message: format!("no node named {}", quoted(&wi.primary)) });
+            return Err(InputError {
+                path: path("nodes[0]"),
+                message: format!("no node named {}", quoted(&wi.primary)),
+            });
         };
         let s = match &wi.secondary {
             None => NO_NODE,
             Some(sname) => match cluster.node_by_name.get(sname) {
                 Some(&s) => s as i32,
                 None => {
-                    return Err(InputError { path: path("nodes[1]"), message: format!("no node named {}", quoted(sname)) })
+                    return Err(InputError {
+                        path: path("nodes[1]"),
+                        message: format!("no node named {}", quoted(sname)),
+                    })
                 }
             },
         };
@@ -389,7 +416,9 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
             // instance; Ganeti never sends such an instance.
             return Err(InputError {
                 path: path("nodes"),
-                message: "a drbd instance needs a primary and a secondary node, found only the primary".to_owned(),
+                message:
+                    "a drbd instance needs a primary and a secondary node, found only the primary"
+                        .to_owned(),
             });
         }
         let mut inst = build_instance(&mut cluster, name, &wi.body, i as i32, p as i32, s);
@@ -430,7 +459,11 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         let mut peers: Vec<(i32, i64)> = Vec::new();
         for sidx in node.s_list.iter() {
             let inst = &cluster.instances[*sidx as usize];
-            let mem = if inst.uses_sec_mem() && !inst.forthcoming { inst.mem } else { 0 };
+            let mem = if inst.uses_sec_mem() && !inst.forthcoming {
+                inst.mem
+            } else {
+                0
+            };
             match peers.iter_mut().find(|(k, _)| *k == inst.p_node) {
                 Some((_, v)) => *v = v.wrapping_add(mem),
                 None => peers.push((inst.p_node, mem)),
@@ -453,7 +486,12 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         .collect();
     for ni in 0..cluster.nodes.len() {
         let node_tags = cluster.nodes[ni].tags.clone();
-        let mig = selected_tags(&mut cluster.tags, &cluster.cluster_tags, MIGRATION_PREFIX, &node_tags);
+        let mig = selected_tags(
+            &mut cluster.tags,
+            &cluster.cluster_tags,
+            MIGRATION_PREFIX,
+            &node_tags,
+        );
         let mut rmig = mig.clone();
         for &t in &mig {
             let tname = cluster.tags.name(t).to_owned();
@@ -494,7 +532,9 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
             node.fail_n1 = node.unallocated_mem() <= node.r_mem;
         }
         let delta_mem = node.x_mem;
-        let delta_dsk = super::node::truncate(node.t_dsk).wrapping_sub(node.f_dsk).wrapping_sub(i_dsk);
+        let delta_dsk = super::node::truncate(node.t_dsk)
+            .wrapping_sub(node.f_dsk)
+            .wrapping_sub(i_dsk);
         if delta_mem > 512 || delta_dsk > 1024 {
             warnings.push(format!(
                 "node {} is missing {} MB ram and {} GB disk",
@@ -507,7 +547,11 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     warnings.reverse();
 
     let request = resolve_request(&mut cluster, &msg.request)?;
-    Ok(Loaded { cluster, request, warnings })
+    Ok(Loaded {
+        cluster,
+        request,
+        warnings,
+    })
 }
 
 fn new_instance(cluster: &mut Cluster, name: &str, body: &WireInstanceBody) -> Instance {
@@ -516,65 +560,116 @@ fn new_instance(cluster: &mut Cluster, name: &str, body: &WireInstanceBody) -> I
 }
 
 fn resolve_request(cluster: &mut Cluster, req: &WireRequest) -> Result<Request, InputError> {
-    let find_instance = |cluster: &Cluster, names: &[String], field: &str| -> Result<Vec<usize>, InputError> {
-        names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| match cluster.find_instance(n) {
-                NameMatch::One(k) => Ok(k),
-                m => Err(name_error(format!("request.{field}[{i}]"), "instance", n, m)),
-            })
-            .collect()
-    };
+    let find_instance =
+        |cluster: &Cluster, names: &[String], field: &str| -> Result<Vec<usize>, InputError> {
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| match cluster.find_instance(n) {
+                    NameMatch::One(k) => Ok(k),
+                    m => Err(name_error(
+                        format!("request.{field}[{i}]"),
+                        "instance",
+                        n,
+                        m,
+                    )),
+                })
+                .collect()
+        };
     let exact_instance = |cluster: &Cluster, name: &str| -> Result<usize, InputError> {
-        cluster.instance_by_name.get(name).copied().ok_or_else(|| InputError {
-            path: "request.name".to_owned(),
-            message: format!("no instance named {}", quoted(name)),
-        })
+        cluster
+            .instance_by_name
+            .get(name)
+            .copied()
+            .ok_or_else(|| InputError {
+                path: "request.name".to_owned(),
+                message: format!("no instance named {}", quoted(name)),
+            })
     };
     Ok(match req {
-        WireRequest::Allocate { instance, group_name, restrict_to_nodes } => Request::Allocate {
+        WireRequest::Allocate {
+            instance,
+            group_name,
+            restrict_to_nodes,
+        } => Request::Allocate {
             instance: new_instance(cluster, &instance.name, &instance.body),
             required_nodes: instance.required_nodes,
             group_name: group_name.clone(),
             restrict_to_nodes: restrict_to_nodes.clone(),
         },
-        WireRequest::MultiAllocate { instances, group_name } => {
+        WireRequest::MultiAllocate {
+            instances,
+            group_name,
+        } => {
             let mut out = Vec::with_capacity(instances.len());
             for i in instances {
                 out.push((new_instance(cluster, &i.name, &i.body), i.required_nodes));
             }
-            Request::MultiAllocate { instances: out, group_name: group_name.clone() }
+            Request::MultiAllocate {
+                instances: out,
+                group_name: group_name.clone(),
+            }
         }
-        WireRequest::Relocate { name, required_nodes, relocate_from } => {
+        WireRequest::Relocate {
+            name,
+            required_nodes,
+            relocate_from,
+        } => {
             let instance = exact_instance(cluster, name)?;
             let mut from = Vec::with_capacity(relocate_from.len());
             for (i, n) in relocate_from.iter().enumerate() {
                 match cluster.find_node(n) {
                     NameMatch::One(k) => from.push(k),
-                    m => return Err(name_error(format!("request.relocate_from[{i}]"), "node", n, m)),
+                    m => {
+                        return Err(name_error(
+                            format!("request.relocate_from[{i}]"),
+                            "node",
+                            n,
+                            m,
+                        ))
+                    }
                 }
             }
-            Request::Relocate { instance, required_nodes: *required_nodes, relocate_from: from }
+            Request::Relocate {
+                instance,
+                required_nodes: *required_nodes,
+                relocate_from: from,
+            }
         }
-        WireRequest::ChangeGroup { instances, target_groups } => {
+        WireRequest::ChangeGroup {
+            instances,
+            target_groups,
+        } => {
             let instances = find_instance(cluster, instances, "instances")?;
             let mut groups = Vec::with_capacity(target_groups.len());
             for (i, g) in target_groups.iter().enumerate() {
                 match cluster.find_group(g) {
                     NameMatch::One(k) => groups.push(k),
-                    m => return Err(name_error(format!("request.target_groups[{i}]"), "node group", g, m)),
+                    m => {
+                        return Err(name_error(
+                            format!("request.target_groups[{i}]"),
+                            "node group",
+                            g,
+                            m,
+                        ))
+                    }
                 }
             }
-            Request::ChangeGroup { instances, target_groups: groups }
+            Request::ChangeGroup {
+                instances,
+                target_groups: groups,
+            }
         }
-        WireRequest::NodeEvacuate { instances, evac_mode } => Request::NodeEvacuate {
+        WireRequest::NodeEvacuate {
+            instances,
+            evac_mode,
+        } => Request::NodeEvacuate {
             instances: find_instance(cluster, instances, "instances")?,
             mode: *evac_mode,
         },
-        WireRequest::AllocateSecondary { name } => {
-            Request::AllocateSecondary { instance: exact_instance(cluster, name)? }
-        }
+        WireRequest::AllocateSecondary { name } => Request::AllocateSecondary {
+            instance: exact_instance(cluster, name)?,
+        },
     })
 }
 
@@ -585,7 +680,10 @@ mod tests {
     #[test]
     fn longest_domain_follows_hail() {
         assert_eq!(longest_domain(&["a.b.c"]), ".b.c");
-        assert_eq!(longest_domain(&["n1.example.com", "i1.example.com"]), ".example.com");
+        assert_eq!(
+            longest_domain(&["n1.example.com", "i1.example.com"]),
+            ".example.com"
+        );
         assert_eq!(longest_domain(&["n1.example.com", "i1.other.com"]), ".com");
         assert_eq!(longest_domain(&["n1", "i1.example.com"]), "");
         assert_eq!(longest_domain(&[]), "");

@@ -120,7 +120,11 @@ impl Cluster {
         }
         let mut dsrd = Vec::new();
         for t in tags {
-            if self.dsrd_loc_prefixes.iter().any(|p| t.starts_with(p.as_str())) {
+            if self
+                .dsrd_loc_prefixes
+                .iter()
+                .any(|p| t.starts_with(p.as_str()))
+            {
                 dsrd.push(self.tags.intern(t));
             }
         }
@@ -152,9 +156,15 @@ pub enum Request {
         relocate_from: Vec<usize>,
     },
     /// Move instances off nodes.
-    NodeEvacuate { instances: Vec<usize>, mode: EvacMode },
+    NodeEvacuate {
+        instances: Vec<usize>,
+        mode: EvacMode,
+    },
     /// Move instances to other node groups.
-    ChangeGroup { instances: Vec<usize>, target_groups: Vec<usize> },
+    ChangeGroup {
+        instances: Vec<usize>,
+        target_groups: Vec<usize>,
+    },
     /// Find a secondary for a plain instance being converted to drbd.
     AllocateSecondary { instance: usize },
 }

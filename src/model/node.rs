@@ -335,7 +335,9 @@ impl Node {
 
     /// Recorded free memory (`recordedFreeMem`).
     pub fn recorded_free_mem(&self) -> i64 {
-        truncate(self.t_mem).wrapping_sub(self.n_mem).wrapping_sub(self.i_mem)
+        truncate(self.t_mem)
+            .wrapping_sub(self.n_mem)
+            .wrapping_sub(self.i_mem)
     }
 
     /// Sum of exclusion tag counts minus distinct tags
@@ -347,13 +349,17 @@ impl Node {
 
     /// Memory a peer would need here on failover (`P.find`).
     pub fn peer_mem(&self, pnode: i32) -> i64 {
-        self.peers.iter().find(|(k, _)| *k == pnode).map_or(0, |(_, v)| *v)
+        self.peers
+            .iter()
+            .find(|(k, _)| *k == pnode)
+            .map_or(0, |(_, v)| *v)
     }
 
     /// The instance's unsatisfied desired locations if this node were its
     /// primary (`getInstanceDsrdLocScore`).
     pub fn dsrd_loc_score(&self, inst: &Instance) -> i64 {
-        (inst.dsrd_loc_tags.len() - intersection_len(&inst.dsrd_loc_tags, &self.location_tags)) as i64
+        (inst.dsrd_loc_tags.len() - intersection_len(&inst.dsrd_loc_tags, &self.location_tags))
+            as i64
     }
 
     /// New free spindles after adding (`act`) or removing an instance
@@ -419,12 +425,18 @@ impl Node {
         let online = inst.not_offline();
 
         let f_mem_forth = self.f_mem_forth.wrapping_sub(inst.mem);
-        let f_dsk_forth =
-            if uses_disk { self.f_dsk_forth.wrapping_sub(inst.dsk) } else { self.f_dsk_forth };
+        let f_dsk_forth = if uses_disk {
+            self.f_dsk_forth.wrapping_sub(inst.dsk)
+        } else {
+            self.f_dsk_forth
+        };
         let f_spindles_forth = self.new_free_spindles(true, inst, self.f_spindles_forth);
         let inst_spindles_forth = self.new_inst_spindles(true, inst, self.inst_spindles_forth);
-        let u_cpu_forth =
-            if online { self.u_cpu_forth.wrapping_add(inst.vcpus) } else { self.u_cpu_forth };
+        let u_cpu_forth = if online {
+            self.u_cpu_forth.wrapping_add(inst.vcpus)
+        } else {
+            self.u_cpu_forth
+        };
         let forth_violation = || -> Option<FailMode> {
             let p_cpu_forth = u_cpu_forth as f64 / self.t_cpu;
             if f_mem_forth <= 0 {
@@ -470,13 +482,25 @@ impl Node {
             });
         }
 
-        let i_mem = if inst.uses_memory() { self.i_mem.wrapping_add(inst.mem) } else { self.i_mem };
+        let i_mem = if inst.uses_memory() {
+            self.i_mem.wrapping_add(inst.mem)
+        } else {
+            self.i_mem
+        };
         let new_free_mem = unallocated_mem(self.t_mem, self.n_mem, i_mem, self.x_mem);
         let fail_n1 = new_free_mem <= self.r_mem;
-        let f_dsk = if uses_disk { self.f_dsk.wrapping_sub(inst.dsk) } else { self.f_dsk };
+        let f_dsk = if uses_disk {
+            self.f_dsk.wrapping_sub(inst.dsk)
+        } else {
+            self.f_dsk
+        };
         let f_spindles = self.new_free_spindles(true, inst, self.f_spindles);
         let inst_spindles = self.new_inst_spindles(true, inst, self.inst_spindles);
-        let u_cpu = if online { self.u_cpu.wrapping_add(inst.vcpus) } else { self.u_cpu };
+        let u_cpu = if online {
+            self.u_cpu.wrapping_add(inst.vcpus)
+        } else {
+            self.u_cpu
+        };
         let p_cpu = u_cpu as f64 / self.t_cpu;
 
         if new_free_mem <= 0 {
@@ -500,7 +524,12 @@ impl Node {
         if strict && l_cpu >= 0.0 && l_cpu < p_cpu {
             return Err(FailMode::Cpu);
         }
-        if strict && inst.excl_tags.iter().any(|t| self.p_tags.iter().any(|(k, _)| k == t)) {
+        if strict
+            && inst
+                .excl_tags
+                .iter()
+                .any(|t| self.p_tags.iter().any(|(k, _)| k == t))
+        {
             return Err(FailMode::Tags);
         }
         if strict {
@@ -588,7 +617,10 @@ impl Node {
 
     /// The (location tag, exclusion tag) pairs the instance contributes
     /// here as a primary (`getLocationExclusionPairs`).
-    fn location_exclusion_pairs<'a>(&'a self, inst: &'a Instance) -> impl Iterator<Item = (TagId, TagId)> + 'a {
+    fn location_exclusion_pairs<'a>(
+        &'a self,
+        inst: &'a Instance,
+    ) -> impl Iterator<Item = (TagId, TagId)> + 'a {
         self.location_tags
             .iter()
             .flat_map(move |&l| inst.excl_tags.iter().map(move |&e| (l, e)))
@@ -602,7 +634,10 @@ impl Node {
     }
 
     /// The location-exclusion pairs adding `inst` as a primary would add.
-    pub fn new_location_exclusion_pairs<'a>(&'a self, inst: &'a Instance) -> impl Iterator<Item = (TagId, TagId)> + 'a {
+    pub fn new_location_exclusion_pairs<'a>(
+        &'a self,
+        inst: &'a Instance,
+    ) -> impl Iterator<Item = (TagId, TagId)> + 'a {
         self.location_exclusion_pairs(inst)
     }
 
@@ -795,7 +830,13 @@ impl Node {
     }
 
     /// Adds `inst` as a secondary with primary `pdx` (`addSecExEx`).
-    pub fn add_sec(&mut self, ignore_disks: bool, force: bool, inst: &Instance, pdx: i32) -> Result<(), FailMode> {
+    pub fn add_sec(
+        &mut self,
+        ignore_disks: bool,
+        force: bool,
+        inst: &Instance,
+        pdx: i32,
+    ) -> Result<(), FailMode> {
         let p = self.probe_add_sec(ignore_disks, force, inst, pdx)?;
         self.commit_add_sec(&p, inst);
         Ok(())
@@ -814,7 +855,11 @@ impl Node {
             self.inst_spindles = self.new_inst_spindles(false, inst, self.inst_spindles);
             let pnode = inst.p_node;
             let old_peem = self.peer_mem(pnode);
-            let new_peem = if inst.uses_sec_mem() { old_peem.wrapping_sub(inst.mem) } else { old_peem };
+            let new_peem = if inst.uses_sec_mem() {
+                old_peem.wrapping_sub(inst.mem)
+            } else {
+                old_peem
+            };
             if new_peem > 0 {
                 match self.peers.iter_mut().find(|(k, _)| *k == pnode) {
                     Some((_, v)) => *v = new_peem,
@@ -840,7 +885,11 @@ impl Node {
     /// (`checkMigration`): every migration tag of the source must be
     /// receivable by the target.
     pub fn check_migration(&self, target: &Node) -> Result<(), FailMode> {
-        if self.mig_tags.iter().all(|t| target.rmig_tags.binary_search(t).is_ok()) {
+        if self
+            .mig_tags
+            .iter()
+            .all(|t| target.rmig_tags.binary_search(t).is_ok())
+        {
             Ok(())
         } else {
             Err(FailMode::Mig)

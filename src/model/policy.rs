@@ -62,11 +62,20 @@ impl Bound {
 /// Checks one bound (`instCompareISpec`), failing with the first offending
 /// resource in hail's order: memory, any disk size, vcpus, spindles, disk
 /// count (not for diskless). `nic-count` is never checked.
-fn check_bound(inst: &Instance, spec: &ISpec, bound: Bound, excl_storage: bool) -> Result<(), FailMode> {
+fn check_bound(
+    inst: &Instance,
+    spec: &ISpec,
+    bound: Bound,
+    excl_storage: bool,
+) -> Result<(), FailMode> {
     if bound.violated(inst.mem, spec.memory_size) {
         return Err(FailMode::Mem);
     }
-    if inst.disks.iter().any(|d| bound.violated(d.size, spec.disk_size)) {
+    if inst
+        .disks
+        .iter()
+        .any(|d| bound.violated(d.size, spec.disk_size))
+    {
         return Err(FailMode::Disk);
     }
     if bound.violated(inst.vcpus, spec.cpu_count) {

@@ -140,9 +140,13 @@ impl AllocPolicy {
 
     /// Parses the wire name.
     pub fn from_raw(s: &str) -> Option<AllocPolicy> {
-        [AllocPolicy::Preferred, AllocPolicy::LastResort, AllocPolicy::Unallocable]
-            .into_iter()
-            .find(|p| p.raw() == s)
+        [
+            AllocPolicy::Preferred,
+            AllocPolicy::LastResort,
+            AllocPolicy::Unallocable,
+        ]
+        .into_iter()
+        .find(|p| p.raw() == s)
     }
 
     /// Ganeti's Haskell constructor name, as it appears in `show` output.
