@@ -11,6 +11,7 @@ pub mod allocate;
 pub mod answer;
 pub mod cli;
 pub mod dedicated;
+pub mod evacuate;
 pub mod globaln1;
 pub mod hsfmt;
 pub mod hslist;

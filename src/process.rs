@@ -5,6 +5,7 @@
 use crate::allocate::{self, AllocOptions, SearchError};
 use crate::answer::{self, Answer};
 use crate::dedicated;
+use crate::evacuate;
 use crate::globaln1;
 use crate::model::loader::Loaded;
 use crate::model::{Cluster, Request};
@@ -162,10 +163,73 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<Answer, RunError> {
                 Err(message) => Answer::failure(&message),
             })
         }
-        other => Err(RunError::NotImplemented(format!(
-            "request type '{}'",
-            other.type_name()
-        ))),
+        Request::Relocate {
+            instance,
+            required_nodes,
+            relocate_from,
+        } => {
+            let mut state = State::new(cluster);
+            let r = evacuate::relocate(
+                cluster,
+                &mut state,
+                *instance,
+                *required_nodes,
+                relocate_from,
+                opts.ignore_soft_errors,
+            )
+            .map_err(|c| RunError::Inconsistent(c.0))?;
+            Ok(match r {
+                Ok(node) => {
+                    Answer::success("success", answer::string_list(&[&cluster.nodes[node].name]))
+                }
+                Err(message) => Answer::failure(&message),
+            })
+        }
+        Request::NodeEvacuate { instances, mode } => {
+            let mut state = State::new(cluster);
+            let sol = evacuate::try_node_evac(
+                cluster,
+                &mut state,
+                *mode,
+                instances,
+                opts.ignore_soft_errors,
+            )
+            .map_err(|c| RunError::Inconsistent(c.0))?;
+            let (info, result) = evacuate::format_evac(cluster, &sol);
+            Ok(Answer::success(&info, result))
+        }
+        Request::ChangeGroup {
+            instances,
+            target_groups,
+        } => {
+            let mut state = State::new(cluster);
+            let sol = evacuate::try_change_group(
+                cluster,
+                &mut state,
+                target_groups,
+                instances,
+                &alloc_options(opts, None),
+            )
+            .map_err(|c| RunError::Inconsistent(c.0))?;
+            let (info, result) = evacuate::format_evac(cluster, &sol);
+            Ok(Answer::success(&info, result))
+        }
+        Request::AllocateSecondary { instance } => {
+            let mut state = State::new(cluster);
+            let r =
+                allocate::try_allocate_secondary(&mut state, *instance, &alloc_options(opts, None))
+                    .map_err(|c| RunError::Inconsistent(c.0))?;
+            Ok(match r {
+                Err(message) => Answer::failure(&message),
+                Ok(sol) => {
+                    let info = sol.log.join(", ");
+                    match sol.best.as_ref().and_then(|b| b.secondary) {
+                        Some(s) => Answer::success(&info, answer::string(&cluster.nodes[s].name)),
+                        None => Answer::failure(&info),
+                    }
+                }
+            })
+        }
     }
 }
 

@@ -1,0 +1,565 @@
+//! Moving existing instances: node evacuation, relocation and group change
+//! (`Cluster.Evacuate.tryNodeEvac`, `nodeEvacInstance`,
+//! `IAlloc.processRelocate`, `Cluster.tryChangeGroup`), and the jobs of
+//! opcodes that carry the moves out (`Cluster.Utils.iMoveToJob`).
+//!
+//! Instances are handled one after another on the updated cluster; a
+//! failed instance leaves the cluster unchanged. For each instance the
+//! target nodes are tried in index order and scored by the full score of
+//! the target group; ties go to the later node (or pair).
+//!
+//! Cost: one node choice is O(G) moves each scored in O(G) for a group of
+//! G nodes; a drbd "all" evacuation tries O(G²) pairs, each four moves and
+//! an O(G) score.
+
+use crate::allocate::{find_best_alloc_group, split_groups, AllocOptions, SearchError};
+use crate::answer;
+use crate::model::instance::Instance;
+use crate::model::types::{DiskTemplate, EvacMode, MirrorType};
+use crate::model::Cluster;
+use crate::moves::{self, Move, MoveError, Moved};
+use crate::state::{Crash, State};
+
+/// The outcome of an evacuation (`EvacSolution`), in request order.
+#[derive(Debug, Clone, Default)]
+pub struct EvacSolution {
+    /// Moved instances: key, group of the new primary, new nodes.
+    pub moved: Vec<(usize, usize, Vec<usize>)>,
+    /// Failed instances with hail's reason.
+    pub failed: Vec<(usize, String)>,
+    /// One job (a list of opcodes as JSON text) per moved instance.
+    pub jobs: Vec<Vec<String>>,
+}
+
+/// Why one instance could not be moved: hail's message, or a crash.
+enum EvacError {
+    Message(String),
+    Crash(Crash),
+}
+
+impl From<Crash> for EvacError {
+    fn from(c: Crash) -> Self {
+        EvacError::Crash(c)
+    }
+}
+
+/// The opcodes of one move (`iMoveToJob`), named after the state after the
+/// move.
+fn move_to_job(state: &State, inst: &Instance, mv: Move) -> Vec<String> {
+    let node_name = |k: usize| state.node_at(k).name.clone();
+    let failover = |target: Option<usize>| -> String {
+        let name = answer::string(&inst.name);
+        let target = target.map(|t| format!(",\"target_node\":{}", answer::string(&node_name(t))));
+        if inst.forthcoming {
+            format!(
+                "{{\"OP_ID\":\"OP_INSTANCE_FAILOVER\",\"instance_name\":{name},\"shutdown_timeout\":120,\"ignore_consistency\":false{},\"ignore_ipolicy\":false,\"cleanup\":false}}",
+                target.unwrap_or_default()
+            )
+        } else {
+            format!(
+                "{{\"OP_ID\":\"OP_INSTANCE_MIGRATE\",\"instance_name\":{name}{},\"allow_runtime_changes\":false,\"ignore_ipolicy\":false,\"cleanup\":false,\"allow_failover\":true,\"ignore_hvversions\":true}}",
+                target.unwrap_or_default()
+            )
+        }
+    };
+    match mv {
+        Move::Failover => vec![failover(None)],
+        Move::FailoverToAny(t) => vec![failover(Some(t))],
+        Move::ReplaceSecondary(t) => vec![format!(
+            "{{\"OP_ID\":\"OP_INSTANCE_REPLACE_DISKS\",\"instance_name\":{},\"early_release\":false,\"ignore_ipolicy\":false,\"mode\":\"replace_new_secondary\",\"disks\":[],\"remote_node\":{}}}",
+            answer::string(&inst.name),
+            answer::string(&node_name(t))
+        )],
+    }
+}
+
+/// Applies a move, turning a placement failure into hail's message text.
+fn apply(
+    state: &State,
+    inst: &Instance,
+    mv: Move,
+    force: bool,
+) -> Result<Result<Moved, String>, Crash> {
+    match moves::apply(state, inst, mv, force) {
+        Ok(m) => Ok(Ok(m)),
+        Err(MoveError::Fail(f)) => Ok(Err(f.name().to_owned())),
+        Err(MoveError::Crash(c)) => Err(c),
+    }
+}
+
+/// Stores a moved instance as hail does: under its own `idx` (ignored for
+/// the placeholder -1, which no later lookup can reach).
+fn commit(state: &mut State, m: Moved, idx: i32) {
+    match usize::try_from(idx) {
+        Ok(k) => m.commit(state, k),
+        Err(_) => {
+            for (k, n) in m.nodes {
+                state.set_node(k, n);
+            }
+        }
+    }
+}
+
+/// Changes one node of the instance to the best available node
+/// (`evacOneNodeOnly`): the secondary for drbd, the primary for shared
+/// storage.
+fn evac_one_node_only(
+    state: &mut State,
+    inst: &Instance,
+    group: usize,
+    avail: &[usize],
+    force: bool,
+) -> Result<Vec<String>, EvacError> {
+    let op = match inst.mirror_type() {
+        MirrorType::None => {
+            return Err(EvacError::Message(
+                "Can't relocate/evacuate non-mirrored instances".to_owned(),
+            ))
+        }
+        MirrorType::Internal => Move::ReplaceSecondary,
+        MirrorType::External => Move::FailoverToAny,
+    };
+    let mut failures = String::new();
+    let mut best: Option<(Moved, f64, usize)> = None;
+    for &t in avail {
+        match apply(state, inst, op(t), force)? {
+            Err(f) => {
+                if best.is_none() {
+                    failures.push_str(&format!(" Node {} failed: {};", state.node_at(t).name, f));
+                }
+            }
+            Ok(m) => {
+                let cv = state.group_score_with(group, &m.final_nodes());
+                let keep_old = matches!(&best, Some((_, old, _)) if *old < cv);
+                if !keep_old {
+                    best = Some((m, cv, t));
+                }
+            }
+        }
+    }
+    let Some((m, _, t)) = best else {
+        return Err(EvacError::Message(format!(
+            "Can't find any good node: {failures}"
+        )));
+    };
+    let moved_inst = m.inst.clone();
+    commit(state, m, inst.idx);
+    Ok(move_to_job(state, &moved_inst, op(t)))
+}
+
+/// The four (or five) moves of a drbd "all" evacuation onto the pair
+/// (`evacDrbdAllInner`), tried on the state and rolled back; returns the
+/// jobs and the target group's score.
+fn drbd_all_trial(
+    state: &mut State,
+    inst: &Instance,
+    group: usize,
+    target: (usize, usize),
+    force: bool,
+) -> Result<Result<(Vec<String>, f64), String>, Crash> {
+    let mut current = inst.clone();
+    let mut ops = Vec::new();
+    let primary_offline = state.node(inst.p_node)?.offline;
+    let mut steps: Vec<(Move, &str)> = Vec::new();
+    if primary_offline {
+        steps.push((Move::Failover, "Failing over to the secondary"));
+    }
+    steps.push((
+        Move::ReplaceSecondary(target.0),
+        "Changing secondary to new primary",
+    ));
+    steps.push((Move::Failover, "Failing over to new primary"));
+    steps.push((
+        Move::ReplaceSecondary(target.1),
+        "Changing secondary to final secondary",
+    ));
+    for (mv, what) in steps {
+        match apply(state, &current, mv, force)? {
+            Err(f) => return Ok(Err(format!("{what}: {f}"))),
+            Ok(m) => {
+                current = m.inst.clone();
+                commit(state, m, inst.idx);
+                ops.push(mv);
+            }
+        }
+    }
+    let jobs = ops
+        .into_iter()
+        .flat_map(|mv| move_to_job(state, &current, mv))
+        .collect();
+    let cv = state.group_score_with(group, &[]);
+    Ok(Ok((jobs, cv)))
+}
+
+/// Moves one instance (`nodeEvacInstance`).
+fn node_evac_instance(
+    state: &mut State,
+    inst: &Instance,
+    mode: EvacMode,
+    group: usize,
+    avail: &[usize],
+    force: bool,
+) -> Result<Vec<String>, EvacError> {
+    let t = inst.disk_template;
+    match t {
+        DiskTemplate::Plain => Err(EvacError::Message(
+            "Instances of type plain cannot be relocated".to_owned(),
+        )),
+        DiskTemplate::File => Err(EvacError::Message(
+            "Instances of type file cannot be relocated".to_owned(),
+        )),
+        DiskTemplate::Drbd => match mode {
+            EvacMode::ChangePrimary => match apply(state, inst, Move::Failover, force)? {
+                Err(f) => Err(EvacError::Message(f)),
+                Ok(m) => {
+                    let moved_inst = m.inst.clone();
+                    commit(state, m, inst.idx);
+                    Ok(move_to_job(state, &moved_inst, Move::Failover))
+                }
+            },
+            EvacMode::ChangeSecondary => evac_one_node_only(state, inst, group, avail, force),
+            EvacMode::ChangeAll => {
+                let mut last_error = "no nodes available".to_owned();
+                let mut best: Option<((usize, usize), f64)> = None;
+                for &p in avail {
+                    for &s in avail {
+                        if p == s {
+                            continue;
+                        }
+                        let cp = state.checkpoint();
+                        let r = drbd_all_trial(state, inst, group, (p, s), force);
+                        state.rollback(cp);
+                        match r? {
+                            Err(msg) => {
+                                if best.is_none() {
+                                    last_error = format!("Allocation failed: {msg}");
+                                }
+                            }
+                            Ok((_, cv)) => {
+                                let keep_old = matches!(&best, Some((_, old)) if *old < cv);
+                                if !keep_old {
+                                    best = Some(((p, s), cv));
+                                }
+                            }
+                        }
+                    }
+                }
+                let Some((pair, _)) = best else {
+                    return Err(EvacError::Message(format!(
+                        "Can't find any good nodes for relocation: {last_error}"
+                    )));
+                };
+                // Redo the winning trial for real.
+                match drbd_all_trial(state, inst, group, pair, force)? {
+                    Ok((jobs, _)) => Ok(jobs),
+                    Err(msg) => Err(EvacError::Message(msg)),
+                }
+            }
+        },
+        _ => {
+            if mode == EvacMode::ChangeSecondary {
+                return Err(EvacError::Message(format!(
+                    "Instances with disk template '{}' can't execute change secondary",
+                    t.raw()
+                )));
+            }
+            evac_one_node_only(state, inst, group, avail, force)
+        }
+    }
+}
+
+/// Records one instance's outcome (`updateEvacSolution`).
+fn update_solution(
+    state: &State,
+    sol: &mut EvacSolution,
+    idx: i32,
+    result: Result<Vec<String>, EvacError>,
+) -> Result<(), Crash> {
+    match result {
+        Err(EvacError::Crash(c)) => Err(c),
+        Err(EvacError::Message(m)) => {
+            sol.failed.push((idx as usize, m));
+            Ok(())
+        }
+        Ok(job) => {
+            let inst = state.inst(idx)?;
+            let group = state.node(inst.p_node)?.group;
+            let nodes = inst.all_nodes().into_iter().map(|n| n as usize).collect();
+            sol.moved.push((idx as usize, group, nodes));
+            sol.jobs.push(job);
+            Ok(())
+        }
+    }
+}
+
+/// The node groups' node keys (`splitCluster`, as an association list).
+fn group_nodes(cluster: &Cluster, state: &State) -> Vec<(usize, Vec<usize>)> {
+    split_groups(state, cluster.groups.len())
+}
+
+/// The available nodes of a group (`availableGroupNodes`).
+fn available(
+    groups: &[(usize, Vec<usize>)],
+    excluded: &[bool],
+    g: usize,
+) -> Result<Vec<usize>, String> {
+    match groups.iter().find(|(gg, _)| *gg == g) {
+        None => Err(format!("Can't find group with index {g}")),
+        Some((_, keys)) => Ok(keys.iter().copied().filter(|&k| !excluded[k]).collect()),
+    }
+}
+
+/// Evacuates instances (`tryNodeEvac`).
+pub fn try_node_evac(
+    cluster: &Cluster,
+    state: &mut State,
+    mode: EvacMode,
+    instances: &[usize],
+    force: bool,
+) -> Result<EvacSolution, Crash> {
+    let originals: Vec<Instance> = instances
+        .iter()
+        .map(|&k| state.inst(k as i32).cloned())
+        .collect::<Result<_, _>>()?;
+    let mut excluded = vec![false; state.node_slots()];
+    for inst in &originals {
+        let mut mark = |k: i32| {
+            if let Ok(k) = usize::try_from(k) {
+                if k < excluded.len() {
+                    excluded[k] = true;
+                }
+            }
+        };
+        let with_secondary = inst.disk_template == DiskTemplate::Drbd;
+        match mode {
+            EvacMode::ChangePrimary => mark(inst.p_node),
+            EvacMode::ChangeSecondary => {
+                if with_secondary {
+                    mark(inst.s_node)
+                }
+            }
+            EvacMode::ChangeAll => {
+                mark(inst.p_node);
+                if with_secondary {
+                    mark(inst.s_node)
+                }
+            }
+        }
+    }
+    for k in state.node_keys() {
+        if state.node_at(k).offline {
+            excluded[k] = true;
+        }
+    }
+    let groups = group_nodes(cluster, state);
+    let mut sol = EvacSolution::default();
+    for inst in &originals {
+        let group = state.node(inst.p_node)?.group;
+        let mut excl = excluded.clone();
+        if let Ok(p) = usize::try_from(inst.p_node) {
+            excl[p] = true;
+        }
+        let cp = state.checkpoint();
+        let result = match available(&groups, &excl, group) {
+            Err(m) => Err(EvacError::Message(m)),
+            Ok(avail) => node_evac_instance(state, inst, mode, group, &avail, force),
+        };
+        if result.is_err() {
+            state.rollback(cp);
+        }
+        update_solution(state, &mut sol, inst.idx, result)?;
+    }
+    state.commit();
+    Ok(sol)
+}
+
+/// Relocation (`processRelocate`): a new secondary for drbd, a new primary
+/// for shared storage. Returns the new node's index, or hail's message.
+pub fn relocate(
+    cluster: &Cluster,
+    state: &mut State,
+    idx: usize,
+    required_nodes: i64,
+    relocate_from: &[usize],
+    force: bool,
+) -> Result<Result<usize, String>, Crash> {
+    if required_nodes != 1 {
+        return Ok(Err(format!(
+            "Exchange {required_nodes} nodes mode is not implemented"
+        )));
+    }
+    let orig = state.inst(idx as i32)?.clone();
+    let (expected, what, mode) = match orig.mirror_type() {
+        MirrorType::None => return Ok(Err("Can't relocate non-mirrored instances".to_owned())),
+        MirrorType::Internal => (orig.s_node, "secondary", EvacMode::ChangeSecondary),
+        MirrorType::External => (orig.p_node, "primary", EvacMode::ChangePrimary),
+    };
+    if relocate_from.len() != 1 || relocate_from[0] as i64 != i64::from(expected) {
+        let shown: Vec<i64> = relocate_from.iter().map(|&k| k as i64).collect();
+        return Ok(Err(format!(
+            "Unsupported request: excluded nodes not equal to instance's {what}({expected} versus {})",
+            crate::hsfmt::show_int_list(&shown)
+        )));
+    }
+    let sol = try_node_evac(cluster, state, mode, &[idx], force)?;
+    if let Some((_, msg)) = sol.failed.iter().find(|(k, _)| *k == idx) {
+        return Ok(Err(msg.clone()));
+    }
+    let Some((_, _, nodes)) = sol.moved.iter().find(|(k, _, _)| *k == idx) else {
+        return Ok(Err(
+            "Internal error: lost instance idx during move".to_owned()
+        ));
+    };
+    let inst = state.inst(idx as i32)?;
+    let (pnode, snode) = (inst.p_node, inst.s_node);
+    let show_nodes = |nodes: &[usize]| {
+        let v: Vec<i64> = nodes.iter().map(|&k| k as i64).collect();
+        crate::hsfmt::show_int_list(&v)
+    };
+    match orig.mirror_type() {
+        MirrorType::Internal => {
+            if snode == orig.s_node {
+                return Ok(Err(
+                    "Internal error: instance didn't change secondary node?!".to_owned(),
+                ));
+            }
+            if snode == pnode {
+                return Ok(Err(
+                    "Internal error: selected primary as new secondary?!".to_owned()
+                ));
+            }
+            if nodes.len() == 2 && nodes[0] as i32 == pnode && nodes[1] as i32 == snode {
+                Ok(Ok(snode as usize))
+            } else {
+                Ok(Err(format!(
+                    "Internal error: inconsistent node list ({}) versus instance nodes ({pnode},{snode})",
+                    show_nodes(nodes)
+                )))
+            }
+        }
+        _ => {
+            if pnode == orig.p_node {
+                return Ok(Err(
+                    "Internal error: instance didn't change primary node?!".to_owned()
+                ));
+            }
+            if nodes.len() == 1 && nodes[0] as i32 == pnode {
+                Ok(Ok(pnode as usize))
+            } else {
+                Ok(Err(format!(
+                    "Internal error: inconsistent node list ({}) versus instance node ({pnode})",
+                    show_nodes(nodes)
+                )))
+            }
+        }
+    }
+}
+
+/// Moves instances to other groups (`tryChangeGroup`): for each instance
+/// the best target group is chosen as for a new allocation (with the
+/// command-line options), then the instance is evacuated into it in "all"
+/// mode with soft errors never ignored.
+pub fn try_change_group(
+    cluster: &Cluster,
+    state: &mut State,
+    target_groups: &[usize],
+    instances: &[usize],
+    opts: &AllocOptions,
+) -> Result<EvacSolution, Crash> {
+    let originals: Vec<Instance> = instances
+        .iter()
+        .map(|&k| state.inst(k as i32).cloned())
+        .collect::<Result<_, _>>()?;
+    let mut evac_groups: Vec<usize> = Vec::new();
+    for inst in &originals {
+        let g = state.node(inst.p_node)?.group;
+        if !evac_groups.contains(&g) {
+            evac_groups.push(g);
+        }
+    }
+    // List difference: one occurrence of each evacuated group is removed.
+    let mut targets: Vec<usize> = if target_groups.is_empty() {
+        (0..cluster.groups.len()).collect()
+    } else {
+        target_groups.to_vec()
+    };
+    for g in &evac_groups {
+        if let Some(pos) = targets.iter().position(|t| t == g) {
+            targets.remove(pos);
+        }
+    }
+    let mut excluded = vec![false; state.node_slots()];
+    for k in state.node_keys() {
+        if state.node_at(k).offline {
+            excluded[k] = true;
+        }
+    }
+    let groups = group_nodes(cluster, state);
+    let mut sol = EvacSolution::default();
+    for inst in &originals {
+        let count = inst.disk_template.required_nodes() as i64;
+        let cp = state.checkpoint();
+        let result = match find_best_alloc_group(cluster, state, Some(&targets), inst, count, opts)
+        {
+            Err(SearchError::Crash(c)) => return Err(c),
+            Err(SearchError::Message(m)) => Err(EvacError::Message(m)),
+            Ok(choice) => match available(&groups, &excluded, choice.group) {
+                Err(m) => Err(EvacError::Message(m)),
+                Ok(avail) => node_evac_instance(
+                    state,
+                    inst,
+                    EvacMode::ChangeAll,
+                    choice.group,
+                    &avail,
+                    false,
+                ),
+            },
+        };
+        if result.is_err() {
+            state.rollback(cp);
+        }
+        update_solution(state, &mut sol, inst.idx, result)?;
+    }
+    state.commit();
+    Ok(sol)
+}
+
+/// The answer of node-evacuate and change-group (`formatNodeEvac`): names
+/// come from the original cluster.
+pub fn format_evac(cluster: &Cluster, sol: &EvacSolution) -> (String, String) {
+    let iname = |k: usize| cluster.instances.get(k).map_or("", |i| i.name.as_str());
+    let moved: Vec<String> = sol
+        .moved
+        .iter()
+        .map(|(k, g, nodes)| {
+            let names: Vec<&str> = nodes
+                .iter()
+                .map(|&n| cluster.nodes[n].name.as_str())
+                .collect();
+            answer::list(&[
+                answer::string(iname(*k)),
+                answer::string(&cluster.groups[*g].name),
+                answer::string_list(&names),
+            ])
+        })
+        .collect();
+    let failed: Vec<String> = sol
+        .failed
+        .iter()
+        .map(|(k, m)| answer::list(&[answer::string(iname(*k)), answer::string(m)]))
+        .collect();
+    let jobs: Vec<String> = sol.jobs.iter().map(|j| answer::list(j)).collect();
+    let info = format!(
+        "{} instances failed to move and {} were moved successfully",
+        sol.failed.len(),
+        sol.moved.len()
+    );
+    (
+        info,
+        answer::list(&[
+            answer::list(&moved),
+            answer::list(&failed),
+            answer::list(&jobs),
+        ]),
+    )
+}
