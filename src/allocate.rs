@@ -14,7 +14,7 @@
 //! capacity check runs for each primary's best candidate (see
 //! [`crate::globaln1`]).
 
-use crate::globaln1;
+use crate::globaln1::{self, N1Cache};
 use crate::hslist;
 use crate::metric::{self, NodeValues};
 use crate::model::group::Group;
@@ -37,6 +37,12 @@ pub struct AllocOptions {
     /// Node whitelist: `--restrict-allocation-to`, else the request's
     /// `restrict-to-nodes`.
     pub restrict: Option<Vec<String>>,
+    /// Refuse placements whose secondary is offline, drained or not
+    /// vm_capable. hail's allocate-secondary offers every node of the group
+    /// and may pick a drained one, which Ganeti must not use; hailstone
+    /// drops such a placement the way the capacity check drops one (it
+    /// counts as `FailN1`) and takes the next best.
+    pub online_secondary_only: bool,
 }
 
 /// Candidate nodes (`AllocNodes`).
@@ -147,6 +153,7 @@ fn placed(inst: &Instance, p: usize, s: Option<usize>, loc: i64) -> Instance {
 /// check, with the number of better ones it failed.
 fn choose(
     state: &mut State,
+    cache: &mut Option<N1Cache>,
     inst: &Instance,
     mut ok: Vec<Candidate>,
     opts: &AllocOptions,
@@ -161,9 +168,21 @@ fn choose(
         };
         let record = placed(inst, c.primary, c.secondary, loc);
         let nodes = materialize(state, &record, c.primary, c.secondary, opts);
-        let pass = if opts.capacity_checks {
+        let secondary_ok = match c.secondary {
+            Some(s) if opts.online_secondary_only => !state.node_at(s).offline,
+            _ => true,
+        };
+        let pass = if !secondary_ok {
+            false
+        } else if opts.capacity_checks {
+            if cache.is_none() {
+                *cache = Some(N1Cache::new(state)?);
+            }
             let changed: Vec<(usize, &Node)> = nodes.iter().map(|(k, n)| (*k, n)).collect();
-            globaln1::placement_is_redundant(state, &changed, &record)?
+            match cache {
+                Some(c) => globaln1::placement_is_redundant(state, c, &changed, &record)?,
+                None => true,
+            }
         } else {
             true
         };
@@ -233,7 +252,7 @@ fn try_single(
         }
     }
     let succeeded = ok.len() as u64;
-    let (best, dropped) = choose(state, inst, ok, opts)?;
+    let (best, dropped) = choose(state, &mut None, inst, ok, opts)?;
     failures.add_n(crate::model::types::FailMode::N1, dropped);
     Ok(AllocSolution {
         failures,
@@ -250,6 +269,7 @@ fn try_pairs(
     opts: &AllocOptions,
 ) -> Result<AllocSolution<f64>, SearchError> {
     let stats = state.cluster_stats();
+    let mut cache = None;
     let mut total = AllocSolution::default();
     let mut new_map: Vec<((u32, u32), i64)> = Vec::new();
     for (p, secondaries) in list {
@@ -316,7 +336,7 @@ fn try_pairs(
             });
         }
         let succeeded = ok.len() as u64;
-        let (best, dropped) = choose(state, inst, ok, opts)?;
+        let (best, dropped) = choose(state, &mut cache, inst, ok, opts)?;
         failures.add_n(crate::model::types::FailMode::N1, dropped);
         let psol = AllocSolution {
             failures,
@@ -577,6 +597,10 @@ pub fn try_allocate_secondary(
     state.set_node(p, pnode);
     let mut drbd = inst;
     drbd.disk_template = crate::model::types::DiskTemplate::Drbd;
+    let opts = &AllocOptions {
+        online_secondary_only: true,
+        ..opts.clone()
+    };
     let secondaries: Vec<usize> = state
         .node_keys()
         .filter(|&k| k != p && state.node_at(k).group == group)

@@ -100,6 +100,19 @@ fn commit(state: &mut State, m: Moved, idx: i32) {
     }
 }
 
+/// Whether failing the drbd instance over would make a node Ganeti refuses
+/// (drained, offline or not vm_capable) its primary. hail fails over to the
+/// secondary whatever its state; Ganeti's migration refuses a drained
+/// target, so hailstone reports the instance as failed instead.
+fn failover_target_unusable(state: &State, inst: &Instance) -> bool {
+    state.node(inst.s_node).is_ok_and(|s| s.offline)
+}
+
+fn drained_target_message(state: &State, inst: &Instance) -> String {
+    let name = state.node(inst.s_node).map_or("?", |n| n.name.as_str());
+    format!("the secondary node {name} is drained or offline and cannot take over the instance")
+}
+
 /// Changes one node of the instance to the best available node
 /// (`evacOneNodeOnly`): the secondary for drbd, the primary for shared
 /// storage.
@@ -176,6 +189,17 @@ fn drbd_all_trial(
     for (mv, what) in steps {
         match apply(state, &current, mv, force)? {
             Err(f) => return Ok(Err(format!("{what}: {f}"))),
+            Ok(_)
+                if mv == Move::Failover
+                    && primary_offline
+                    && ops.is_empty()
+                    && failover_target_unusable(state, &current) =>
+            {
+                return Ok(Err(format!(
+                    "{what}: {}",
+                    drained_target_message(state, &current)
+                )));
+            }
             Ok(m) => {
                 current = m.inst.clone();
                 commit(state, m, inst.idx);
@@ -211,6 +235,9 @@ fn node_evac_instance(
         DiskTemplate::Drbd => match mode {
             EvacMode::ChangePrimary => match apply(state, inst, Move::Failover, force)? {
                 Err(f) => Err(EvacError::Message(f)),
+                Ok(_) if failover_target_unusable(state, inst) => {
+                    Err(EvacError::Message(drained_target_message(state, inst)))
+                }
                 Ok(m) => {
                     let moved_inst = m.inst.clone();
                     commit(state, m, inst.idx);

@@ -13,8 +13,30 @@
 //! by that `idx`. Each node's trial runs on the shared [`State`] and is
 //! rolled back afterwards.
 //!
-//! Cost: for each node, its primaries' moves; shared-storage moves and
-//! recreations also score every candidate node (O(N) each).
+//! # Making it fast without changing a result
+//!
+//! hail re-evaluates every node for every candidate it checks. hailstone
+//! evaluates every node once per search ([`N1Cache`]) and, for a candidate,
+//! re-evaluates only the nodes whose verdict the placement could change. A
+//! verdict is cached only when it cannot depend on floating-point scores:
+//! * the drbd failovers are deterministic, so a failed failover is a final
+//!   "no", depending only on the nodes the failovers touched;
+//! * when, after the failovers, one node of the group could take *all* the
+//!   remaining instances together, the verdict is "yes" whatever nodes the
+//!   score-based choices pick: resources only shrink as instances are
+//!   added, so that node accepts each instance at each step (this needs
+//!   non-negative sizes, which the shortcut checks). The verdict then
+//!   depends on the touched nodes and that one node.
+//!
+//! Otherwise the node is evaluated in full, as hail does, every time. A
+//! placement changes only its own nodes (and, through hail's key
+//! bookkeeping, the nodes of an instance whose key the new instance takes),
+//! so a cached verdict stays valid unless one of its nodes changed.
+//!
+//! Cost: O(N) per check to walk the verdicts plus the re-evaluated nodes;
+//! full evaluations score every candidate node (O(N) each).
+
+use smallvec::SmallVec;
 
 use crate::hslist;
 use crate::model::instance::{Instance, NO_NODE};
@@ -23,20 +45,98 @@ use crate::moves::{self, Move, MoveError};
 use crate::solution::Metric;
 use crate::state::{Crash, State};
 
+/// A node's verdict and the nodes it depends on.
+#[derive(Debug, Clone)]
+struct Verdict {
+    /// `Some` when the verdict cannot depend on scores; `None` when the
+    /// node must be evaluated in full for each placement.
+    result: Option<bool>,
+    /// Nodes whose change invalidates the verdict.
+    deps: SmallVec<[usize; 8]>,
+}
+
+/// Per-search verdicts of the nodes of a state.
+pub struct N1Cache {
+    verdicts: Vec<Option<Verdict>>,
+}
+
+impl N1Cache {
+    /// Evaluates every node of the state (which must be the search's base
+    /// state, before any placement).
+    pub fn new(state: &mut State) -> Result<N1Cache, Crash> {
+        let mut verdicts: Vec<Option<Verdict>> = vec![None; state.node_slots()];
+        let keys: Vec<usize> = state.node_keys().collect();
+        for k in keys {
+            let cp = state.checkpoint();
+            let v = evaluate(state, k, false);
+            state.rollback(cp);
+            verdicts[k] = Some(match v {
+                Ok(v) => v,
+                // A lookup hail crashes on: re-evaluate in full when the
+                // node is reached, so the crash happens where hail's would.
+                Err(_) => Verdict {
+                    result: None,
+                    deps: SmallVec::new(),
+                },
+            });
+        }
+        Ok(N1Cache { verdicts })
+    }
+}
+
 /// Whether the placement leaves the node list N+1 redundant
 /// (`allocGlobalN1`). `changed` are the placement's new nodes (primary,
-/// then secondary) and `inst` the placed instance record.
+/// then secondary) and `inst` the placed instance record. `cache` holds the
+/// verdicts of the state before the placement.
 pub fn placement_is_redundant(
     state: &mut State,
+    cache: &N1Cache,
     changed: &[(usize, &Node)],
     inst: &Instance,
 ) -> Result<bool, Crash> {
     let cp = state.checkpoint();
     let new_key = state.inst_count();
+    let mut affected: SmallVec<[usize; 4]> = changed.iter().map(|(k, _)| *k).collect();
+    // hail stores the new instance at key `size il`; in a group-local list
+    // that key may belong to an existing instance, whose nodes then see the
+    // new record.
+    if let Ok(old) = state.inst(new_key as i32) {
+        for k in [old.p_node, old.s_node] {
+            if let Ok(k) = usize::try_from(k) {
+                affected.push(k);
+            }
+        }
+    }
     apply_placement(state, changed, inst, new_key);
-    let result = redundant(state);
+    let result = redundant_with(state, cache, &affected);
     state.rollback(cp);
     result
+}
+
+fn redundant_with(state: &mut State, cache: &N1Cache, affected: &[usize]) -> Result<bool, Crash> {
+    let keys: Vec<usize> = state.node_keys().collect();
+    for n in keys {
+        let cached = cache
+            .verdicts
+            .get(n)
+            .and_then(|v| v.as_ref())
+            .and_then(|v| {
+                let touched = affected.contains(&n) || v.deps.iter().any(|d| affected.contains(d));
+                if touched {
+                    None
+                } else {
+                    v.result
+                }
+            });
+        let ok = match cached {
+            Some(r) => r,
+            None => can_evacuate_node(state, n)?,
+        };
+        if !ok {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Writes a placement into the state as hail's `extractNl` and `updateIl`
@@ -60,7 +160,8 @@ pub fn apply_placement(
     state.set_inst(new_key, inst.clone());
 }
 
-/// Whether every node of the state can be evacuated (`redundant`).
+/// Whether every node of the state can be evacuated (`redundant`), without
+/// a cache.
 pub fn redundant(state: &mut State) -> Result<bool, Crash> {
     let keys: Vec<usize> = state.node_keys().collect();
     for k in keys {
@@ -75,14 +176,27 @@ pub fn redundant(state: &mut State) -> Result<bool, Crash> {
 /// unchanged.
 pub fn can_evacuate_node(state: &mut State, n: usize) -> Result<bool, Crash> {
     let cp = state.checkpoint();
-    let result = evacuate_trial(state, n);
+    let result = evaluate(state, n, true);
     state.rollback(cp);
-    result
+    match result?.result {
+        Some(r) => Ok(r),
+        None => unreachable_full(),
+    }
 }
 
-fn evacuate_trial(state: &mut State, n: usize) -> Result<bool, Crash> {
+#[cold]
+fn unreachable_full() -> ! {
+    panic!("internal error: a full evaluation always yields a verdict")
+}
+
+/// Evaluates node `n`'s evacuation on the state (changing it; the caller
+/// rolls back). With `full`, a node whose verdict depends on scores is
+/// simulated as hail does; without, it is left undecided.
+fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
     let node = state.node_at(n);
     let group = node.group;
+    let mut deps: SmallVec<[usize; 8]> = SmallVec::new();
+    deps.push(n);
     let mut drbd = Vec::new();
     let mut shared = Vec::new();
     let mut others = Vec::new();
@@ -100,23 +214,63 @@ fn evacuate_trial(state: &mut State, n: usize) -> Result<bool, Crash> {
     // Fail over every drbd primary, soft errors ignored.
     for idx in drbd {
         let inst = state.inst(idx)?.clone();
+        for k in [inst.p_node, inst.s_node] {
+            if let Ok(k) = usize::try_from(k) {
+                if !deps.contains(&k) {
+                    deps.push(k);
+                }
+            }
+        }
         match moves::apply(state, &inst, Move::Failover, true) {
             Ok(m) => m.commit(state, idx as usize),
-            Err(MoveError::Fail(_)) => return Ok(false),
+            Err(MoveError::Fail(_)) => {
+                return Ok(Verdict {
+                    result: Some(false),
+                    deps,
+                })
+            }
             Err(MoveError::Crash(c)) => return Err(c),
         }
+    }
+    if shared.is_empty() && others.is_empty() {
+        return Ok(Verdict {
+            result: Some(true),
+            deps,
+        });
     }
 
     let escape: Vec<usize> = state
         .node_keys()
         .filter(|&k| k != n && state.node_at(k).group == group)
         .collect();
+    let mut remaining = Vec::with_capacity(shared.len() + others.len());
+    for &idx in shared.iter().chain(others.iter()) {
+        remaining.push(state.inst(idx)?.clone());
+    }
+    if let Some(e) = absorbing_node(state, &remaining, shared.len(), &escape) {
+        deps.push(e);
+        for inst in &remaining[..shared.len()] {
+            if let Ok(k) = usize::try_from(inst.p_node) {
+                deps.push(k);
+            }
+        }
+        return Ok(Verdict {
+            result: Some(true),
+            deps,
+        });
+    }
+    if !full {
+        return Ok(Verdict { result: None, deps });
+    }
 
     // Move shared-storage primaries to the best node of the group.
     for idx in shared {
         let inst = state.inst(idx)?.clone();
         if !evacuate_shared(state, &inst, group, &escape)? {
-            return Ok(false);
+            return Ok(Verdict {
+                result: Some(false),
+                deps,
+            });
         }
     }
 
@@ -128,10 +282,60 @@ fn evacuate_trial(state: &mut State, n: usize) -> Result<bool, Crash> {
     let recreate = hslist::sort_by(recreate, |a, b| b.mem.cmp(&a.mem));
     for inst in recreate {
         if !recreate_instance(state, &inst, &escape)? {
-            return Ok(false);
+            return Ok(Verdict {
+                result: Some(false),
+                deps,
+            });
         }
     }
-    Ok(true)
+    Ok(Verdict {
+        result: Some(true),
+        deps,
+    })
+}
+
+/// A node of `escape` that can take every remaining instance at once (the
+/// first `n_shared` by failover, the rest by recreation), with hail's
+/// forced checks; see the module doc for why that decides the verdict.
+fn absorbing_node(
+    state: &State,
+    remaining: &[Instance],
+    n_shared: usize,
+    escape: &[usize],
+) -> Option<usize> {
+    let sizes_ok = remaining.iter().all(|i| {
+        i.mem >= 0
+            && i.dsk >= 0
+            && i.vcpus >= 0
+            && i.disks.iter().all(|d| d.spindles.is_none_or(|s| s >= 0))
+    });
+    if !sizes_ok {
+        return None;
+    }
+    'candidates: for &e in escape {
+        let mut node = state.node_at(e).clone();
+        for (i, inst) in remaining.iter().enumerate() {
+            if i < n_shared {
+                let Ok(src) = state.node(inst.p_node) else {
+                    continue 'candidates;
+                };
+                if src.check_migration(&node).is_err() {
+                    continue 'candidates;
+                }
+            } else if state
+                .policy(node.group)
+                .check(inst, node.excl_storage)
+                .is_err()
+            {
+                continue 'candidates;
+            }
+            if node.add_pri(true, inst).is_err() {
+                continue 'candidates;
+            }
+        }
+        return Some(e);
+    }
+    None
 }
 
 /// Moves a shared-storage instance to the best escape node

@@ -1,0 +1,48 @@
+# hailstone — build, test and compare with hail.
+#
+# A fresh machine needs only `make run` and `make test`.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CARGO   ?= cargo
+HAIL    ?= /usr/lib/ganeti/iallocators/hail
+SAMPLE  ?= protocol-samples/allocate-drbd.json
+
+RELEASE_BIN := target/release/hailstone
+
+.PHONY: help build run test compat compat-full bench install lint fmt clean
+
+help: ## List the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' | expand -t 16
+
+build: ## Build the release binaries (target/release/hailstone and tools).
+	$(CARGO) build --release --locked
+
+run: build ## Answer a bundled sample request (SAMPLE=...).
+	$(RELEASE_BIN) $(SAMPLE)
+
+test: ## Run every test (unit, snapshots, hostile inputs, properties, safety).
+	$(CARGO) test --locked
+
+compat: build ## Compare with the real hail on the samples and a small generated corpus (installs hail if missing).
+	target/release/hailstone-compat --profile ci --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
+
+compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type).
+	target/release/hailstone-compat --profile full --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
+
+bench: build ## Time hailstone against hail on generated clusters of 20 to 2,000 nodes.
+	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
+
+install: build ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone.
+	install -d $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators
+	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators/hailstone
+
+lint: ## Check formatting and clippy warnings.
+	$(CARGO) fmt --check
+	$(CARGO) clippy --locked --all-targets -- -D warnings
+
+fmt: ## Format the code.
+	$(CARGO) fmt
+
+clean: ## Remove build products.
+	$(CARGO) clean

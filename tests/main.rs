@@ -1,0 +1,17 @@
+//! hailstone's integration tests: one test binary running the real
+//! `hailstone` executable.
+//!
+//! * `samples` — snapshots of exit code, stdout and stderr for every
+//!   request in `protocol-samples/` (snapshots live in `snapshots/`);
+//! * `hostile` — bad and hostile inputs: clear errors, no panic, nothing on
+//!   stdout;
+//! * `cli` — command-line behaviour and exit codes;
+//! * `safety_checker` — tests of the independent answer checker in
+//!   `support::safety`, which the other tests use to prove answers safe.
+
+mod cli;
+mod hostile;
+mod run;
+mod safety_checker;
+mod samples;
+mod support;
