@@ -12,6 +12,7 @@ pub mod answer;
 pub mod cli;
 pub mod dedicated;
 pub mod evacuate;
+pub mod generate;
 pub mod globaln1;
 pub mod hsfmt;
 pub mod hslist;

@@ -11,6 +11,7 @@
 
 mod cli;
 mod hostile;
+mod properties;
 mod run;
 mod safety_checker;
 mod samples;
