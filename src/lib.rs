@@ -20,6 +20,7 @@ pub mod json;
 pub mod metric;
 pub mod model;
 pub mod moves;
+pub mod pipeline;
 pub mod process;
 pub mod protocol;
 pub mod solution;

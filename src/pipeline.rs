@@ -1,0 +1,91 @@
+//! The whole request pipeline without IO: bytes in, the answer line (or the
+//! reason there is none) out, with what goes to stderr collected on the
+//! side. `main.rs` wraps it with file reading, printing and exit codes;
+//! the fuzz targets and tests call it directly.
+
+use crate::cli::{self, Options};
+use crate::model::loader::{self, LoadOptions, N1Rule};
+use crate::process::{self, RunError, RunOptions};
+use crate::{json, protocol};
+
+/// Why no answer was produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The input is not a valid request (exit status 1).
+    Input(String),
+    /// The request can't be processed (see [`RunError`]).
+    Run(RunError),
+}
+
+/// The outcome of one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// Text for stderr that precedes the answer or the error (hail's
+    /// inconsistent-data warning, verbose notes).
+    pub stderr: String,
+    /// The answer line (with its newline), or why there is none.
+    pub answer: Result<String, Failure>,
+}
+
+/// Runs one request given as bytes.
+pub fn run(bytes: &[u8], options: &Options) -> Outcome {
+    let mut stderr = String::new();
+    let answer = run_inner(bytes, options, &mut stderr);
+    Outcome { stderr, answer }
+}
+
+fn run_inner(bytes: &[u8], options: &Options, stderr: &mut String) -> Result<String, Failure> {
+    let doc = json::parse(bytes)
+        .map_err(|e| Failure::Input(format!("the request is not valid JSON: {e}")))?;
+    let message = protocol::read_message(&doc).map_err(|e| Failure::Input(e.to_string()))?;
+    drop(doc);
+    let load_opts = LoadOptions {
+        static_kvm_node_memory: options.static_kvm_node_memory,
+        n1_rule: match options.n1_rule {
+            cli::N1Rule::Hail30 => N1Rule::Hail30,
+            cli::N1Rule::Ganeti31 => N1Rule::Ganeti31,
+        },
+    };
+    let loaded = loader::load(&message, &load_opts).map_err(|e| Failure::Input(e.to_string()))?;
+    drop(message);
+
+    if !loaded.warnings.is_empty() {
+        stderr.push_str("Warning: cluster has inconsistent data:\n");
+        for w in &loaded.warnings {
+            stderr.push_str("  - ");
+            stderr.push_str(w);
+            stderr.push('\n');
+        }
+        stderr.push('\n');
+    }
+    if options.verbose > 1 {
+        stderr.push_str(&format!(
+            "Received request: {}\n",
+            loaded.request.type_name()
+        ));
+        if let Some(group) = process::allocation_group(&loaded.request) {
+            if process::is_dedicated(&loaded.cluster, group) {
+                stderr.push_str(
+                    "Allocation on a dedicated cluster; using lost-allocations metrics.\n",
+                );
+            }
+        }
+    }
+    if options.verbose > 2 {
+        let c = &loaded.cluster;
+        stderr.push_str(&format!(
+            "Received cluster data: {} node groups, {} nodes, {} instances\n",
+            c.groups.len(),
+            c.nodes.len(),
+            c.instances.len()
+        ));
+    }
+
+    let run_opts = RunOptions {
+        ignore_soft_errors: options.ignore_soft_errors,
+        capacity_checks: !options.no_capacity_checks,
+        restrict_allocation_to: options.restrict_allocation_to.clone(),
+    };
+    let answer = process::run(&loaded, &run_opts).map_err(Failure::Run)?;
+    Ok(answer.render())
+}
