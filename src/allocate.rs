@@ -271,82 +271,188 @@ fn try_pairs(
     let stats = state.cluster_stats();
     let mut cache = None;
     let mut total = AllocSolution::default();
-    let mut new_map: Vec<((u32, u32), i64)> = Vec::new();
     for (p, secondaries) in list {
-        let p = *p;
-        let mut failures = FailTally::default();
-        let mut ok = Vec::new();
-        let node_p = state.node_at(p);
-        let policy = state.policy(node_p.group).check(inst, node_p.excl_storage);
-        let probe_p = policy.and_then(|()| node_p.probe_add_pri(opts.ignore_soft_errors, inst));
-        for &s in secondaries {
-            let probe_p = match probe_p {
-                Err(f) => {
-                    failures.add(f);
-                    continue;
-                }
-                Ok(pp) => pp,
-            };
-            let node_s = state.node_at(s);
-            let probe_s = match node_s.probe_add_sec(false, false, inst, p as i32) {
-                Err(f) => {
-                    failures.add(f);
-                    continue;
-                }
-                Ok(ps) => ps,
-            };
-            let loc = location_score(node_p, node_s);
-            let probe_p = probe_p.with_extra_location(loc);
-            let new_p_vals: NodeValues = metric::node_values(&node_p.scalars_with_pri(&probe_p));
-            let new_s_vals: NodeValues = metric::node_values(&node_s.scalars_with_sec(&probe_s));
-            let p_map_new: &[((u32, u32), i64)] =
-                if node_p.location_tags.is_empty() || inst.excl_tags.is_empty() {
-                    &node_p.instance_map
-                } else {
-                    new_map.clear();
-                    new_map.extend_from_slice(&node_p.instance_map);
-                    for pair in node_p.new_location_exclusion_pairs(inst) {
-                        match new_map.iter_mut().find(|(k, _)| *k == pair) {
-                            Some((_, c)) => *c += 1,
-                            None => new_map.push((pair, 1)),
-                        }
-                    }
-                    &new_map
+        let psol = match pair_scan(state, &stats, inst, *p, secondaries, opts, false) {
+            PairScan::Failed(failures) => AllocSolution {
+                failures,
+                allocs: 0,
+                best: None,
+                log: Vec::new(),
+            },
+            PairScan::Best {
+                failures,
+                succeeded,
+                best,
+                any_nan,
+            } => {
+                // The fast path: with no NaN score the sorted list starts
+                // with the minimum (ties to the later pair), and usually
+                // that one passes the capacity check.
+                let first = match (any_nan, best) {
+                    (false, Some(c)) => choose(state, &mut cache, inst, vec![c], opts)?,
+                    _ => (None, 1),
                 };
-            let score = stats.score_after(&[
-                (
-                    state.values(p),
-                    node_p.offline,
-                    &node_p.instance_map,
-                    &new_p_vals,
-                    p_map_new,
-                ),
-                (
-                    state.values(s),
-                    node_s.offline,
-                    &node_s.instance_map,
-                    &new_s_vals,
-                    &node_s.instance_map,
-                ),
-            ]);
-            ok.push(Candidate {
-                primary: p,
-                secondary: Some(s),
-                score,
-            });
-        }
-        let succeeded = ok.len() as u64;
-        let (best, dropped) = choose(state, &mut cache, inst, ok, opts)?;
-        failures.add_n(crate::model::types::FailMode::N1, dropped);
-        let psol = AllocSolution {
-            failures,
-            allocs: succeeded - dropped,
-            best,
-            log: Vec::new(),
+                let (best, dropped) = match first {
+                    (Some(b), 0) => (Some(b), 0),
+                    _ if succeeded == 0 => (None, 0),
+                    _ => {
+                        let all = match pair_scan(state, &stats, inst, *p, secondaries, opts, true)
+                        {
+                            PairScan::All(c) => c,
+                            _ => Vec::new(),
+                        };
+                        choose(state, &mut cache, inst, all, opts)?
+                    }
+                };
+                let mut failures = failures;
+                failures.add_n(crate::model::types::FailMode::N1, dropped);
+                AllocSolution {
+                    failures,
+                    allocs: succeeded - dropped,
+                    best,
+                    log: Vec::new(),
+                }
+            }
+            PairScan::All(_) => AllocSolution::default(),
         };
         total = total.sum(psol);
     }
     Ok(total)
+}
+
+/// The outcome of scanning one primary's secondaries.
+enum PairScan {
+    /// The primary itself failed: every pair fails the same way.
+    Failed(FailTally),
+    /// The per-pair failures, the number of successes, and the best pair
+    /// (lowest score, ties to the later) unless a score was NaN.
+    Best {
+        failures: FailTally,
+        succeeded: u64,
+        best: Option<Candidate>,
+        any_nan: bool,
+    },
+    /// Every successful pair, in order (when asked for).
+    All(Vec<Candidate>),
+}
+
+/// Checks and scores every pair of primary `p` (`allocateOnPair` for each
+/// secondary) with hail's running statistics. The primary's update is
+/// computed once; each pair adds the secondary's update.
+fn pair_scan(
+    state: &State,
+    stats: &metric::ClusterStats,
+    inst: &Instance,
+    p: usize,
+    secondaries: &[usize],
+    opts: &AllocOptions,
+    collect: bool,
+) -> PairScan {
+    let node_p = state.node_at(p);
+    let probe_p = state
+        .policy(node_p.group)
+        .check(inst, node_p.excl_storage)
+        .and_then(|()| node_p.probe_add_pri(opts.ignore_soft_errors, inst));
+    let probe_p = match probe_p {
+        Err(f) => {
+            let mut failures = FailTally::default();
+            failures.add_n(f, secondaries.len() as u64);
+            return PairScan::Failed(failures);
+        }
+        Ok(pp) => pp,
+    };
+    let new_p_vals: NodeValues = metric::node_values(&node_p.scalars_with_pri(&probe_p));
+    let p_map_new: Vec<((u32, u32), i64)>;
+    let p_map_new: &[((u32, u32), i64)] =
+        if node_p.location_tags.is_empty() || inst.excl_tags.is_empty() {
+            &node_p.instance_map
+        } else {
+            let mut m = node_p.instance_map.clone();
+            for pair in node_p.new_location_exclusion_pairs(inst) {
+                match m.iter_mut().find(|(k, _)| *k == pair) {
+                    Some((_, c)) => *c += 1,
+                    None => m.push((pair, 1)),
+                }
+            }
+            p_map_new = m;
+            &p_map_new
+        };
+    let Some(mut base) = stats.array() else {
+        // No online node: every score is 0.
+        return scan_secondaries(state, inst, p, secondaries, collect, |_, _| 0.0);
+    };
+    base.update(state.values(p), node_p.offline, &new_p_vals);
+    let map_value = if node_p.offline {
+        stats.map_value_after(&[])
+    } else {
+        stats.map_value_after(&[(&node_p.instance_map, p_map_new)])
+    };
+    scan_secondaries(state, inst, p, secondaries, collect, |s, new_s_vals| {
+        let node_s = state.node_at(s);
+        let mut arr = base;
+        let loc = location_score(node_p, node_s);
+        if loc != 0 && !node_p.offline {
+            arr.add_to_sum(metric::LOCATION_COMPONENT, loc as f64);
+        }
+        arr.update(state.values(s), node_s.offline, new_s_vals);
+        arr.score(map_value)
+    })
+}
+
+/// The per-secondary part of [`pair_scan`]: the secondary's checks, then
+/// `score(s, new values of s)`.
+fn scan_secondaries(
+    state: &State,
+    inst: &Instance,
+    p: usize,
+    secondaries: &[usize],
+    collect: bool,
+    score: impl Fn(usize, &NodeValues) -> f64,
+) -> PairScan {
+    let mut failures = FailTally::default();
+    let mut succeeded = 0u64;
+    let mut best: Option<Candidate> = None;
+    let mut any_nan = false;
+    let mut all = Vec::new();
+    for &s in secondaries {
+        let node_s = state.node_at(s);
+        let probe_s = match node_s.probe_add_sec(false, false, inst, p as i32) {
+            Err(f) => {
+                failures.add(f);
+                continue;
+            }
+            Ok(ps) => ps,
+        };
+        let new_s_vals: NodeValues = metric::node_values(&node_s.scalars_with_sec(&probe_s));
+        let sc = score(s, &new_s_vals);
+        succeeded += 1;
+        let c = Candidate {
+            primary: p,
+            secondary: Some(s),
+            score: sc,
+        };
+        if collect {
+            all.push(c);
+            continue;
+        }
+        if sc.is_nan() {
+            any_nan = true;
+        }
+        let keep_old = matches!(&best, Some(b) if b.score < sc);
+        if !keep_old {
+            best = Some(c);
+        }
+    }
+    if collect {
+        PairScan::All(all)
+    } else {
+        PairScan::Best {
+            failures,
+            succeeded,
+            best,
+            any_nan,
+        }
+    }
 }
 
 /// Whether the group is connected to every network the instance's NICs

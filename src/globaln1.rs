@@ -41,7 +41,7 @@ use smallvec::SmallVec;
 use crate::hslist;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
-use crate::moves::{self, Move, MoveError};
+use crate::moves::{self, Move, MoveError, Nodes, Overlay};
 use crate::solution::Metric;
 use crate::state::{Crash, State};
 
@@ -58,29 +58,52 @@ struct Verdict {
 /// Per-search verdicts of the nodes of a state.
 pub struct N1Cache {
     verdicts: Vec<Option<Verdict>>,
+    /// For each node, the nodes whose verdict depends on it.
+    dependents: Vec<SmallVec<[usize; 4]>>,
+    /// Nodes that must be evaluated in full for every placement, ascending.
+    volatile: Vec<usize>,
+    /// Nodes whose cached verdict is "no", ascending.
+    refusing: Vec<usize>,
 }
 
 impl N1Cache {
     /// Evaluates every node of the state (which must be the search's base
     /// state, before any placement).
     pub fn new(state: &mut State) -> Result<N1Cache, Crash> {
-        let mut verdicts: Vec<Option<Verdict>> = vec![None; state.node_slots()];
+        let slots = state.node_slots();
+        let mut verdicts: Vec<Option<Verdict>> = vec![None; slots];
+        let mut dependents: Vec<SmallVec<[usize; 4]>> = vec![SmallVec::new(); slots];
+        let mut volatile = Vec::new();
+        let mut refusing = Vec::new();
         let keys: Vec<usize> = state.node_keys().collect();
         for k in keys {
             let cp = state.checkpoint();
             let v = evaluate(state, k, false);
             state.rollback(cp);
-            verdicts[k] = Some(match v {
-                Ok(v) => v,
-                // A lookup hail crashes on: re-evaluate in full when the
-                // node is reached, so the crash happens where hail's would.
-                Err(_) => Verdict {
-                    result: None,
-                    deps: SmallVec::new(),
-                },
+            // A lookup hail crashes on: evaluate in full when the node is
+            // reached, so the crash happens where hail's would.
+            let v = v.unwrap_or(Verdict {
+                result: None,
+                deps: SmallVec::new(),
             });
+            match v.result {
+                None => volatile.push(k),
+                Some(false) => refusing.push(k),
+                Some(true) => {}
+            }
+            for &d in &v.deps {
+                if d < slots && d != k && !dependents[d].contains(&k) {
+                    dependents[d].push(k);
+                }
+            }
+            verdicts[k] = Some(v);
         }
-        Ok(N1Cache { verdicts })
+        Ok(N1Cache {
+            verdicts,
+            dependents,
+            volatile,
+            refusing,
+        })
     }
 }
 
@@ -113,30 +136,37 @@ pub fn placement_is_redundant(
     result
 }
 
+/// `redundant` using the cache: the nodes to evaluate are the volatile
+/// ones, the changed ones and those depending on a changed one; every
+/// other node keeps its cached verdict. Nodes are visited in key order, as
+/// hail's `all` does, so the first refusal decides.
 fn redundant_with(state: &mut State, cache: &N1Cache, affected: &[usize]) -> Result<bool, Crash> {
-    let keys: Vec<usize> = state.node_keys().collect();
-    for n in keys {
-        let cached = cache
-            .verdicts
-            .get(n)
-            .and_then(|v| v.as_ref())
-            .and_then(|v| {
-                let touched = affected.contains(&n) || v.deps.iter().any(|d| affected.contains(d));
-                if touched {
-                    None
-                } else {
-                    v.result
-                }
-            });
-        let ok = match cached {
-            Some(r) => r,
-            None => can_evacuate_node(state, n)?,
-        };
-        if !ok {
+    let mut todo: Vec<usize> = cache.volatile.clone();
+    for &a in affected {
+        if cache.verdicts.get(a).is_some_and(|v| v.is_some()) {
+            todo.push(a);
+        }
+        if let Some(ds) = cache.dependents.get(a) {
+            todo.extend_from_slice(ds);
+        }
+    }
+    todo.sort_unstable();
+    todo.dedup();
+    let mut refusing = cache
+        .refusing
+        .iter()
+        .copied()
+        .filter(|k| todo.binary_search(k).is_err())
+        .peekable();
+    for &n in &todo {
+        if refusing.peek().is_some_and(|&r| r < n) {
+            return Ok(false);
+        }
+        if !can_evacuate_node(state, n)? {
             return Ok(false);
         }
     }
-    Ok(true)
+    Ok(refusing.peek().is_none())
 }
 
 /// Writes a placement into the state as hail's `extractNl` and `updateIl`
@@ -189,17 +219,18 @@ fn unreachable_full() -> ! {
     panic!("internal error: a full evaluation always yields a verdict")
 }
 
-/// Evaluates node `n`'s evacuation on the state (changing it; the caller
-/// rolls back). With `full`, a node whose verdict depends on scores is
-/// simulated as hail does; without, it is left undecided.
+/// Evaluates node `n`'s evacuation on the state (changing it only on the
+/// full path; the caller rolls back). With `full`, a node whose verdict
+/// depends on scores is simulated as hail does; without, it is left
+/// undecided.
 fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
     let node = state.node_at(n);
     let group = node.group;
     let mut deps: SmallVec<[usize; 8]> = SmallVec::new();
     deps.push(n);
-    let mut drbd = Vec::new();
-    let mut shared = Vec::new();
-    let mut others = Vec::new();
+    let mut drbd: SmallVec<[i32; 8]> = SmallVec::new();
+    let mut shared: SmallVec<[i32; 8]> = SmallVec::new();
+    let mut others: SmallVec<[i32; 8]> = SmallVec::new();
     for idx in node.primaries() {
         let inst = state.inst(idx)?;
         if inst.has_secondary() {
@@ -211,9 +242,10 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
         }
     }
 
-    // Fail over every drbd primary, soft errors ignored.
-    for idx in drbd {
-        let inst = state.inst(idx)?.clone();
+    // Fail over every drbd primary, soft errors ignored, on an overlay.
+    let mut overlay = Overlay::new(state);
+    for &idx in &drbd {
+        let inst = overlay.inst(idx)?.clone();
         for k in [inst.p_node, inst.s_node] {
             if let Ok(k) = usize::try_from(k) {
                 if !deps.contains(&k) {
@@ -221,8 +253,8 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
                 }
             }
         }
-        match moves::apply(state, &inst, Move::Failover, true) {
-            Ok(m) => m.commit(state, idx as usize),
+        match moves::apply(&overlay, &inst, Move::Failover, true) {
+            Ok(m) => overlay.apply(m, idx as usize),
             Err(MoveError::Fail(_)) => {
                 return Ok(Verdict {
                     result: Some(false),
@@ -239,15 +271,11 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
         });
     }
 
-    let escape: Vec<usize> = state
-        .node_keys()
-        .filter(|&k| k != n && state.node_at(k).group == group)
-        .collect();
-    let mut remaining = Vec::with_capacity(shared.len() + others.len());
+    let mut remaining: SmallVec<[Instance; 8]> = SmallVec::new();
     for &idx in shared.iter().chain(others.iter()) {
-        remaining.push(state.inst(idx)?.clone());
+        remaining.push(overlay.inst(idx)?.clone());
     }
-    if let Some(e) = absorbing_node(state, &remaining, shared.len(), &escape) {
+    if let Some(e) = absorbing_node(&overlay, state, &remaining, shared.len(), group, n) {
         deps.push(e);
         for inst in &remaining[..shared.len()] {
             if let Ok(k) = usize::try_from(inst.p_node) {
@@ -262,6 +290,21 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
     if !full {
         return Ok(Verdict { result: None, deps });
     }
+
+    // The full simulation works on the state itself.
+    let (nodes, insts) = overlay.into_changes();
+    for (k, node) in nodes {
+        state.set_node(k, node);
+    }
+    for (k, inst) in insts {
+        state.set_inst(k, inst);
+    }
+    let escape: Vec<usize> = state
+        .group_keys(group)
+        .iter()
+        .copied()
+        .filter(|&k| k != n)
+        .collect();
 
     // Move shared-storage primaries to the best node of the group.
     for idx in shared {
@@ -294,14 +337,18 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
     })
 }
 
-/// A node of `escape` that can take every remaining instance at once (the
-/// first `n_shared` by failover, the rest by recreation), with hail's
-/// forced checks; see the module doc for why that decides the verdict.
+/// A node of `n`'s group, other than `n`, that could take every remaining
+/// instance at once (the first `n_shared` by failover, the rest by
+/// recreation) under hail's forced checks; see the module doc for why that
+/// decides the verdict. Nodes are read through the overlay of the
+/// failovers.
 fn absorbing_node(
+    overlay: &Overlay<'_>,
     state: &State,
     remaining: &[Instance],
     n_shared: usize,
-    escape: &[usize],
+    group: usize,
+    n: usize,
 ) -> Option<usize> {
     let sizes_ok = remaining.iter().all(|i| {
         i.mem >= 0
@@ -312,26 +359,62 @@ fn absorbing_node(
     if !sizes_ok {
         return None;
     }
-    'candidates: for &e in escape {
-        let mut node = state.node_at(e).clone();
-        for (i, inst) in remaining.iter().enumerate() {
-            if i < n_shared {
-                let Ok(src) = state.node(inst.p_node) else {
-                    continue 'candidates;
-                };
-                if src.check_migration(&node).is_err() {
-                    continue 'candidates;
-                }
-            } else if state
-                .policy(node.group)
-                .check(inst, node.excl_storage)
-                .is_err()
-            {
-                continue 'candidates;
+    // Forthcoming instances are placed with no check when forced.
+    let real = || remaining.iter().filter(|i| !i.forthcoming);
+    let mem: i64 = real().filter(|i| i.uses_memory()).map(|i| i.mem).sum();
+    let any_real = real().next().is_some();
+    let dsk: i64 = real()
+        .filter(|i| i.uses_local_storage())
+        .map(|i| i.dsk)
+        .sum();
+    let any_local = real().any(|i| i.uses_local_storage());
+    // Spindles taken up to the last local-storage instance (the last step
+    // at which hail checks them); unknown counts rule the shortcut out on
+    // exclusive-storage nodes.
+    let last_local = remaining
+        .iter()
+        .rposition(|i| !i.forthcoming && i.uses_local_storage());
+    let spindles: Option<i64> = match last_local {
+        None => Some(0),
+        Some(last) => remaining[..=last]
+            .iter()
+            .filter(|i| !i.forthcoming)
+            .map(|i| i.total_spindles())
+            .sum(),
+    };
+    for &e in state.group_keys(group) {
+        if e == n {
+            continue;
+        }
+        let Ok(cand) = overlay.node(e as i32) else {
+            continue;
+        };
+        if any_real && cand.unallocated_mem().wrapping_sub(mem) <= 0 {
+            continue;
+        }
+        if any_local && cand.f_dsk.wrapping_sub(dsk) <= 0 {
+            continue;
+        }
+        if cand.excl_storage && any_local {
+            match spindles {
+                Some(sp) if cand.f_spindles.wrapping_sub(sp) >= 0 => {}
+                _ => continue,
             }
-            if node.add_pri(true, inst).is_err() {
-                continue 'candidates;
-            }
+        }
+        let migrations_ok = remaining[..n_shared].iter().all(|i| {
+            overlay
+                .node(i.p_node)
+                .is_ok_and(|src| src.check_migration(cand).is_ok())
+        });
+        if !migrations_ok {
+            continue;
+        }
+        let policy = state.policy(cand.group);
+        if remaining[n_shared..]
+            .iter()
+            .any(|i| policy.check(i, cand.excl_storage).is_err())
+        {
+            continue;
         }
         return Some(e);
     }

@@ -312,18 +312,82 @@ impl Stat {
     /// Replaces value `x` by `y` (`updateStatistics`).
     fn update(&mut self, x: f64, y: f64) {
         match self {
-            Stat::Sum(s) => *s += y - x,
+            Stat::Sum(s) => {
+                // Replacing a finite value by itself adds +0 to a finite sum,
+                // which leaves it unchanged (a sum never is -0 here).
+                if x.to_bits() == y.to_bits() && x.is_finite() && s.is_finite() {
+                    return;
+                }
+                *s += y - x
+            }
             Stat::StdDev { n, s, var } => {
+                // Likewise: with x == y finite and finite state, every delta
+                // is zero and the state is unchanged.
+                if x.to_bits() == y.to_bits() && x.is_finite() && s.is_finite() && var.is_finite() {
+                    return;
+                }
                 let ds = y - x;
                 let dss = y * y - x * x;
                 let dnnvar = (*n * dss - 2.0 * *s * ds) - ds * ds;
                 *s += ds;
-                *var = f64::max(0.0, *var + dnnvar / (*n * *n));
+                *var = hs_max0(*var + dnnvar / (*n * *n));
             }
             Stat::Map => {}
         }
     }
 }
+
+/// Haskell's `max 0 v` for a Double: `if 0 <= v then v else 0` (so NaN
+/// gives 0 and -0 stays -0).
+fn hs_max0(v: f64) -> f64 {
+    if 0.0 <= v {
+        v
+    } else {
+        0.0
+    }
+}
+
+/// The scalar part of running statistics, copied cheaply per candidate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StatArray([Stat; N_COMPONENTS]);
+
+impl StatArray {
+    /// Replaces one node's contribution; only the statistics of the old
+    /// node's side (online or offline) change.
+    pub fn update(&mut self, old: &NodeValues, old_offline: bool, new: &NodeValues) {
+        let online = !old_offline;
+        for (k, stat) in self.0.iter_mut().enumerate() {
+            if COMPONENTS[k].online == online {
+                stat.update(old[k], new[k]);
+            }
+        }
+    }
+
+    /// Adds an exact integer amount to a sum component (used for the
+    /// location score, whose values are small integers, so the order of
+    /// additions does not matter).
+    pub fn add_to_sum(&mut self, k: usize, delta: f64) {
+        if let Stat::Sum(s) = &mut self.0[k] {
+            *s += delta;
+        }
+    }
+
+    /// The score with the given location-exclusion value.
+    pub fn score(&self, map_value: i64) -> f64 {
+        let mut values = [0.0f64; N_COMPONENTS];
+        for (k, stat) in self.0.iter().enumerate() {
+            values[k] = match stat {
+                Stat::Sum(s) => *s,
+                Stat::StdDev { var, .. } => var.sqrt(),
+                Stat::Map => map_value as f64,
+            };
+        }
+        weighted_sum(&values)
+    }
+}
+
+/// Index of the location score component (a sum of small integers).
+pub const LOCATION_COMPONENT: usize = 17;
 
 /// Running cluster statistics (`compClusterStatistics` and
 /// `updateClusterStatistics`), used to score node pairs.
@@ -468,6 +532,28 @@ impl ClusterStats {
             };
         }
         weighted_sum(&values)
+    }
+
+    /// The scalar statistics, or `None` when no node is online (every score
+    /// is then 0).
+    pub fn array(&self) -> Option<StatArray> {
+        self.stats.map(StatArray)
+    }
+
+    /// The location-exclusion value after hail's running updates of the
+    /// given (old map, new map) pairs of online nodes.
+    pub fn map_value_after(
+        &self,
+        updates: &[(&[((TagId, TagId), i64)], &[((TagId, TagId), i64)])],
+    ) -> i64 {
+        if updates.iter().all(|(o, n)| o.is_empty() && n.is_empty()) {
+            return self.map.value();
+        }
+        let mut map = self.map.clone();
+        for (o, n) in updates {
+            map.update(o, n);
+        }
+        map.value()
     }
 
     /// The score (`compCVfromStats`).

@@ -84,8 +84,97 @@ pub fn location_score(p: &Node, s: &Node) -> i64 {
     intersection_len(&p.location_tags, &s.location_tags) as i64
 }
 
+/// Where a move reads nodes from: the state, or an overlay on it.
+pub trait Nodes {
+    /// The node at key `k`, as `Container.find` (a missing key is a crash).
+    fn node(&self, k: i32) -> Result<&Node, Crash>;
+}
+
+impl Nodes for State {
+    fn node(&self, k: i32) -> Result<&Node, Crash> {
+        State::node(self, k)
+    }
+}
+
+/// A few changed nodes and instances over a state, for trials that must
+/// not touch the state (the capacity check's failovers).
+pub struct Overlay<'s> {
+    base: &'s State,
+    nodes: SmallVec<[(usize, Node); 8]>,
+    insts: SmallVec<[(usize, Instance); 8]>,
+}
+
+impl<'s> Overlay<'s> {
+    /// An empty overlay.
+    pub fn new(base: &'s State) -> Overlay<'s> {
+        Overlay {
+            base,
+            nodes: SmallVec::new(),
+            insts: SmallVec::new(),
+        }
+    }
+
+    /// The instance at key `k`, changed or from the state.
+    pub fn inst(&self, k: i32) -> Result<&Instance, Crash> {
+        match self.insts.iter().rev().find(|(key, _)| *key as i32 == k) {
+            Some((_, i)) => Ok(i),
+            None => self.base.inst(k),
+        }
+    }
+
+    /// Records a move's result.
+    pub fn apply(&mut self, m: Moved, inst_key: usize) {
+        for (k, n) in m.nodes {
+            match self.nodes.iter_mut().find(|(key, _)| *key == k) {
+                Some(slot) => slot.1 = n,
+                None => self.nodes.push((k, n)),
+            }
+        }
+        self.insts.push((inst_key, m.inst));
+    }
+
+    /// The keys of the changed nodes.
+    pub fn changed_keys(&self) -> impl Iterator<Item = usize> + '_ {
+        self.nodes.iter().map(|(k, _)| *k)
+    }
+
+    /// Writes the overlay into the state.
+    pub fn write_into(self, state: &mut State) {
+        for (k, n) in self.nodes {
+            state.set_node(k, n);
+        }
+        for (k, i) in self.insts {
+            state.set_inst(k, i);
+        }
+    }
+
+    /// Takes the changes out, to write them later.
+    pub fn into_changes(
+        self,
+    ) -> (
+        SmallVec<[(usize, Node); 8]>,
+        SmallVec<[(usize, Instance); 8]>,
+    ) {
+        (self.nodes, self.insts)
+    }
+}
+
+impl Nodes for Overlay<'_> {
+    fn node(&self, k: i32) -> Result<&Node, Crash> {
+        match self.nodes.iter().find(|(key, _)| *key as i32 == k) {
+            Some((_, n)) => Ok(n),
+            None => self.base.node(k),
+        }
+    }
+}
+
 /// Computes a move (`applyMoveEx force`).
-pub fn apply(state: &State, inst: &Instance, mv: Move, force: bool) -> Result<Moved, MoveError> {
+pub fn apply(
+    state: &impl Nodes,
+    inst: &Instance,
+    mv: Move,
+    force: bool,
+) -> Result<Moved, MoveError> {
     match mv {
         Move::Failover => {
             let (old_pdx, old_sdx) = (inst.p_node, inst.s_node);

@@ -35,7 +35,21 @@ pub struct State {
     insts: Vec<Option<Instance>>,
     inst_count: usize,
     policies: Vec<IPolicy>,
+    /// Present node keys per group, ascending (node groups never change).
+    group_keys: Vec<Vec<usize>>,
     log: Vec<Undo>,
+}
+
+fn group_keys(nodes: &[Option<Node>], n_groups: usize) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); n_groups];
+    for (k, n) in nodes.iter().enumerate() {
+        if let Some(n) = n {
+            if let Some(g) = out.get_mut(n.group) {
+                g.push(k);
+            }
+        }
+    }
+    out
 }
 
 /// A node's replacement for scoring.
@@ -74,13 +88,15 @@ impl State {
             .map(|(k, i)| if inst_in(k) { Some(i.clone()) } else { None })
             .collect();
         let inst_count = insts.iter().filter(|i| i.is_some()).count();
-        let policies = cluster.groups.iter().map(|g| g.ipolicy.clone()).collect();
+        let policies: Vec<IPolicy> = cluster.groups.iter().map(|g| g.ipolicy.clone()).collect();
+        let group_keys = group_keys(&nodes, policies.len());
         State {
             nodes,
             values,
             insts,
             inst_count,
             policies,
+            group_keys,
             log: Vec::new(),
         }
     }
@@ -103,12 +119,14 @@ impl State {
             .map(|i| i.as_ref().filter(|i| inst_in(i)).cloned())
             .collect();
         let inst_count = insts.iter().filter(|i| i.is_some()).count();
+        let group_keys = group_keys(&nodes, self.policies.len());
         State {
             nodes,
             values: self.values.clone(),
             insts,
             inst_count,
             policies: self.policies.clone(),
+            group_keys,
             log: Vec::new(),
         }
     }
@@ -137,6 +155,11 @@ impl State {
             .and_then(|k| self.insts.get(k))
             .and_then(|i| i.as_ref())
             .ok_or_else(|| Crash(format!("instance index {k} is not in the instance list")))
+    }
+
+    /// The present nodes of group `g`, ascending.
+    pub fn group_keys(&self, g: usize) -> &[usize] {
+        self.group_keys.get(g).map_or(&[], |v| v.as_slice())
     }
 
     /// The instance policy of group `g`.
