@@ -17,7 +17,7 @@ use crate::answer;
 use crate::model::instance::Instance;
 use crate::model::types::{DiskTemplate, EvacMode, MirrorType};
 use crate::model::Cluster;
-use crate::moves::{self, Move, MoveError, Moved};
+use crate::moves::{self, Move, MoveError, Moved, Nodes, Overlay};
 use crate::state::{Crash, State};
 
 /// The outcome of an evacuation (`EvacSolution`), in request order.
@@ -75,7 +75,7 @@ fn move_to_job(state: &State, inst: &Instance, mv: Move) -> Vec<String> {
 
 /// Applies a move, turning a placement failure into hail's message text.
 fn apply(
-    state: &State,
+    state: &impl Nodes,
     inst: &Instance,
     mv: Move,
     force: bool,
@@ -160,59 +160,134 @@ fn evac_one_node_only(
     Ok(move_to_job(state, &moved_inst, op(t)))
 }
 
-/// The four (or five) moves of a drbd "all" evacuation onto the pair
-/// (`evacDrbdAllInner`), tried on the state and rolled back; returns the
-/// jobs and the target group's score.
-fn drbd_all_trial(
+/// One step of a drbd "all" evacuation on an overlay: the move, or hail's
+/// message for its failure.
+fn all_step<'s>(
+    ov: &mut Overlay<'s>,
+    current: &mut Instance,
+    mv: Move,
+    what: &str,
+    force: bool,
+    key: i32,
+) -> Result<Result<(), String>, Crash> {
+    let guard_drained = mv == Move::Failover && what == "Failing over to the secondary";
+    match apply(&*ov, current, mv, force)? {
+        Err(f) => Ok(Err(format!("{what}: {f}"))),
+        Ok(_) if guard_drained && ov.node(current.s_node).is_ok_and(|s| s.offline) => {
+            let name = ov.node(current.s_node).map_or("?", |n| n.name.as_str()).to_owned();
+            Ok(Err(format!(
+                "{what}: the secondary node {name} is drained or offline and cannot take over the instance"
+            )))
+        }
+        Ok(m) => {
+            *current = m.inst.clone();
+            ov.apply(m, usize::try_from(key).unwrap_or(usize::MAX));
+            Ok(Ok(()))
+        }
+    }
+}
+
+/// A drbd "all" evacuation (`nodeEvacInstance … ChangeAll`): every ordered
+/// pair of available nodes is tried with hail's moves (fail over first if
+/// the primary is offline; replace the secondary by the new primary; fail
+/// over; replace the secondary by the final secondary), scored by the full
+/// score of the target group; the best pair wins, ties to the later one.
+///
+/// The moves before the final secondary depend only on the new primary, so
+/// they are computed once per primary; each pair then adds one move. All
+/// trials run on overlays and leave the state untouched until the winner is
+/// written.
+fn evac_drbd_all(
     state: &mut State,
     inst: &Instance,
     group: usize,
-    target: (usize, usize),
+    avail: &[usize],
     force: bool,
-) -> Result<Result<(Vec<String>, f64), String>, Crash> {
-    let mut current = inst.clone();
-    let mut ops = Vec::new();
-    let primary_offline = state.node(inst.p_node)?.offline;
-    let mut steps: Vec<(Move, &str)> = Vec::new();
-    if primary_offline {
-        steps.push((Move::Failover, "Failing over to the secondary"));
+) -> Result<Result<Vec<String>, String>, Crash> {
+    let key = inst.idx;
+    let mut base = Overlay::new(state);
+    let mut start = inst.clone();
+    let mut pre_ops: Vec<Move> = Vec::new();
+    let mut pre_error = None;
+    if state.node(inst.p_node)?.offline {
+        match all_step(&mut base, &mut start, Move::Failover, "Failing over to the secondary", force, key)? {
+            Ok(()) => pre_ops.push(Move::Failover),
+            Err(e) => pre_error = Some(e),
+        }
     }
-    steps.push((
-        Move::ReplaceSecondary(target.0),
-        "Changing secondary to new primary",
-    ));
-    steps.push((Move::Failover, "Failing over to new primary"));
-    steps.push((
-        Move::ReplaceSecondary(target.1),
-        "Changing secondary to final secondary",
-    ));
-    for (mv, what) in steps {
-        match apply(state, &current, mv, force)? {
-            Err(f) => return Ok(Err(format!("{what}: {f}"))),
-            Ok(_)
-                if mv == Move::Failover
-                    && primary_offline
-                    && ops.is_empty()
-                    && failover_target_unusable(state, &current) =>
-            {
-                return Ok(Err(format!(
-                    "{what}: {}",
-                    drained_target_message(state, &current)
-                )));
+    let mut last_error = "no nodes available".to_owned();
+    let mut best: Option<((usize, usize), f64)> = None;
+    for &p in avail {
+        let mut ov_p = base.clone();
+        let mut cur_p = start.clone();
+        let mut p_error = pre_error.clone();
+        if p_error.is_none() {
+            let steps = [
+                (Move::ReplaceSecondary(p), "Changing secondary to new primary"),
+                (Move::Failover, "Failing over to new primary"),
+            ];
+            for (mv, what) in steps {
+                if let Err(e) = all_step(&mut ov_p, &mut cur_p, mv, what, force, key)? {
+                    p_error = Some(e);
+                    break;
+                }
             }
-            Ok(m) => {
-                current = m.inst.clone();
-                commit(state, m, inst.idx);
-                ops.push(mv);
+        }
+        for &s in avail {
+            if s == p {
+                continue;
+            }
+            if let Some(e) = &p_error {
+                if best.is_none() {
+                    last_error = format!("Allocation failed: {e}");
+                }
+                continue;
+            }
+            let mut ov = ov_p.clone();
+            let mut cur = cur_p.clone();
+            match all_step(&mut ov, &mut cur, Move::ReplaceSecondary(s), "Changing secondary to final secondary", force, key)? {
+                Err(e) => {
+                    if best.is_none() {
+                        last_error = format!("Allocation failed: {e}");
+                    }
+                }
+                Ok(()) => {
+                    let cv = state.group_score_with(group, &ov.changed_nodes());
+                    let keep_old = matches!(&best, Some((_, old)) if *old < cv);
+                    if !keep_old {
+                        best = Some(((p, s), cv));
+                    }
+                }
             }
         }
     }
-    let jobs = ops
-        .into_iter()
-        .flat_map(|mv| move_to_job(state, &current, mv))
-        .collect();
-    let cv = state.group_score_with(group, &[]);
-    Ok(Ok((jobs, cv)))
+    let Some(((p, s), _)) = best else {
+        return Ok(Err(format!("Can't find any good nodes for relocation: {last_error}")));
+    };
+    // Replay the winning pair and write it into the state.
+    let mut ov = base.clone();
+    let mut cur = start.clone();
+    let mut ops = pre_ops;
+    for (mv, what) in [
+        (Move::ReplaceSecondary(p), "Changing secondary to new primary"),
+        (Move::Failover, "Failing over to new primary"),
+        (Move::ReplaceSecondary(s), "Changing secondary to final secondary"),
+    ] {
+        if let Err(e) = all_step(&mut ov, &mut cur, mv, what, force, key)? {
+            return Ok(Err(e));
+        }
+        ops.push(mv);
+    }
+    let (nodes, insts) = ov.into_changes();
+    for (k, n) in nodes {
+        state.set_node(k, n);
+    }
+    for (k, i) in insts {
+        if k != usize::MAX {
+            state.set_inst(k, i);
+        }
+    }
+    Ok(Ok(ops.into_iter().flat_map(|mv| move_to_job(state, &cur, mv)).collect()))
 }
 
 /// Moves one instance (`nodeEvacInstance`).
@@ -245,43 +320,10 @@ fn node_evac_instance(
                 }
             },
             EvacMode::ChangeSecondary => evac_one_node_only(state, inst, group, avail, force),
-            EvacMode::ChangeAll => {
-                let mut last_error = "no nodes available".to_owned();
-                let mut best: Option<((usize, usize), f64)> = None;
-                for &p in avail {
-                    for &s in avail {
-                        if p == s {
-                            continue;
-                        }
-                        let cp = state.checkpoint();
-                        let r = drbd_all_trial(state, inst, group, (p, s), force);
-                        state.rollback(cp);
-                        match r? {
-                            Err(msg) => {
-                                if best.is_none() {
-                                    last_error = format!("Allocation failed: {msg}");
-                                }
-                            }
-                            Ok((_, cv)) => {
-                                let keep_old = matches!(&best, Some((_, old)) if *old < cv);
-                                if !keep_old {
-                                    best = Some(((p, s), cv));
-                                }
-                            }
-                        }
-                    }
-                }
-                let Some((pair, _)) = best else {
-                    return Err(EvacError::Message(format!(
-                        "Can't find any good nodes for relocation: {last_error}"
-                    )));
-                };
-                // Redo the winning trial for real.
-                match drbd_all_trial(state, inst, group, pair, force)? {
-                    Ok((jobs, _)) => Ok(jobs),
-                    Err(msg) => Err(EvacError::Message(msg)),
-                }
-            }
+            EvacMode::ChangeAll => match evac_drbd_all(state, inst, group, avail, force)? {
+                Ok(jobs) => Ok(jobs),
+                Err(msg) => Err(EvacError::Message(msg)),
+            },
         },
         _ => {
             if mode == EvacMode::ChangeSecondary {

@@ -97,7 +97,9 @@ impl Nodes for State {
 }
 
 /// A few changed nodes and instances over a state, for trials that must
-/// not touch the state (the capacity check's failovers).
+/// not touch the state (the capacity check's failovers, evacuation
+/// trials).
+#[derive(Clone)]
 pub struct Overlay<'s> {
     base: &'s State,
     nodes: SmallVec<[(usize, Node); 8]>,
@@ -136,6 +138,11 @@ impl<'s> Overlay<'s> {
     /// The keys of the changed nodes.
     pub fn changed_keys(&self) -> impl Iterator<Item = usize> + '_ {
         self.nodes.iter().map(|(k, _)| *k)
+    }
+
+    /// The changed nodes, for scoring.
+    pub fn changed_nodes(&self) -> SmallVec<[(usize, &Node); 8]> {
+        self.nodes.iter().map(|(k, n)| (*k, n)).collect()
     }
 
     /// Writes the overlay into the state.

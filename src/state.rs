@@ -37,7 +37,23 @@ pub struct State {
     policies: Vec<IPolicy>,
     /// Present node keys per group, ascending (node groups never change).
     group_keys: Vec<Vec<usize>>,
+    /// Present node keys, ascending.
+    present: Vec<usize>,
+    /// Each node's htools offline flag (never changes).
+    offline: Vec<bool>,
+    /// Whether any node may have a location-exclusion map (then scores
+    /// compute that component; otherwise it is 0).
+    any_instance_map: bool,
     log: Vec<Undo>,
+}
+
+/// The derived indexes of a node list: group members, present keys,
+/// offline flags and whether any location-exclusion map exists.
+fn node_indexes(nodes: &[Option<Node>], n_groups: usize) -> (Vec<Vec<usize>>, Vec<usize>, Vec<bool>, bool) {
+    let present = nodes.iter().enumerate().filter(|(_, n)| n.is_some()).map(|(k, _)| k).collect();
+    let offline = nodes.iter().map(|n| n.as_ref().is_some_and(|n| n.offline)).collect();
+    let any_map = nodes.iter().flatten().any(|n| !n.instance_map.is_empty());
+    (group_keys(nodes, n_groups), present, offline, any_map)
 }
 
 fn group_keys(nodes: &[Option<Node>], n_groups: usize) -> Vec<Vec<usize>> {
@@ -89,7 +105,7 @@ impl State {
             .collect();
         let inst_count = insts.iter().filter(|i| i.is_some()).count();
         let policies: Vec<IPolicy> = cluster.groups.iter().map(|g| g.ipolicy.clone()).collect();
-        let group_keys = group_keys(&nodes, policies.len());
+        let (group_keys, present, offline, any_instance_map) = node_indexes(&nodes, policies.len());
         State {
             nodes,
             values,
@@ -97,6 +113,9 @@ impl State {
             inst_count,
             policies,
             group_keys,
+            present,
+            offline,
+            any_instance_map,
             log: Vec::new(),
         }
     }
@@ -119,7 +138,7 @@ impl State {
             .map(|i| i.as_ref().filter(|i| inst_in(i)).cloned())
             .collect();
         let inst_count = insts.iter().filter(|i| i.is_some()).count();
-        let group_keys = group_keys(&nodes, self.policies.len());
+        let (group_keys, present, offline, any_instance_map) = node_indexes(&nodes, self.policies.len());
         State {
             nodes,
             values: self.values.clone(),
@@ -127,6 +146,9 @@ impl State {
             inst_count,
             policies: self.policies.clone(),
             group_keys,
+            present,
+            offline,
+            any_instance_map,
             log: Vec::new(),
         }
     }
@@ -189,6 +211,9 @@ impl State {
     /// Replaces the node at key `k` (`Container.add`).
     pub fn set_node(&mut self, k: usize, node: Node) {
         let values = metric::node_values(&node.scalars());
+        if !node.instance_map.is_empty() {
+            self.any_instance_map = true;
+        }
         let old_values = std::mem::replace(&mut self.values[k], values);
         match self.nodes[k].replace(node) {
             Some(old) => self.log.push(Undo::Node(k, Box::new(old), old_values)),
@@ -255,56 +280,46 @@ impl State {
     /// The full score of the present nodes (`compCV`), with some nodes
     /// replaced.
     pub fn score_with(&self, subst: &[Subst<'_>]) -> f64 {
-        self.score_filtered(subst, |_| true)
+        self.score_over(&self.present, subst)
     }
 
     /// The full score of the present nodes of group `g` (`compCVNodes` of
     /// that group), with some nodes replaced.
     pub fn group_score_with(&self, g: usize, subst: &[Subst<'_>]) -> f64 {
-        self.score_filtered(subst, |n| n.group == g)
+        self.score_over(self.group_keys(g), subst)
     }
 
-    fn score_filtered(&self, subst: &[Subst<'_>], keep: impl Fn(&Node) -> bool) -> f64 {
-        let mut sub_values: smallvec::SmallVec<[(usize, NodeValues); 3]> =
-            smallvec::SmallVec::new();
+    /// The full score of the nodes at `keys` (ascending), with some nodes
+    /// replaced: one pass over cached values, the replaced nodes' values
+    /// computed here.
+    fn score_over(&self, keys: &[usize], subst: &[Subst<'_>]) -> f64 {
+        let mut sub: smallvec::SmallVec<[(usize, NodeValues, bool); 4]> = smallvec::SmallVec::new();
         for (k, n) in subst {
-            sub_values.push((*k, metric::node_values(&n.scalars())));
+            sub.push((*k, metric::node_values(&n.scalars()), n.offline));
         }
-        // Collect the selected keys once; a substituted node keeps its key.
-        let mut keys: Vec<usize> = Vec::with_capacity(self.nodes.len());
-        let mut map = LocationExclusion::default();
-        for (k, slot) in self.nodes.iter().enumerate() {
-            let Some(base) = slot else { continue };
-            let node = subst
-                .iter()
-                .find(|(sk, _)| *sk == k)
-                .map_or(base, |(_, n)| *n);
-            if !keep(node) {
-                continue;
+        let map_value = if self.any_instance_map || subst.iter().any(|(_, n)| !n.instance_map.is_empty()) {
+            let mut map = LocationExclusion::default();
+            for &k in keys {
+                let node = subst.iter().find(|(sk, _)| *sk == k).map_or_else(|| self.node_at(k), |(_, n)| *n);
+                if !node.offline && !node.instance_map.is_empty() {
+                    map.add_node(&node.instance_map);
+                }
             }
-            keys.push(k);
-            if !node.offline && !node.instance_map.is_empty() {
-                map.add_node(&node.instance_map);
-            }
-        }
-        let node_ref = |i: usize| -> (&NodeValues, bool) {
-            let k = keys[i];
-            let v = match sub_values.iter().find(|(sk, _)| *sk == k) {
-                Some((_, v)) => v,
-                None => &self.values[k],
-            };
-            (v, self.node_offline(k, subst))
+            map.value()
+        } else {
+            0
         };
-        // The closure returns references into `sub_values`, which lives
-        // for the whole call.
-        metric::score_with(keys.len(), node_ref, map.value())
-    }
-
-    fn node_offline(&self, k: usize, subst: &[Subst<'_>]) -> bool {
-        match subst.iter().find(|(sk, _)| *sk == k) {
-            Some((_, n)) => n.offline,
-            None => self.node_at(k).offline,
-        }
+        metric::score_with(
+            keys.len(),
+            |i| {
+                let k = keys[i];
+                match sub.iter().find(|(sk, _, _)| *sk == k) {
+                    Some((_, v, off)) => (v, *off),
+                    None => (&self.values[k], self.offline[k]),
+                }
+            },
+            map_value,
+        )
     }
 }
 
