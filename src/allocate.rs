@@ -83,7 +83,7 @@ pub fn gen_alloc_nodes(
         .copied()
         .filter(|&k| {
             let n = state.node_at(k);
-            !n.offline && restrict.is_none_or(|r| r.iter().any(|name| *name == n.name))
+            !n.offline && restrict.is_none_or(|r| r.contains(&n.name))
         })
         .collect();
     match count {

@@ -165,19 +165,11 @@ pub fn allocation_count(node: &Node, t: &Instance) -> i64 {
     // already fails it before that step.
     let crossing = first_step(|j| free(j) <= r);
     match crossing {
-        Some(1) => {
-            if !node.fail_n1 {
-                consider(Some(1));
-            }
-        }
-        Some(c) => {
-            // free(c-1) > r, so the flag before step c is false; with
-            // memory not growing (m >= 0) that is the crossing itself.
-            if m >= 0 {
-                consider(Some(c));
-            }
-        }
-        None => {}
+        Some(1) if !node.fail_n1 => consider(Some(1)),
+        // free(c-1) > r, so the flag before step c is false; with memory
+        // not growing (m >= 0) that is the crossing itself.
+        Some(c) if c > 1 && m >= 0 => consider(Some(c)),
+        _ => {}
     }
     // CPU ratio.
     if l >= 0.0 {
@@ -444,6 +436,7 @@ mod tests {
         k
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn node(
         mem: f64,
         free_mem: i64,

@@ -174,7 +174,10 @@ fn all_step<'s>(
     match apply(&*ov, current, mv, force)? {
         Err(f) => Ok(Err(format!("{what}: {f}"))),
         Ok(_) if guard_drained && ov.node(current.s_node).is_ok_and(|s| s.offline) => {
-            let name = ov.node(current.s_node).map_or("?", |n| n.name.as_str()).to_owned();
+            let name = ov
+                .node(current.s_node)
+                .map_or("?", |n| n.name.as_str())
+                .to_owned();
             Ok(Err(format!(
                 "{what}: the secondary node {name} is drained or offline and cannot take over the instance"
             )))
@@ -210,7 +213,14 @@ fn evac_drbd_all(
     let mut pre_ops: Vec<Move> = Vec::new();
     let mut pre_error = None;
     if state.node(inst.p_node)?.offline {
-        match all_step(&mut base, &mut start, Move::Failover, "Failing over to the secondary", force, key)? {
+        match all_step(
+            &mut base,
+            &mut start,
+            Move::Failover,
+            "Failing over to the secondary",
+            force,
+            key,
+        )? {
             Ok(()) => pre_ops.push(Move::Failover),
             Err(e) => pre_error = Some(e),
         }
@@ -223,7 +233,10 @@ fn evac_drbd_all(
         let mut p_error = pre_error.clone();
         if p_error.is_none() {
             let steps = [
-                (Move::ReplaceSecondary(p), "Changing secondary to new primary"),
+                (
+                    Move::ReplaceSecondary(p),
+                    "Changing secondary to new primary",
+                ),
                 (Move::Failover, "Failing over to new primary"),
             ];
             for (mv, what) in steps {
@@ -245,7 +258,14 @@ fn evac_drbd_all(
             }
             let mut ov = ov_p.clone();
             let mut cur = cur_p.clone();
-            match all_step(&mut ov, &mut cur, Move::ReplaceSecondary(s), "Changing secondary to final secondary", force, key)? {
+            match all_step(
+                &mut ov,
+                &mut cur,
+                Move::ReplaceSecondary(s),
+                "Changing secondary to final secondary",
+                force,
+                key,
+            )? {
                 Err(e) => {
                     if best.is_none() {
                         last_error = format!("Allocation failed: {e}");
@@ -262,16 +282,24 @@ fn evac_drbd_all(
         }
     }
     let Some(((p, s), _)) = best else {
-        return Ok(Err(format!("Can't find any good nodes for relocation: {last_error}")));
+        return Ok(Err(format!(
+            "Can't find any good nodes for relocation: {last_error}"
+        )));
     };
     // Replay the winning pair and write it into the state.
     let mut ov = base.clone();
     let mut cur = start.clone();
     let mut ops = pre_ops;
     for (mv, what) in [
-        (Move::ReplaceSecondary(p), "Changing secondary to new primary"),
+        (
+            Move::ReplaceSecondary(p),
+            "Changing secondary to new primary",
+        ),
         (Move::Failover, "Failing over to new primary"),
-        (Move::ReplaceSecondary(s), "Changing secondary to final secondary"),
+        (
+            Move::ReplaceSecondary(s),
+            "Changing secondary to final secondary",
+        ),
     ] {
         if let Err(e) = all_step(&mut ov, &mut cur, mv, what, force, key)? {
             return Ok(Err(e));
@@ -287,7 +315,10 @@ fn evac_drbd_all(
             state.set_inst(k, i);
         }
     }
-    Ok(Ok(ops.into_iter().flat_map(|mv| move_to_job(state, &cur, mv)).collect()))
+    Ok(Ok(ops
+        .into_iter()
+        .flat_map(|mv| move_to_job(state, &cur, mv))
+        .collect()))
 }
 
 /// Moves one instance (`nodeEvacInstance`).

@@ -88,6 +88,9 @@ pub const COMPONENTS: [Component; N_COMPONENTS] = [
     c(0.25, "reserved_mem_rtotal", Aggregation::Sum, true),
 ];
 
+/// A node's location-exclusion counts: (location tag, exclusion tag) pairs.
+pub type PairCounts = [((TagId, TagId), i64)];
+
 /// One node's values of the scalar components (`compDetailedCVNode`); the
 /// map component's slot holds 0.
 pub type NodeValues = [f64; N_COMPONENTS];
@@ -230,7 +233,7 @@ pub struct LocationExclusion {
 
 impl LocationExclusion {
     /// Adds one node's map (`Map.unionWith (+)`).
-    pub fn add_node(&mut self, m: &[((TagId, TagId), i64)]) {
+    pub fn add_node(&mut self, m: &PairCounts) {
         for &(k, v) in m {
             *self.counts.entry(k).or_insert(0) += v;
             self.sum += v;
@@ -250,11 +253,7 @@ impl LocationExclusion {
     /// The value after hail's running update replacing a node's map `old`
     /// by `new` (`m' = (m - old) + new`, keys never dropped), without
     /// changing `self`.
-    pub fn value_after_update(
-        &self,
-        old: &[((TagId, TagId), i64)],
-        new: &[((TagId, TagId), i64)],
-    ) -> i64 {
+    pub fn value_after_update(&self, old: &PairCounts, new: &PairCounts) -> i64 {
         if old.is_empty() && new.is_empty() {
             return self.value();
         }
@@ -266,7 +265,7 @@ impl LocationExclusion {
     /// hail's running update (`updateStatistics` on a `MapStatistics`):
     /// `unionWith (+) (unionWith (-) m old) new`. A key only in `old`
     /// enters with `old`'s count (not negated), and keys are never removed.
-    pub fn update(&mut self, old: &[((TagId, TagId), i64)], new: &[((TagId, TagId), i64)]) {
+    pub fn update(&mut self, old: &PairCounts, new: &PairCounts) {
         for &(k, v) in old {
             match self.counts.get_mut(&k) {
                 Some(c) => {
@@ -467,8 +466,8 @@ impl ClusterStats {
     /// the statistics of the old node's side (online or offline) change.
     pub fn update(
         &mut self,
-        old: (&NodeValues, bool, &[((TagId, TagId), i64)]),
-        new: (&NodeValues, &[((TagId, TagId), i64)]),
+        old: (&NodeValues, bool, &PairCounts),
+        new: (&NodeValues, &PairCounts),
     ) {
         let Some(stats) = self.stats.as_mut() else {
             return;
@@ -490,13 +489,7 @@ impl ClusterStats {
     /// old map, new values, new map).
     pub fn score_after(
         &self,
-        updates: &[(
-            &NodeValues,
-            bool,
-            &[((TagId, TagId), i64)],
-            &NodeValues,
-            &[((TagId, TagId), i64)],
-        )],
+        updates: &[(&NodeValues, bool, &PairCounts, &NodeValues, &PairCounts)],
     ) -> f64 {
         let Some(mut stats) = self.stats else {
             return 0.0;
@@ -542,10 +535,7 @@ impl ClusterStats {
 
     /// The location-exclusion value after hail's running updates of the
     /// given (old map, new map) pairs of online nodes.
-    pub fn map_value_after(
-        &self,
-        updates: &[(&[((TagId, TagId), i64)], &[((TagId, TagId), i64)])],
-    ) -> i64 {
+    pub fn map_value_after(&self, updates: &[(&PairCounts, &PairCounts)]) -> i64 {
         if updates.iter().all(|(o, n)| o.is_empty() && n.is_empty()) {
             return self.map.value();
         }
@@ -617,7 +607,7 @@ mod tests {
     #[test]
     fn running_update_matches_hail_formula() {
         let nodes = [vals(0.25), vals(0.5), vals(0.75)];
-        let empty: &[((TagId, TagId), i64)] = &[];
+        let empty: &PairCounts = &[];
         let mut st = ClusterStats::new(3, |i| (&nodes[i], false, empty));
         let new = vals(0.6);
         st.update((&nodes[1], false, empty), (&new, empty));

@@ -96,6 +96,12 @@ impl Nodes for State {
     }
 }
 
+/// The changed nodes and instances of an [`Overlay`], by key.
+pub type Changes = (
+    SmallVec<[(usize, Node); 8]>,
+    SmallVec<[(usize, Instance); 8]>,
+);
+
 /// A few changed nodes and instances over a state, for trials that must
 /// not touch the state (the capacity check's failovers, evacuation
 /// trials).
@@ -156,12 +162,7 @@ impl<'s> Overlay<'s> {
     }
 
     /// Takes the changes out, to write them later.
-    pub fn into_changes(
-        self,
-    ) -> (
-        SmallVec<[(usize, Node); 8]>,
-        SmallVec<[(usize, Instance); 8]>,
-    ) {
+    pub fn into_changes(self) -> Changes {
         (self.nodes, self.insts)
     }
 }

@@ -49,9 +49,20 @@ pub struct State {
 
 /// The derived indexes of a node list: group members, present keys,
 /// offline flags and whether any location-exclusion map exists.
-fn node_indexes(nodes: &[Option<Node>], n_groups: usize) -> (Vec<Vec<usize>>, Vec<usize>, Vec<bool>, bool) {
-    let present = nodes.iter().enumerate().filter(|(_, n)| n.is_some()).map(|(k, _)| k).collect();
-    let offline = nodes.iter().map(|n| n.as_ref().is_some_and(|n| n.offline)).collect();
+fn node_indexes(
+    nodes: &[Option<Node>],
+    n_groups: usize,
+) -> (Vec<Vec<usize>>, Vec<usize>, Vec<bool>, bool) {
+    let present = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.is_some())
+        .map(|(k, _)| k)
+        .collect();
+    let offline = nodes
+        .iter()
+        .map(|n| n.as_ref().is_some_and(|n| n.offline))
+        .collect();
     let any_map = nodes.iter().flatten().any(|n| !n.instance_map.is_empty());
     (group_keys(nodes, n_groups), present, offline, any_map)
 }
@@ -138,7 +149,8 @@ impl State {
             .map(|i| i.as_ref().filter(|i| inst_in(i)).cloned())
             .collect();
         let inst_count = insts.iter().filter(|i| i.is_some()).count();
-        let (group_keys, present, offline, any_instance_map) = node_indexes(&nodes, self.policies.len());
+        let (group_keys, present, offline, any_instance_map) =
+            node_indexes(&nodes, self.policies.len());
         State {
             nodes,
             values: self.values.clone(),
@@ -297,18 +309,22 @@ impl State {
         for (k, n) in subst {
             sub.push((*k, metric::node_values(&n.scalars()), n.offline));
         }
-        let map_value = if self.any_instance_map || subst.iter().any(|(_, n)| !n.instance_map.is_empty()) {
-            let mut map = LocationExclusion::default();
-            for &k in keys {
-                let node = subst.iter().find(|(sk, _)| *sk == k).map_or_else(|| self.node_at(k), |(_, n)| *n);
-                if !node.offline && !node.instance_map.is_empty() {
-                    map.add_node(&node.instance_map);
+        let map_value =
+            if self.any_instance_map || subst.iter().any(|(_, n)| !n.instance_map.is_empty()) {
+                let mut map = LocationExclusion::default();
+                for &k in keys {
+                    let node = subst
+                        .iter()
+                        .find(|(sk, _)| *sk == k)
+                        .map_or_else(|| self.node_at(k), |(_, n)| *n);
+                    if !node.offline && !node.instance_map.is_empty() {
+                        map.add_node(&node.instance_map);
+                    }
                 }
-            }
-            map.value()
-        } else {
-            0
-        };
+                map.value()
+            } else {
+                0
+            };
         metric::score_with(
             keys.len(),
             |i| {

@@ -135,6 +135,8 @@ impl Cluster {
 }
 
 /// The request, with names resolved to indices (hail's `RqType`).
+// One value per run: the size difference between variants does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
     /// Place a new instance.
