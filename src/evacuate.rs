@@ -256,23 +256,26 @@ fn evac_drbd_all(
                 }
                 continue;
             }
-            let mut ov = ov_p.clone();
-            let mut cur = cur_p.clone();
-            match all_step(
-                &mut ov,
-                &mut cur,
-                Move::ReplaceSecondary(s),
-                "Changing secondary to final secondary",
-                force,
-                key,
-            )? {
-                Err(e) => {
+            match apply(&ov_p, &cur_p, Move::ReplaceSecondary(s), force)? {
+                Err(f) => {
                     if best.is_none() {
-                        last_error = format!("Allocation failed: {e}");
+                        last_error = format!(
+                            "Allocation failed: Changing secondary to final secondary: {f}"
+                        );
                     }
                 }
-                Ok(()) => {
-                    let cv = state.group_score_with(group, &ov.changed_nodes());
+                Ok(m) => {
+                    // The final state: the primary's overlay with the last
+                    // move's nodes on top.
+                    let last = m.final_nodes();
+                    let mut nodes = ov_p.changed_nodes();
+                    for (k, n) in last.iter() {
+                        match nodes.iter_mut().find(|(ok, _)| ok == k) {
+                            Some(slot) => slot.1 = n,
+                            None => nodes.push((*k, n)),
+                        }
+                    }
+                    let cv = state.group_score_with(group, &nodes);
                     let keep_old = matches!(&best, Some((_, old)) if *old < cv);
                     if !keep_old {
                         best = Some(((p, s), cv));
