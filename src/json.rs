@@ -41,6 +41,15 @@
 //! A leading UTF-8 byte order mark is refused too, with a message of its own
 //! so that the cause is obvious.
 //!
+//! # Memory
+//!
+//! The tree borrows from the input: a string or key without escapes is a
+//! slice of the input bytes ([`Cow::Borrowed`]), and only one whose escapes
+//! had to be decoded owns its text. A parsed request therefore costs one
+//! allocation per non-empty array or object, each sized exactly, and nothing
+//! per string or key; building and dropping the tree stays cheap even for a
+//! cluster of thousands of nodes.
+//!
 //! # Limits
 //!
 //! * Arrays and objects may nest at most [`MAX_DEPTH`] levels. The parser never
@@ -54,6 +63,7 @@
 //! line ends at each line feed) and the 0-based byte offset. They are computed
 //! only when an error happens, so a successful parse pays nothing for them.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// The deepest nesting of arrays and objects that [`parse`] accepts.
@@ -71,21 +81,28 @@ const EXPONENT_CAP: i64 = 100_000_000_000_000_000;
 /// The UTF-8 encoding of U+FEFF, the byte order mark.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// A parsed JSON value.
+/// A parsed JSON value, borrowing its strings from the input.
+///
+/// A string or key without escapes is a slice of the input
+/// ([`Cow::Borrowed`]); only one whose escapes had to be decoded owns its
+/// text. The tree therefore allocates nothing but the vectors of its
+/// non-empty arrays and objects, one each, sized exactly.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Json {
+pub enum Json<'a> {
     /// `null`.
     Null,
     /// `true` or `false`.
     Bool(bool),
     /// A number, kept both as an `f64` and as an exactly rounded integer.
     Number(Number),
-    /// A string, with its escapes decoded.
-    String(String),
+    /// A string, with its escapes decoded: borrowed from the input unless it
+    /// contains escapes.
+    String(Cow<'a, str>),
     /// An array, in input order.
-    Array(Vec<Json>),
+    Array(Vec<Json<'a>>),
     /// Members in input order; duplicate keys are kept as separate entries.
-    Object(Vec<(String, Json)>),
+    /// Keys are borrowed from the input unless they contain escapes.
+    Object(Vec<(Cow<'a, str>, Json<'a>)>),
 }
 
 /// A JSON number.
@@ -134,9 +151,9 @@ impl Number {
     }
 }
 
-impl Json {
+impl<'a> Json<'a> {
     /// First member with this key, if self is an object (None otherwise).
-    pub fn get(&self, key: &str) -> Option<&Json> {
+    pub fn get(&self, key: &str) -> Option<&Json<'a>> {
         match self {
             Json::Object(members) => members.iter().find(|(k, _)| k == key).map(|(_, v)| v),
             _ => None,
@@ -230,6 +247,8 @@ impl std::error::Error for ParseError {}
 
 /// Builds an error at `offset`, computing its line and column by scanning the
 /// input up to that point. This is the only place positions are computed.
+#[cold]
+#[inline(never)]
 fn error_at(input: &[u8], offset: usize, message: impl Into<String>) -> ParseError {
     let offset = offset.min(input.len());
     let before = input.get(..offset).unwrap_or(input);
@@ -264,7 +283,7 @@ fn error_at(input: &[u8], offset: usize, message: impl Into<String>) -> ParseErr
 /// Returns a [`ParseError`] locating the first place where the input is not
 /// such a JSON text: a syntax error, invalid UTF-8, a lone surrogate escape,
 /// a leading byte order mark, or nesting deeper than [`MAX_DEPTH`].
-pub fn parse(input: &[u8]) -> Result<Json, ParseError> {
+pub fn parse(input: &[u8]) -> Result<Json<'_>, ParseError> {
     if input.starts_with(BOM) {
         return Err(error_at(
             input,
@@ -292,12 +311,15 @@ pub fn parse(input: &[u8]) -> Result<Json, ParseError> {
 }
 
 /// An array or object that is open while the parser reads its contents.
-enum Frame {
-    /// An array whose elements so far sit in `Parser::values` from `start` on.
-    Array { start: usize },
-    /// An object whose members so far sit in `Parser::members` from `start`
-    /// on, with `key` waiting for its value.
-    Object { start: usize, key: String },
+struct Frame<'a> {
+    /// Where the container's items so far start: in `Parser::members` for an
+    /// object, in `Parser::values` for an array.
+    start: usize,
+    /// Whether the container is an object.
+    object: bool,
+    /// The key the container stands under in its parent, when the parent is
+    /// an object (empty otherwise).
+    key: Cow<'a, str>,
 }
 
 /// The parser's state: the input, the read position, and the explicit stack
@@ -305,134 +327,238 @@ enum Frame {
 ///
 /// The elements of all open arrays share one vector, and the members of all
 /// open objects share another; a container's own items are the tail of that
-/// vector from the index recorded in its frame. Closing a container splits
-/// that tail off into a vector of exactly the right size, so the finished
-/// tree wastes no capacity and the growth of the shared vectors is paid once.
+/// vector from the index recorded in its frame. Closing a container moves
+/// that tail into a vector of exactly the right size, so the finished tree
+/// wastes no capacity and the growth of the shared vectors is paid once.
 struct Parser<'a> {
     input: &'a [u8],
     /// The longest prefix of `input` that is valid UTF-8.
     text: &'a str,
     pos: usize,
-    frames: Vec<Frame>,
-    values: Vec<Json>,
-    members: Vec<(String, Json)>,
+    frames: Vec<Frame<'a>>,
+    values: Vec<Json<'a>>,
+    members: Vec<(Cow<'a, str>, Json<'a>)>,
+}
+
+/// Hands a finished value to the innermost open container of `$parser`: as
+/// a member under `$key` (an `Option<Cow<str>>`, set exactly when that
+/// container is an object), or as an array element.
+///
+/// A macro, not a method: measured with rustc 1.95, passing the value into
+/// even an always-inlined method makes the compiler assemble it on the stack
+/// and copy it into the vector, which costs a store-forwarding stall per
+/// value (about a tenth of the parse time); built in the macro's expansion,
+/// each value's fields are stored straight into the vector.
+macro_rules! emit {
+    ($parser:expr, $key:expr, $value:expr) => {
+        match $key {
+            Some(key) => push(&mut $parser.members, (key, $value)),
+            None => push(&mut $parser.values, $value),
+        }
+    };
+}
+
+/// `stack.push(item)`, written so that the item is usually stored straight
+/// into the vector: with the capacity checked first, nothing stands between
+/// building the item and storing it, so it is not assembled on the stack
+/// and then copied.
+#[inline(always)]
+fn push<T>(stack: &mut Vec<T>, item: T) {
+    if stack.len() < stack.capacity() {
+        stack.push(item);
+    } else {
+        push_growing(stack, item);
+    }
+}
+
+/// `stack.push(item)` when that needs the vector to grow.
+#[cold]
+#[inline(never)]
+fn push_growing<T>(stack: &mut Vec<T>, item: T) {
+    stack.push(item);
 }
 
 impl<'a> Parser<'a> {
     /// Parses the whole input as one value followed by optional whitespace.
-    fn document(&mut self) -> Result<Json, ParseError> {
-        // What the next value may be instead, for the message when it is missing.
-        let mut or_close = "";
-        'value: loop {
-            self.skip_whitespace();
-            let start = self.pos;
-            let mut value = match self.peek() {
-                Some(b'{') => {
-                    self.check_depth(start)?;
-                    self.pos += 1;
-                    self.skip_whitespace();
-                    if self.peek() == Some(b'}') {
-                        self.pos += 1;
+    fn document(&mut self) -> Result<Json<'a>, ParseError> {
+        self.skip_whitespace();
+        let start = self.pos;
+        let value = match self.peek() {
+            Some(open @ (b'{' | b'[')) => {
+                let object = open == b'{';
+                if self.open(start, object)? {
+                    if object {
                         Json::Object(Vec::new())
                     } else {
-                        let key = self.key("a string key or '}'")?;
-                        self.frames.push(Frame::Object {
-                            start: self.members.len(),
-                            key,
-                        });
-                        or_close = "";
-                        continue 'value;
-                    }
-                }
-                Some(b'[') => {
-                    self.check_depth(start)?;
-                    self.pos += 1;
-                    self.skip_whitespace();
-                    if self.peek() == Some(b']') {
-                        self.pos += 1;
                         Json::Array(Vec::new())
-                    } else {
-                        self.frames.push(Frame::Array {
-                            start: self.values.len(),
-                        });
-                        or_close = " or ']'";
-                        continue 'value;
                     }
+                } else {
+                    self.frames.push(Frame {
+                        start: 0,
+                        object,
+                        key: Cow::Borrowed(""),
+                    });
+                    self.contents()?
                 }
-                Some(b'"') => Json::String(self.string()?),
-                Some(b'-' | b'0'..=b'9') => Json::Number(self.number()?),
-                Some(b't') => self.literal(b"true", Json::Bool(true))?,
-                Some(b'f') => self.literal(b"false", Json::Bool(false))?,
-                Some(b'n') => self.literal(b"null", Json::Null)?,
-                _ => {
-                    let expected = format!("a JSON value{or_close}");
-                    return Err(self.unexpected_token(start, &expected));
-                }
+            }
+            Some(b'"') => Json::String(self.string()?),
+            Some(b'-' | b'0'..=b'9') => Json::Number(self.number()?),
+            Some(b't') => {
+                self.literal(b"true")?;
+                Json::Bool(true)
+            }
+            Some(b'f') => {
+                self.literal(b"false")?;
+                Json::Bool(false)
+            }
+            Some(b'n') => {
+                self.literal(b"null")?;
+                Json::Null
+            }
+            _ => return Err(self.unexpected_token(start, "a JSON value")),
+        };
+        self.skip_whitespace();
+        if self.pos < self.input.len() {
+            return Err(self.error(self.pos, "unexpected data after the JSON value"));
+        }
+        Ok(value)
+    }
+
+    /// Opens the array or object whose bracket is at `at` (the read
+    /// position), refusing it beyond [`MAX_DEPTH`]. Returns whether it is
+    /// empty: then it is closed again at once and the read position is past
+    /// it; otherwise the read position is at its first item.
+    #[inline]
+    fn open(&mut self, at: usize, object: bool) -> Result<bool, ParseError> {
+        self.check_depth(at)?;
+        self.pos = at + 1;
+        self.skip_whitespace();
+        let close = if object { b'}' } else { b']' };
+        if self.peek() == Some(close) {
+            self.pos += 1;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    /// Reads the contents of the open containers, the innermost one from its
+    /// first item on, until the outermost one closes; returns that one.
+    fn contents(&mut self) -> Result<Json<'a>, ParseError> {
+        // Whether the container the next item goes into is an object (kept
+        // in step with the top frame), and whether that item is its first.
+        let mut object = self.frames.last().is_some_and(|f| f.object);
+        let mut first = true;
+        'item: loop {
+            let key = if object {
+                let expected = if first {
+                    "a string key or '}'"
+                } else {
+                    "a string key after ','"
+                };
+                let key = self.key(expected)?;
+                self.skip_whitespace();
+                Some(key)
+            } else {
+                None
             };
-            // Hand the finished value to the innermost open container. When
-            // that completes the container, the container is the next value
-            // to hand on, and so on outwards.
+            let start = self.pos;
+            match self.peek() {
+                Some(open @ (b'{' | b'[')) => {
+                    let inner = open == b'{';
+                    if self.open(start, inner)? {
+                        if inner {
+                            emit!(self, key, Json::Object(Vec::new()));
+                        } else {
+                            emit!(self, key, Json::Array(Vec::new()));
+                        }
+                    } else {
+                        let start = if inner {
+                            self.members.len()
+                        } else {
+                            self.values.len()
+                        };
+                        self.frames.push(Frame {
+                            start,
+                            object: inner,
+                            key: key.unwrap_or_default(),
+                        });
+                        object = inner;
+                        first = true;
+                        continue 'item;
+                    }
+                }
+                Some(b'"') => {
+                    let s = self.string()?;
+                    emit!(self, key, Json::String(s));
+                }
+                Some(b'-' | b'0'..=b'9') => {
+                    let n = self.number()?;
+                    emit!(self, key, Json::Number(n));
+                }
+                Some(b't') => {
+                    self.literal(b"true")?;
+                    emit!(self, key, Json::Bool(true));
+                }
+                Some(b'f') => {
+                    self.literal(b"false")?;
+                    emit!(self, key, Json::Bool(false));
+                }
+                Some(b'n') => {
+                    self.literal(b"null")?;
+                    emit!(self, key, Json::Null);
+                }
+                _ => {
+                    let expected = if first && !object {
+                        "a JSON value or ']'"
+                    } else {
+                        "a JSON value"
+                    };
+                    return Err(self.unexpected_token(start, expected));
+                }
+            }
+            // After an item: a ',' and the next item, or the end of the
+            // container. A closed container is an item of its parent, so
+            // the same question follows again, outwards.
             loop {
-                match self.frames.last_mut() {
-                    None => {
+                self.skip_whitespace();
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
                         self.skip_whitespace();
-                        if self.pos < self.input.len() {
-                            return Err(
-                                self.error(self.pos, "unexpected data after the JSON value")
-                            );
-                        }
-                        return Ok(value);
+                        first = false;
+                        continue 'item;
                     }
-                    Some(Frame::Array { start }) => {
-                        let start = *start;
-                        self.values.push(value);
-                        self.skip_whitespace();
-                        match self.peek() {
-                            Some(b',') => {
-                                self.pos += 1;
-                                or_close = "";
-                                continue 'value;
-                            }
-                            Some(b']') => {
-                                self.pos += 1;
-                                self.frames.pop();
-                                value = Json::Array(self.values.split_off(start));
-                            }
-                            _ => {
-                                return Err(self.unexpected_token(
-                                    self.pos,
-                                    "',' or ']' after an array element",
-                                ));
-                            }
-                        }
+                    Some(b'}') if object => {}
+                    Some(b']') if !object => {}
+                    _ => {
+                        let expected = if object {
+                            "',' or '}' after an object member"
+                        } else {
+                            "',' or ']' after an array element"
+                        };
+                        return Err(self.unexpected_token(self.pos, expected));
                     }
-                    Some(Frame::Object { start, key }) => {
-                        let start = *start;
-                        let key = std::mem::take(key);
-                        self.members.push((key, value));
-                        self.skip_whitespace();
-                        match self.peek() {
-                            Some(b',') => {
-                                self.pos += 1;
-                                self.skip_whitespace();
-                                let next = self.key("a string key after ','")?;
-                                if let Some(Frame::Object { key, .. }) = self.frames.last_mut() {
-                                    *key = next;
-                                }
-                                or_close = "";
-                                continue 'value;
-                            }
-                            Some(b'}') => {
-                                self.pos += 1;
-                                self.frames.pop();
-                                value = Json::Object(self.members.split_off(start));
-                            }
-                            _ => {
-                                return Err(self.unexpected_token(
-                                    self.pos,
-                                    "',' or '}' after an object member",
-                                ));
-                            }
+                }
+                self.pos += 1;
+                let Some(frame) = self.frames.pop() else {
+                    // Unreachable: an item is always read into an open
+                    // container.
+                    return Err(self.error(self.pos, "internal error: no open container"));
+                };
+                let value = if object {
+                    Json::Object(self.members.split_off(frame.start))
+                } else {
+                    Json::Array(self.values.split_off(frame.start))
+                };
+                match self.frames.last() {
+                    None => return Ok(value),
+                    Some(parent) => {
+                        object = parent.object;
+                        if object {
+                            push(&mut self.members, (frame.key, value));
+                        } else {
+                            push(&mut self.values, value);
                         }
                     }
                 }
@@ -486,6 +612,8 @@ impl<'a> Parser<'a> {
 
     /// Builds an "expected ..., found ..." error for what sits at `at`,
     /// showing a whole word if `whole_word` is set and one starts there.
+    #[cold]
+    #[inline(never)]
     fn unexpected_found(&self, at: usize, expected: &str, whole_word: bool) -> ParseError {
         let rest = self.input.get(at..).unwrap_or(&[]);
         let Some(&first) = rest.first() else {
@@ -511,25 +639,37 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads `word` (`true`, `false` or `null`) at the read position.
-    fn literal(&mut self, word: &'static [u8], value: Json) -> Result<Json, ParseError> {
+    #[inline]
+    fn literal(&mut self, word: &'static [u8]) -> Result<(), ParseError> {
         let rest = self.input.get(self.pos..).unwrap_or(&[]);
         if rest.starts_with(word) {
             self.pos += word.len();
-            Ok(value)
-        } else if word.starts_with(rest) {
+            Ok(())
+        } else {
+            Err(self.bad_literal(word, rest))
+        }
+    }
+
+    /// The error for input at the read position, `rest`, that should have
+    /// been `word` but is not.
+    #[cold]
+    #[inline(never)]
+    fn bad_literal(&self, word: &'static [u8], rest: &[u8]) -> ParseError {
+        if word.starts_with(rest) {
             let word = String::from_utf8_lossy(word);
-            Err(self.error(
+            self.error(
                 self.input.len(),
                 format!("expected '{word}', found end of input"),
-            ))
+            )
         } else {
-            Err(self.unexpected_token(self.pos, "a JSON value"))
+            self.unexpected_token(self.pos, "a JSON value")
         }
     }
 
     /// Reads an object key and the ':' after it; `expected` says what may
     /// stand here, for the message when no key does.
-    fn key(&mut self, expected: &str) -> Result<String, ParseError> {
+    #[inline]
+    fn key(&mut self, expected: &str) -> Result<Cow<'a, str>, ParseError> {
         if self.peek() != Some(b'"') {
             return Err(self.unexpected_token(self.pos, expected));
         }
@@ -551,27 +691,45 @@ impl<'a> Parser<'a> {
         let text: &'a str = self.text;
         match text.get(from..to) {
             Some(s) => Ok(s),
-            None => {
-                let at = text.len();
-                let byte = self.input.get(at).copied().unwrap_or(0);
-                Err(self.error(at, format!("invalid UTF-8 (byte {byte:#04x})")))
-            }
+            None => Err(self.invalid_utf8()),
         }
     }
 
+    /// The error for the first byte that is not valid UTF-8.
+    #[cold]
+    #[inline(never)]
+    fn invalid_utf8(&self) -> ParseError {
+        let at = self.text.len();
+        let byte = self.input.get(at).copied().unwrap_or(0);
+        self.error(at, format!("invalid UTF-8 (byte {byte:#04x})"))
+    }
+
     /// Reads a string literal; the read position is at its opening quote.
-    fn string(&mut self) -> Result<String, ParseError> {
-        let input = self.input;
+    /// Without escapes the result borrows from the input; with them, the
+    /// decoded text is built in a string of its own.
+    #[inline]
+    fn string(&mut self) -> Result<Cow<'a, str>, ParseError> {
         let open = self.pos;
-        let mut p = open + 1;
-        let run = p;
-        p = plain_run_end(input, p);
-        if input.get(p) == Some(&b'"') {
+        let run = open + 1;
+        let p = plain_run_end(self.input, run);
+        if self.input.get(p) == Some(&b'"') {
             // The common case: no escapes, so the text is one slice of input.
-            let text = self.text(run, p)?;
-            self.pos = p + 1;
-            return Ok(text.to_owned());
+            if let Some(text) = self.text.get(run..p) {
+                self.pos = p + 1;
+                return Ok(Cow::Borrowed(text));
+            }
         }
+        self.decoded_string(open, p)
+    }
+
+    /// Reads the rest of the string literal that opens at `open`, the slow
+    /// way. `p` is where its first run of plain characters ends: at an
+    /// escape, a control character or the end of input, or at the closing
+    /// quote when the run is not valid UTF-8.
+    #[inline(never)]
+    fn decoded_string(&mut self, open: usize, mut p: usize) -> Result<Cow<'a, str>, ParseError> {
+        let input = self.input;
+        let run = open + 1;
         let mut out = String::with_capacity(p - run + 16);
         out.push_str(self.text(run, p)?);
         loop {
@@ -579,7 +737,7 @@ impl<'a> Parser<'a> {
                 None => return Err(self.error(open, "unterminated string")),
                 Some(b'"') => {
                     self.pos = p + 1;
-                    return Ok(out);
+                    return Ok(Cow::Owned(out));
                 }
                 Some(b'\\') => p = self.escape(p, open, &mut out)?,
                 Some(&b) => {
@@ -684,7 +842,42 @@ impl<'a> Parser<'a> {
 
     /// Reads a number; the read position is at its first character, a '-' or
     /// a digit.
+    #[inline]
     fn number(&mut self) -> Result<Number, ParseError> {
+        let input = self.input;
+        let start = self.pos;
+        let negative = input.get(start) == Some(&b'-');
+        let int_start = start + usize::from(negative);
+        let int_end = digits_end(input, int_start);
+        let int_digits = input.get(int_start..int_end).unwrap_or(&[]);
+        // The common case: a plain integer below 10^15 < 2^53, which both
+        // views represent exactly. Anything else, including every invalid
+        // number, takes the general path.
+        if (1..=15).contains(&int_digits.len())
+            && (int_digits.len() == 1 || int_digits.first() != Some(&b'0'))
+            && !matches!(input.get(int_end), Some(b'.' | b'e' | b'E'))
+        {
+            let magnitude = int_digits
+                .iter()
+                .fold(0i64, |acc, &b| acc * 10 + i64::from(b - b'0'));
+            let (value, int) = if negative {
+                (-(magnitude as f64), -magnitude)
+            } else {
+                (magnitude as f64, magnitude)
+            };
+            self.pos = int_end;
+            return Ok(Number {
+                value,
+                int: Some(int),
+            });
+        }
+        self.general_number()
+    }
+
+    /// Reads any number, like [`Parser::number`], with a fraction, an
+    /// exponent or many digits, or refuses an invalid one.
+    #[inline(never)]
+    fn general_number(&mut self) -> Result<Number, ParseError> {
         let input = self.input;
         let start = self.pos;
         let mut p = start;
@@ -715,9 +908,7 @@ impl<'a> Parser<'a> {
             p = frac_end;
         }
         let mut exponent: i64 = 0;
-        let mut has_exponent = false;
         if let Some(b'e' | b'E') = input.get(p) {
-            has_exponent = true;
             p += 1;
             let exponent_negative = match input.get(p) {
                 Some(b'-') => {
@@ -750,22 +941,6 @@ impl<'a> Parser<'a> {
         self.pos = p;
 
         let int_digits = input.get(int_start..int_end).unwrap_or(&[]);
-        if frac_end == frac_start && !has_exponent && int_digits.len() <= 15 {
-            // The common case: a plain integer below 10^15 < 2^53, which both
-            // views represent exactly.
-            let magnitude = int_digits
-                .iter()
-                .fold(0i64, |acc, &b| acc * 10 + i64::from(b - b'0'));
-            let (value, int) = if negative {
-                (-(magnitude as f64), -magnitude)
-            } else {
-                (magnitude as f64, magnitude)
-            };
-            return Ok(Number {
-                value,
-                int: Some(int),
-            });
-        }
         let literal = input.get(start..p).unwrap_or(&[]);
         let value = std::str::from_utf8(literal)
             .ok()
@@ -992,7 +1167,7 @@ mod tests {
     use super::*;
 
     /// Parses text that must be valid.
-    fn ok(text: &str) -> Json {
+    fn ok(text: &str) -> Json<'_> {
         match parse(text.as_bytes()) {
             Ok(v) => v,
             Err(e) => panic!("{text:?} was refused: {e}"),
@@ -1050,7 +1225,7 @@ mod tests {
         let Json::Object(members) = &doc else {
             panic!("not an object: {doc:?}")
         };
-        let keys: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
+        let keys: Vec<&str> = members.iter().map(|(k, _)| k.as_ref()).collect();
         assert_eq!(keys, ["b", "a", "b", "c"]);
         assert_eq!(members[2].1, Json::Number(Number::from_f64(3.0)));
         // `get` returns the first of the duplicates.
@@ -1058,7 +1233,7 @@ mod tests {
         assert_eq!(doc.get("a").and_then(number_of), Some(2));
         assert_eq!(doc.get("missing"), None);
         let inner = doc.get("c").map(|c| match c {
-            Json::Object(m) => m.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(),
+            Json::Object(m) => m.iter().map(|(k, _)| k.to_string()).collect::<Vec<_>>(),
             _ => Vec::new(),
         });
         assert_eq!(inner, Some(vec!["z".to_owned(), "y".to_owned()]));
@@ -1113,6 +1288,44 @@ mod tests {
             request.and_then(|r| r.get("unicode")),
             Some(&Json::String("ü€😀".into()))
         );
+    }
+
+    #[test]
+    fn strings_borrow_from_the_input_unless_escaped() {
+        let text = r#"{"plain": "text", "k\u0065y": "a\nb", "list": ["x", "", "y\"z"]}"#;
+        let doc = ok(text);
+        let Json::Object(members) = &doc else {
+            panic!("not an object: {doc:?}")
+        };
+        let borrowed = |s: &Cow<'_, str>| matches!(s, Cow::Borrowed(_));
+        let flags: Vec<bool> = members.iter().map(|(k, _)| borrowed(k)).collect();
+        assert_eq!(flags, [true, false, true]);
+        assert_eq!(members[1].0, "key");
+        let strings: Vec<(&str, bool)> = [
+            doc.get("plain"),
+            doc.get("key"),
+            doc.get("list").and_then(|l| match l {
+                Json::Array(items) => items.first(),
+                _ => None,
+            }),
+        ]
+        .into_iter()
+        .map(|v| match v {
+            Some(Json::String(s)) => (s.as_ref(), borrowed(s)),
+            other => panic!("not a string: {other:?}"),
+        })
+        .collect();
+        assert_eq!(strings, [("text", true), ("a\nb", false), ("x", true)]);
+        let Some(Json::Array(list)) = doc.get("list") else {
+            panic!("no list")
+        };
+        assert_eq!(list[1], Json::String(Cow::Borrowed("")));
+        assert!(matches!(&list[2], Json::String(Cow::Owned(s)) if s == "y\"z"));
+        // A borrowed string points into the input itself.
+        if let Some(Json::String(Cow::Borrowed(s))) = doc.get("plain") {
+            let range = text.as_bytes().as_ptr_range();
+            assert!(range.contains(&s.as_ptr()));
+        }
     }
 
     #[test]
@@ -1906,7 +2119,7 @@ mod tests {
             write_string(&mut out, &s);
             assert_eq!(
                 ok(&out),
-                Json::String(s.clone()),
+                Json::String(s.clone().into()),
                 "round trip of {s:?} via {out}"
             );
         }
@@ -1938,11 +2151,14 @@ mod tests {
         }
         let forty = "é".repeat(40);
         assert_eq!(
-            Json::String(forty.clone()).describe(),
+            Json::String(forty.clone().into()).describe(),
             format!("\"{forty}\"")
         );
         let long = format!("{forty}xyz");
-        assert_eq!(Json::String(long).describe(), format!("\"{forty}\"…"));
+        assert_eq!(
+            Json::String(long.into()).describe(),
+            format!("\"{forty}\"…")
+        );
         assert_eq!(Json::Number(Number::from_f64(f64::NAN)).describe(), "NaN");
     }
 }

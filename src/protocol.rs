@@ -19,6 +19,7 @@
 //! Errors name the JSON path of the offending value, e.g.
 //! `nodes."node3".total_memory: expected a number, found "lots"`.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use crate::json::Json;
@@ -303,50 +304,50 @@ impl WireRequest {
 // ---------------------------------------------------------------------------
 // Typed accessors.
 
-type Members = [(String, Json)];
+type Members<'a> = [(Cow<'a, str>, Json<'a>)];
 
-fn found(v: &Json) -> String {
+fn found(v: &Json<'_>) -> String {
     v.describe()
 }
 
-fn as_object<'j>(v: &'j Json, path: &Path) -> Result<&'j Members, InputError> {
+fn as_object<'j>(v: &'j Json<'j>, path: &Path) -> Result<&'j Members<'j>, InputError> {
     match v {
         Json::Object(m) => Ok(m),
         other => Err(path.error(format!("expected an object, found {}", found(other)))),
     }
 }
 
-fn as_array<'j>(v: &'j Json, path: &Path) -> Result<&'j [Json], InputError> {
+fn as_array<'j>(v: &'j Json<'j>, path: &Path) -> Result<&'j [Json<'j>], InputError> {
     match v {
         Json::Array(a) => Ok(a),
         other => Err(path.error(format!("expected an array, found {}", found(other)))),
     }
 }
 
-fn lookup<'j>(m: &'j Members, key: &str) -> Option<&'j Json> {
+fn lookup<'j>(m: &'j Members<'j>, key: &str) -> Option<&'j Json<'j>> {
     m.iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
 /// A required key; `null` counts as present (and then fails the type
 /// check).
 fn required<'j>(
-    m: &'j Members,
+    m: &'j Members<'j>,
     key: &str,
     path: &Path,
     what: &str,
-) -> Result<&'j Json, InputError> {
+) -> Result<&'j Json<'j>, InputError> {
     lookup(m, key).ok_or_else(|| path.error(format!("missing; expected {what}")))
 }
 
 /// An optional key: absent and `null` are both `None`.
-fn optional<'j>(m: &'j Members, key: &str) -> Option<&'j Json> {
+fn optional<'j>(m: &'j Members<'j>, key: &str) -> Option<&'j Json<'j>> {
     match lookup(m, key) {
         None | Some(Json::Null) => None,
         Some(v) => Some(v),
     }
 }
 
-fn int_value(v: &Json, path: &Path) -> Result<i64, InputError> {
+fn int_value(v: &Json<'_>, path: &Path) -> Result<i64, InputError> {
     match v {
         Json::Number(n) => n.as_int().ok_or_else(|| {
             path.error(format!(
@@ -358,7 +359,7 @@ fn int_value(v: &Json, path: &Path) -> Result<i64, InputError> {
     }
 }
 
-fn f64_value(v: &Json, path: &Path) -> Result<f64, InputError> {
+fn f64_value(v: &Json<'_>, path: &Path) -> Result<f64, InputError> {
     match v {
         Json::Number(n) => {
             let x = n.as_f64();
@@ -372,21 +373,21 @@ fn f64_value(v: &Json, path: &Path) -> Result<f64, InputError> {
     }
 }
 
-fn bool_value(v: &Json, path: &Path) -> Result<bool, InputError> {
+fn bool_value(v: &Json<'_>, path: &Path) -> Result<bool, InputError> {
     match v {
         Json::Bool(b) => Ok(*b),
         other => Err(path.error(format!("expected true or false, found {}", found(other)))),
     }
 }
 
-fn str_value<'j>(v: &'j Json, path: &Path) -> Result<&'j str, InputError> {
+fn str_value<'j>(v: &'j Json<'_>, path: &Path) -> Result<&'j str, InputError> {
     match v {
         Json::String(s) => Ok(s),
         other => Err(path.error(format!("expected a string, found {}", found(other)))),
     }
 }
 
-fn str_list(v: &Json, path: &Path) -> Result<Vec<String>, InputError> {
+fn str_list(v: &Json<'_>, path: &Path) -> Result<Vec<String>, InputError> {
     let items = as_array(v, path)?;
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -395,39 +396,39 @@ fn str_list(v: &Json, path: &Path) -> Result<Vec<String>, InputError> {
     Ok(out)
 }
 
-fn req_int(m: &Members, key: &str, path: &Path) -> Result<i64, InputError> {
+fn req_int(m: &Members<'_>, key: &str, path: &Path) -> Result<i64, InputError> {
     let p = path.field(key);
     int_value(required(m, key, &p, "an integer")?, &p)
 }
 
-fn req_f64(m: &Members, key: &str, path: &Path) -> Result<f64, InputError> {
+fn req_f64(m: &Members<'_>, key: &str, path: &Path) -> Result<f64, InputError> {
     let p = path.field(key);
     f64_value(required(m, key, &p, "a number")?, &p)
 }
 
-fn req_bool(m: &Members, key: &str, path: &Path) -> Result<bool, InputError> {
+fn req_bool(m: &Members<'_>, key: &str, path: &Path) -> Result<bool, InputError> {
     let p = path.field(key);
     bool_value(required(m, key, &p, "true or false")?, &p)
 }
 
-fn req_str(m: &Members, key: &str, path: &Path) -> Result<String, InputError> {
+fn req_str(m: &Members<'_>, key: &str, path: &Path) -> Result<String, InputError> {
     let p = path.field(key);
     Ok(str_value(required(m, key, &p, "a string")?, &p)?.to_owned())
 }
 
-fn req_str_list(m: &Members, key: &str, path: &Path) -> Result<Vec<String>, InputError> {
+fn req_str_list(m: &Members<'_>, key: &str, path: &Path) -> Result<Vec<String>, InputError> {
     let p = path.field(key);
     str_list(required(m, key, &p, "a list of strings")?, &p)
 }
 
-fn opt_str(m: &Members, key: &str, path: &Path) -> Result<Option<String>, InputError> {
+fn opt_str(m: &Members<'_>, key: &str, path: &Path) -> Result<Option<String>, InputError> {
     match optional(m, key) {
         None => Ok(None),
         Some(v) => Ok(Some(str_value(v, &path.field(key))?.to_owned())),
     }
 }
 
-fn enum_value<T: Copy>(v: &Json, path: &Path, choices: &[(&str, T)]) -> Result<T, InputError> {
+fn enum_value<T: Copy>(v: &Json<'_>, path: &Path, choices: &[(&str, T)]) -> Result<T, InputError> {
     let s = match v {
         Json::String(s) => s,
         other => return Err(path.error(format!("expected a string, found {}", found(other)))),
@@ -450,7 +451,7 @@ fn template_choices() -> Vec<(&'static str, DiskTemplate)> {
     DiskTemplate::ALL.iter().map(|t| (t.raw(), *t)).collect()
 }
 
-fn disk_template(v: &Json, path: &Path) -> Result<DiskTemplate, InputError> {
+fn disk_template(v: &Json<'_>, path: &Path) -> Result<DiskTemplate, InputError> {
     enum_value(v, path, &template_choices())
 }
 
@@ -458,7 +459,7 @@ fn disk_template(v: &Json, path: &Path) -> Result<DiskTemplate, InputError> {
 // The document.
 
 /// Reads the message from its JSON tree.
-pub fn read_message(doc: &Json) -> Result<Message, InputError> {
+pub fn read_message(doc: &Json<'_>) -> Result<Message, InputError> {
     let root = Path::ROOT;
     let top = match doc {
         Json::Object(m) => m,
@@ -477,7 +478,7 @@ pub fn read_message(doc: &Json) -> Result<Message, InputError> {
     let mut groups = Vec::with_capacity(groups_json.len());
     for (uuid, g) in groups_json {
         let p = groups_path.name(uuid);
-        groups.push((uuid.clone(), read_group(g, &p)?));
+        groups.push((uuid.to_string(), read_group(g, &p)?));
     }
 
     let nodes_path = root.field("nodes");
@@ -488,7 +489,7 @@ pub fn read_message(doc: &Json) -> Result<Message, InputError> {
     let mut nodes = Vec::with_capacity(nodes_json.len());
     for (name, n) in nodes_json {
         let p = nodes_path.name(name);
-        nodes.push((name.clone(), read_node(n, &p)?));
+        nodes.push((name.to_string(), read_node(n, &p)?));
     }
 
     let inst_path = root.field("instances");
@@ -499,7 +500,7 @@ pub fn read_message(doc: &Json) -> Result<Message, InputError> {
     let mut instances = Vec::with_capacity(inst_json.len());
     for (name, i) in inst_json {
         let p = inst_path.name(name);
-        instances.push((name.clone(), read_instance(i, &p)?));
+        instances.push((name.to_string(), read_instance(i, &p)?));
     }
 
     let cluster_tags = req_str_list(top, "cluster_tags", &root)?;
@@ -530,7 +531,7 @@ pub fn read_message(doc: &Json) -> Result<Message, InputError> {
     })
 }
 
-fn read_group(v: &Json, path: &Path) -> Result<WireGroup, InputError> {
+fn read_group(v: &Json<'_>, path: &Path) -> Result<WireGroup, InputError> {
     let m = as_object(v, path)?;
     let name = req_str(m, "name", path)?;
     let pol_path = path.field("alloc_policy");
@@ -560,9 +561,14 @@ fn read_group(v: &Json, path: &Path) -> Result<WireGroup, InputError> {
 }
 
 /// Refuses keys outside `allowed` (hail's policy objects are strict).
-fn strict_keys(m: &Members, allowed: &[&str], path: &Path, what: &str) -> Result<(), InputError> {
+fn strict_keys(
+    m: &Members<'_>,
+    allowed: &[&str],
+    path: &Path,
+    what: &str,
+) -> Result<(), InputError> {
     for (k, _) in m {
-        if !allowed.contains(&k.as_str()) {
+        if !allowed.contains(&k.as_ref()) {
             let names: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
             return Err(path.error(format!(
                 "unexpected key \"{k}\"; {what} allows only {}",
@@ -573,7 +579,7 @@ fn strict_keys(m: &Members, allowed: &[&str], path: &Path, what: &str) -> Result
     Ok(())
 }
 
-fn read_ipolicy(v: &Json, path: &Path) -> Result<IPolicy, InputError> {
+fn read_ipolicy(v: &Json<'_>, path: &Path) -> Result<IPolicy, InputError> {
     let m = as_object(v, path)?;
     strict_keys(
         m,
@@ -634,7 +640,7 @@ fn read_ipolicy(v: &Json, path: &Path) -> Result<IPolicy, InputError> {
     })
 }
 
-fn read_ispec(v: &Json, path: &Path) -> Result<ISpec, InputError> {
+fn read_ispec(v: &Json<'_>, path: &Path) -> Result<ISpec, InputError> {
     let m = as_object(v, path)?;
     strict_keys(
         m,
@@ -659,7 +665,7 @@ fn read_ispec(v: &Json, path: &Path) -> Result<ISpec, InputError> {
     })
 }
 
-fn read_node(v: &Json, path: &Path) -> Result<WireNode, InputError> {
+fn read_node(v: &Json<'_>, path: &Path) -> Result<WireNode, InputError> {
     let m = as_object(v, path)?;
     let offline = req_bool(m, "offline", path)?;
     let drained = req_bool(m, "drained", path)?;
@@ -713,7 +719,7 @@ fn read_node(v: &Json, path: &Path) -> Result<WireNode, InputError> {
     })
 }
 
-fn read_instance_body(m: &Members, path: &Path) -> Result<WireInstanceBody, InputError> {
+fn read_instance_body(m: &Members<'_>, path: &Path) -> Result<WireInstanceBody, InputError> {
     let disk_space_total = req_int(m, "disk_space_total", path)?;
     let disks_path = path.field("disks");
     let disks_json = as_array(
@@ -793,7 +799,7 @@ fn read_instance_body(m: &Members, path: &Path) -> Result<WireInstanceBody, Inpu
     })
 }
 
-fn read_instance(v: &Json, path: &Path) -> Result<WireInstance, InputError> {
+fn read_instance(v: &Json<'_>, path: &Path) -> Result<WireInstance, InputError> {
     let m = as_object(v, path)?;
     let body = read_instance_body(m, path)?;
     let nodes_path = path.field("nodes");
@@ -819,7 +825,7 @@ fn read_instance(v: &Json, path: &Path) -> Result<WireInstance, InputError> {
     })
 }
 
-fn read_new_instance(m: &Members, path: &Path) -> Result<WireNewInstance, InputError> {
+fn read_new_instance(m: &Members<'_>, path: &Path) -> Result<WireNewInstance, InputError> {
     let name = req_str(m, "name", path)?;
     let required_nodes = req_int(m, "required_nodes", path)?;
     let body = read_instance_body(m, path)?;
@@ -830,7 +836,7 @@ fn read_new_instance(m: &Members, path: &Path) -> Result<WireNewInstance, InputE
     })
 }
 
-fn read_request_dict(m: &Members, path: &Path) -> Result<WireRequest, InputError> {
+fn read_request_dict(m: &Members<'_>, path: &Path) -> Result<WireRequest, InputError> {
     let type_path = path.field("type");
     let kind = str_value(
         required(m, "type", &type_path, "a request type")?,
