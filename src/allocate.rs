@@ -83,7 +83,7 @@ pub fn gen_alloc_nodes(
         .copied()
         .filter(|&k| {
             let n = state.node_at(k);
-            !n.offline && restrict.is_none_or(|r| r.contains(&n.name))
+            !n.offline && restrict.is_none_or(|r| r.contains(&n.info.name))
         })
         .collect();
     match count {
@@ -187,7 +187,7 @@ fn choose(
             true
         };
         if pass {
-            let node_names = nodes.iter().map(|(_, n)| n.name.clone()).collect();
+            let node_names = nodes.iter().map(|(_, n)| n.info.name.clone()).collect();
             let placement = Placement {
                 primary: c.primary,
                 secondary: c.secondary,
@@ -362,9 +362,9 @@ fn pair_scan(
         Ok(pp) => pp,
     };
     let new_p_vals: NodeValues = metric::node_values(&node_p.scalars_with_pri(&probe_p));
-    let p_map_new: Vec<((u32, u32), i64)>;
+    let p_map_new: smallvec::SmallVec<[((u32, u32), i64); 2]>;
     let p_map_new: &[((u32, u32), i64)] =
-        if node_p.location_tags.is_empty() || inst.excl_tags.is_empty() {
+        if node_p.info.location_tags.is_empty() || inst.excl_tags.is_empty() {
             &node_p.instance_map
         } else {
             let mut m = node_p.instance_map.clone();

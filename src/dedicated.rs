@@ -209,7 +209,7 @@ fn placement(
     inst: Instance,
     nodes: Vec<(usize, Node)>,
 ) -> Placement<LostAllocations> {
-    let node_names = nodes.iter().map(|(_, n)| n.name.clone()).collect();
+    let node_names = nodes.iter().map(|(_, n)| n.info.name.clone()).collect();
     Placement {
         primary: p,
         secondary: s,
@@ -448,8 +448,14 @@ mod tests {
         fail_n1: bool,
     ) -> Node {
         Node {
-            name: "n".into(),
-            alias: "n".into(),
+            info: std::rc::Rc::new(crate::model::node::NodeInfo {
+                name: "n".into(),
+                alias: "n".into(),
+                tags: vec![],
+                location_tags: vec![],
+                mig_tags: vec![],
+                rmig_tags: vec![],
+            }),
             idx: 0,
             group: 0,
             t_mem: mem,
@@ -465,22 +471,18 @@ mod tests {
             f_spindles: 12,
             excl_storage: true,
             offline: false,
-            tags: vec![],
-            location_tags: vec![],
-            mig_tags: vec![],
-            rmig_tags: vec![],
             vcpu_ratio: 4.0,
             hi_spindles: 12.0 * 32.0,
-            p_list: vec![],
-            s_list: vec![],
-            peers: vec![],
+            p_list: Default::default(),
+            s_list: Default::default(),
+            peers: Default::default(),
             r_mem,
             fail_n1,
             util_load: [0.0; 4],
             inst_spindles: 0.0,
             location_score: 0,
-            instance_map: vec![],
-            p_tags: vec![],
+            instance_map: Default::default(),
+            p_tags: Default::default(),
             f_mem_forth: free_mem,
             f_dsk_forth: free_dsk,
             u_cpu_forth: used_cpu,

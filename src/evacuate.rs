@@ -46,7 +46,7 @@ impl From<Crash> for EvacError {
 /// The opcodes of one move (`iMoveToJob`), named after the state after the
 /// move.
 fn move_to_job(state: &State, inst: &Instance, mv: Move) -> Vec<String> {
-    let node_name = |k: usize| state.node_at(k).name.clone();
+    let node_name = |k: usize| state.node_at(k).info.name.clone();
     let failover = |target: Option<usize>| -> String {
         let name = answer::string(&inst.name);
         let target = target.map(|t| format!(",\"target_node\":{}", answer::string(&node_name(t))));
@@ -109,7 +109,9 @@ fn failover_target_unusable(state: &State, inst: &Instance) -> bool {
 }
 
 fn drained_target_message(state: &State, inst: &Instance) -> String {
-    let name = state.node(inst.s_node).map_or("?", |n| n.name.as_str());
+    let name = state
+        .node(inst.s_node)
+        .map_or("?", |n| n.info.name.as_str());
     format!("the secondary node {name} is drained or offline and cannot take over the instance")
 }
 
@@ -138,7 +140,11 @@ fn evac_one_node_only(
         match apply(state, inst, op(t), force)? {
             Err(f) => {
                 if best.is_none() {
-                    failures.push_str(&format!(" Node {} failed: {};", state.node_at(t).name, f));
+                    failures.push_str(&format!(
+                        " Node {} failed: {};",
+                        state.node_at(t).info.name,
+                        f
+                    ));
                 }
             }
             Ok(m) => {
@@ -176,7 +182,7 @@ fn all_step<'s>(
         Ok(_) if guard_drained && ov.node(current.s_node).is_ok_and(|s| s.offline) => {
             let name = ov
                 .node(current.s_node)
-                .map_or("?", |n| n.name.as_str())
+                .map_or("?", |n| n.info.name.as_str())
                 .to_owned();
             Ok(Err(format!(
                 "{what}: the secondary node {name} is drained or offline and cannot take over the instance"
@@ -637,7 +643,7 @@ pub fn format_evac(cluster: &Cluster, sol: &EvacSolution) -> (String, String) {
         .map(|(k, g, nodes)| {
             let names: Vec<&str> = nodes
                 .iter()
-                .map(|&n| cluster.nodes[n].name.as_str())
+                .map(|&n| cluster.nodes[n].info.name.as_str())
                 .collect();
             answer::list(&[
                 answer::string(iname(*k)),

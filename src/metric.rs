@@ -147,57 +147,64 @@ fn weighted_sum(values: &[f64; N_COMPONENTS]) -> f64 {
 /// whether it is offline.
 pub fn score_with<'a, F>(len: usize, node: F, map_value: i64) -> f64
 where
-    F: Fn(usize) -> (&'a NodeValues, bool),
+    F: Fn(usize) -> (&'a NodeValues, bool) + Clone,
 {
-    // First pass: counts and sums, each component its own left-to-right
-    // fold in node order.
+    score_walk((0..len).map(node), map_value)
+}
+
+/// The full score of the nodes an iterator yields (walked twice, so it
+/// must be cheap to clone), in node order.
+///
+/// Each component's sums run left to right over the nodes, exactly as
+/// hail's folds do; the loops just run all 20 components side by side,
+/// which the compiler may vectorise without reordering any one sum.
+/// Components that a node does not contribute to are still accumulated
+/// into spare lanes and never read.
+pub fn score_walk<'a, I>(nodes: I, map_value: i64) -> f64
+where
+    I: Iterator<Item = (&'a NodeValues, bool)> + Clone,
+{
+    // First pass: counts and sums.
     let mut n_online = 0.0f64;
-    let mut any_online = false;
-    let mut sums = [0.0f64; N_COMPONENTS];
-    for i in 0..len {
-        let (v, offline) = node(i);
+    let mut online_sums = [0.0f64; N_COMPONENTS];
+    let mut offline_sums = [0.0f64; 2];
+    for (v, offline) in nodes.clone() {
         if offline {
-            sums[4] += v[4];
-            sums[5] += v[5];
+            offline_sums[0] += v[4];
+            offline_sums[1] += v[5];
         } else {
-            any_online = true;
             n_online += 1.0;
             for k in 0..N_COMPONENTS {
-                if k != 4 && k != 5 && k != MAP_COMPONENT {
-                    sums[k] += v[k];
-                }
+                online_sums[k] += v[k];
             }
         }
     }
-    if !any_online {
+    if n_online == 0.0 {
         // With no online node hail's statistics list is empty: score 0.
         return 0.0;
     }
     let mut means = [0.0f64; N_COMPONENTS];
     for k in 0..N_COMPONENTS {
-        if COMPONENTS[k].aggregation == Aggregation::StdDev {
-            means[k] = sums[k] / n_online;
-        }
+        means[k] = online_sums[k] / n_online;
     }
     // Second pass: sums of squared deviations.
     let mut nvar = [0.0f64; N_COMPONENTS];
-    for i in 0..len {
-        let (v, offline) = node(i);
+    for (v, offline) in nodes {
         if offline {
             continue;
         }
         for k in 0..N_COMPONENTS {
-            if COMPONENTS[k].aggregation == Aggregation::StdDev {
-                let d = v[k] - means[k];
-                nvar[k] += d * d;
-            }
+            let d = v[k] - means[k];
+            nvar[k] += d * d;
         }
     }
     let mut values = [0.0f64; N_COMPONENTS];
     for k in 0..N_COMPONENTS {
         values[k] = match COMPONENTS[k].aggregation {
             Aggregation::StdDev => (nvar[k] / n_online).sqrt(),
-            Aggregation::Sum => sums[k],
+            Aggregation::Sum if k == 4 => offline_sums[0],
+            Aggregation::Sum if k == 5 => offline_sums[1],
+            Aggregation::Sum => online_sums[k],
             Aggregation::Map => map_value as f64,
         };
     }

@@ -81,7 +81,7 @@ fn key(k: i32) -> usize {
 /// The location score of an instance with primary `p` and secondary `s`
 /// (`setInstanceLocationScore`).
 pub fn location_score(p: &Node, s: &Node) -> i64 {
-    intersection_len(&p.location_tags, &s.location_tags) as i64
+    intersection_len(&p.info.location_tags, &s.info.location_tags) as i64
 }
 
 /// Where a move reads nodes from: the state, or an overlay on it.

@@ -179,9 +179,10 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<Answer, RunError> {
             )
             .map_err(|c| RunError::Inconsistent(c.0))?;
             Ok(match r {
-                Ok(node) => {
-                    Answer::success("success", answer::string_list(&[&cluster.nodes[node].name]))
-                }
+                Ok(node) => Answer::success(
+                    "success",
+                    answer::string_list(&[&cluster.nodes[node].info.name]),
+                ),
                 Err(message) => Answer::failure(&message),
             })
         }
@@ -224,7 +225,9 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<Answer, RunError> {
                 Ok(sol) => {
                     let info = sol.log.join(", ");
                     match sol.best.as_ref().and_then(|b| b.secondary) {
-                        Some(s) => Answer::success(&info, answer::string(&cluster.nodes[s].name)),
+                        Some(s) => {
+                            Answer::success(&info, answer::string(&cluster.nodes[s].info.name))
+                        }
                         None => Answer::failure(&info),
                     }
                 }

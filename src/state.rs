@@ -325,17 +325,46 @@ impl State {
             } else {
                 0
             };
-        metric::score_with(
-            keys.len(),
-            |i| {
-                let k = keys[i];
-                match sub.iter().find(|(sk, _, _)| *sk == k) {
-                    Some((_, v, off)) => (v, *off),
-                    None => (&self.values[k], self.offline[k]),
-                }
+        sub.sort_unstable_by_key(|(k, _, _)| *k);
+        metric::score_walk(
+            Walk {
+                keys,
+                sub: &sub,
+                values: &self.values,
+                offline: &self.offline,
+                i: 0,
+                j: 0,
             },
             map_value,
         )
+    }
+}
+
+/// Walks the nodes at `keys` in order, taking a replaced node's values
+/// from `sub` (sorted by key) and the others from the cache.
+#[derive(Clone)]
+struct Walk<'a> {
+    keys: &'a [usize],
+    sub: &'a [(usize, NodeValues, bool)],
+    values: &'a [NodeValues],
+    offline: &'a [bool],
+    i: usize,
+    j: usize,
+}
+
+impl<'a> Iterator for Walk<'a> {
+    type Item = (&'a NodeValues, bool);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let &k = self.keys.get(self.i)?;
+        self.i += 1;
+        while self.j < self.sub.len() && self.sub[self.j].0 < k {
+            self.j += 1;
+        }
+        match self.sub.get(self.j) {
+            Some((sk, v, off)) if *sk == k => Some((v, *off)),
+            _ => Some((&self.values[k], self.offline[k])),
+        }
     }
 }
 

@@ -9,10 +9,13 @@
 //! Cost: O(nodes + instances) plus the tag work.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use smallvec::SmallVec;
 
 use super::group::Group;
 use super::instance::{Disk, Instance, Nic, NO_NODE};
-use super::node::{intersection_len, Node};
+use super::node::{intersection_len, Node, NodeInfo};
 use super::types::DiskTemplate;
 use super::{Cluster, NameMatch, Request, TagId, TagTable};
 use crate::protocol::{Hypervisor, InputError, Message, WireInstanceBody, WireRequest};
@@ -318,8 +321,14 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         let n_cpu = live.map_or(0, |l| l.reserved_cpus);
         let policy = &groups[gidx].ipolicy;
         nodes.push(Node {
-            name: name.clone(),
-            alias: name.clone(),
+            info: Rc::new(NodeInfo {
+                name: name.clone(),
+                alias: name.clone(),
+                tags: wn.tags.clone(),
+                location_tags: Vec::new(),
+                mig_tags: Vec::new(),
+                rmig_tags: Vec::new(),
+            }),
             idx: i,
             group: gidx,
             t_mem: live.map_or(0.0, |l| l.total_memory),
@@ -335,22 +344,18 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
             f_spindles,
             excl_storage: wn.exclusive_storage,
             offline: live.is_none() || wn.drained,
-            tags: wn.tags.clone(),
-            location_tags: Vec::new(),
-            mig_tags: Vec::new(),
-            rmig_tags: Vec::new(),
             vcpu_ratio: policy.vcpu_ratio,
             hi_spindles: policy.spindle_ratio * t_spindles as f64,
-            p_list: Vec::new(),
-            s_list: Vec::new(),
-            peers: Vec::new(),
+            p_list: SmallVec::new(),
+            s_list: SmallVec::new(),
+            peers: SmallVec::new(),
             r_mem: 0,
             fail_n1: true,
             util_load: [0.0; 4],
             inst_spindles: 0.0,
             location_score: 0,
-            instance_map: Vec::new(),
-            p_tags: Vec::new(),
+            instance_map: SmallVec::new(),
+            p_tags: SmallVec::new(),
             f_mem_forth: f_mem,
             f_dsk_forth: f_dsk,
             u_cpu_forth: n_cpu,
@@ -375,7 +380,9 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
 
     // Node location tags (needed for the instances' location scores).
     for node in nodes.iter_mut() {
-        node.location_tags = selected_tags(&mut tags, &cluster_tags, LOCATION_PREFIX, &node.tags);
+        let location_tags =
+            selected_tags(&mut tags, &cluster_tags, LOCATION_PREFIX, &node.info.tags);
+        Rc::make_mut(&mut node.info).location_tags = location_tags;
     }
 
     let mut cluster = Cluster {
@@ -423,8 +430,8 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         }
         let mut inst = build_instance(&mut cluster, name, &wi.body, i as i32, p as i32, s);
         if s != NO_NODE {
-            let a = &cluster.nodes[p].location_tags;
-            let b = &cluster.nodes[s as usize].location_tags;
+            let a = &cluster.nodes[p].info.location_tags;
+            let b = &cluster.nodes[s as usize].info.location_tags;
             inst.location_score = intersection_len(a, b) as i64;
         }
         cluster.instance_by_name.insert(name.clone(), i);
@@ -433,13 +440,14 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
 
     // Aliases: names without the common domain suffix.
     let suffix = {
-        let mut names: Vec<&str> = cluster.nodes.iter().map(|n| n.name.as_str()).collect();
+        let mut names: Vec<&str> = cluster.nodes.iter().map(|n| n.info.name.as_str()).collect();
         names.extend(cluster.instances.iter().map(|i| i.name.as_str()));
         longest_domain(&names)
     };
     if !suffix.is_empty() {
         for n in cluster.nodes.iter_mut() {
-            n.alias = alias(&n.name, &suffix);
+            let a = alias(&n.info.name, &suffix);
+            Rc::make_mut(&mut n.info).alias = a;
         }
         for i in cluster.instances.iter_mut() {
             i.alias = alias(&i.name, &suffix);
@@ -456,7 +464,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
 
     // Failover reservations (`buildPeers`).
     for node in cluster.nodes.iter_mut() {
-        let mut peers: Vec<(i32, i64)> = Vec::new();
+        let mut peers: SmallVec<[(i32, i64); 4]> = SmallVec::new();
         for sidx in node.s_list.iter() {
             let inst = &cluster.instances[*sidx as usize];
             let mem = if inst.uses_sec_mem() && !inst.forthcoming {
@@ -485,7 +493,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         .map(|(a, b)| (a.to_owned(), b.to_owned()))
         .collect();
     for ni in 0..cluster.nodes.len() {
-        let node_tags = cluster.nodes[ni].tags.clone();
+        let node_tags = cluster.nodes[ni].info.tags.clone();
         let mig = selected_tags(
             &mut cluster.tags,
             &cluster.cluster_tags,
@@ -503,8 +511,9 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         }
         rmig.sort_unstable();
         rmig.dedup();
-        cluster.nodes[ni].mig_tags = mig;
-        cluster.nodes[ni].rmig_tags = rmig;
+        let info = Rc::make_mut(&mut cluster.nodes[ni].info);
+        info.mig_tags = mig;
+        info.rmig_tags = rmig;
     }
 
     // Memory fix-ups and warnings (`updateMissing`).
@@ -538,7 +547,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         if delta_mem > 512 || delta_dsk > 1024 {
             warnings.push(format!(
                 "node {} is missing {} MB ram and {} GB disk",
-                node.name,
+                node.info.name,
                 delta_mem,
                 delta_dsk.div_euclid(1024)
             ));

@@ -96,7 +96,7 @@ fn find_unique<T>(items: &[T], matches: impl Fn(&T) -> bool) -> NameMatch {
 impl Cluster {
     /// Finds a node by full name or alias.
     pub fn find_node(&self, name: &str) -> NameMatch {
-        find_unique(&self.nodes, |n| n.name == name || n.alias == name)
+        find_unique(&self.nodes, |n| n.info.name == name || n.info.alias == name)
     }
 
     /// Finds an instance by full name or alias.

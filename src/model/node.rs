@@ -10,17 +10,39 @@
 //! probe can also produce, so the search scores a candidate without
 //! building it.
 
+use std::rc::Rc;
+
+use smallvec::SmallVec;
+
 use super::instance::Instance;
 use super::TagId;
 use crate::model::types::FailMode;
 
-/// A node (`Node.Node`). Fields keep Ganeti's names in their docs.
+/// The parts of a node that never change during a run, shared between all
+/// copies of the node.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Node {
+pub struct NodeInfo {
     /// Full name, as written in answers (`name`).
     pub name: String,
     /// Name without the cluster's common domain suffix (`alias`).
     pub alias: String,
+    /// Node tags.
+    pub tags: Vec<String>,
+    /// Location (failure-domain) tags, a sorted set (`locationTags`).
+    pub location_tags: Vec<TagId>,
+    /// Migration-relevant tags, a sorted set (`migTags`).
+    pub mig_tags: Vec<TagId>,
+    /// Migration tags the node can receive, a sorted set (`rmigTags`).
+    pub rmig_tags: Vec<TagId>,
+}
+
+/// A node (`Node.Node`). Fields keep Ganeti's names in their docs. What
+/// never changes lives in the shared [`NodeInfo`]; the lists a node carries
+/// are short and stored inline, so copying a node rarely allocates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// Name, tags and tag sets.
+    pub info: Rc<NodeInfo>,
     /// Position in the request's `nodes` (`idx`).
     pub idx: usize,
     /// Index of the node's group (`group`).
@@ -54,26 +76,18 @@ pub struct Node {
     /// (`offline`). Such nodes are never candidates and sit in the offline
     /// part of the metric.
     pub offline: bool,
-    /// Node tags.
-    pub tags: Vec<String>,
-    /// Location (failure-domain) tags, a sorted set (`locationTags`).
-    pub location_tags: Vec<TagId>,
-    /// Migration-relevant tags, a sorted set (`migTags`).
-    pub mig_tags: Vec<TagId>,
-    /// Migration tags the node can receive, a sorted set (`rmigTags`).
-    pub rmig_tags: Vec<TagId>,
     /// Maximum vCPU ratio from the group policy (`iPolicyVcpuRatio`).
     pub vcpu_ratio: f64,
     /// Spindle limit: policy spindle ratio × total spindles (`hiSpindles`).
     pub hi_spindles: f64,
     /// Indices of primary instances, newest last (hail keeps newest first;
     /// see [`Node::primaries`]) (`pList`).
-    pub p_list: Vec<i32>,
+    pub p_list: SmallVec<[i32; 8]>,
     /// Indices of secondary instances, newest last (`sList`).
-    pub s_list: Vec<i32>,
+    pub s_list: SmallVec<[i32; 8]>,
     /// Memory each primary node would need here on failover, per primary
     /// node (`peers`).
-    pub peers: Vec<(i32, i64)>,
+    pub peers: SmallVec<[(i32, i64); 4]>,
     /// The largest peer reservation (`rMem`).
     pub r_mem: i64,
     /// Whether the node fails N+1 (`failN1`).
@@ -88,9 +102,9 @@ pub struct Node {
     pub location_score: i64,
     /// Count of primaries per (node location tag, instance exclusion tag)
     /// pair (`instanceMap`).
-    pub instance_map: Vec<((TagId, TagId), i64)>,
+    pub instance_map: SmallVec<[((TagId, TagId), i64); 2]>,
     /// Count of primaries per exclusion tag (`pTags`).
-    pub p_tags: Vec<(TagId, i64)>,
+    pub p_tags: SmallVec<[(TagId, i64); 4]>,
     /// Free memory counting forthcoming instances (`fMemForth`).
     pub f_mem_forth: i64,
     /// Free disk counting forthcoming instances (`fDskForth`).
@@ -243,14 +257,17 @@ pub struct SecProbe {
 
 /// Haskell's `delete`: removes the first occurrence, in hail's list order
 /// (newest first), of `x`; hailstone stores lists newest last.
-fn delete_newest_first(list: &mut Vec<i32>, x: i32) {
+fn delete_newest_first(list: &mut SmallVec<[i32; 8]>, x: i32) {
     if let Some(pos) = list.iter().rposition(|&y| y == x) {
         list.remove(pos);
     }
 }
 
 /// Adds one to a tag count map (`addTag`).
-fn add_tag<K: PartialEq + Copy>(map: &mut Vec<(K, i64)>, key: K) {
+fn add_tag<A: smallvec::Array<Item = (K, i64)>, K: PartialEq + Copy>(
+    map: &mut SmallVec<A>,
+    key: K,
+) {
     match map.iter_mut().find(|(k, _)| *k == key) {
         Some((_, v)) => *v = v.wrapping_add(1),
         None => map.push((key, 1)),
@@ -258,7 +275,10 @@ fn add_tag<K: PartialEq + Copy>(map: &mut Vec<(K, i64)>, key: K) {
 }
 
 /// Removes one from a tag count map, dropping the key at zero (`delTag`).
-fn del_tag<K: PartialEq + Copy>(map: &mut Vec<(K, i64)>, key: K) {
+fn del_tag<A: smallvec::Array<Item = (K, i64)>, K: PartialEq + Copy>(
+    map: &mut SmallVec<A>,
+    key: K,
+) {
     if let Some(pos) = map.iter().position(|(k, _)| *k == key) {
         if map[pos].1 > 1 {
             map[pos].1 -= 1;
@@ -358,7 +378,7 @@ impl Node {
     /// The instance's unsatisfied desired locations if this node were its
     /// primary (`getInstanceDsrdLocScore`).
     pub fn dsrd_loc_score(&self, inst: &Instance) -> i64 {
-        (inst.dsrd_loc_tags.len() - intersection_len(&inst.dsrd_loc_tags, &self.location_tags))
+        (inst.dsrd_loc_tags.len() - intersection_len(&inst.dsrd_loc_tags, &self.info.location_tags))
             as i64
     }
 
@@ -621,7 +641,8 @@ impl Node {
         &'a self,
         inst: &'a Instance,
     ) -> impl Iterator<Item = (TagId, TagId)> + 'a {
-        self.location_tags
+        self.info
+            .location_tags
             .iter()
             .flat_map(move |&l| inst.excl_tags.iter().map(move |&e| (l, e)))
     }
@@ -886,9 +907,10 @@ impl Node {
     /// receivable by the target.
     pub fn check_migration(&self, target: &Node) -> Result<(), FailMode> {
         if self
+            .info
             .mig_tags
             .iter()
-            .all(|t| target.rmig_tags.binary_search(t).is_ok())
+            .all(|t| target.info.rmig_tags.binary_search(t).is_ok())
         {
             Ok(())
         } else {
