@@ -14,6 +14,8 @@
 
 use crate::allocate::{find_best_alloc_group, split_groups, AllocOptions, SearchError};
 use crate::answer;
+use crate::argmin::{self, GroupSums};
+use crate::metric;
 use crate::model::instance::Instance;
 use crate::model::types::{DiskTemplate, EvacMode, MirrorType};
 use crate::model::Cluster;
@@ -196,6 +198,57 @@ fn all_step<'s>(
     }
 }
 
+/// The moves of a drbd "all" evacuation that depend only on the new primary
+/// `p` (replace the secondary by `p`, fail over), on top of `base`. Returns
+/// the overlay, the instance, and the failure message if a step failed;
+/// `pre_error` is a failure of the pair-independent first step.
+fn primary_steps<'s>(
+    base: &Overlay<'s>,
+    start: &Instance,
+    p: usize,
+    pre_error: Option<&str>,
+    force: bool,
+    key: i32,
+) -> Result<Option<(Overlay<'s>, Instance, Option<String>)>, Crash> {
+    let mut ov = base.clone();
+    let mut cur = start.clone();
+    if let Some(e) = pre_error {
+        return Ok(Some((ov, cur, Some(e.to_owned()))));
+    }
+    for (mv, what) in [
+        (
+            Move::ReplaceSecondary(p),
+            "Changing secondary to new primary",
+        ),
+        (Move::Failover, "Failing over to new primary"),
+    ] {
+        if let Err(e) = all_step(&mut ov, &mut cur, mv, what, force, key)? {
+            return Ok(Some((ov, cur, Some(e))));
+        }
+    }
+    Ok(Some((ov, cur, None)))
+}
+
+/// The group sums with the overlay's changed nodes of the group replaced.
+fn with_overlay(
+    state: &State,
+    base: &GroupSums,
+    group: usize,
+    changed: &[(usize, &crate::model::node::Node)],
+) -> GroupSums {
+    let mut sums = base.clone();
+    for (k, n) in changed {
+        if n.group == group {
+            sums.replace(
+                state.values(*k),
+                &metric::node_values(&n.scalars()),
+                n.offline,
+            );
+        }
+    }
+    sums
+}
+
 /// A drbd "all" evacuation (`nodeEvacInstance … ChangeAll`): every ordered
 /// pair of available nodes is tried with hail's moves (fail over first if
 /// the primary is offline; replace the secondary by the new primary; fail
@@ -232,64 +285,115 @@ fn evac_drbd_all(
         }
     }
     let mut last_error = "no nodes available".to_owned();
-    let mut best: Option<((usize, usize), f64)> = None;
+    let mut any_success = false;
+    // Running sums of the target group, for the approximate scores; `None`
+    // when the location-exclusion component is in play (it is computed
+    // exactly only).
+    let shortcut = !state.any_instance_map();
+    let base_sums = shortcut.then(|| state.group_sums(group));
+    let mut cands: Vec<(usize, usize, Option<(f64, f64)>)> = Vec::new();
     for &p in avail {
-        let mut ov_p = base.clone();
-        let mut cur_p = start.clone();
-        let mut p_error = pre_error.clone();
-        if p_error.is_none() {
-            let steps = [
-                (
-                    Move::ReplaceSecondary(p),
-                    "Changing secondary to new primary",
-                ),
-                (Move::Failover, "Failing over to new primary"),
-            ];
-            for (mv, what) in steps {
-                if let Err(e) = all_step(&mut ov_p, &mut cur_p, mv, what, force, key)? {
-                    p_error = Some(e);
-                    break;
-                }
-            }
-        }
+        let Some(pre) = primary_steps(&base, &start, p, pre_error.as_deref(), force, key)? else {
+            continue;
+        };
+        let (ov_p, cur_p, p_error) = pre;
+        // The group's sums after the moves up to the new primary.
+        let sums_p = base_sums
+            .as_ref()
+            .map(|b| with_overlay(state, b, group, &ov_p.changed_nodes()));
+        let terms_p = sums_p.as_ref().and_then(|sp| sp.terms(0));
         for &s in avail {
             if s == p {
                 continue;
             }
             if let Some(e) = &p_error {
-                if best.is_none() {
+                if !any_success {
                     last_error = format!("Allocation failed: {e}");
                 }
                 continue;
             }
             match apply(&ov_p, &cur_p, Move::ReplaceSecondary(s), force)? {
                 Err(f) => {
-                    if best.is_none() {
+                    if !any_success {
                         last_error = format!(
                             "Allocation failed: Changing secondary to final secondary: {f}"
                         );
                     }
                 }
                 Ok(m) => {
-                    // The final state: the primary's overlay with the last
-                    // move's nodes on top.
-                    let last = m.final_nodes();
-                    let mut nodes = ov_p.changed_nodes();
-                    for (k, n) in last.iter() {
-                        match nodes.iter_mut().find(|(ok, _)| ok == k) {
-                            Some(slot) => slot.1 = n,
-                            None => nodes.push((*k, n)),
+                    any_success = true;
+                    let approx = sums_p.as_ref().zip(terms_p.as_ref()).and_then(|(sp, tp)| {
+                        let mut sums = sp.clone();
+                        let mut changed = 0u32;
+                        for (k, n) in m.final_nodes() {
+                            if n.group != group {
+                                continue;
+                            }
+                            let old = ov_p
+                                .node(k as i32)
+                                .map(|o| metric::node_values(&o.scalars()))
+                                .ok()?;
+                            let new = metric::node_values(&n.scalars());
+                            changed |= argmin::changed_components(&old, &new);
+                            sums.replace(&old, &new, n.offline);
                         }
-                    }
-                    let cv = state.group_score_with(group, &nodes);
-                    let keep_old = matches!(&best, Some((_, old)) if *old < cv);
-                    if !keep_old {
-                        best = Some(((p, s), cv));
-                    }
+                        sums.update_terms(tp, changed, 0)
+                            .map(|t| argmin::combine(&t))
+                    });
+                    cands.push((p, s, approx));
                 }
             }
         }
     }
+    // The exact score of a candidate: its moves replayed (the primary's
+    // part cached across consecutive candidates), then the group's full
+    // score.
+    let mut cached: Option<(usize, Overlay<'_>, Instance)> = None;
+    let mut failure: Option<Crash> = None;
+    let best = argmin::best_by_score(
+        cands.len(),
+        |i| cands[i].2,
+        |i| {
+            let (p, s, _) = cands[i];
+            let mut exact = || -> Result<f64, Crash> {
+                if cached.as_ref().is_none_or(|(cp, _, _)| *cp != p) {
+                    let Some((ov_p, cur_p, None)) =
+                        primary_steps(&base, &start, p, None, force, key)?
+                    else {
+                        return Ok(f64::NAN);
+                    };
+                    cached = Some((p, ov_p, cur_p));
+                }
+                let Some((_, ov_p, cur_p)) = cached.as_ref() else {
+                    return Ok(f64::NAN);
+                };
+                let m = match apply(ov_p, cur_p, Move::ReplaceSecondary(s), force)? {
+                    Ok(m) => m,
+                    Err(_) => return Ok(f64::NAN),
+                };
+                let last = m.final_nodes();
+                let mut nodes = ov_p.changed_nodes();
+                for (k, n) in last.iter() {
+                    match nodes.iter_mut().find(|(ok, _)| ok == k) {
+                        Some(slot) => slot.1 = n,
+                        None => nodes.push((*k, n)),
+                    }
+                }
+                Ok(state.group_score_with(group, &nodes))
+            };
+            match exact() {
+                Ok(v) => v,
+                Err(c) => {
+                    failure = Some(c);
+                    f64::NAN
+                }
+            }
+        },
+    );
+    if let Some(c) = failure {
+        return Err(c);
+    }
+    let best = best.map(|(i, v)| ((cands[i].0, cands[i].1), v));
     let Some(((p, s), _)) = best else {
         return Ok(Err(format!(
             "Can't find any good nodes for relocation: {last_error}"

@@ -9,6 +9,7 @@
 
 pub mod allocate;
 pub mod answer;
+pub mod argmin;
 pub mod cli;
 pub mod dedicated;
 pub mod evacuate;

@@ -196,6 +196,20 @@ impl State {
         self.group_keys.get(g).map_or(&[], |v| v.as_slice())
     }
 
+    /// Whether any node may carry a location-exclusion map.
+    pub fn any_instance_map(&self) -> bool {
+        self.any_instance_map
+    }
+
+    /// Running sums of group `g`'s node values, for approximate scores.
+    pub fn group_sums(&self, g: usize) -> crate::argmin::GroupSums {
+        crate::argmin::GroupSums::new(
+            self.group_keys(g)
+                .iter()
+                .map(|&k| (&self.values[k], self.offline[k])),
+        )
+    }
+
     /// The instance policy of group `g`.
     pub fn policy(&self, g: usize) -> &IPolicy {
         &self.policies[g]

@@ -1,0 +1,533 @@
+//! The best candidate by hail's full score, without computing the full
+//! score of every candidate.
+//!
+//! Evacuation and relocation score each candidate move by the full score of
+//! the target group (`compCVNodes`): a two-pass computation over all G nodes
+//! whose floating-point result (its exact bits) decides the choice. Doing it
+//! for each of G² node pairs costs O(G³). This module finds the same winner
+//! in O(1) per candidate plus a full score only for near-ties:
+//!
+//! 1. Each candidate's score is approximated in double-double arithmetic
+//!    from running sums of the group ([`GroupSums`]): accurate to about
+//!    1e-30 of the values' size.
+//! 2. A rigorous bound on the distance between hail's floating-point result
+//!    and the true real score is computed from the data (standard error
+//!    analysis of recursive summation and the two-pass variance; see
+//!    [`GroupSums::approx`]).
+//! 3. Only candidates whose interval reaches below the best upper end can
+//!    be the winner; their exact score is computed, in candidate order, and
+//!    hail's rule (keep the old best unless it is strictly lower) picks the
+//!    winner among them. Candidates outside are strictly worse than some
+//!    candidate, so dropping them cannot change the result.
+//!
+//! Any non-finite value, or values too large for the bound to be
+//! meaningful, switches the shortcut off: then every candidate gets its
+//! exact score, as in hail.
+
+use crate::metric::{Aggregation, NodeValues, COMPONENTS, N_COMPONENTS};
+
+/// Unit roundoff of f64.
+const U: f64 = f64::EPSILON / 2.0;
+
+/// `gamma(n) = n u / (1 - n u)`, the classic summation error factor.
+fn gamma(n: f64) -> f64 {
+    let nu = n * U;
+    nu / (1.0 - nu)
+}
+
+/// A double-double number: `hi + lo` with `|lo| <= ulp(hi)/2`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Dd {
+    hi: f64,
+    lo: f64,
+}
+
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    let err = (a - (s - bb)) + (b - bb);
+    (s, err)
+}
+
+/// Dekker's split of a double into two halves of 26 bits each.
+fn split(a: f64) -> (f64, f64) {
+    let c = 134_217_729.0 * a; // 2^27 + 1
+    let hi = c - (c - a);
+    (hi, a - hi)
+}
+
+/// The exact product `a * b` as `p + e` (Dekker; no fused multiply-add,
+/// which the baseline x86-64 target lacks in hardware).
+fn two_prod(a: f64, b: f64) -> (f64, f64) {
+    let p = a * b;
+    let (ah, al) = split(a);
+    let (bh, bl) = split(b);
+    let e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    (p, e)
+}
+
+impl Dd {
+    fn from(x: f64) -> Dd {
+        Dd { hi: x, lo: 0.0 }
+    }
+
+    fn add(self, b: Dd) -> Dd {
+        let (s, e) = two_sum(self.hi, b.hi);
+        let e = e + self.lo + b.lo;
+        let (hi, lo) = two_sum(s, e);
+        Dd { hi, lo }
+    }
+
+    fn neg(self) -> Dd {
+        Dd {
+            hi: -self.hi,
+            lo: -self.lo,
+        }
+    }
+
+    fn sub(self, b: Dd) -> Dd {
+        self.add(b.neg())
+    }
+
+    fn square_of(x: f64) -> Dd {
+        let (hi, lo) = two_prod(x, x);
+        Dd { hi, lo }
+    }
+
+    fn mul(self, b: Dd) -> Dd {
+        let (p, e) = two_prod(self.hi, b.hi);
+        let e = e + (self.hi * b.lo + self.lo * b.hi);
+        let (hi, lo) = two_sum(p, e);
+        Dd { hi, lo }
+    }
+
+    fn div_f64(self, d: f64) -> Dd {
+        let q1 = self.hi / d;
+        let (p, e) = two_prod(q1, d);
+        let r = ((self.hi - p) - e + self.lo) / d;
+        let (hi, lo) = two_sum(q1, r);
+        Dd { hi, lo }
+    }
+
+    fn value(self) -> f64 {
+        self.hi + self.lo
+    }
+}
+
+/// One component's running sums over the online nodes of a group.
+#[derive(Debug, Clone, Copy, Default)]
+struct CompSums {
+    sum: Dd,
+    sum_sq: Dd,
+    /// An upper bound of |x| over the values ever included.
+    max_abs: f64,
+}
+
+/// Running sums of a group's node values, in double-double, to approximate
+/// full scores after replacing a few nodes.
+#[derive(Debug, Clone)]
+pub struct GroupSums {
+    n_online: f64,
+    comps: [CompSums; N_COMPONENTS],
+    /// Sums over offline nodes of the two offline components (exact small
+    /// integers in practice; kept in double-double too).
+    offline: [Dd; 2],
+    offline_max: f64,
+    n_offline: f64,
+    /// Whether every value is finite and of a size the bound handles.
+    usable: bool,
+}
+
+/// Values beyond this size switch the shortcut off (the bound would still
+/// hold, but such clusters are not worth the care).
+const MAX_VALUE: f64 = 1e12;
+
+impl GroupSums {
+    /// The sums of a list of nodes (values and offline flags).
+    pub fn new<'a>(nodes: impl Iterator<Item = (&'a NodeValues, bool)>) -> GroupSums {
+        let mut g = GroupSums {
+            n_online: 0.0,
+            comps: [CompSums::default(); N_COMPONENTS],
+            offline: [Dd::default(); 2],
+            offline_max: 0.0,
+            n_offline: 0.0,
+            usable: true,
+        };
+        for (v, off) in nodes {
+            g.include(v, off, 1.0);
+        }
+        g
+    }
+
+    fn include(&mut self, v: &NodeValues, offline: bool, sign: f64) {
+        if offline {
+            self.n_offline += sign;
+            for (i, k) in [4usize, 5].into_iter().enumerate() {
+                let x = v[k];
+                if !x.is_finite() || x.abs() > MAX_VALUE {
+                    self.usable = false;
+                }
+                self.offline[i] = self.offline[i].add(Dd::from(sign * x));
+                self.offline_max = self.offline_max.max(x.abs());
+            }
+            return;
+        }
+        self.n_online += sign;
+        for k in 0..N_COMPONENTS {
+            let x = v[k];
+            if !x.is_finite() || x.abs() > MAX_VALUE {
+                self.usable = false;
+                continue;
+            }
+            let c = &mut self.comps[k];
+            c.sum = c.sum.add(Dd::from(sign * x));
+            let sq = Dd::square_of(x);
+            c.sum_sq = if sign > 0.0 {
+                c.sum_sq.add(sq)
+            } else {
+                c.sum_sq.sub(sq)
+            };
+            c.max_abs = c.max_abs.max(x.abs());
+        }
+    }
+
+    /// The sums with node values `old` replaced by `new` (same offline
+    /// flag, as nodes never change it).
+    pub fn replaced(&self, old: &NodeValues, new: &NodeValues, offline: bool) -> GroupSums {
+        let mut g = self.clone();
+        g.replace(old, new, offline);
+        g
+    }
+
+    /// Replaces in place. Components whose value does not change are left
+    /// alone (which only makes the sums more accurate).
+    pub fn replace(&mut self, old: &NodeValues, new: &NodeValues, offline: bool) {
+        if offline {
+            self.include(old, offline, -1.0);
+            self.include(new, offline, 1.0);
+            return;
+        }
+        for k in 0..N_COMPONENTS {
+            let (x, y) = (old[k], new[k]);
+            if x.to_bits() == y.to_bits() {
+                continue;
+            }
+            if !x.is_finite() || !y.is_finite() || x.abs() > MAX_VALUE || y.abs() > MAX_VALUE {
+                self.usable = false;
+                continue;
+            }
+            let c = &mut self.comps[k];
+            c.sum = c.sum.add(Dd::from(y)).sub(Dd::from(x));
+            c.sum_sq = c.sum_sq.add(Dd::square_of(y)).sub(Dd::square_of(x));
+            c.max_abs = c.max_abs.max(y.abs());
+        }
+    }
+
+    /// The approximate score and a bound on its distance to hail's
+    /// floating-point score, or `None` when the shortcut does not apply.
+    /// `map_value` is the location-exclusion component (an exact integer).
+    pub fn approx(&self, map_value: i64) -> Option<(f64, f64)> {
+        let terms = self.terms(map_value)?;
+        Some(combine(&terms))
+    }
+
+    /// Each component's approximate value and error bound, or `None` when
+    /// the shortcut does not apply. Combine them with [`combine`].
+    pub fn terms(&self, map_value: i64) -> Option<Terms> {
+        if !self.usable {
+            return None;
+        }
+        let mut out = [(0.0, 0.0); N_COMPONENTS];
+        if self.n_online < 0.5 {
+            // No online node: hail's score is exactly 0; all terms 0.
+            return Some(Terms {
+                values: out,
+                empty: true,
+            });
+        }
+        for (k, slot) in out.iter_mut().enumerate() {
+            *slot = self.term(k, map_value);
+        }
+        Some(Terms {
+            values: out,
+            empty: false,
+        })
+    }
+
+    /// Recomputes the terms of the components `changed` (a bit per
+    /// component) on top of `base`.
+    pub fn update_terms(&self, base: &Terms, changed: u32, map_value: i64) -> Option<Terms> {
+        if !self.usable {
+            return None;
+        }
+        if base.empty || self.n_online < 0.5 {
+            return self.terms(map_value);
+        }
+        let mut out = *base;
+        for k in 0..N_COMPONENTS {
+            if changed & (1 << k) != 0 {
+                out.values[k] = self.term(k, map_value);
+            }
+        }
+        Some(out)
+    }
+
+    /// One component's approximate value and error bound (see the module
+    /// doc for the analysis).
+    fn term(&self, k: usize, map_value: i64) -> (f64, f64) {
+        let comp = &COMPONENTS[k];
+        let n = self.n_online;
+        match comp.aggregation {
+            Aggregation::Map => (map_value as f64, 0.0),
+            Aggregation::Sum if !comp.online => {
+                let i = if k == 4 { 0 } else { 1 };
+                let s = self.offline[i].value();
+                // Recursive summation error of hail's fold, plus the
+                // double-double rounding.
+                let e = gamma(self.n_offline + 1.0) * self.n_offline * self.offline_max
+                    + 4.0 * U * s.abs();
+                (s, e)
+            }
+            Aggregation::Sum => {
+                let c = &self.comps[k];
+                let s = c.sum.value();
+                let e = gamma(n + 1.0) * n * c.max_abs + 4.0 * U * s.abs();
+                (s, e)
+            }
+            Aggregation::StdDev => {
+                let c = &self.comps[k];
+                if c.max_abs == 0.0 {
+                    // Every value is zero: hail computes exactly 0.
+                    return (0.0, 0.0);
+                }
+                // True variance (to double-double accuracy).
+                let sum = c.sum;
+                let var_dd = c.sum_sq.sub(sum.mul(sum).div_f64(n)).div_f64(n);
+                let var = var_dd.value().max(0.0);
+                // Error of the double-double variance itself, relative to
+                // the size of the squares.
+                let dd_err = (n + 16.0) * 1e-29 * (c.max_abs * c.max_abs) + 1e-300;
+                // hail's two-pass error: the computed mean is off by at most
+                // delta; then d bounds the computed variance's distance to
+                // the true one.
+                let m = c.max_abs;
+                let delta = (gamma(n + 1.0) + U) * m;
+                let d = delta * delta + gamma(n + 4.0) * (var + delta * delta) + dd_err;
+                let sd = var.sqrt();
+                let dist = if sd > 0.0 {
+                    d.sqrt().min(d / sd)
+                } else {
+                    d.sqrt()
+                };
+                let e = dist + U * (sd + d.sqrt()) + 2.0 * U * sd;
+                (sd, e)
+            }
+        }
+    }
+}
+
+/// The per-component approximate values and error bounds of a score.
+#[derive(Debug, Clone, Copy)]
+pub struct Terms {
+    values: [(f64, f64); N_COMPONENTS],
+    /// No online node: the score is exactly 0.
+    empty: bool,
+}
+
+/// The approximate score and its error bound from per-component terms.
+pub fn combine(t: &Terms) -> (f64, f64) {
+    if t.empty {
+        return (0.0, 0.0);
+    }
+    let mut score = 0.0f64;
+    let mut err = 0.0f64;
+    let mut abs_terms = 0.0f64;
+    for (k, (value, e)) in t.values.iter().enumerate() {
+        let w = COMPONENTS[k].weight;
+        score += w * value;
+        err += w * e;
+        abs_terms += (w * value).abs() + w * e;
+    }
+    // hail's weighted sum: products by powers of two are exact, the sum of
+    // 20 terms adds gamma(20) of their magnitudes.
+    err += gamma(N_COMPONENTS as f64) * abs_terms + 4.0 * U * score.abs();
+    // A margin for everything the analysis rounds away.
+    (score, 2.0 * err + f64::MIN_POSITIVE)
+}
+
+/// The components whose values differ between two nodes' values, as bits.
+pub fn changed_components(old: &NodeValues, new: &NodeValues) -> u32 {
+    let mut mask = 0u32;
+    for k in 0..N_COMPONENTS {
+        if old[k].to_bits() != new[k].to_bits() {
+            mask |= 1 << k;
+        }
+    }
+    mask
+}
+
+/// The winner among candidates `0..len` by hail's rule over exact scores
+/// (the running best is replaced unless it is strictly lower, so ties go to
+/// the later candidate), computing exact scores only where needed.
+/// `approx(i)` gives the approximation and its error bound, or `None` to
+/// force the exact score; `exact(i)` the exact score. Returns the winner
+/// and its exact score.
+pub fn best_by_score(
+    len: usize,
+    approx: impl Fn(usize) -> Option<(f64, f64)>,
+    mut exact: impl FnMut(usize) -> f64,
+) -> Option<(usize, f64)> {
+    if len == 0 {
+        return None;
+    }
+    let approxes: Vec<Option<(f64, f64)>> = (0..len).map(&approx).collect();
+    // A candidate without an approximation may score NaN, and hail's
+    // comparisons with NaN depend on every candidate's position: then every
+    // candidate is scored exactly.
+    let shortcut = approxes.iter().all(Option::is_some);
+    // The lowest upper end of any interval: the winner's exact score is at
+    // most this, so a candidate whose interval starts above it loses.
+    let ceiling = approxes
+        .iter()
+        .flatten()
+        .map(|(a, e)| a + e)
+        .fold(f64::INFINITY, f64::min);
+    let mut best: Option<(usize, f64)> = None;
+    for (i, ap) in approxes.iter().enumerate() {
+        if let (true, Some((a, e))) = (shortcut, ap) {
+            if a - e > ceiling {
+                continue;
+            }
+        }
+        let s = exact(i);
+        let keep_old = matches!(best, Some((_, old)) if old < s);
+        if !keep_old {
+            best = Some((i, s));
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metric;
+
+    fn rng(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    fn random_values(seed: &mut u64, symmetric: bool) -> NodeValues {
+        let mut v = [0.0; N_COMPONENTS];
+        for (k, x) in v.iter_mut().enumerate() {
+            let r = rng(seed);
+            *x = match k {
+                0 | 1 | 3 | 6 | 13 | 14 | 15 | 19 => {
+                    if symmetric {
+                        [0.25, 0.5, 0.1][(r % 3) as usize]
+                    } else {
+                        (r % 10_000) as f64 / 9_999.0
+                    }
+                }
+                2 | 4 | 5 | 7 | 8 | 9 | 10 | 11 | 17 => (r % 6) as f64,
+                12 | 16 => (r % 7) as f64 / 32.0,
+                _ => 0.0,
+            };
+        }
+        v
+    }
+
+    /// Over random groups (some with many exact ties), the shortcut picks
+    /// exactly the candidate an exact scan picks.
+    #[test]
+    fn shortcut_agrees_with_exact_scan() {
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        for round in 0..300 {
+            let symmetric = round % 3 == 0;
+            let n = 3 + (rng(&mut seed) % 60) as usize;
+            let base: Vec<NodeValues> = (0..n)
+                .map(|_| random_values(&mut seed, symmetric))
+                .collect();
+            let offline: Vec<bool> = (0..n).map(|_| rng(&mut seed) % 10 == 0).collect();
+            let sums = GroupSums::new(base.iter().zip(offline.iter().copied()));
+            // Candidates: replace one node's values by new ones.
+            let cands: Vec<(usize, NodeValues)> = (0..40)
+                .map(|_| {
+                    (
+                        (rng(&mut seed) as usize) % n,
+                        random_values(&mut seed, symmetric),
+                    )
+                })
+                .collect();
+            let exact_of = |c: &(usize, NodeValues)| {
+                let (j, v) = c;
+                metric::score_with(
+                    n,
+                    |i| {
+                        if i == *j {
+                            (v, offline[i])
+                        } else {
+                            (&base[i], offline[i])
+                        }
+                    },
+                    0,
+                )
+            };
+            let mut scan: Option<(usize, f64)> = None;
+            for (i, c) in cands.iter().enumerate() {
+                let s = exact_of(c);
+                if !matches!(scan, Some((_, old)) if old < s) {
+                    scan = Some((i, s));
+                }
+            }
+            let got = best_by_score(
+                cands.len(),
+                |i| {
+                    let (j, v) = &cands[i];
+                    sums.replaced(&base[*j], v, offline[*j]).approx(0)
+                },
+                |i| exact_of(&cands[i]),
+            );
+            assert_eq!(got.map(|g| g.0), scan.map(|s| s.0), "round {round}");
+        }
+    }
+
+    /// The bound holds: the approximation is within its error of the exact
+    /// score.
+    #[test]
+    fn bound_covers_hails_arithmetic() {
+        let mut seed = 0x0ddc_0ffe_e123_4567u64;
+        for round in 0..500 {
+            let n = 2 + (rng(&mut seed) % 200) as usize;
+            let vals: Vec<NodeValues> = (0..n)
+                .map(|_| random_values(&mut seed, round % 2 == 0))
+                .collect();
+            let offline: Vec<bool> = (0..n).map(|_| rng(&mut seed) % 8 == 0).collect();
+            let sums = GroupSums::new(vals.iter().zip(offline.iter().copied()));
+            let exact = metric::score_with(n, |i| (&vals[i], offline[i]), 0);
+            let (a, e) = sums.approx(0).expect("finite values");
+            assert!(
+                (a - exact).abs() <= e,
+                "round {round}: approx {a} exact {exact} bound {e}"
+            );
+            // After replacing a few nodes, through the subtracting path.
+            let mut vals2 = vals.clone();
+            let mut sums2 = sums.clone();
+            for _ in 0..4 {
+                let j = (rng(&mut seed) as usize) % n;
+                let v = random_values(&mut seed, round % 2 == 0);
+                sums2.replace(&vals2[j], &v, offline[j]);
+                vals2[j] = v;
+            }
+            let exact2 = metric::score_with(n, |i| (&vals2[i], offline[i]), 0);
+            let (a2, e2) = sums2.approx(0).expect("finite values");
+            assert!(
+                (a2 - exact2).abs() <= e2,
+                "round {round}: approx {a2} exact {exact2} bound {e2}"
+            );
+        }
+    }
+}
