@@ -301,7 +301,12 @@ impl DiskTemplate {
 pub struct Features {
     /// Some nodes are offline (sent without run-time data, as Ganeti does).
     pub offline_nodes: bool,
-    /// Some nodes are drained (run-time data present, never a candidate).
+    /// Some offline nodes still hold instances (otherwise offline nodes have
+    /// been evacuated). hail's global N+1 check then fails for every
+    /// allocation whose cluster has DRBD partners or shared-storage instances
+    /// stranded there.
+    pub offline_with_instances: bool,
+    /// Some drained nodes (run-time data present, never a candidate).
     pub drained_nodes: bool,
     /// Some nodes are not vm_capable (sent without run-time data, hold no instances).
     pub non_vm_capable: bool,
@@ -330,6 +335,9 @@ pub struct Features {
     pub desired_location: bool,
     /// `htools:migration:<p>` / `htools:allowmigration:...` cluster tags with node tags.
     pub migration_tags: bool,
+    /// Nodes of one group carry different migration tags, so some failovers
+    /// are refused (`FailMig`), which also breaks hail's N+1 check.
+    pub mixed_migration_tags: bool,
     /// Some (sometimes all) groups use exclusive storage, with 2–4 policy specs
     /// and spindles on disks.
     pub exclusive_storage: bool,
@@ -486,9 +494,13 @@ impl CaseSpec {
     /// groups, density, templates, tightness, every feature switch and the hail
     /// options. The same arguments always give the same spec.
     pub fn random(seed: u64, kind: RequestKind, nodes: RangeInclusive<usize>) -> CaseSpec {
-        let mut r = Rng::new(mix(seed, kind.salt() ^ 0x5eed_0f_5bec));
-        let lo = (*nodes.start()).max(2);
+        let mut r = Rng::new(mix(seed, kind.salt() ^ 0x005e_ed0f_5bec));
+        let mut lo = (*nodes.start()).max(2);
         let hi = (*nodes.end()).max(lo);
+        if kind == RequestKind::ChangeGroup {
+            // Group changes happen between groups of several nodes.
+            lo = lo.max(4.min(hi));
+        }
         let n = r.log_uniform(lo as u64, hi as u64) as usize;
         let mut spec = CaseSpec::new(seed, kind, n);
 
@@ -626,6 +638,14 @@ impl CaseSpec {
 
         let f = &mut spec.features;
         f.offline_nodes = r.chance(0.3);
+        f.offline_with_instances = f.offline_nodes
+            && r.chance(
+                if matches!(kind, RequestKind::NodeEvacuate(_) | RequestKind::Relocate) {
+                    0.8
+                } else {
+                    0.35
+                },
+            );
         f.drained_nodes = r.chance(0.25);
         f.non_vm_capable = r.chance(0.1);
         f.dead_group = r.chance(0.06);
@@ -639,6 +659,7 @@ impl CaseSpec {
         f.location_tags = r.chance(0.25);
         f.desired_location = r.chance(0.15);
         f.migration_tags = r.chance(0.2);
+        f.mixed_migration_tags = f.migration_tags && r.chance(0.4);
         f.exclusive_storage = r.chance(0.15);
         f.multi_minmax = r.chance(0.25);
         f.restricted_templates = r.chance(0.15);
@@ -661,8 +682,36 @@ impl CaseSpec {
         // that do not by themselves make requests fail, moderate fill and a
         // modest request, so that successes stay common next to every kind of
         // failure.
-        if r.chance(0.35) {
+        // hail's global N+1 check costs roughly nodes² × instances per
+        // candidate, and a cluster that already fails it makes hail check every
+        // candidate: beyond a few dozen nodes such requests take minutes to
+        // hours. Larger random clusters are therefore N+1-healthy, less dense
+        // and get smaller bulk requests; small ones cover the failures.
+        let big = n > 40;
+        if big {
+            f.offline_with_instances &=
+                matches!(kind, RequestKind::NodeEvacuate(_) | RequestKind::Relocate);
+            f.mixed_migration_tags = false;
+            f.overcommitted = false;
+            f.policy_violations = false;
+            f.missing_memory = false;
+            if n <= 500 {
+                spec.instances_per_node =
+                    spec.instances_per_node.min(1.0 + r.below(9) as f64 * 0.25);
+            }
+            spec.tightness = spec.tightness.min(0.7);
+            spec.disk_tightness = spec.disk_tightness.min(0.7);
+            spec.multi_count = spec.multi_count.min(2 + r.below(4) as usize);
+        }
+        let healthy = if kind == RequestKind::ChangeGroup {
+            0.55
+        } else {
+            0.35
+        };
+        if r.chance(healthy) {
             f.dead_group = false;
+            f.offline_with_instances = false;
+            f.mixed_migration_tags = false;
             f.alloc_policies = false;
             f.instance_nic_networks = false;
             f.exclusion_tags = false;
@@ -685,6 +734,19 @@ impl CaseSpec {
             RequestKind::NodeEvacuate(_) | RequestKind::Relocate => r.chance(0.3),
             _ => r.chance(0.08),
         };
+        // For DRBD pairs hail runs one global N+1 check per primary candidate
+        // (minutes from about 80 nodes on); bulk requests and group changes
+        // repeat it per instance. Large clusters of those kinds mostly skip
+        // the check, so their scoring can still be compared with hail.
+        let pairs = spec.template == Some(DiskTemplate::Drbd);
+        let costly = match kind {
+            RequestKind::Allocate => pairs,
+            RequestKind::MultiAllocate | RequestKind::ChangeGroup => true,
+            _ => false,
+        };
+        if costly && n > 50 && r.chance(0.9) {
+            o.no_capacity_checks = true;
+        }
         o.restrict_allocation = matches!(
             kind,
             RequestKind::Allocate | RequestKind::MultiAllocate | RequestKind::ChangeGroup
@@ -1680,18 +1742,16 @@ impl<'a> Gen<'a> {
         if interleave {
             let mut left = counts.clone();
             while order.len() < n {
-                for g in 0..ng {
-                    if left[g] > 0 {
-                        left[g] -= 1;
+                for (g, l) in left.iter_mut().enumerate() {
+                    if *l > 0 {
+                        *l -= 1;
                         order.push(g);
                     }
                 }
             }
         } else {
-            for g in 0..ng {
-                for _ in 0..counts[g] {
-                    order.push(g);
-                }
+            for (g, &c) in counts.iter().enumerate() {
+                order.extend(std::iter::repeat_n(g, c));
             }
         }
 
@@ -1775,15 +1835,12 @@ impl<'a> Gen<'a> {
                 )
             };
             let master_candidate = i < mc_count && !offline && !drained;
-            // Offline nodes keep their instances mostly when the request is an
-            // evacuation; otherwise they have usually been evacuated already.
-            let keep = if matches!(
-                self.spec.kind,
-                RequestKind::NodeEvacuate(_) | RequestKind::Relocate
-            ) {
-                0.7
+            // Offline nodes have usually been evacuated already; with the
+            // switch on, some still hold their instances.
+            let keep = if self.f().offline_with_instances {
+                0.6
             } else {
-                0.25
+                0.0
             };
             let hosts = vm_capable && (!offline || self.r.chance(keep));
             let tspindles = if excl { pvs } else { 0 };
@@ -1934,10 +1991,11 @@ impl<'a> Gen<'a> {
             }
             if !mig_values.is_empty() && self.r.chance(0.85) {
                 let gi = self.nodes[i].group;
-                let k = if self.r.chance(0.92) {
-                    gi % mig_values.len()
-                } else {
+                let mixed = self.f().mixed_migration_tags && self.r.chance(0.15);
+                let k = if mixed {
                     self.r.below(3) as usize
+                } else {
+                    gi % mig_values.len()
                 };
                 tags.push(mig_values[k].clone());
             }
@@ -2817,6 +2875,7 @@ impl<'a> Gen<'a> {
             .first()
             .cloned()
             .unwrap_or_else(|| "kvm".to_string());
+        let os: &'static str = OSES[self.r.below(OSES.len() as u64) as usize];
         NewInst {
             name,
             template: t,
@@ -2826,7 +2885,7 @@ impl<'a> Gen<'a> {
             nics,
             nic_uuids,
             tags,
-            os: *self.r.pick(&OSES),
+            os,
             hv,
             su,
         }
@@ -3258,20 +3317,22 @@ impl<'a> Gen<'a> {
         } else {
             in_src.clone()
         };
-        let mut idxs: Vec<usize> = if self.r.chance(0.2) && in_src.len() <= 60 {
-            // A group evacuation: every instance of the group.
-            in_src.clone()
-        } else {
-            let k = 1 + [0usize, 0, 0, 1, 1, 2, 3][self.r.below(7) as usize];
-            let mut v = Vec::new();
-            for _ in 0..k {
-                let i = *self.r.pick(&pool);
-                if !v.contains(&i) {
-                    v.push(i);
+        let mut idxs: Vec<usize> =
+            if self.r.chance(0.2) && in_src.len() <= 24 && self.spec.nodes <= 50 {
+                // A group evacuation: every instance of the group (only in small
+                // clusters, as hail handles every instance separately).
+                in_src.clone()
+            } else {
+                let k = 1 + [0usize, 0, 0, 1, 1, 2, 3][self.r.below(7) as usize];
+                let mut v = Vec::new();
+                for _ in 0..k {
+                    let i = *self.r.pick(&pool);
+                    if !v.contains(&i) {
+                        v.push(i);
+                    }
                 }
-            }
-            v
-        };
+                v
+            };
         if src_groups.len() > 1 && self.r.chance(0.1) {
             // Instances from two groups.
             let i = self.r.below(self.insts.len() as u64) as usize;
