@@ -390,9 +390,14 @@ fn pair_scan(
     scan_secondaries(state, inst, p, secondaries, collect, |s, new_s_vals| {
         let node_s = state.node_at(s);
         let mut arr = base;
-        let loc = location_score(node_p, node_s);
-        if loc != 0 && !node_p.offline {
-            arr.add_to_sum(metric::LOCATION_COMPONENT, loc as f64);
+        // hail sets the instance's location score from the pair before
+        // adding it; the primary's update above used the instance's own
+        // (0 for a new instance, the current pair's for change-group's
+        // trial of an existing one). The component is a sum of small
+        // integers, so correcting it afterwards gives the same bits.
+        let loc_delta = location_score(node_p, node_s) - inst.location_score;
+        if loc_delta != 0 && !node_p.offline && !inst.forthcoming {
+            arr.add_to_sum(metric::LOCATION_COMPONENT, loc_delta as f64);
         }
         arr.update(state.values(s), node_s.offline, new_s_vals);
         arr.score(map_value)
