@@ -173,13 +173,11 @@ impl GroupSums {
             return;
         }
         self.n_online += sign;
-        for k in 0..N_COMPONENTS {
-            let x = v[k];
+        for (&x, c) in v.iter().zip(self.comps.iter_mut()) {
             if !x.is_finite() || x.abs() > MAX_VALUE {
                 self.usable = false;
                 continue;
             }
-            let c = &mut self.comps[k];
             c.sum = c.sum.add(Dd::from(sign * x));
             let sq = Dd::square_of(x);
             c.sum_sq = if sign > 0.0 {
@@ -451,7 +449,7 @@ mod tests {
             let base: Vec<NodeValues> = (0..n)
                 .map(|_| random_values(&mut seed, symmetric))
                 .collect();
-            let offline: Vec<bool> = (0..n).map(|_| rng(&mut seed) % 10 == 0).collect();
+            let offline: Vec<bool> = (0..n).map(|_| rng(&mut seed).is_multiple_of(10)).collect();
             let sums = GroupSums::new(base.iter().zip(offline.iter().copied()));
             // Candidates: replace one node's values by new ones.
             let cands: Vec<(usize, NodeValues)> = (0..40)
@@ -505,7 +503,7 @@ mod tests {
             let vals: Vec<NodeValues> = (0..n)
                 .map(|_| random_values(&mut seed, round % 2 == 0))
                 .collect();
-            let offline: Vec<bool> = (0..n).map(|_| rng(&mut seed) % 8 == 0).collect();
+            let offline: Vec<bool> = (0..n).map(|_| rng(&mut seed).is_multiple_of(8)).collect();
             let sums = GroupSums::new(vals.iter().zip(offline.iter().copied()));
             let exact = metric::score_with(n, |i| (&vals[i], offline[i]), 0);
             let (a, e) = sums.approx(0).expect("finite values");

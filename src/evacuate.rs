@@ -291,7 +291,9 @@ fn evac_drbd_all(
     // exactly only).
     let shortcut = !state.any_instance_map();
     let base_sums = shortcut.then(|| state.group_sums(group));
-    let mut cands: Vec<(usize, usize, Option<(f64, f64)>)> = Vec::new();
+    // (primary, secondary, approximate score and error bound)
+    type Candidate = (usize, usize, Option<(f64, f64)>);
+    let mut cands: Vec<Candidate> = Vec::new();
     for &p in avail {
         let Some(pre) = primary_steps(&base, &start, p, pre_error.as_deref(), force, key)? else {
             continue;
