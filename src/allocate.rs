@@ -23,7 +23,7 @@ use crate::model::node::Node;
 use crate::model::types::{AllocPolicy, FailTally};
 use crate::model::{Cluster, NameMatch};
 use crate::moves::location_score;
-use crate::solution::{AllocSolution, Metric, Placement};
+use crate::solution::{AllocSolution, CandidateNote, CandidateOutcome, Metric, Placement};
 use crate::state::{Crash, State};
 
 /// The algorithm options that come from the command line
@@ -43,6 +43,9 @@ pub struct AllocOptions {
     /// drops such a placement the way the capacity check drops one (it
     /// counts as `FailN1`) and takes the next best.
     pub online_secondary_only: bool,
+    /// Record every candidate's outcome in the solution's `notes` (for an
+    /// explain mode); off in normal runs.
+    pub explain: bool,
 }
 
 /// Candidate nodes (`AllocNodes`).
@@ -157,11 +160,11 @@ fn choose(
     inst: &Instance,
     mut ok: Vec<Candidate>,
     opts: &AllocOptions,
-) -> Result<(Option<Placement<f64>>, u64), Crash> {
+) -> Result<(Option<Placement<f64>>, Vec<(usize, Option<usize>)>), Crash> {
     ok.reverse();
     let sorted = hslist::sort_by(ok, |a, b| a.score.hs_compare(&b.score));
-    let total = sorted.len() as u64;
-    for (dropped, c) in sorted.into_iter().enumerate() {
+    let mut dropped = Vec::new();
+    for c in sorted {
         let loc = match c.secondary {
             Some(s) => location_score(state.node_at(c.primary), state.node_at(s)),
             None => 0,
@@ -196,10 +199,11 @@ fn choose(
                 node_names,
                 nodes,
             };
-            return Ok((Some(placement), dropped as u64));
+            return Ok((Some(placement), dropped));
         }
+        dropped.push((c.primary, c.secondary));
     }
-    Ok((None, total))
+    Ok((None, dropped))
 }
 
 /// Builds the placement's new nodes (they were only probed before).
@@ -230,19 +234,28 @@ fn try_single(
     opts: &AllocOptions,
 ) -> Result<AllocSolution<f64>, SearchError> {
     let mut failures = FailTally::default();
+    let mut notes = Vec::new();
     let mut ok = Vec::new();
     for &p in list {
         let node = state.node_at(p);
-        if let Err(f) = state.policy(node.group).check(inst, node.excl_storage) {
-            failures.add(f);
-            continue;
-        }
-        match node.probe_add_pri(opts.ignore_soft_errors, inst) {
-            Err(f) => failures.add(f),
+        let outcome = state
+            .policy(node.group)
+            .check(inst, node.excl_storage)
+            .and_then(|()| node.probe_add_pri(opts.ignore_soft_errors, inst));
+        match outcome {
+            Err(f) => {
+                failures.add(f);
+                if opts.explain {
+                    notes.push(note(p, None, CandidateOutcome::Refused(f)));
+                }
+            }
             Ok(probe) => {
                 let mut new_p = node.clone();
                 new_p.commit_add_pri(&probe, inst);
                 let score = state.score_with(&[(p, &new_p)]);
+                if opts.explain {
+                    notes.push(note(p, None, CandidateOutcome::Scored(score)));
+                }
                 ok.push(Candidate {
                     primary: p,
                     secondary: None,
@@ -253,12 +266,14 @@ fn try_single(
     }
     let succeeded = ok.len() as u64;
     let (best, dropped) = choose(state, &mut None, inst, ok, opts)?;
-    failures.add_n(crate::model::types::FailMode::N1, dropped);
+    mark_dropped(&mut notes, &dropped);
+    failures.add_n(crate::model::types::FailMode::N1, dropped.len() as u64);
     Ok(AllocSolution {
         failures,
-        allocs: succeeded - dropped,
+        allocs: succeeded - dropped.len() as u64,
         best,
         log: Vec::new(),
+        notes,
     })
 }
 
@@ -272,12 +287,24 @@ fn try_pairs(
     let mut cache = None;
     let mut total = AllocSolution::default();
     for (p, secondaries) in list {
-        let psol = match pair_scan(state, &stats, inst, *p, secondaries, opts, false) {
+        let mut notes = Vec::new();
+        let scan = pair_scan(
+            state,
+            &stats,
+            inst,
+            *p,
+            secondaries,
+            opts,
+            false,
+            opts.explain.then_some(&mut notes),
+        );
+        let psol = match scan {
             PairScan::Failed(failures) => AllocSolution {
                 failures,
                 allocs: 0,
                 best: None,
                 log: Vec::new(),
+                notes,
             },
             PairScan::Best {
                 failures,
@@ -289,28 +316,31 @@ fn try_pairs(
                 // with the minimum (ties to the later pair), and usually
                 // that one passes the capacity check.
                 let first = match (any_nan, best) {
-                    (false, Some(c)) => choose(state, &mut cache, inst, vec![c], opts)?,
-                    _ => (None, 1),
+                    (false, Some(c)) => Some(choose(state, &mut cache, inst, vec![c], opts)?),
+                    _ => None,
                 };
                 let (best, dropped) = match first {
-                    (Some(b), 0) => (Some(b), 0),
-                    _ if succeeded == 0 => (None, 0),
+                    Some((Some(b), d)) if d.is_empty() => (Some(b), d),
+                    _ if succeeded == 0 => (None, Vec::new()),
                     _ => {
-                        let all = match pair_scan(state, &stats, inst, *p, secondaries, opts, true)
-                        {
-                            PairScan::All(c) => c,
-                            _ => Vec::new(),
-                        };
+                        let all =
+                            match pair_scan(state, &stats, inst, *p, secondaries, opts, true, None)
+                            {
+                                PairScan::All(c) => c,
+                                _ => Vec::new(),
+                            };
                         choose(state, &mut cache, inst, all, opts)?
                     }
                 };
+                mark_dropped(&mut notes, &dropped);
                 let mut failures = failures;
-                failures.add_n(crate::model::types::FailMode::N1, dropped);
+                failures.add_n(crate::model::types::FailMode::N1, dropped.len() as u64);
                 AllocSolution {
                     failures,
-                    allocs: succeeded - dropped,
+                    allocs: succeeded - dropped.len() as u64,
                     best,
                     log: Vec::new(),
+                    notes,
                 }
             }
             PairScan::All(_) => AllocSolution::default(),
@@ -339,6 +369,7 @@ enum PairScan {
 /// Checks and scores every pair of primary `p` (`allocateOnPair` for each
 /// secondary) with hail's running statistics. The primary's update is
 /// computed once; each pair adds the secondary's update.
+#[allow(clippy::too_many_arguments)]
 fn pair_scan(
     state: &State,
     stats: &metric::ClusterStats,
@@ -347,6 +378,7 @@ fn pair_scan(
     secondaries: &[usize],
     opts: &AllocOptions,
     collect: bool,
+    notes: Option<&mut Vec<CandidateNote>>,
 ) -> PairScan {
     let node_p = state.node_at(p);
     let probe_p = state
@@ -357,6 +389,13 @@ fn pair_scan(
         Err(f) => {
             let mut failures = FailTally::default();
             failures.add_n(f, secondaries.len() as u64);
+            if let Some(notes) = notes {
+                notes.extend(
+                    secondaries
+                        .iter()
+                        .map(|&s| note(p, Some(s), CandidateOutcome::Refused(f))),
+                );
+            }
             return PairScan::Failed(failures);
         }
         Ok(pp) => pp,
@@ -379,7 +418,7 @@ fn pair_scan(
         };
     let Some(mut base) = stats.array() else {
         // No online node: every score is 0.
-        return scan_secondaries(state, inst, p, secondaries, collect, |_, _| 0.0);
+        return scan_secondaries(state, inst, p, secondaries, collect, notes, |_, _| 0.0);
     };
     base.update(state.values(p), node_p.offline, &new_p_vals);
     let map_value = if node_p.offline {
@@ -387,21 +426,29 @@ fn pair_scan(
     } else {
         stats.map_value_after(&[(&node_p.instance_map, p_map_new)])
     };
-    scan_secondaries(state, inst, p, secondaries, collect, |s, new_s_vals| {
-        let node_s = state.node_at(s);
-        let mut arr = base;
-        // hail sets the instance's location score from the pair before
-        // adding it; the primary's update above used the instance's own
-        // (0 for a new instance, the current pair's for change-group's
-        // trial of an existing one). The component is a sum of small
-        // integers, so correcting it afterwards gives the same bits.
-        let loc_delta = location_score(node_p, node_s) - inst.location_score;
-        if loc_delta != 0 && !node_p.offline && !inst.forthcoming {
-            arr.add_to_sum(metric::LOCATION_COMPONENT, loc_delta as f64);
-        }
-        arr.update(state.values(s), node_s.offline, new_s_vals);
-        arr.score(map_value)
-    })
+    scan_secondaries(
+        state,
+        inst,
+        p,
+        secondaries,
+        collect,
+        notes,
+        |s, new_s_vals| {
+            let node_s = state.node_at(s);
+            let mut arr = base;
+            // hail sets the instance's location score from the pair before
+            // adding it; the primary's update above used the instance's own
+            // (0 for a new instance, the current pair's for change-group's
+            // trial of an existing one). The component is a sum of small
+            // integers, so correcting it afterwards gives the same bits.
+            let loc_delta = location_score(node_p, node_s) - inst.location_score;
+            if loc_delta != 0 && !node_p.offline && !inst.forthcoming {
+                arr.add_to_sum(metric::LOCATION_COMPONENT, loc_delta as f64);
+            }
+            arr.update(state.values(s), node_s.offline, new_s_vals);
+            arr.score(map_value)
+        },
+    )
 }
 
 /// The per-secondary part of [`pair_scan`]: the secondary's checks, then
@@ -412,6 +459,7 @@ fn scan_secondaries(
     p: usize,
     secondaries: &[usize],
     collect: bool,
+    mut notes: Option<&mut Vec<CandidateNote>>,
     score: impl Fn(usize, &NodeValues) -> f64,
 ) -> PairScan {
     let mut failures = FailTally::default();
@@ -424,12 +472,18 @@ fn scan_secondaries(
         let probe_s = match node_s.probe_add_sec(false, false, inst, p as i32) {
             Err(f) => {
                 failures.add(f);
+                if let Some(n) = notes.as_deref_mut() {
+                    n.push(note(p, Some(s), CandidateOutcome::Refused(f)));
+                }
                 continue;
             }
             Ok(ps) => ps,
         };
         let new_s_vals: NodeValues = metric::node_values(&node_s.scalars_with_sec(&probe_s));
         let sc = score(s, &new_s_vals);
+        if let Some(n) = notes.as_deref_mut() {
+            n.push(note(p, Some(s), CandidateOutcome::Scored(sc)));
+        }
         succeeded += 1;
         let c = Candidate {
             primary: p,
@@ -456,6 +510,25 @@ fn scan_secondaries(
             succeeded,
             best,
             any_nan,
+        }
+    }
+}
+
+fn note(primary: usize, secondary: Option<usize>, outcome: CandidateOutcome) -> CandidateNote {
+    CandidateNote {
+        primary,
+        secondary,
+        outcome,
+    }
+}
+
+/// Marks the candidates the capacity check dropped.
+fn mark_dropped(notes: &mut [CandidateNote], dropped: &[(usize, Option<usize>)]) {
+    for n in notes.iter_mut() {
+        if let CandidateOutcome::Scored(s) = n.outcome {
+            if dropped.contains(&(n.primary, n.secondary)) {
+                n.outcome = CandidateOutcome::Dropped(s);
+            }
         }
     }
 }
@@ -725,5 +798,87 @@ pub fn try_allocate_secondary(
         Ok(sol) => Ok(Ok(sol)),
         Err(SearchError::Message(m)) => Ok(Err(m)),
         Err(SearchError::Crash(c)) => Err(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::loader::{load, LoadOptions};
+    use crate::model::types::FailMode;
+    use crate::model::Request;
+    use crate::solution::CandidateOutcome;
+
+    /// With `explain`, the search keeps each candidate's outcome: refused
+    /// with its reason, scored, or dropped by the capacity check.
+    #[test]
+    fn explain_records_every_candidate() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/protocol-samples/allocate-n1-fail.json"
+        );
+        let bytes = std::fs::read(path).expect("sample exists");
+        let doc = crate::json::parse(&bytes).expect("valid JSON");
+        let msg = crate::protocol::read_message(&doc).expect("valid request");
+        let loaded = load(&msg, &LoadOptions::default()).expect("loads");
+        let Request::Allocate {
+            instance,
+            required_nodes,
+            ..
+        } = &loaded.request
+        else {
+            panic!("an allocate sample")
+        };
+        let opts = AllocOptions {
+            capacity_checks: true,
+            explain: true,
+            ..Default::default()
+        };
+        let mut state = State::new(&loaded.cluster);
+        let sol = try_mg_alloc(
+            &loaded.cluster,
+            &mut state,
+            instance,
+            *required_nodes,
+            &opts,
+        )
+        .expect("answers");
+        // hail's info for this sample: successes 1, failures 2 (FailMem: 1, FailN1: 1).
+        let refused = sol
+            .notes
+            .iter()
+            .filter(|n| matches!(n.outcome, CandidateOutcome::Refused(FailMode::Mem)))
+            .count();
+        let dropped = sol
+            .notes
+            .iter()
+            .filter(|n| matches!(n.outcome, CandidateOutcome::Dropped(_)))
+            .count();
+        let scored = sol
+            .notes
+            .iter()
+            .filter(|n| matches!(n.outcome, CandidateOutcome::Scored(_)))
+            .count();
+        assert_eq!((refused, dropped, scored), (1, 1, 1), "{:?}", sol.notes);
+        let winner = sol.best.as_ref().expect("a placement").primary;
+        assert!(sol
+            .notes
+            .iter()
+            .any(|n| n.primary == winner && matches!(n.outcome, CandidateOutcome::Scored(_))));
+        // Without `explain`, nothing is recorded.
+        let opts = AllocOptions {
+            explain: false,
+            ..opts
+        };
+        let mut state = State::new(&loaded.cluster);
+        let sol = try_mg_alloc(
+            &loaded.cluster,
+            &mut state,
+            instance,
+            *required_nodes,
+            &opts,
+        )
+        .expect("answers");
+        assert!(sol.notes.is_empty());
     }
 }

@@ -242,6 +242,7 @@ fn alloc_options(opts: &RunOptions, request_restrict: Option<Vec<String>>) -> Al
         capacity_checks: opts.capacity_checks,
         restrict: opts.restrict_allocation_to.clone().or(request_restrict),
         online_secondary_only: false,
+        explain: false,
     }
 }
 

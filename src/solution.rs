@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 
 use crate::hsfmt;
 use crate::model::instance::Instance;
-use crate::model::types::FailTally;
+use crate::model::types::{FailMode, FailTally};
 
 /// A placement metric: hail's score (a float, lower is better) or the
 /// dedicated-allocation metric. Comparisons follow Haskell's semantics
@@ -61,6 +61,32 @@ pub struct Placement<M> {
     pub nodes: Vec<(usize, crate::model::node::Node)>,
 }
 
+/// What became of one candidate placement; recorded only when asked for
+/// (`AllocOptions::explain`), so that an explain mode can say why each node
+/// or pair was refused without another search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CandidateNote {
+    /// The candidate's primary node.
+    pub primary: usize,
+    /// Its secondary node, for pairs.
+    pub secondary: Option<usize>,
+    /// The outcome.
+    pub outcome: CandidateOutcome,
+}
+
+/// The outcome of one candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CandidateOutcome {
+    /// A policy or capacity check refused it.
+    Refused(FailMode),
+    /// It fit, with this score.
+    Scored(f64),
+    /// It fit and scored better than the winner, but would have left some
+    /// node unable to be evacuated (the global N+1 check), or put a
+    /// secondary on a node Ganeti refuses.
+    Dropped(f64),
+}
+
 /// The result of a candidate search (`GenericAllocSolution`).
 #[derive(Debug, Clone)]
 pub struct AllocSolution<M> {
@@ -72,6 +98,8 @@ pub struct AllocSolution<M> {
     pub best: Option<Placement<M>>,
     /// Informational messages (`asLog`).
     pub log: Vec<String>,
+    /// Every candidate's outcome, in search order, when asked for.
+    pub notes: Vec<CandidateNote>,
 }
 
 impl<M: Metric> Default for AllocSolution<M> {
@@ -81,6 +109,7 @@ impl<M: Metric> Default for AllocSolution<M> {
             allocs: 0,
             best: None,
             log: Vec::new(),
+            notes: Vec::new(),
         }
     }
 }
@@ -113,6 +142,8 @@ impl<M: Metric> AllocSolution<M> {
         let mut log = later.log;
         log.append(&mut self.log);
         self.log = log;
+        let mut later_notes = later.notes;
+        self.notes.append(&mut later_notes);
         self
     }
 
