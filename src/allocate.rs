@@ -113,6 +113,9 @@ pub fn gen_alloc_nodes(
     }
 }
 
+/// A candidate's nodes: primary, and secondary for pairs.
+type CandidateId = (usize, Option<usize>);
+
 /// A successful candidate before the capacity check.
 struct Candidate {
     primary: usize,
@@ -160,7 +163,7 @@ fn choose(
     inst: &Instance,
     mut ok: Vec<Candidate>,
     opts: &AllocOptions,
-) -> Result<(Option<Placement<f64>>, Vec<(usize, Option<usize>)>), Crash> {
+) -> Result<(Option<Placement<f64>>, Vec<CandidateId>), Crash> {
     ok.reverse();
     let sorted = hslist::sort_by(ok, |a, b| a.score.hs_compare(&b.score));
     let mut dropped = Vec::new();
@@ -523,7 +526,7 @@ fn note(primary: usize, secondary: Option<usize>, outcome: CandidateOutcome) -> 
 }
 
 /// Marks the candidates the capacity check dropped.
-fn mark_dropped(notes: &mut [CandidateNote], dropped: &[(usize, Option<usize>)]) {
+fn mark_dropped(notes: &mut [CandidateNote], dropped: &[CandidateId]) {
     for n in notes.iter_mut() {
         if let CandidateOutcome::Scored(s) = n.outcome {
             if dropped.contains(&(n.primary, n.secondary)) {
