@@ -25,7 +25,7 @@ const HELP: &str = "\
 hailstone-compat: compare hailstone's answers with Ganeti's hail
 
 USAGE:
-  hailstone-compat [--profile ci|full|none] [--kinds LIST] [--count N]
+  hailstone-compat [--profile ci|full|exclusive|none] [--kinds LIST] [--count N]
                    [--nodes MIN-MAX] [--seed BASE] [--samples DIR | --no-samples]
                    [--case FILE]... [--hail PATH] [--hailstone PATH]
                    [--timeout SECS] [--jobs N] [--readme PATH] [--keep DIR]
@@ -40,6 +40,9 @@ INPUTS:
     ci    60 cases per request kind (8 kinds: the three node-evacuate modes
           count separately), 2-30 nodes, seeds 1..60   (the default)
     full  500 allocate and 300 of every other kind, 2-200 nodes, seeds from 1000
+    exclusive  300 allocate and 300 multi-allocate on clusters with
+          exclusive-storage groups (2-4 policy specs, spindles) mixed with
+          ordinary groups, 2-60 nodes, seeds from 5000
     none  no generated cases
   --kinds LIST       only these kinds (comma-separated; node-evacuate = all
                      three modes; all = every kind)
@@ -102,6 +105,9 @@ const DEFAULT_HAILSTONE: &str = "target/release/hailstone";
 enum Profile {
     Ci,
     Full,
+    /// allocate and multi-allocate on clusters with exclusive-storage
+    /// groups (several policy specs, spindles), mixed with ordinary ones.
+    Exclusive,
     None,
 }
 
@@ -191,8 +197,9 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
                 c.profile = match value.as_str() {
                     "ci" => Profile::Ci,
                     "full" => Profile::Full,
+                    "exclusive" => Profile::Exclusive,
                     "none" => Profile::None,
-                    _ => return Err(format!("unknown profile '{}' (ci, full, none)", value)),
+                    _ => return Err(format!("unknown profile '{}' (ci, full, exclusive, none)", value)),
                 }
             }
             "--kinds" => c.kinds = Some(generate::parse_kinds(&value)?),
@@ -255,7 +262,7 @@ impl Profile {
         match self {
             Profile::Ci => 60,
             Profile::Full if kind == RequestKind::Allocate => 500,
-            Profile::Full => 300,
+            Profile::Full | Profile::Exclusive => 300,
             Profile::None => 0,
         }
     }
@@ -264,6 +271,7 @@ impl Profile {
     fn nodes(self) -> (usize, usize) {
         match self {
             Profile::Full => (2, 200),
+            Profile::Exclusive => (2, 60),
             _ => (2, 30),
         }
     }
@@ -272,6 +280,7 @@ impl Profile {
     fn seed(self) -> u64 {
         match self {
             Profile::Full => 1000,
+            Profile::Exclusive => 5000,
             _ => 1,
         }
     }
@@ -282,13 +291,22 @@ fn generated_specs(c: &Config) -> Vec<CaseSpec> {
     if !c.cases.is_empty() {
         return Vec::new();
     }
-    let kinds = c.kinds.clone().unwrap_or_else(generate::all_kinds);
+    let kinds = c.kinds.clone().unwrap_or_else(|| match c.profile {
+        Profile::Exclusive => vec![RequestKind::Allocate, RequestKind::MultiAllocate],
+        _ => generate::all_kinds(),
+    });
     let (lo, hi) = c.nodes.unwrap_or(c.profile.nodes());
     let seed = c.seed.unwrap_or(c.profile.seed());
     let mut out = Vec::new();
     for k in kinds {
         let n = c.count.unwrap_or(c.profile.count(k));
         out.extend(generate::corpus_specs(&[k], n, lo..=hi, seed));
+    }
+    if c.profile == Profile::Exclusive {
+        for spec in out.iter_mut() {
+            spec.features.exclusive_storage = true;
+            spec.features.multi_minmax = true;
+        }
     }
     out
 }
