@@ -429,6 +429,7 @@ fn pair_scan(
     } else {
         stats.map_value_after(&[(&node_p.instance_map, p_map_new)])
     };
+    let base_values = base.values(map_value);
     scan_secondaries(
         state,
         inst,
@@ -438,18 +439,31 @@ fn pair_scan(
         notes,
         |s, new_s_vals| {
             let node_s = state.node_at(s);
-            let mut arr = base;
             // hail sets the instance's location score from the pair before
-            // adding it; the primary's update above used the instance's own
-            // (0 for a new instance, the current pair's for change-group's
-            // trial of an existing one). The component is a sum of small
-            // integers, so correcting it afterwards gives the same bits.
+            // adding it; the primary's update above used the instance's own (0
+            // for a new instance, the current pair's for change-group's trial
+            // of an existing one). The component is a sum of small integers, so
+            // correcting it afterwards gives the same bits.
             let loc_delta = location_score(node_p, node_s) - inst.location_score;
             if loc_delta != 0 && !node_p.offline && !inst.forthcoming {
+                let mut arr = base;
                 arr.add_to_sum(metric::LOCATION_COMPONENT, loc_delta as f64);
+                let values = arr.values(map_value);
+                return arr.score_after_update(
+                    &values,
+                    state.values(s),
+                    node_s.offline,
+                    new_s_vals,
+                    map_value,
+                );
             }
-            arr.update(state.values(s), node_s.offline, new_s_vals);
-            arr.score(map_value)
+            base.score_after_update(
+                &base_values,
+                state.values(s),
+                node_s.offline,
+                new_s_vals,
+                map_value,
+            )
         },
     )
 }

@@ -307,6 +307,27 @@ enum Stat {
 }
 
 impl Stat {
+    fn value_with(&self, map_value: i64) -> f64 {
+        match *self {
+            Stat::Sum(s) => s,
+            Stat::StdDev { var, .. } => var.sqrt(),
+            Stat::Map => map_value as f64,
+        }
+    }
+
+    /// Whether replacing `x` by `y` leaves the statistic exactly as it is:
+    /// the same finite value, and a finite state (then every delta is +0).
+    fn unchanged_by(&self, x: f64, y: f64) -> bool {
+        if x.to_bits() != y.to_bits() || !x.is_finite() {
+            return false;
+        }
+        match *self {
+            Stat::Sum(s) => s.is_finite(),
+            Stat::StdDev { s, var, .. } => s.is_finite() && var.is_finite(),
+            Stat::Map => true,
+        }
+    }
+
     fn value(&self, map: &LocationExclusion) -> f64 {
         match *self {
             Stat::Sum(s) => s,
@@ -376,6 +397,41 @@ impl StatArray {
         if let Stat::Sum(s) = &mut self.0[k] {
             *s += delta;
         }
+    }
+
+    /// Each component's current value (what [`StatArray::score`] sums).
+    pub fn values(&self, map_value: i64) -> [f64; N_COMPONENTS] {
+        let mut values = [0.0f64; N_COMPONENTS];
+        for (k, stat) in self.0.iter().enumerate() {
+            values[k] = stat.value_with(map_value);
+        }
+        values
+    }
+
+    /// The score after one more update (replacing `old` by `new`), given
+    /// this array's component values `values` (from [`StatArray::values`]).
+    /// Only the components the update changes are recomputed; the others
+    /// keep their value, which is exactly what the full update would give
+    /// (see [`Stat::update`]). Same bits as `update` then `score`.
+    pub fn score_after_update(
+        &self,
+        values: &[f64; N_COMPONENTS],
+        old: &NodeValues,
+        old_offline: bool,
+        new: &NodeValues,
+        map_value: i64,
+    ) -> f64 {
+        let online = !old_offline;
+        let mut values = *values;
+        for (k, stat) in self.0.iter().enumerate() {
+            if COMPONENTS[k].online != online || stat.unchanged_by(old[k], new[k]) {
+                continue;
+            }
+            let mut st = *stat;
+            st.update(old[k], new[k]);
+            values[k] = st.value_with(map_value);
+        }
+        weighted_sum(&values)
     }
 
     /// The score with the given location-exclusion value.

@@ -199,7 +199,12 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
                     "full" => Profile::Full,
                     "exclusive" => Profile::Exclusive,
                     "none" => Profile::None,
-                    _ => return Err(format!("unknown profile '{}' (ci, full, exclusive, none)", value)),
+                    _ => {
+                        return Err(format!(
+                            "unknown profile '{}' (ci, full, exclusive, none)",
+                            value
+                        ))
+                    }
                 }
             }
             "--kinds" => c.kinds = Some(generate::parse_kinds(&value)?),

@@ -201,7 +201,8 @@ pub fn unallocated_mem(t_mem: f64, n_mem: i64, i_mem: i64, x_mem: i64) -> i64 {
 /// Haskell's `truncate :: Double -> Int` for the finite values hailstone
 /// accepts.
 pub fn truncate(x: f64) -> i64 {
-    x.trunc() as i64
+    // `as` truncates toward zero (and saturates), without a libm call.
+    x as i64
 }
 
 /// The would-be state of a node after adding a primary instance, as
