@@ -54,7 +54,69 @@ pub enum AllocNodes {
     /// Single-node placement over these nodes.
     Single(Vec<usize>),
     /// Pairs: each primary with its possible secondaries.
-    Pairs(Vec<(usize, Vec<usize>)>),
+    Pairs(PairList),
+}
+
+/// Candidate pairs without a list per primary (hail's `Right` alloc nodes):
+/// each primary's secondaries are the nodes of one shared list, minus the
+/// primary itself, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairList {
+    lists: Vec<Vec<usize>>,
+    primaries: Vec<(usize, usize)>,
+}
+
+impl PairList {
+    /// One primary with an explicit list of secondaries.
+    pub fn single(primary: usize, secondaries: Vec<usize>) -> PairList {
+        PairList {
+            lists: vec![secondaries],
+            primaries: vec![(primary, 0)],
+        }
+    }
+
+    /// Whether no primary has a secondary.
+    pub fn is_empty(&self) -> bool {
+        self.primaries.is_empty()
+    }
+
+    /// The primaries, in order, with their secondaries.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, Secondaries<'_>)> + '_ {
+        self.primaries.iter().map(|&(p, l)| {
+            (
+                p,
+                Secondaries {
+                    list: &self.lists[l],
+                    skip: p,
+                },
+            )
+        })
+    }
+}
+
+/// A primary's secondaries: a shared list without the primary.
+#[derive(Debug, Clone, Copy)]
+pub struct Secondaries<'a> {
+    list: &'a [usize],
+    skip: usize,
+}
+
+impl Secondaries<'_> {
+    /// The secondaries, in order.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        let skip = self.skip;
+        self.list.iter().copied().filter(move |&s| s != skip)
+    }
+
+    /// How many there are.
+    pub fn len(&self) -> usize {
+        self.iter().count()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.iter().next().is_none()
+    }
 }
 
 /// Why a search produced no solution list at all.
@@ -92,20 +154,29 @@ pub fn gen_alloc_nodes(
     match count {
         1 => Ok(AllocNodes::Single(all)),
         2 => {
-            let pairs = all
+            // The candidates of each group, in order; a primary pairs with
+            // the others of its group, and one alone in its group has none.
+            let mut groups: Vec<usize> = Vec::new();
+            let mut lists: Vec<Vec<usize>> = Vec::new();
+            for &k in &all {
+                let g = state.node_at(k).group;
+                match groups.iter().position(|&x| x == g) {
+                    Some(i) => lists[i].push(k),
+                    None => {
+                        groups.push(g);
+                        lists.push(vec![k]);
+                    }
+                }
+            }
+            let primaries = all
                 .iter()
-                .map(|&p| {
+                .filter_map(|&p| {
                     let g = state.node_at(p).group;
-                    let ss: Vec<usize> = all
-                        .iter()
-                        .copied()
-                        .filter(|&s| s != p && state.node_at(s).group == g)
-                        .collect();
-                    (p, ss)
+                    let i = groups.iter().position(|&x| x == g)?;
+                    (lists[i].len() > 1).then_some((p, i))
                 })
-                .filter(|(_, ss)| !ss.is_empty())
                 .collect();
-            Ok(AllocNodes::Pairs(pairs))
+            Ok(AllocNodes::Pairs(PairList { lists, primaries }))
         }
         _ => Err(SearchError::Message(
             "Unsupported number of nodes, only one or two  supported".to_owned(),
@@ -283,19 +354,19 @@ fn try_single(
 fn try_pairs(
     state: &mut State,
     inst: &Instance,
-    list: &[(usize, Vec<usize>)],
+    list: &PairList,
     opts: &AllocOptions,
 ) -> Result<AllocSolution<f64>, SearchError> {
     let stats = state.cluster_stats();
     let mut cache = None;
     let mut total = AllocSolution::default();
-    for (p, secondaries) in list {
+    for (p, secondaries) in list.iter() {
         let mut notes = Vec::new();
         let scan = pair_scan(
             state,
             &stats,
             inst,
-            *p,
+            p,
             secondaries,
             opts,
             false,
@@ -326,12 +397,19 @@ fn try_pairs(
                     Some((Some(b), d)) if d.is_empty() => (Some(b), d),
                     _ if succeeded == 0 => (None, Vec::new()),
                     _ => {
-                        let all =
-                            match pair_scan(state, &stats, inst, *p, secondaries, opts, true, None)
-                            {
-                                PairScan::All(c) => c,
-                                _ => Vec::new(),
-                            };
+                        let all = match pair_scan(
+                            state,
+                            &stats,
+                            inst,
+                            p,
+                            secondaries,
+                            opts,
+                            true,
+                            None,
+                        ) {
+                            PairScan::All(c) => c,
+                            _ => Vec::new(),
+                        };
                         choose(state, &mut cache, inst, all, opts)?
                     }
                 };
@@ -378,7 +456,7 @@ fn pair_scan(
     stats: &metric::ClusterStats,
     inst: &Instance,
     p: usize,
-    secondaries: &[usize],
+    secondaries: Secondaries<'_>,
     opts: &AllocOptions,
     collect: bool,
     notes: Option<&mut Vec<CandidateNote>>,
@@ -396,7 +474,7 @@ fn pair_scan(
                 notes.extend(
                     secondaries
                         .iter()
-                        .map(|&s| note(p, Some(s), CandidateOutcome::Refused(f))),
+                        .map(|s| note(p, Some(s), CandidateOutcome::Refused(f))),
                 );
             }
             return PairScan::Failed(failures);
@@ -474,7 +552,7 @@ fn scan_secondaries(
     state: &State,
     inst: &Instance,
     p: usize,
-    secondaries: &[usize],
+    secondaries: Secondaries<'_>,
     collect: bool,
     mut notes: Option<&mut Vec<CandidateNote>>,
     score: impl Fn(usize, &NodeValues) -> f64,
@@ -484,7 +562,7 @@ fn scan_secondaries(
     let mut best: Option<Candidate> = None;
     let mut any_nan = false;
     let mut all = Vec::new();
-    for &s in secondaries {
+    for s in secondaries.iter() {
         let node_s = state.node_at(s);
         let probe_s = match node_s.probe_add_sec(false, false, inst, p as i32) {
             Err(f) => {
@@ -809,7 +887,7 @@ pub fn try_allocate_secondary(
     match try_alloc(
         state,
         &drbd,
-        &AllocNodes::Pairs(vec![(p, secondaries)]),
+        &AllocNodes::Pairs(PairList::single(p, secondaries)),
         opts,
     ) {
         Ok(sol) => Ok(Ok(sol)),

@@ -317,9 +317,9 @@ pub fn find_allocation(
             return Err(SearchError::Message("No online nodes".to_owned()))
         }
         AllocNodes::Pairs(pairs) => {
-            for (p, secondaries) in pairs {
+            for (p, secondaries) in pairs.iter() {
                 let mut part: AllocSolution<LostAllocations> = AllocSolution::default();
-                for s in secondaries {
+                for s in secondaries.iter() {
                     concat(&mut part, allocate_on_pair(state, inst, p, s, force));
                 }
                 sol = sol.sum(part);
