@@ -566,42 +566,48 @@ mod tests {
         assert_eq!(disks, vec![400, 200, 100]);
     }
 
+    /// The lost-allocations metric of placing a test instance shaped like
+    /// `tests[which]` (with disk `dsk`) on a node of `full + 1` MiB disk
+    /// that already has `q` quarters filled.
+    fn quarter_metric(
+        tests: &[Instance],
+        which: usize,
+        dsk: i64,
+        full: i64,
+        q: i64,
+    ) -> LostAllocations {
+        let n = node(
+            1e6,
+            900_000,
+            (full + 1) as f64,
+            full + 1 - q * full / 4,
+            64.0,
+            0,
+            0,
+            false,
+        );
+        let before = allocation_vector(tests, &n);
+        let mut after_n = n.clone();
+        let mut inst = tests[which].clone();
+        inst.dsk = dsk;
+        after_n.add_pri(false, &inst).unwrap();
+        let after = allocation_vector(tests, &after_n);
+        let lost: Vec<i64> = before.iter().zip(&after).map(|(b, a)| b - a).collect();
+        LostAllocations {
+            lost,
+            disk: after_n.f_dsk,
+        }
+    }
+
     /// The design document's example: full, half and quarter node specs;
     /// a quarter-sized instance prefers a three-quarter-filled node, then a
     /// quarter-filled one, then a half-filled one, then an empty one.
+    /// (Nodes have one extra MiB, as a node must keep some disk free.)
     #[test]
     fn seed_example_quarter_instance_preferences() {
         let full = 4096;
-        let p = policy(&[(1, full), (1, full / 2), (1, full / 4)]);
-        let tests = test_instances(&p);
-        // Nodes of 4 quarters (plus one MiB, as a node must keep some disk
-        // free), filled with 3, 1, 2 and 0 quarters.
-        let filled = |q: i64| {
-            node(
-                1e6,
-                900_000,
-                (full + 1) as f64,
-                full + 1 - q * full / 4,
-                64.0,
-                0,
-                0,
-                false,
-            )
-        };
-        let metric = |q: i64| {
-            let n = filled(q);
-            let before = allocation_vector(&tests, &n);
-            let mut after_n = n.clone();
-            let mut inst = tests[2].clone();
-            inst.dsk = full / 4;
-            after_n.add_pri(false, &inst).unwrap();
-            let after = allocation_vector(&tests, &after_n);
-            let lost: Vec<i64> = before.iter().zip(&after).map(|(b, a)| b - a).collect();
-            LostAllocations {
-                lost,
-                disk: after_n.f_dsk,
-            }
-        };
+        let tests = test_instances(&policy(&[(1, full), (1, full / 2), (1, full / 4)]));
+        let metric = |q| quarter_metric(&tests, 2, full / 4, full, q);
         assert_eq!(metric(3).lost, vec![0, 0, 1]);
         assert_eq!(metric(1).lost, vec![0, 0, 1]);
         assert_eq!(metric(2).lost, vec![0, 1, 1]);
@@ -617,34 +623,8 @@ mod tests {
     #[test]
     fn seed_example_half_instance_preferences() {
         let full = 4096;
-        let p = policy(&[(1, full), (1, full / 2), (1, full / 4)]);
-        let tests = test_instances(&p);
-        let filled = |q: i64| {
-            node(
-                1e6,
-                900_000,
-                (full + 1) as f64,
-                full + 1 - q * full / 4,
-                64.0,
-                0,
-                0,
-                false,
-            )
-        };
-        let metric = |q: i64| {
-            let n = filled(q);
-            let before = allocation_vector(&tests, &n);
-            let mut after_n = n.clone();
-            let mut inst = tests[1].clone();
-            inst.dsk = full / 2;
-            after_n.add_pri(false, &inst).unwrap();
-            let after = allocation_vector(&tests, &after_n);
-            let lost: Vec<i64> = before.iter().zip(&after).map(|(b, a)| b - a).collect();
-            LostAllocations {
-                lost,
-                disk: after_n.f_dsk,
-            }
-        };
+        let tests = test_instances(&policy(&[(1, full), (1, full / 2), (1, full / 4)]));
+        let metric = |q| quarter_metric(&tests, 1, full / 2, full, q);
         assert_eq!(metric(2).lost, vec![0, 1, 2]);
         assert_eq!(metric(1).lost, vec![0, 1, 2]);
         assert_eq!(metric(0).lost, vec![1, 1, 2]);
@@ -657,34 +637,13 @@ mod tests {
     #[test]
     fn seed_example_three_quarter_spec_changes_preferences() {
         let full = 4096;
-        let p = policy(&[(1, full), (1, 3 * full / 4), (1, full / 2), (1, full / 4)]);
-        let tests = test_instances(&p);
-        let filled = |q: i64| {
-            node(
-                1e6,
-                900_000,
-                (full + 1) as f64,
-                full + 1 - q * full / 4,
-                64.0,
-                0,
-                0,
-                false,
-            )
-        };
-        let metric = |q: i64| {
-            let n = filled(q);
-            let before = allocation_vector(&tests, &n);
-            let mut after_n = n.clone();
-            let mut inst = tests[3].clone();
-            inst.dsk = full / 4;
-            after_n.add_pri(false, &inst).unwrap();
-            let after = allocation_vector(&tests, &after_n);
-            let lost: Vec<i64> = before.iter().zip(&after).map(|(b, a)| b - a).collect();
-            LostAllocations {
-                lost,
-                disk: after_n.f_dsk,
-            }
-        };
+        let tests = test_instances(&policy(&[
+            (1, full),
+            (1, 3 * full / 4),
+            (1, full / 2),
+            (1, full / 4),
+        ]));
+        let metric = |q| quarter_metric(&tests, 3, full / 4, full, q);
         assert_eq!(metric(2).lost, vec![0, 0, 1, 1]);
         assert_eq!(metric(1).lost, vec![0, 1, 0, 1]);
         assert!(metric(2).hs_lt(&metric(1)));

@@ -524,6 +524,16 @@ fn available(
     }
 }
 
+/// Marks every offline (htools: offline, drained or not vm_capable) node as
+/// excluded from the targets.
+fn exclude_offline(state: &State, excluded: &mut [bool]) {
+    for k in state.node_keys() {
+        if state.node_at(k).offline {
+            excluded[k] = true;
+        }
+    }
+}
+
 /// Evacuates instances (`tryNodeEvac`).
 pub fn try_node_evac(
     cluster: &Cluster,
@@ -561,11 +571,7 @@ pub fn try_node_evac(
             }
         }
     }
-    for k in state.node_keys() {
-        if state.node_at(k).offline {
-            excluded[k] = true;
-        }
-    }
+    exclude_offline(state, &mut excluded);
     let groups = group_nodes(cluster, state);
     let mut sol = EvacSolution::default();
     for inst in &originals {
@@ -704,11 +710,7 @@ pub fn try_change_group(
         }
     }
     let mut excluded = vec![false; state.node_slots()];
-    for k in state.node_keys() {
-        if state.node_at(k).offline {
-            excluded[k] = true;
-        }
-    }
+    exclude_offline(state, &mut excluded);
     let groups = group_nodes(cluster, state);
     let mut sol = EvacSolution::default();
     for inst in &originals {

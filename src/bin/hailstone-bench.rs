@@ -49,6 +49,9 @@
 //! characters of both answers, and cases whose generated request does not
 //! have the intended shape. Progress goes to stderr as each case runs.
 
+#[path = "oracle/mod.rs"]
+mod oracle;
+
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -1413,60 +1416,6 @@ fn version(bin: &Path) -> String {
 // Setup and main.
 // ---------------------------------------------------------------------------
 
-fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(p))
-            .unwrap_or_else(|_| p.to_path_buf())
-    }
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p)
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
-}
-
-/// Makes sure hail is there, installing Debian's ganeti-htools with
-/// `--install-hail`.
-fn ensure_hail(c: &Config) -> Result<(), String> {
-    if is_executable(&c.hail) {
-        return Ok(());
-    }
-    if !c.install_hail {
-        return Err(format!(
-            "hail not found at {} (install Debian's ganeti-htools package, pass --hail PATH, or use --install-hail)",
-            c.hail.display()
-        ));
-    }
-    eprintln!(
-        "hailstone-bench: hail missing; running apt-get update && apt-get install -y ganeti-htools"
-    );
-    let st = Command::new("sh")
-        .arg("-c")
-        .arg("apt-get update && apt-get install -y ganeti-htools")
-        .stdin(Stdio::null())
-        .status()
-        .map_err(|e| format!("cannot run apt-get: {}", e))?;
-    if !st.success() {
-        return Err(format!(
-            "installing ganeti-htools failed ({}); run as root, or install it by hand and pass --hail PATH",
-            st
-        ));
-    }
-    if is_executable(&c.hail) {
-        Ok(())
-    } else {
-        Err(format!(
-            "ganeti-htools installed, but {} is still missing (pass --hail PATH)",
-            c.hail.display()
-        ))
-    }
-}
-
 /// A fresh, uniquely named directory under the system temporary directory.
 fn make_temp_dir() -> Result<PathBuf, String> {
     let base = std::env::temp_dir();
@@ -1518,18 +1467,18 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    cfg.hail = absolute(&cfg.hail);
-    cfg.hailstone = absolute(&cfg.hailstone);
-    if let Err(e) = ensure_hail(&cfg) {
+    cfg.hail = oracle::absolute(&cfg.hail);
+    cfg.hailstone = oracle::absolute(&cfg.hailstone);
+    if let Err(e) = oracle::ensure_hail(&cfg.hail, cfg.install_hail, "hailstone-bench") {
         return fail(&e);
     }
-    if !is_executable(&cfg.hailstone) {
+    if !oracle::is_executable(&cfg.hailstone) {
         return fail(&format!(
             "hailstone binary {} not found or not executable (build it with 'cargo build --release' or pass --hailstone PATH)",
             cfg.hailstone.display()
         ));
     }
-    let gnu_time = is_executable(Path::new(GNU_TIME));
+    let gnu_time = oracle::is_executable(Path::new(GNU_TIME));
     if !gnu_time {
         eprintln!(
             "hailstone-bench: note: {} (GNU time) not found, so no peak RSS; install it with 'apt-get install time'",
@@ -1543,7 +1492,7 @@ fn main() -> ExitCode {
             if let Err(e) = std::fs::create_dir_all(k) {
                 return fail(&format!("cannot create {}: {}", k.display(), e));
             }
-            (absolute(k), false)
+            (oracle::absolute(k), false)
         }
         None => match make_temp_dir() {
             Ok(d) => (d, true),

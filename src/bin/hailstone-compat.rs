@@ -11,6 +11,9 @@
 //! deterministic. Accepted differences are read from the `## Compatibility`
 //! section of the README.
 
+#[path = "oracle/mod.rs"]
+mod oracle;
+
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -1116,53 +1119,6 @@ fn report_difference(d: &Done, sh: &Shared) -> String {
 // Setup.
 // ---------------------------------------------------------------------------
 
-fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(p))
-            .unwrap_or_else(|_| p.to_path_buf())
-    }
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p)
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
-}
-
-fn ensure_hail(c: &Config) -> Result<(), String> {
-    if is_executable(&c.hail) {
-        return Ok(());
-    }
-    if !c.install_hail {
-        return Err(format!(
-            "hail not found at {} (install Debian's ganeti-htools package, pass --hail PATH, or use --install-hail)",
-            c.hail.display()
-        ));
-    }
-    eprintln!("hailstone-compat: hail missing; running apt-get update && apt-get install -y ganeti-htools");
-    let st = Command::new("sh")
-        .arg("-c")
-        .arg("apt-get update && apt-get install -y ganeti-htools")
-        .stdin(Stdio::null())
-        .status()
-        .map_err(|e| format!("cannot run apt-get: {}", e))?;
-    if !st.success() {
-        return Err(format!("installing ganeti-htools failed ({})", st));
-    }
-    if is_executable(&c.hail) {
-        Ok(())
-    } else {
-        Err(format!(
-            "ganeti-htools installed, but {} is still missing",
-            c.hail.display()
-        ))
-    }
-}
-
 fn collect_inputs(c: &Config) -> Result<Vec<Input>, String> {
     let mut inputs = Vec::new();
     if !c.cases.is_empty() {
@@ -1172,7 +1128,7 @@ fn collect_inputs(c: &Config) -> Result<Vec<Input>, String> {
             }
             inputs.push(Input {
                 index: inputs.len(),
-                source: Source::File(absolute(p)),
+                source: Source::File(oracle::absolute(p)),
             });
         }
         return Ok(inputs);
@@ -1192,7 +1148,7 @@ fn collect_inputs(c: &Config) -> Result<Vec<Input>, String> {
                 for f in files {
                     inputs.push(Input {
                         index: inputs.len(),
-                        source: Source::File(absolute(&f)),
+                        source: Source::File(oracle::absolute(&f)),
                     });
                 }
             }
@@ -1263,12 +1219,12 @@ fn main() -> ExitCode {
             Err(e) => fail(&e),
         };
     }
-    c.hail = absolute(&c.hail);
-    c.hailstone = absolute(&c.hailstone);
-    if let Err(e) = ensure_hail(&c) {
+    c.hail = oracle::absolute(&c.hail);
+    c.hailstone = oracle::absolute(&c.hailstone);
+    if let Err(e) = oracle::ensure_hail(&c.hail, c.install_hail, "hailstone-compat") {
         return fail(&e);
     }
-    if !is_executable(&c.hailstone) {
+    if !oracle::is_executable(&c.hailstone) {
         return fail(&format!(
             "hailstone binary {} not found or not executable (build it with 'cargo build --release' or pass --hailstone PATH)",
             c.hailstone.display()
@@ -1301,7 +1257,7 @@ fn main() -> ExitCode {
     }
     let keep = match &c.keep {
         Some(k) => match std::fs::create_dir_all(k) {
-            Ok(()) => Some(absolute(k)),
+            Ok(()) => Some(oracle::absolute(k)),
             Err(e) => return fail(&format!("cannot create {}: {}", k.display(), e)),
         },
         None => None,
