@@ -5,7 +5,7 @@
 //! Exit status is decided in one place ([`exit_code`]): 0 when an answer
 //! was printed (also `"success": false`), 1 for bad input or data hail
 //! would fail on, 2 for command-line errors and options whose behaviour is
-//! not built yet, 3 for requests not implemented yet.
+//! not built yet.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -19,7 +19,6 @@ fn exit_code(failure: &Failure) -> u8 {
     match failure {
         Failure::Input(_) => 1,
         Failure::Run(RunError::Inconsistent(_)) => 1,
-        Failure::Run(RunError::NotImplemented(_)) => 3,
     }
 }
 

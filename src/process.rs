@@ -15,9 +15,6 @@ use crate::state::State;
 /// Why no answer can be given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RunError {
-    /// The request needs behaviour hailstone does not have yet.
-    #[error("{0} is not implemented yet")]
-    NotImplemented(String),
     /// hail itself would crash on this input (an internal lookup fails).
     #[error("cannot answer: the cluster data is inconsistent ({0}); hail fails on this input too")]
     Inconsistent(String),
