@@ -15,10 +15,12 @@
 use crate::allocate::{find_best_alloc_group, split_groups, AllocOptions, SearchError};
 use crate::answer;
 use crate::argmin::{self, GroupSums};
-use crate::metric;
+use crate::metric::{self, NodeValues};
 use crate::model::instance::Instance;
+use crate::model::node::Node;
 use crate::model::types::{DiskTemplate, EvacMode, MirrorType};
 use crate::model::Cluster;
+use crate::moves::location_score;
 use crate::moves::{self, Move, MoveError, Moved, Nodes, Overlay};
 use crate::state::{Crash, State};
 
@@ -198,6 +200,99 @@ fn all_step<'s>(
     }
 }
 
+/// What the last move of a drbd "all" evacuation (replacing the secondary
+/// by the final one) does that does not depend on the final secondary.
+struct LastMove {
+    /// hail's force flag for adding the secondary: the old secondary is
+    /// offline, or soft errors are ignored.
+    force_s: bool,
+    /// The old secondary after the instance left it.
+    old_secondary_after: Node,
+    old_secondary: usize,
+    /// The new primary before the move, with its metric values.
+    p_after: Node,
+    p_values: NodeValues,
+    /// The instance's location score before the move (old pair).
+    loc_old: i64,
+}
+
+impl LastMove {
+    fn new(
+        state: &State,
+        ov_p: &Overlay<'_>,
+        cur: &Instance,
+        p: usize,
+        force: bool,
+    ) -> Result<LastMove, Crash> {
+        let old_s = ov_p.node(cur.s_node)?;
+        let mut old_secondary_after = old_s.clone();
+        old_secondary_after.remove_sec(cur);
+        let p_after = ov_p.node(p as i32)?.clone();
+        let p_values = metric::node_values(&p_after.scalars());
+        let _ = state;
+        Ok(LastMove {
+            force_s: old_s.offline || force,
+            old_secondary_after,
+            old_secondary: cur.s_node as usize,
+            p_values,
+            loc_old: cur.location_score,
+            p_after,
+        })
+    }
+
+    /// The group's sums with the overlay's nodes and the old secondary's
+    /// final state replaced.
+    fn group_sums(
+        &self,
+        state: &State,
+        base: &GroupSums,
+        group: usize,
+        ov_p: &Overlay<'_>,
+    ) -> GroupSums {
+        let mut sums = with_overlay(state, base, group, &ov_p.changed_nodes());
+        if self.old_secondary_after.group == group {
+            let before = ov_p
+                .node(self.old_secondary as i32)
+                .map(|n| metric::node_values(&n.scalars()));
+            if let Ok(before) = before {
+                let after = metric::node_values(&self.old_secondary_after.scalars());
+                sums.replace(&before, &after, self.old_secondary_after.offline);
+            }
+        }
+        sums
+    }
+
+    /// Whether this shortcut gives the real move's node values (checked in
+    /// debug builds, which the tests use).
+    fn matches_real_move(
+        &self,
+        state: &State,
+        ov_p: &Overlay<'_>,
+        cur: &Instance,
+        p: usize,
+        s: usize,
+        force: bool,
+    ) -> bool {
+        let Ok(Ok(m)) = apply(ov_p, cur, Move::ReplaceSecondary(s), force) else {
+            return false;
+        };
+        let vals = |n: &Node| metric::node_values(&n.scalars());
+        let finals = m.final_nodes();
+        finals.iter().all(|(k, n)| {
+            if *k == self.old_secondary {
+                vals(n) == vals(&self.old_secondary_after)
+            } else if *k == p {
+                let mut want = self.p_values;
+                want[metric::LOCATION_COMPONENT] +=
+                    (location_score(&self.p_after, state.node_at(s)) - self.loc_old) as f64;
+                vals(n) == want
+            } else {
+                true
+            }
+        })
+    }
+}
+
 /// The moves of a drbd "all" evacuation that depend only on the new primary
 /// `p` (replace the secondary by `p`, fail over), on top of `base`. Returns
 /// the overlay, the instance, and the failure message if a step failed;
@@ -299,22 +394,34 @@ fn evac_drbd_all(
             continue;
         };
         let (ov_p, cur_p, p_error) = pre;
-        // The group's sums after the moves up to the new primary.
+        if let Some(e) = &p_error {
+            if !any_success && avail.iter().any(|&s| s != p) {
+                last_error = format!("Allocation failed: {e}");
+            }
+            continue;
+        }
+        // The last move, ReplaceSecondary(s), takes the instance off its
+        // current secondary (the old primary) the same way for every s, and
+        // re-adds it on the new primary changing only its location score;
+        // only the new secondary's state depends on s. So per pair only the
+        // secondary's check and values are computed here.
+        let last = LastMove::new(state, &ov_p, &cur_p, p, force)?;
         let sums_p = base_sums
             .as_ref()
-            .map(|b| with_overlay(state, b, group, &ov_p.changed_nodes()));
+            .map(|b| last.group_sums(state, b, group, &ov_p));
         let terms_p = sums_p.as_ref().and_then(|sp| sp.terms(0));
         for &s in avail {
             if s == p {
                 continue;
             }
-            if let Some(e) = &p_error {
-                if !any_success {
-                    last_error = format!("Allocation failed: {e}");
-                }
-                continue;
-            }
-            match apply(&ov_p, &cur_p, Move::ReplaceSecondary(s), force)? {
+            // The secondary as the earlier moves left it (normally untouched).
+            let node_s = ov_p.node(s as i32)?;
+            let s_values = if ov_p.changed_keys().any(|k| k == s) {
+                metric::node_values(&node_s.scalars())
+            } else {
+                *state.values(s)
+            };
+            match node_s.probe_add_sec(false, last.force_s, &cur_p, p as i32) {
                 Err(f) => {
                     if !any_success {
                         last_error = format!(
@@ -322,23 +429,27 @@ fn evac_drbd_all(
                         );
                     }
                 }
-                Ok(m) => {
+                Ok(probe) => {
                     any_success = true;
                     let approx = sums_p.as_ref().zip(terms_p.as_ref()).and_then(|(sp, tp)| {
                         let mut sums = sp.clone();
                         let mut changed = 0u32;
-                        for (k, n) in m.final_nodes() {
-                            if n.group != group {
-                                continue;
-                            }
-                            let old = ov_p
-                                .node(k as i32)
-                                .map(|o| metric::node_values(&o.scalars()))
-                                .ok()?;
-                            let new = metric::node_values(&n.scalars());
-                            changed |= argmin::changed_components(&old, &new);
-                            sums.replace(&old, &new, n.offline);
+                        if node_s.group == group {
+                            let new = metric::node_values(&node_s.scalars_with_sec(&probe));
+                            changed |= argmin::changed_components(&s_values, &new);
+                            sums.replace(&s_values, &new, node_s.offline);
                         }
+                        if last.p_after.group == group {
+                            let delta = location_score(&last.p_after, node_s) - last.loc_old;
+                            if delta != 0 {
+                                let old = last.p_values;
+                                let mut new = old;
+                                new[metric::LOCATION_COMPONENT] += delta as f64;
+                                changed |= argmin::changed_components(&old, &new);
+                                sums.replace(&old, &new, last.p_after.offline);
+                            }
+                        }
+                        debug_assert!(last.matches_real_move(state, &ov_p, &cur_p, p, s, force));
                         sums.update_terms(tp, changed, 0)
                             .map(|t| argmin::combine(&t))
                     });
