@@ -10,7 +10,7 @@ SAMPLE  ?= protocol-samples/allocate-drbd.json
 
 RELEASE_BIN := target/release/hailstone
 
-.PHONY: help build run test compat compat-full bench install lint fmt clean
+.PHONY: help build run test compat compat-full bench install lint fmt clean fuzz
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' | expand -t 16
@@ -32,6 +32,9 @@ compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per 
 
 bench: build ## Time hailstone against hail on generated clusters of 20 to 2,000 nodes.
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
+
+fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... to choose; see fuzz/README.md).
+	FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" CARGO="$(CARGO)" fuzz/run.sh
 
 install: build ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone.
 	install -d $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators

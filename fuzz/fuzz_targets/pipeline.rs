@@ -1,0 +1,41 @@
+//! `pipeline`: raw bytes → `pipeline::run`, with hail's default options and
+//! with one more option set chosen by the input's length: none more,
+//! `--no-capacity-checks`, `--ignore-soft-errors`,
+//! `--restrict-allocation-to=` every other node of the request, the
+//! Ganeti 3.1 N+1 rule with `-v -v`, or `--static-kvm-node-memory=0`.
+//!
+//! Checks (see `hailstone_fuzz::run_checked`): no panic; an answer is one
+//! line ending in a newline, a JSON object with the keys `success`, `info`,
+//! `result` in that order; a failure carries a message; two runs give the
+//! same outcome.
+#![no_main]
+
+use hailstone::cli::{N1Rule, Options};
+use hailstone::json;
+use hailstone_fuzz::{node_names, run_checked};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let defaults = Options::default();
+    run_checked(data, &defaults);
+
+    let mut options = Options::default();
+    match data.len() % 6 {
+        0 => return,
+        1 => options.no_capacity_checks = true,
+        2 => options.ignore_soft_errors = true,
+        3 => {
+            let names = json::parse(data)
+                .map(|d| node_names(&d))
+                .unwrap_or_default();
+            options.restrict_allocation_to =
+                Some(names.into_iter().step_by(2).collect::<Vec<String>>());
+        }
+        4 => {
+            options.n1_rule = N1Rule::Ganeti31;
+            options.verbose = 3;
+        }
+        _ => options.static_kvm_node_memory = 0,
+    }
+    run_checked(data, &options);
+});
