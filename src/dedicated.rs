@@ -17,6 +17,8 @@
 //! computes the same count in closed form from the same checks
 //! ([`allocation_count`]), and the tests compare it with the iteration.
 
+use std::rc::Rc;
+
 use std::cmp::Ordering;
 
 use crate::allocate::{
@@ -64,23 +66,23 @@ pub fn test_instances(policy: &IPolicy) -> Vec<Instance> {
     let mins = hslist::sort_by(mins, |a, b| b.disk_size.cmp(&a.disk_size));
     mins.iter()
         .map(|spec| Instance {
-            name: "minimalspecinstance".to_owned(),
-            alias: "minimalspecinstance".to_owned(),
+            name: Rc::from("minimalspecinstance"),
+            alias: Rc::from("minimalspecinstance"),
             idx: -1,
             mem: spec.memory_size,
             dsk: spec.disk_size,
-            disks: Vec::new(),
+            disks: Rc::from([]),
             vcpus: spec.cpu_count,
             run_state: RunState::Running,
             p_node: NO_NODE,
             s_node: NO_NODE,
             disk_template: DiskTemplate::Plain,
             spindle_use: spec.spindle_use,
-            tags: Vec::new(),
-            excl_tags: Vec::new(),
-            dsrd_loc_tags: Vec::new(),
+            tags: Rc::from([]),
+            excl_tags: Rc::from([]),
+            dsrd_loc_tags: Rc::from([]),
             location_score: 0,
-            nics: Vec::new(),
+            nics: Rc::from([]),
             forthcoming: false,
         })
         .collect()

@@ -138,12 +138,18 @@ fn evac_one_node_only(
         MirrorType::Internal => Move::ReplaceSecondary,
         MirrorType::External => Move::FailoverToAny,
     };
+    // Every candidate's move is checked in order; the winner is the best by
+    // the group's full score, ties to the later candidate (hail keeps the
+    // old best only when it is strictly lower). The full score is computed
+    // only for near-ties (see `argmin`); the approximation needs the
+    // location-exclusion component to be 0.
+    let base_sums = (!state.any_instance_map()).then(|| state.group_sums(group));
     let mut failures = String::new();
-    let mut best: Option<(Moved, f64, usize)> = None;
+    let mut cands: Vec<(usize, Option<(f64, f64)>)> = Vec::new();
     for &t in avail {
         match apply(state, inst, op(t), force)? {
             Err(f) => {
-                if best.is_none() {
+                if cands.is_empty() {
                     failures.push_str(&format!(
                         " Node {} failed: {};",
                         state.node_at(t).info.name,
@@ -152,18 +158,43 @@ fn evac_one_node_only(
                 }
             }
             Ok(m) => {
-                let cv = state.group_score_with(group, &m.final_nodes());
-                let keep_old = matches!(&best, Some((_, old, _)) if *old < cv);
-                if !keep_old {
-                    best = Some((m, cv, t));
-                }
+                let finals = m.final_nodes();
+                let approx = base_sums.as_ref().and_then(|b| {
+                    if finals.iter().any(|(_, n)| !n.instance_map.is_empty()) {
+                        return None;
+                    }
+                    with_overlay(state, b, group, &finals).approx(0)
+                });
+                cands.push((t, approx));
             }
         }
     }
-    let Some((m, _, t)) = best else {
+    let mut failure: Option<Crash> = None;
+    let best = argmin::best_by_score(
+        cands.len(),
+        |i| cands[i].1,
+        |i| match apply(state, inst, op(cands[i].0), force) {
+            Ok(Ok(m)) => state.group_score_with(group, &m.final_nodes()),
+            // The move succeeded above on the same state.
+            Ok(Err(_)) => f64::NAN,
+            Err(c) => {
+                failure = Some(c);
+                f64::NAN
+            }
+        },
+    );
+    if let Some(c) = failure {
+        return Err(EvacError::Crash(c));
+    }
+    let Some((i, _)) = best else {
         return Err(EvacError::Message(format!(
             "Can't find any good node: {failures}"
         )));
+    };
+    let t = cands[i].0;
+    let m = match apply(state, inst, op(t), force)? {
+        Ok(m) => m,
+        Err(f) => return Err(EvacError::Message(f)),
     };
     let moved_inst = m.inst.clone();
     commit(state, m, inst.idx);
@@ -855,7 +886,7 @@ pub fn try_change_group(
 /// The answer of node-evacuate and change-group (`formatNodeEvac`): names
 /// come from the original cluster.
 pub fn format_evac(cluster: &Cluster, sol: &EvacSolution) -> (String, String) {
-    let iname = |k: usize| cluster.instances.get(k).map_or("", |i| i.name.as_str());
+    let iname = |k: usize| cluster.instances.get(k).map_or("", |i| &*i.name);
     let moved: Vec<String> = sol
         .moved
         .iter()

@@ -253,8 +253,8 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
                 }
             }
         }
-        match moves::apply(&overlay, &inst, Move::Failover, true) {
-            Ok(m) => overlay.apply(m, idx as usize),
+        match overlay.failover_in_place(&inst, idx as usize, true) {
+            Ok(()) => {}
             Err(MoveError::Fail(_)) => {
                 return Ok(Verdict {
                     result: Some(false),

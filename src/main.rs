@@ -42,8 +42,8 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let outcome = pipeline::run(&bytes, &options);
-    drop(bytes);
+    let outcome = pipeline::run_and_leak(&bytes, &options);
+    std::mem::forget(bytes);
     eprint!("{}", outcome.stderr);
     match outcome.answer {
         Ok(answer) => {

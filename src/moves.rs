@@ -141,6 +141,54 @@ impl<'s> Overlay<'s> {
         self.insts.push((inst_key, m.inst));
     }
 
+    /// The node at key `k` for changing, copied from the state on first use.
+    fn node_mut(&mut self, k: usize) -> Result<&mut Node, Crash> {
+        let pos = match self.nodes.iter().position(|(key, _)| *key == k) {
+            Some(pos) => pos,
+            None => {
+                let node = self.base.node(k as i32)?.clone();
+                self.nodes.push((k, node));
+                self.nodes.len() - 1
+            }
+        };
+        Ok(&mut self.nodes[pos].1)
+    }
+
+    /// A failover of the instance stored under `inst_key`, written straight
+    /// into the overlay: the same checks, nodes and instance record as
+    /// [`apply`] with [`Move::Failover`] followed by [`Overlay::apply`],
+    /// without building the move first. For trials that stop at the first
+    /// failure: after an error the overlay is left half-changed.
+    pub fn failover_in_place(
+        &mut self,
+        inst: &Instance,
+        inst_key: usize,
+        force: bool,
+    ) -> Result<(), MoveError> {
+        let (p, s) = (inst.p_node, inst.s_node);
+        let old_p = self.node(p)?;
+        let old_s = self.node(s)?;
+        if p == s {
+            // Both halves of the move act on one node: keep hail's order.
+            let m = apply(self, inst, Move::Failover, force)?;
+            self.apply(m, inst_key);
+            return Ok(());
+        }
+        let p_offline = old_p.offline;
+        old_p.check_migration(old_s)?;
+        let int_s = self.node_mut(key(s))?;
+        int_s.remove_sec(inst);
+        int_s.add_pri(p_offline || force, inst)?;
+        let int_p = self.node_mut(key(p))?;
+        int_p.remove_pri(inst);
+        int_p.add_sec(p_offline, p_offline || force, inst, s)?;
+        let mut new_inst = inst.clone();
+        new_inst.p_node = s;
+        new_inst.s_node = p;
+        self.insts.push((inst_key, new_inst));
+        Ok(())
+    }
+
     /// The keys of the changed nodes.
     pub fn changed_keys(&self) -> impl Iterator<Item = usize> + '_ {
         self.nodes.iter().map(|(k, _)| *k)

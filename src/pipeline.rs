@@ -30,14 +30,38 @@ pub struct Outcome {
 /// Runs one request given as bytes.
 pub fn run(bytes: &[u8], options: &Options) -> Outcome {
     let mut stderr = String::new();
-    let answer = run_inner(bytes, options, &mut stderr);
+    let answer = run_inner(bytes, options, &mut stderr, true);
     Outcome { stderr, answer }
 }
 
-fn run_inner(bytes: &[u8], options: &Options, stderr: &mut String) -> Result<String, Failure> {
+/// [`run`] for a process that exits right after: the wire request and the
+/// model are not freed one by one; the exit returns their memory.
+pub fn run_and_leak(bytes: &[u8], options: &Options) -> Outcome {
+    let mut stderr = String::new();
+    let answer = run_inner(bytes, options, &mut stderr, false);
+    Outcome { stderr, answer }
+}
+
+/// Frees `value`, or leaves it to the process exit.
+fn dispose<T>(value: T, reclaim: bool) {
+    if reclaim {
+        drop(value);
+    } else {
+        std::mem::forget(value);
+    }
+}
+
+fn run_inner(
+    bytes: &[u8],
+    options: &Options,
+    stderr: &mut String,
+    reclaim: bool,
+) -> Result<String, Failure> {
     let doc = json::parse(bytes)
         .map_err(|e| Failure::Input(format!("the request is not valid JSON: {e}")))?;
     let message = protocol::read_message(&doc).map_err(|e| Failure::Input(e.to_string()))?;
+    // Freed even when leaving memory to the exit: the model reuses it,
+    // which keeps the peak memory of a huge request down.
     drop(doc);
     let load_opts = LoadOptions {
         static_kvm_node_memory: options.static_kvm_node_memory,
@@ -47,7 +71,7 @@ fn run_inner(bytes: &[u8], options: &Options, stderr: &mut String) -> Result<Str
         },
     };
     let loaded = loader::load(&message, &load_opts).map_err(|e| Failure::Input(e.to_string()))?;
-    drop(message);
+    dispose(message, reclaim);
 
     if !loaded.warnings.is_empty() {
         stderr.push_str("Warning: cluster has inconsistent data:\n");
@@ -86,6 +110,7 @@ fn run_inner(bytes: &[u8], options: &Options, stderr: &mut String) -> Result<Str
         capacity_checks: !options.no_capacity_checks,
         restrict_allocation_to: options.restrict_allocation_to.clone(),
     };
-    let answer = process::run(&loaded, &run_opts).map_err(Failure::Run)?;
-    Ok(answer.render())
+    let answer = process::run(&loaded, &run_opts).map_err(Failure::Run);
+    dispose(loaded, reclaim);
+    Ok(answer?.render())
 }

@@ -8,6 +8,8 @@
 //! the cluster's instance list, but not always (a newly allocated instance
 //! keeps `idx = -1`), and hail's behaviour depends on that difference.
 
+use std::rc::Rc;
+
 use super::types::{DiskTemplate, MirrorType, RunState};
 use super::TagId;
 
@@ -31,13 +33,17 @@ pub struct Nic {
 }
 
 /// An instance (`Instance.Instance`).
+///
+/// The descriptive fields that no placement changes (names, disks, tags,
+/// NICs) are shared (`Rc`): the search copies instance records for every
+/// trial move, and a copy must not allocate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Instance {
     /// Full name, as written in answers.
-    pub name: String,
+    pub name: Rc<str>,
     /// The name without the cluster's common domain suffix; name lookups
     /// match either.
-    pub alias: String,
+    pub alias: Rc<str>,
     /// The instance's own index (`Instance.idx`); `-1` for an instance being
     /// allocated.
     pub idx: i32,
@@ -47,7 +53,7 @@ pub struct Instance {
     /// the disk sizes).
     pub dsk: i64,
     /// The individual disks.
-    pub disks: Vec<Disk>,
+    pub disks: Rc<[Disk]>,
     /// Virtual CPUs.
     pub vcpus: i64,
     /// Run state derived from `admin_state`.
@@ -62,17 +68,17 @@ pub struct Instance {
     /// accounting.
     pub spindle_use: i64,
     /// All tags, as given.
-    pub tags: Vec<String>,
+    pub tags: Rc<[String]>,
     /// Exclusion tags: tags starting with a `htools:iextags:` prefix, in tag
     /// order, duplicates kept.
-    pub excl_tags: Vec<TagId>,
+    pub excl_tags: Rc<[TagId]>,
     /// Desired-location tags (a set: sorted, unique).
-    pub dsrd_loc_tags: Vec<TagId>,
+    pub dsrd_loc_tags: Rc<[TagId]>,
     /// Number of location (failure-domain) tags the primary and secondary
     /// share.
     pub location_score: i64,
     /// Network interfaces.
-    pub nics: Vec<Nic>,
+    pub nics: Rc<[Nic]>,
     /// Whether the instance is forthcoming (reserved, not yet created).
     pub forthcoming: bool,
 }
@@ -114,7 +120,7 @@ impl Instance {
     /// (`getTotalSpindles`).
     pub fn total_spindles(&self) -> Option<i64> {
         let mut sum: i64 = 0;
-        for d in &self.disks {
+        for d in self.disks.iter() {
             sum = sum.wrapping_add(d.spindles?);
         }
         Some(sum)

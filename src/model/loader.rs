@@ -135,8 +135,8 @@ fn build_instance(
 ) -> Instance {
     let (excl_tags, dsrd_loc_tags) = cluster.instance_tag_sets(&body.tags);
     Instance {
-        name: name.to_owned(),
-        alias: name.to_owned(),
+        name: Rc::from(name),
+        alias: Rc::from(name),
         idx,
         mem: body.memory,
         dsk: body.disk_space_total,
@@ -154,9 +154,9 @@ fn build_instance(
         s_node,
         disk_template: body.disk_template,
         spindle_use: body.spindle_use,
-        tags: body.tags.clone(),
-        excl_tags,
-        dsrd_loc_tags,
+        tags: Rc::from(body.tags.as_slice()),
+        excl_tags: Rc::from(excl_tags),
+        dsrd_loc_tags: Rc::from(dsrd_loc_tags),
         location_score: 0,
         nics: body
             .nic_networks
@@ -171,7 +171,7 @@ fn build_instance(
 /// `Node.setSec`): lists, CPU, load, spindles, tags and location scores;
 /// free memory and disk are already net of it in the reported values.
 fn set_pri(node: &mut Node, inst: &Instance) {
-    for &t in &inst.excl_tags {
+    for &t in inst.excl_tags.iter() {
         match node.p_tags.iter_mut().find(|(k, _)| *k == t) {
             Some((_, c)) => *c += 1,
             None => node.p_tags.push((t, 1)),
@@ -441,7 +441,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     // Aliases: names without the common domain suffix.
     let suffix = {
         let mut names: Vec<&str> = cluster.nodes.iter().map(|n| n.info.name.as_str()).collect();
-        names.extend(cluster.instances.iter().map(|i| i.name.as_str()));
+        names.extend(cluster.instances.iter().map(|i| &*i.name));
         longest_domain(&names)
     };
     if !suffix.is_empty() {
@@ -450,7 +450,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
             Rc::make_mut(&mut n.info).alias = a;
         }
         for i in cluster.instances.iter_mut() {
-            i.alias = alias(&i.name, &suffix);
+            i.alias = Rc::from(alias(&i.name, &suffix));
         }
     }
 

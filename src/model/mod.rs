@@ -101,7 +101,7 @@ impl Cluster {
 
     /// Finds an instance by full name or alias.
     pub fn find_instance(&self, name: &str) -> NameMatch {
-        find_unique(&self.instances, |i| i.name == name || i.alias == name)
+        find_unique(&self.instances, |i| *i.name == *name || *i.alias == *name)
     }
 
     /// Finds a group by name or UUID.

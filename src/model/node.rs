@@ -604,7 +604,7 @@ impl Node {
 
     /// Applies a successful primary probe for `inst`.
     pub fn commit_add_pri(&mut self, p: &PriProbe, inst: &Instance) {
-        for &t in &inst.excl_tags {
+        for &t in inst.excl_tags.iter() {
             add_tag(&mut self.p_tags, t);
         }
         self.f_mem_forth = p.f_mem_forth;
@@ -696,7 +696,7 @@ impl Node {
                 del_tag(&mut self.instance_map, pair);
             }
         }
-        for &t in &inst.excl_tags {
+        for &t in inst.excl_tags.iter() {
             del_tag(&mut self.p_tags, t);
         }
         self.f_mem_forth = self.f_mem_forth.wrapping_add(inst.mem);
