@@ -125,8 +125,35 @@ fn split_at_colons(s: &str) -> Option<(&str, &str)> {
     }
 }
 
+/// Empty shared lists, so that instances without tags or NICs share one
+/// allocation.
+struct Empties {
+    tags: Rc<[String]>,
+    ids: Rc<[TagId]>,
+    nics: Rc<[Nic]>,
+}
+
+impl Empties {
+    fn new() -> Empties {
+        Empties {
+            tags: Rc::from([]),
+            ids: Rc::from([]),
+            nics: Rc::from([]),
+        }
+    }
+
+    fn ids(&self, v: Vec<TagId>) -> Rc<[TagId]> {
+        if v.is_empty() {
+            self.ids.clone()
+        } else {
+            Rc::from(v)
+        }
+    }
+}
+
 fn build_instance(
     cluster: &mut Cluster,
+    empty: &Empties,
     name: &str,
     body: &WireInstanceBody,
     idx: i32,
@@ -134,9 +161,10 @@ fn build_instance(
     s_node: i32,
 ) -> Instance {
     let (excl_tags, dsrd_loc_tags) = cluster.instance_tag_sets(&body.tags);
+    let name: Rc<str> = Rc::from(name);
     Instance {
-        name: Rc::from(name),
-        alias: Rc::from(name),
+        alias: name.clone(),
+        name,
         idx,
         mem: body.memory,
         dsk: body.disk_space_total,
@@ -154,15 +182,22 @@ fn build_instance(
         s_node,
         disk_template: body.disk_template,
         spindle_use: body.spindle_use,
-        tags: Rc::from(body.tags.as_slice()),
-        excl_tags: Rc::from(excl_tags),
-        dsrd_loc_tags: Rc::from(dsrd_loc_tags),
+        tags: if body.tags.is_empty() {
+            empty.tags.clone()
+        } else {
+            Rc::from(body.tags.as_slice())
+        },
+        excl_tags: empty.ids(excl_tags),
+        dsrd_loc_tags: empty.ids(dsrd_loc_tags),
         location_score: 0,
-        nics: body
-            .nic_networks
-            .iter()
-            .map(|n| Nic { network: n.clone() })
-            .collect(),
+        nics: if body.nic_networks.is_empty() {
+            empty.nics.clone()
+        } else {
+            body.nic_networks
+                .iter()
+                .map(|n| Nic { network: n.clone() })
+                .collect()
+        },
         forthcoming: body.forthcoming,
     }
 }
@@ -398,6 +433,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     };
 
     // Instances.
+    let empty = Empties::new();
     for (i, (name, wi)) in msg.instances.iter().enumerate() {
         let path = |field: &str| format!("instances.{}.{field}", quoted(name));
         let Some(&p) = cluster.node_by_name.get(&wi.primary) else {
@@ -428,7 +464,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
                         .to_owned(),
             });
         }
-        let mut inst = build_instance(&mut cluster, name, &wi.body, i as i32, p as i32, s);
+        let mut inst = build_instance(&mut cluster, &empty, name, &wi.body, i as i32, p as i32, s);
         if s != NO_NODE {
             let a = &cluster.nodes[p].info.location_tags;
             let b = &cluster.nodes[s as usize].info.location_tags;
@@ -565,7 +601,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
 
 fn new_instance(cluster: &mut Cluster, name: &str, body: &WireInstanceBody) -> Instance {
     // hail creates the new instance with both node indices 0 and index -1.
-    build_instance(cluster, name, body, -1, 0, 0)
+    build_instance(cluster, &Empties::new(), name, body, -1, 0, 0)
 }
 
 fn resolve_request(cluster: &mut Cluster, req: &WireRequest) -> Result<Request, InputError> {
