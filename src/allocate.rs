@@ -188,6 +188,7 @@ pub fn gen_alloc_nodes(
 type CandidateId = (usize, Option<usize>);
 
 /// A successful candidate before the capacity check.
+#[derive(Debug)]
 struct Candidate {
     primary: usize,
     secondary: Option<usize>,
@@ -360,18 +361,25 @@ fn try_pairs(
     let stats = state.cluster_stats();
     let mut cache = None;
     let mut total = AllocSolution::default();
+    // The scans only read the state: done up front (on several threads for
+    // a large list), then taken in list order. Explanations are collected
+    // on the way, so they scan one primary at a time.
+    let mut scans = (!opts.explain).then(|| scan_all(state, &stats, inst, list, opts).into_iter());
     for (p, secondaries) in list.iter() {
         let mut notes = Vec::new();
-        let scan = pair_scan(
-            state,
-            &stats,
-            inst,
-            p,
-            secondaries,
-            opts,
-            false,
-            opts.explain.then_some(&mut notes),
-        );
+        let scan = match scans.as_mut().and_then(Iterator::next) {
+            Some(scan) => scan,
+            None => pair_scan(
+                state,
+                &stats,
+                inst,
+                p,
+                secondaries,
+                opts,
+                false,
+                opts.explain.then_some(&mut notes),
+            ),
+        };
         let psol = match scan {
             PairScan::Failed(failures) => AllocSolution {
                 failures,
@@ -431,7 +439,67 @@ fn try_pairs(
     Ok(total)
 }
 
+/// Below this many pairs, a search scans on one thread (starting threads
+/// would cost more than it saves).
+const PARALLEL_PAIRS: usize = 50_000;
+
+/// At most this many threads scan pairs.
+const MAX_SCAN_THREADS: usize = 4;
+
+/// [`pair_scan`] of every primary of the list, in list order. A large list
+/// is split into contiguous runs of primaries scanned on separate threads;
+/// each result goes to its primary's position, so the outcome is the same
+/// as scanning in order on one thread.
+fn scan_all(
+    state: &State,
+    stats: &metric::ClusterStats,
+    inst: &Instance,
+    list: &PairList,
+    opts: &AllocOptions,
+) -> Vec<PairScan> {
+    let entries: Vec<(usize, Secondaries<'_>)> = list.iter().collect();
+    let scan_run = |run: &[(usize, Secondaries<'_>)]| -> Vec<PairScan> {
+        run.iter()
+            .map(|&(p, secondaries)| {
+                pair_scan(state, stats, inst, p, secondaries, opts, false, None)
+            })
+            .collect()
+    };
+    let pairs: usize = entries.iter().map(|(_, s)| s.list.len()).sum();
+    let threads = if pairs < PARALLEL_PAIRS {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_SCAN_THREADS))
+    };
+    if threads <= 1 || entries.len() < 2 {
+        return scan_run(&entries);
+    }
+    let run_len = entries.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        let mut out = Vec::with_capacity(entries.len());
+        for run in entries.chunks(run_len) {
+            match std::thread::Builder::new().spawn_scoped(scope, move || scan_run(run)) {
+                Ok(h) => handles.push(Ok(h)),
+                // No thread to be had: scan this run here.
+                Err(_) => handles.push(Err(run)),
+            }
+        }
+        for h in handles {
+            match h {
+                Ok(h) => match h.join() {
+                    Ok(scans) => out.extend(scans),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                },
+                Err(run) => out.extend(scan_run(run)),
+            }
+        }
+        out
+    })
+}
+
 /// The outcome of scanning one primary's secondaries.
+#[derive(Debug)]
 enum PairScan {
     /// The primary itself failed: every pair fails the same way.
     Failed(FailTally),
@@ -975,5 +1043,80 @@ mod tests {
         )
         .expect("answers");
         assert!(sol.notes.is_empty());
+    }
+
+    /// A search large enough to scan on several threads finds what the
+    /// one-thread scan finds (with `explain`, primaries are scanned one at
+    /// a time): same placement, score and counts.
+    #[test]
+    fn threaded_scan_matches_sequential_scan() {
+        use crate::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
+        let mut spec = CaseSpec::new(7, RequestKind::Allocate, 300);
+        spec.template = Some(DiskTemplate::Drbd);
+        let case = generate(&spec);
+        let doc = crate::json::parse(case.request.as_bytes()).expect("valid JSON");
+        let msg = crate::protocol::read_message(&doc).expect("valid request");
+        let loaded = load(&msg, &LoadOptions::default()).expect("loads");
+        let Request::Allocate {
+            instance,
+            required_nodes,
+            ..
+        } = &loaded.request
+        else {
+            panic!("an allocate request")
+        };
+        let search = |explain: bool| {
+            let opts = AllocOptions {
+                capacity_checks: true,
+                explain,
+                ..Default::default()
+            };
+            let mut state = State::new(&loaded.cluster);
+            let sol = try_mg_alloc(
+                &loaded.cluster,
+                &mut state,
+                instance,
+                *required_nodes,
+                &opts,
+            )
+            .expect("answers");
+            let best = sol
+                .best
+                .as_ref()
+                .map(|b| (b.primary, b.secondary, b.metric.to_bits()));
+            (best, sol.allocs, format!("{:?}", sol.failures), sol.log)
+        };
+        // Each primary's scan, threaded and in order.
+        let state = State::new(&loaded.cluster);
+        let stats = state.cluster_stats();
+        let opts = AllocOptions::default();
+        let keys: Vec<usize> = state.node_keys().collect();
+        let nodes = gen_alloc_nodes(&state, &keys, *required_nodes, None).expect("candidates");
+        let AllocNodes::Pairs(list) = nodes else {
+            panic!("pairs for a drbd instance")
+        };
+        let pairs: usize = list.iter().map(|(_, s)| s.len()).sum();
+        assert!(
+            pairs >= PARALLEL_PAIRS,
+            "the search must be large enough to thread"
+        );
+        let threaded: Vec<String> = scan_all(&state, &stats, instance, &list, &opts)
+            .iter()
+            .map(|s| format!("{s:?}"))
+            .collect();
+        let in_order: Vec<String> = list
+            .iter()
+            .map(|(p, s)| {
+                format!(
+                    "{:?}",
+                    pair_scan(&state, &stats, instance, p, s, &opts, false, None)
+                )
+            })
+            .collect();
+        assert_eq!(threaded, in_order);
+        // And the whole search.
+        let threaded = search(false);
+        assert!(threaded.0.is_some(), "a placement: {threaded:?}");
+        assert_eq!(threaded, search(true));
     }
 }

@@ -17,7 +17,7 @@
 //! computes the same count in closed form from the same checks
 //! ([`allocation_count`]), and the tests compare it with the iteration.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use std::cmp::Ordering;
 
@@ -66,23 +66,23 @@ pub fn test_instances(policy: &IPolicy) -> Vec<Instance> {
     let mins = hslist::sort_by(mins, |a, b| b.disk_size.cmp(&a.disk_size));
     mins.iter()
         .map(|spec| Instance {
-            name: Rc::from("minimalspecinstance"),
-            alias: Rc::from("minimalspecinstance"),
+            name: Arc::from("minimalspecinstance"),
+            alias: Arc::from("minimalspecinstance"),
             idx: -1,
             mem: spec.memory_size,
             dsk: spec.disk_size,
-            disks: Rc::from([]),
+            disks: Arc::from([]),
             vcpus: spec.cpu_count,
             run_state: RunState::Running,
             p_node: NO_NODE,
             s_node: NO_NODE,
             disk_template: DiskTemplate::Plain,
             spindle_use: spec.spindle_use,
-            tags: Rc::from([]),
-            excl_tags: Rc::from([]),
-            dsrd_loc_tags: Rc::from([]),
+            tags: Arc::from([]),
+            excl_tags: Arc::from([]),
+            dsrd_loc_tags: Arc::from([]),
             location_score: 0,
-            nics: Rc::from([]),
+            nics: Arc::from([]),
             forthcoming: false,
         })
         .collect()
@@ -450,7 +450,7 @@ mod tests {
         fail_n1: bool,
     ) -> Node {
         Node {
-            info: std::rc::Rc::new(crate::model::node::NodeInfo {
+            info: std::sync::Arc::new(crate::model::node::NodeInfo {
                 name: "n".into(),
                 alias: "n".into(),
                 tags: vec![],

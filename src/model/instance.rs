@@ -8,7 +8,7 @@
 //! the cluster's instance list, but not always (a newly allocated instance
 //! keeps `idx = -1`), and hail's behaviour depends on that difference.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::types::{DiskTemplate, MirrorType, RunState};
 use super::TagId;
@@ -35,15 +35,15 @@ pub struct Nic {
 /// An instance (`Instance.Instance`).
 ///
 /// The descriptive fields that no placement changes (names, disks, tags,
-/// NICs) are shared (`Rc`): the search copies instance records for every
+/// NICs) are shared (`Arc`): the search copies instance records for every
 /// trial move, and a copy must not allocate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Instance {
     /// Full name, as written in answers.
-    pub name: Rc<str>,
+    pub name: Arc<str>,
     /// The name without the cluster's common domain suffix; name lookups
     /// match either.
-    pub alias: Rc<str>,
+    pub alias: Arc<str>,
     /// The instance's own index (`Instance.idx`); `-1` for an instance being
     /// allocated.
     pub idx: i32,
@@ -53,7 +53,7 @@ pub struct Instance {
     /// the disk sizes).
     pub dsk: i64,
     /// The individual disks.
-    pub disks: Rc<[Disk]>,
+    pub disks: Arc<[Disk]>,
     /// Virtual CPUs.
     pub vcpus: i64,
     /// Run state derived from `admin_state`.
@@ -68,17 +68,17 @@ pub struct Instance {
     /// accounting.
     pub spindle_use: i64,
     /// All tags, as given.
-    pub tags: Rc<[String]>,
+    pub tags: Arc<[String]>,
     /// Exclusion tags: tags starting with a `htools:iextags:` prefix, in tag
     /// order, duplicates kept.
-    pub excl_tags: Rc<[TagId]>,
+    pub excl_tags: Arc<[TagId]>,
     /// Desired-location tags (a set: sorted, unique).
-    pub dsrd_loc_tags: Rc<[TagId]>,
+    pub dsrd_loc_tags: Arc<[TagId]>,
     /// Number of location (failure-domain) tags the primary and secondary
     /// share.
     pub location_score: i64,
     /// Network interfaces.
-    pub nics: Rc<[Nic]>,
+    pub nics: Arc<[Nic]>,
     /// Whether the instance is forthcoming (reserved, not yet created).
     pub forthcoming: bool,
 }

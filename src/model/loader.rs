@@ -9,7 +9,7 @@
 //! Cost: O(nodes + instances) plus the tag work.
 
 use std::collections::BTreeMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use smallvec::SmallVec;
 
@@ -128,25 +128,25 @@ fn split_at_colons(s: &str) -> Option<(&str, &str)> {
 /// Empty shared lists, so that instances without tags or NICs share one
 /// allocation.
 struct Empties {
-    tags: Rc<[String]>,
-    ids: Rc<[TagId]>,
-    nics: Rc<[Nic]>,
+    tags: Arc<[String]>,
+    ids: Arc<[TagId]>,
+    nics: Arc<[Nic]>,
 }
 
 impl Empties {
     fn new() -> Empties {
         Empties {
-            tags: Rc::from([]),
-            ids: Rc::from([]),
-            nics: Rc::from([]),
+            tags: Arc::from([]),
+            ids: Arc::from([]),
+            nics: Arc::from([]),
         }
     }
 
-    fn ids(&self, v: Vec<TagId>) -> Rc<[TagId]> {
+    fn ids(&self, v: Vec<TagId>) -> Arc<[TagId]> {
         if v.is_empty() {
             self.ids.clone()
         } else {
-            Rc::from(v)
+            Arc::from(v)
         }
     }
 }
@@ -161,7 +161,7 @@ fn build_instance(
     s_node: i32,
 ) -> Instance {
     let (excl_tags, dsrd_loc_tags) = cluster.instance_tag_sets(&body.tags);
-    let name: Rc<str> = Rc::from(name);
+    let name: Arc<str> = Arc::from(name);
     Instance {
         alias: name.clone(),
         name,
@@ -185,7 +185,7 @@ fn build_instance(
         tags: if body.tags.is_empty() {
             empty.tags.clone()
         } else {
-            Rc::from(body.tags.as_slice())
+            Arc::from(body.tags.as_slice())
         },
         excl_tags: empty.ids(excl_tags),
         dsrd_loc_tags: empty.ids(dsrd_loc_tags),
@@ -356,7 +356,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         let n_cpu = live.map_or(0, |l| l.reserved_cpus);
         let policy = &groups[gidx].ipolicy;
         nodes.push(Node {
-            info: Rc::new(NodeInfo {
+            info: Arc::new(NodeInfo {
                 name: name.clone(),
                 alias: name.clone(),
                 tags: wn.tags.clone(),
@@ -417,7 +417,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     for node in nodes.iter_mut() {
         let location_tags =
             selected_tags(&mut tags, &cluster_tags, LOCATION_PREFIX, &node.info.tags);
-        Rc::make_mut(&mut node.info).location_tags = location_tags;
+        Arc::make_mut(&mut node.info).location_tags = location_tags;
     }
 
     let mut cluster = Cluster {
@@ -483,10 +483,10 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     if !suffix.is_empty() {
         for n in cluster.nodes.iter_mut() {
             let a = alias(&n.info.name, &suffix);
-            Rc::make_mut(&mut n.info).alias = a;
+            Arc::make_mut(&mut n.info).alias = a;
         }
         for i in cluster.instances.iter_mut() {
-            i.alias = Rc::from(alias(&i.name, &suffix));
+            i.alias = Arc::from(alias(&i.name, &suffix));
         }
     }
 
@@ -547,7 +547,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         }
         rmig.sort_unstable();
         rmig.dedup();
-        let info = Rc::make_mut(&mut cluster.nodes[ni].info);
+        let info = Arc::make_mut(&mut cluster.nodes[ni].info);
         info.mig_tags = mig;
         info.rmig_tags = rmig;
     }

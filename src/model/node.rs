@@ -10,7 +10,7 @@
 //! probe can also produce, so the search scores a candidate without
 //! building it.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use smallvec::SmallVec;
 
@@ -42,7 +42,7 @@ pub struct NodeInfo {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     /// Name, tags and tag sets.
-    pub info: Rc<NodeInfo>,
+    pub info: Arc<NodeInfo>,
     /// Position in the request's `nodes` (`idx`).
     pub idx: usize,
     /// Index of the node's group (`group`).
