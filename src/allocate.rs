@@ -972,6 +972,37 @@ mod tests {
     use crate::model::Request;
     use crate::solution::CandidateOutcome;
 
+    /// Reads a request into the model.
+    fn load_request(bytes: &[u8]) -> crate::model::loader::Loaded {
+        let doc = crate::json::parse(bytes).expect("valid JSON");
+        let msg = crate::protocol::read_message(&doc).expect("valid request");
+        load(&msg, &LoadOptions::default()).expect("loads")
+    }
+
+    /// The new instance and node count of an allocate request.
+    fn allocate_request(loaded: &crate::model::loader::Loaded) -> (&Instance, i64) {
+        match &loaded.request {
+            Request::Allocate {
+                instance,
+                required_nodes,
+                ..
+            } => (instance, *required_nodes),
+            _ => panic!("an allocate request"),
+        }
+    }
+
+    /// The allocation search of an allocate request with capacity checks.
+    fn search(loaded: &crate::model::loader::Loaded, explain: bool) -> AllocSolution<f64> {
+        let (instance, required_nodes) = allocate_request(loaded);
+        let opts = AllocOptions {
+            capacity_checks: true,
+            explain,
+            ..Default::default()
+        };
+        let mut state = State::new(&loaded.cluster);
+        try_mg_alloc(&loaded.cluster, &mut state, instance, required_nodes, &opts).expect("answers")
+    }
+
     /// With `explain`, the search keeps each candidate's outcome: refused
     /// with its reason, scored, or dropped by the capacity check.
     #[test]
@@ -980,32 +1011,8 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/protocol-samples/allocate-n1-fail.json"
         );
-        let bytes = std::fs::read(path).expect("sample exists");
-        let doc = crate::json::parse(&bytes).expect("valid JSON");
-        let msg = crate::protocol::read_message(&doc).expect("valid request");
-        let loaded = load(&msg, &LoadOptions::default()).expect("loads");
-        let Request::Allocate {
-            instance,
-            required_nodes,
-            ..
-        } = &loaded.request
-        else {
-            panic!("an allocate sample")
-        };
-        let opts = AllocOptions {
-            capacity_checks: true,
-            explain: true,
-            ..Default::default()
-        };
-        let mut state = State::new(&loaded.cluster);
-        let sol = try_mg_alloc(
-            &loaded.cluster,
-            &mut state,
-            instance,
-            *required_nodes,
-            &opts,
-        )
-        .expect("answers");
+        let loaded = load_request(&std::fs::read(path).expect("sample exists"));
+        let sol = search(&loaded, true);
         // hail's info for this sample: successes 1, failures 2 (FailMem: 1, FailN1: 1).
         let refused = sol
             .notes
@@ -1029,19 +1036,7 @@ mod tests {
             .iter()
             .any(|n| n.primary == winner && matches!(n.outcome, CandidateOutcome::Scored(_))));
         // Without `explain`, nothing is recorded.
-        let opts = AllocOptions {
-            explain: false,
-            ..opts
-        };
-        let mut state = State::new(&loaded.cluster);
-        let sol = try_mg_alloc(
-            &loaded.cluster,
-            &mut state,
-            instance,
-            *required_nodes,
-            &opts,
-        )
-        .expect("answers");
+        let sol = search(&loaded, false);
         assert!(sol.notes.is_empty());
     }
 
@@ -1053,33 +1048,10 @@ mod tests {
         use crate::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
         let mut spec = CaseSpec::new(7, RequestKind::Allocate, 300);
         spec.template = Some(DiskTemplate::Drbd);
-        let case = generate(&spec);
-        let doc = crate::json::parse(case.request.as_bytes()).expect("valid JSON");
-        let msg = crate::protocol::read_message(&doc).expect("valid request");
-        let loaded = load(&msg, &LoadOptions::default()).expect("loads");
-        let Request::Allocate {
-            instance,
-            required_nodes,
-            ..
-        } = &loaded.request
-        else {
-            panic!("an allocate request")
-        };
-        let search = |explain: bool| {
-            let opts = AllocOptions {
-                capacity_checks: true,
-                explain,
-                ..Default::default()
-            };
-            let mut state = State::new(&loaded.cluster);
-            let sol = try_mg_alloc(
-                &loaded.cluster,
-                &mut state,
-                instance,
-                *required_nodes,
-                &opts,
-            )
-            .expect("answers");
+        let loaded = load_request(generate(&spec).request.as_bytes());
+        let (instance, required_nodes) = allocate_request(&loaded);
+        let summary = |explain: bool| {
+            let sol = search(&loaded, explain);
             let best = sol
                 .best
                 .as_ref()
@@ -1091,7 +1063,7 @@ mod tests {
         let stats = state.cluster_stats();
         let opts = AllocOptions::default();
         let keys: Vec<usize> = state.node_keys().collect();
-        let nodes = gen_alloc_nodes(&state, &keys, *required_nodes, None).expect("candidates");
+        let nodes = gen_alloc_nodes(&state, &keys, required_nodes, None).expect("candidates");
         let AllocNodes::Pairs(list) = nodes else {
             panic!("pairs for a drbd instance")
         };
@@ -1115,8 +1087,8 @@ mod tests {
             .collect();
         assert_eq!(threaded, in_order);
         // And the whole search.
-        let threaded = search(false);
+        let threaded = summary(false);
         assert!(threaded.0.is_some(), "a placement: {threaded:?}");
-        assert_eq!(threaded, search(true));
+        assert_eq!(threaded, summary(true));
     }
 }

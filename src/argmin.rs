@@ -485,6 +485,17 @@ mod tests {
         }
     }
 
+    /// Asserts that the sums' approximation is within its bound of hail's
+    /// score of the same nodes.
+    fn assert_bound_holds(sums: &GroupSums, vals: &[NodeValues], offline: &[bool], round: usize) {
+        let exact = metric::score_with(vals.len(), |i| (&vals[i], offline[i]), 0);
+        let (a, e) = sums.approx(0).expect("finite values");
+        assert!(
+            (a - exact).abs() <= e,
+            "round {round}: approx {a} exact {exact} bound {e}"
+        );
+    }
+
     /// The bound holds: the approximation is within its error of the exact
     /// score.
     #[test]
@@ -497,12 +508,7 @@ mod tests {
                 .collect();
             let offline: Vec<bool> = (0..n).map(|_| rng(&mut seed).is_multiple_of(8)).collect();
             let sums = GroupSums::new(vals.iter().zip(offline.iter().copied()));
-            let exact = metric::score_with(n, |i| (&vals[i], offline[i]), 0);
-            let (a, e) = sums.approx(0).expect("finite values");
-            assert!(
-                (a - exact).abs() <= e,
-                "round {round}: approx {a} exact {exact} bound {e}"
-            );
+            assert_bound_holds(&sums, &vals, &offline, round);
             // After replacing a few nodes, through the subtracting path.
             let mut vals2 = vals.clone();
             let mut sums2 = sums.clone();
@@ -512,12 +518,7 @@ mod tests {
                 sums2.replace(&vals2[j], &v, offline[j]);
                 vals2[j] = v;
             }
-            let exact2 = metric::score_with(n, |i| (&vals2[i], offline[i]), 0);
-            let (a2, e2) = sums2.approx(0).expect("finite values");
-            assert!(
-                (a2 - exact2).abs() <= e2,
-                "round {round}: approx {a2} exact {exact2} bound {e2}"
-            );
+            assert_bound_holds(&sums2, &vals2, &offline, round);
         }
     }
 
@@ -541,12 +542,7 @@ mod tests {
                 .collect();
             let offline = vec![false; n];
             let sums = GroupSums::new(vals.iter().zip(offline.iter().copied()));
-            let exact = metric::score_with(n, |i| (&vals[i], offline[i]), 0);
-            let (a, e) = sums.approx(0).expect("finite values");
-            assert!(
-                (a - exact).abs() <= e,
-                "round {round}: approx {a} exact {exact} bound {e}"
-            );
+            assert_bound_holds(&sums, &vals, &offline, round);
         }
     }
 }
