@@ -359,18 +359,16 @@ pub fn changed_components(old: &NodeValues, new: &NodeValues) -> u32 {
 /// The winner among candidates `0..len` by hail's rule over exact scores
 /// (the running best is replaced unless it is strictly lower, so ties go to
 /// the later candidate), computing exact scores only where needed.
-/// `approx(i)` gives the approximation and its error bound, or `None` to
-/// force the exact score; `exact(i)` the exact score. Returns the winner
-/// and its exact score.
+/// `approxes[i]` is the approximation and its error bound, or `None` to
+/// force the exact score; `exact(i)` gives the exact score. Returns the
+/// winner and its exact score.
 pub fn best_by_score(
-    len: usize,
-    approx: impl Fn(usize) -> Option<(f64, f64)>,
+    approxes: &[Option<(f64, f64)>],
     mut exact: impl FnMut(usize) -> f64,
 ) -> Option<(usize, f64)> {
-    if len == 0 {
+    if approxes.is_empty() {
         return None;
     }
-    let approxes: Vec<Option<(f64, f64)>> = (0..len).map(&approx).collect();
     // A candidate without an approximation may score NaN, and hail's
     // comparisons with NaN depend on every candidate's position: then every
     // candidate is scored exactly.
@@ -473,14 +471,11 @@ mod tests {
                     scan = Some((i, s));
                 }
             }
-            let got = best_by_score(
-                cands.len(),
-                |i| {
-                    let (j, v) = &cands[i];
-                    sums.replaced(&base[*j], v, offline[*j]).approx(0)
-                },
-                |i| exact_of(&cands[i]),
-            );
+            let approxes: Vec<Option<(f64, f64)>> = cands
+                .iter()
+                .map(|(j, v)| sums.replaced(&base[*j], v, offline[*j]).approx(0))
+                .collect();
+            let got = best_by_score(&approxes, |i| exact_of(&cands[i]));
             assert_eq!(got.map(|g| g.0), scan.map(|s| s.0), "round {round}");
         }
     }

@@ -145,7 +145,8 @@ fn evac_one_node_only(
     // location-exclusion component to be 0.
     let base_sums = (!state.any_instance_map()).then(|| state.group_sums(group));
     let mut failures = String::new();
-    let mut cands: Vec<(usize, Option<(f64, f64)>)> = Vec::new();
+    let mut cands: Vec<usize> = Vec::new();
+    let mut approxes: Vec<Option<(f64, f64)>> = Vec::new();
     for &t in avail {
         match apply(state, inst, op(t), force)? {
             Err(f) => {
@@ -165,15 +166,14 @@ fn evac_one_node_only(
                     }
                     with_overlay(state, b, group, &finals).approx(0)
                 });
-                cands.push((t, approx));
+                cands.push(t);
+                approxes.push(approx);
             }
         }
     }
     let mut failure: Option<Crash> = None;
-    let best = argmin::best_by_score(
-        cands.len(),
-        |i| cands[i].1,
-        |i| match apply(state, inst, op(cands[i].0), force) {
+    let best = argmin::best_by_score(&approxes, |i| {
+        match apply(state, inst, op(cands[i]), force) {
             Ok(Ok(m)) => state.group_score_with(group, &m.final_nodes()),
             // The move succeeded above on the same state.
             Ok(Err(_)) => f64::NAN,
@@ -181,8 +181,8 @@ fn evac_one_node_only(
                 failure = Some(c);
                 f64::NAN
             }
-        },
-    );
+        }
+    });
     if let Some(c) = failure {
         return Err(EvacError::Crash(c));
     }
@@ -191,7 +191,7 @@ fn evac_one_node_only(
             "Can't find any good node: {failures}"
         )));
     };
-    let t = cands[i].0;
+    let t = cands[i];
     let m = match apply(state, inst, op(t), force)? {
         Ok(m) => m,
         Err(f) => return Err(EvacError::Message(f)),
@@ -417,9 +417,10 @@ fn evac_drbd_all(
     // exactly only).
     let shortcut = !state.any_instance_map();
     let base_sums = shortcut.then(|| state.group_sums(group));
-    // (primary, secondary, approximate score and error bound)
-    type Candidate = (usize, usize, Option<(f64, f64)>);
-    let mut cands: Vec<Candidate> = Vec::new();
+    // (primary, secondary) as node keys (a request holds far fewer than
+    // 2^32 nodes), and each pair's approximate score and error bound.
+    let mut cands: Vec<(u32, u32)> = Vec::new();
+    let mut approxes: Vec<Option<(f64, f64)>> = Vec::new();
     for &p in avail {
         let Some(pre) = primary_steps(&base, &start, p, pre_error.as_deref(), force, key)? else {
             continue;
@@ -484,7 +485,8 @@ fn evac_drbd_all(
                         sums.update_terms(tp, changed, 0)
                             .map(|t| argmin::combine(&t))
                     });
-                    cands.push((p, s, approx));
+                    cands.push((p as u32, s as u32));
+                    approxes.push(approx);
                 }
             }
         }
@@ -494,50 +496,45 @@ fn evac_drbd_all(
     // score.
     let mut cached: Option<(usize, Overlay<'_>, Instance)> = None;
     let mut failure: Option<Crash> = None;
-    let best = argmin::best_by_score(
-        cands.len(),
-        |i| cands[i].2,
-        |i| {
-            let (p, s, _) = cands[i];
-            let mut exact = || -> Result<f64, Crash> {
-                if cached.as_ref().is_none_or(|(cp, _, _)| *cp != p) {
-                    let Some((ov_p, cur_p, None)) =
-                        primary_steps(&base, &start, p, None, force, key)?
-                    else {
-                        return Ok(f64::NAN);
-                    };
-                    cached = Some((p, ov_p, cur_p));
-                }
-                let Some((_, ov_p, cur_p)) = cached.as_ref() else {
+    let best = argmin::best_by_score(&approxes, |i| {
+        let (p, s) = (cands[i].0 as usize, cands[i].1 as usize);
+        let mut exact = || -> Result<f64, Crash> {
+            if cached.as_ref().is_none_or(|(cp, _, _)| *cp != p) {
+                let Some((ov_p, cur_p, None)) = primary_steps(&base, &start, p, None, force, key)?
+                else {
                     return Ok(f64::NAN);
                 };
-                let m = match apply(ov_p, cur_p, Move::ReplaceSecondary(s), force)? {
-                    Ok(m) => m,
-                    Err(_) => return Ok(f64::NAN),
-                };
-                let last = m.final_nodes();
-                let mut nodes = ov_p.changed_nodes();
-                for (k, n) in last.iter() {
-                    match nodes.iter_mut().find(|(ok, _)| ok == k) {
-                        Some(slot) => slot.1 = n,
-                        None => nodes.push((*k, n)),
-                    }
-                }
-                Ok(state.group_score_with(group, &nodes))
+                cached = Some((p, ov_p, cur_p));
+            }
+            let Some((_, ov_p, cur_p)) = cached.as_ref() else {
+                return Ok(f64::NAN);
             };
-            match exact() {
-                Ok(v) => v,
-                Err(c) => {
-                    failure = Some(c);
-                    f64::NAN
+            let m = match apply(ov_p, cur_p, Move::ReplaceSecondary(s), force)? {
+                Ok(m) => m,
+                Err(_) => return Ok(f64::NAN),
+            };
+            let last = m.final_nodes();
+            let mut nodes = ov_p.changed_nodes();
+            for (k, n) in last.iter() {
+                match nodes.iter_mut().find(|(ok, _)| ok == k) {
+                    Some(slot) => slot.1 = n,
+                    None => nodes.push((*k, n)),
                 }
             }
-        },
-    );
+            Ok(state.group_score_with(group, &nodes))
+        };
+        match exact() {
+            Ok(v) => v,
+            Err(c) => {
+                failure = Some(c);
+                f64::NAN
+            }
+        }
+    });
     if let Some(c) = failure {
         return Err(c);
     }
-    let best = best.map(|(i, v)| ((cands[i].0, cands[i].1), v));
+    let best = best.map(|(i, v)| ((cands[i].0 as usize, cands[i].1 as usize), v));
     let Some(((p, s), _)) = best else {
         return Ok(Err(format!(
             "Can't find any good nodes for relocation: {last_error}"
