@@ -8,9 +8,11 @@
 //! target nodes are tried in index order and scored by the full score of
 //! the target group; ties go to the later node (or pair).
 //!
-//! Cost: one node choice is O(G) moves each scored in O(G) for a group of
-//! G nodes; a drbd "all" evacuation tries O(G²) pairs, each four moves and
-//! an O(G) score.
+//! Cost, for a group of G nodes: one node choice is O(G) moves; a drbd
+//! "all" evacuation tries O(G²) pairs, the moves that depend only on the
+//! new primary done once per primary. Both pick their winner by hail's
+//! full score (O(G) each) only among near-ties: the others are ruled out by
+//! the `argmin` approximation in O(1).
 
 use crate::allocate::{find_best_alloc_group, split_groups, AllocOptions, SearchError};
 use crate::answer;
