@@ -35,7 +35,7 @@ compat: build ## Compare with the real hail on the samples and a small generated
 compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type).
 	target/release/hailstone-compat --profile full --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
 
-bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes (about 25 minutes; HAIL_CAP, BENCH_ARGS).
+bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes (about 15 minutes; HAIL_CAP, BENCH_ARGS).
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)
 
 fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... to choose; see fuzz/README.md).
