@@ -442,16 +442,20 @@ fn spec_for(mode: Mode, nodes: usize, seed: u64, mix: Mix) -> CaseSpec {
     spec
 }
 
-/// The instance names listed in a request's `request.instances`.
-fn request_instances(req: &serde_json::Value) -> Vec<String> {
-    req["request"]["instances"]
-        .as_array()
+/// The strings of a JSON list (empty when it is not a list).
+fn str_list(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
         .map(|a| {
             a.iter()
                 .filter_map(|x| x.as_str().map(str::to_string))
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The instance names listed in a request's `request.instances`.
+fn request_instances(req: &serde_json::Value) -> Vec<String> {
+    str_list(&req["request"]["instances"])
 }
 
 /// Whether a generated request has the shape the mode wants. The generator
@@ -483,16 +487,7 @@ fn has_wanted_shape(mode: Mode, case: &Case) -> bool {
             if (names.len() as f64) < INSTANCES_PER_NODE {
                 return false;
             }
-            let nodes_of = |name: &str| -> Vec<String> {
-                v["instances"][name]["nodes"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|x| x.as_str().map(str::to_string))
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            };
+            let nodes_of = |name: &str| str_list(&v["instances"][name]["nodes"]);
             // The nodes every listed instance uses.
             let (first, rest) = match names.split_first() {
                 Some(x) => x,
