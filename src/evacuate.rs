@@ -121,6 +121,14 @@ fn drained_target_message(state: &State, inst: &Instance) -> String {
     format!("the secondary node {name} is drained or offline and cannot take over the instance")
 }
 
+/// The group sums for the `argmin` shortcut, or `None` when the
+/// location-exclusion component could be non-zero (it is then computed
+/// exactly only): some node has an exclusion map already, or the instance
+/// has exclusion tags, so that moving it could create one.
+fn shortcut_sums(state: &State, inst: &Instance, group: usize) -> Option<GroupSums> {
+    (!state.any_instance_map() && inst.excl_tags.is_empty()).then(|| state.group_sums(group))
+}
+
 /// Changes one node of the instance to the best available node
 /// (`evacOneNodeOnly`): the secondary for drbd, the primary for shared
 /// storage.
@@ -145,7 +153,7 @@ fn evac_one_node_only(
     // old best only when it is strictly lower). The full score is computed
     // only for near-ties (see `argmin`); the approximation needs the
     // location-exclusion component to be 0.
-    let base_sums = (!state.any_instance_map()).then(|| state.group_sums(group));
+    let base_sums = shortcut_sums(state, inst, group);
     let mut failures = String::new();
     let mut cands: Vec<usize> = Vec::new();
     let mut approxes: Vec<Option<(f64, f64)>> = Vec::new();
@@ -161,13 +169,9 @@ fn evac_one_node_only(
                 }
             }
             Ok(m) => {
-                let finals = m.final_nodes();
-                let approx = base_sums.as_ref().and_then(|b| {
-                    if finals.iter().any(|(_, n)| !n.instance_map.is_empty()) {
-                        return None;
-                    }
-                    with_overlay(state, b, group, &finals).approx(0)
-                });
+                let approx = base_sums
+                    .as_ref()
+                    .and_then(|b| with_overlay(state, b, group, &m.final_nodes()).approx(0));
                 cands.push(t);
                 approxes.push(approx);
             }
@@ -250,19 +254,12 @@ struct LastMove {
 }
 
 impl LastMove {
-    fn new(
-        state: &State,
-        ov_p: &Overlay<'_>,
-        cur: &Instance,
-        p: usize,
-        force: bool,
-    ) -> Result<LastMove, Crash> {
+    fn new(ov_p: &Overlay<'_>, cur: &Instance, p: usize, force: bool) -> Result<LastMove, Crash> {
         let old_s = ov_p.node(cur.s_node)?;
         let mut old_secondary_after = old_s.clone();
         old_secondary_after.remove_sec(cur);
         let p_after = ov_p.node(p as i32)?.clone();
         let p_values = metric::node_values(&p_after.scalars());
-        let _ = state;
         Ok(LastMove {
             force_s: old_s.offline || force,
             old_secondary_after,
@@ -337,11 +334,11 @@ fn primary_steps<'s>(
     pre_error: Option<&str>,
     force: bool,
     key: i32,
-) -> Result<Option<(Overlay<'s>, Instance, Option<String>)>, Crash> {
+) -> Result<(Overlay<'s>, Instance, Option<String>), Crash> {
     let mut ov = base.clone();
     let mut cur = start.clone();
     if let Some(e) = pre_error {
-        return Ok(Some((ov, cur, Some(e.to_owned()))));
+        return Ok((ov, cur, Some(e.to_owned())));
     }
     for (mv, what) in [
         (
@@ -351,10 +348,10 @@ fn primary_steps<'s>(
         (Move::Failover, "Failing over to new primary"),
     ] {
         if let Err(e) = all_step(&mut ov, &mut cur, mv, what, force, key)? {
-            return Ok(Some((ov, cur, Some(e))));
+            return Ok((ov, cur, Some(e)));
         }
     }
-    Ok(Some((ov, cur, None)))
+    Ok((ov, cur, None))
 }
 
 /// The group sums with the overlay's changed nodes of the group replaced.
@@ -414,20 +411,15 @@ fn evac_drbd_all(
     }
     let mut last_error = "no nodes available".to_owned();
     let mut any_success = false;
-    // Running sums of the target group, for the approximate scores; `None`
-    // when the location-exclusion component is in play (it is computed
-    // exactly only).
-    let shortcut = !state.any_instance_map();
-    let base_sums = shortcut.then(|| state.group_sums(group));
+    // Running sums of the target group, for the approximate scores.
+    let base_sums = shortcut_sums(state, inst, group);
     // (primary, secondary) as node keys (a request holds far fewer than
     // 2^32 nodes), and each pair's approximate score and error bound.
     let mut cands: Vec<(u32, u32)> = Vec::new();
     let mut approxes: Vec<Option<(f64, f64)>> = Vec::new();
     for &p in avail {
-        let Some(pre) = primary_steps(&base, &start, p, pre_error.as_deref(), force, key)? else {
-            continue;
-        };
-        let (ov_p, cur_p, p_error) = pre;
+        let (ov_p, cur_p, p_error) =
+            primary_steps(&base, &start, p, pre_error.as_deref(), force, key)?;
         if let Some(e) = &p_error {
             if !any_success && avail.iter().any(|&s| s != p) {
                 last_error = format!("Allocation failed: {e}");
@@ -439,7 +431,7 @@ fn evac_drbd_all(
         // re-adds it on the new primary changing only its location score;
         // only the new secondary's state depends on s. So per pair only the
         // secondary's check and values are computed here.
-        let last = LastMove::new(state, &ov_p, &cur_p, p, force)?;
+        let last = LastMove::new(&ov_p, &cur_p, p, force)?;
         let sums_p = base_sums
             .as_ref()
             .map(|b| last.group_sums(state, b, group, &ov_p));
@@ -502,8 +494,7 @@ fn evac_drbd_all(
         let (p, s) = (cands[i].0 as usize, cands[i].1 as usize);
         let mut exact = || -> Result<f64, Crash> {
             if cached.as_ref().is_none_or(|(cp, _, _)| *cp != p) {
-                let Some((ov_p, cur_p, None)) = primary_steps(&base, &start, p, None, force, key)?
-                else {
+                let (ov_p, cur_p, None) = primary_steps(&base, &start, p, None, force, key)? else {
                     return Ok(f64::NAN);
                 };
                 cached = Some((p, ov_p, cur_p));
