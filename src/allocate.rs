@@ -974,7 +974,7 @@ mod tests {
 
     /// Reads a request into the model.
     fn load_request(bytes: &[u8]) -> crate::model::loader::Loaded {
-        let doc = crate::json::parse(bytes).expect("valid JSON");
+        let doc = crate::json::parse_document(bytes).expect("valid JSON");
         let msg = crate::protocol::read_message(&doc).expect("valid request");
         load(&msg, &LoadOptions::default()).expect("loads")
     }

@@ -1,8 +1,8 @@
 //! hailstone: a drop-in replacement for Ganeti's `hail` iallocator.
 //!
 //! The pipeline is parse → model → candidates → score → choose → answer:
-//! [`json`] reads the bytes into an order-preserving tree, [`protocol`]
-//! checks it against the iallocator protocol, [`model::loader`] builds the
+//! [`json`] reads the bytes into an order-preserving document tape,
+//! [`protocol`] checks it against the iallocator protocol, [`model::loader`] builds the
 //! index-based cluster model, [`process`] dispatches the request to the
 //! algorithms ([`allocate`], with [`globaln1`], [`moves`] and [`metric`]),
 //! and [`answer`] writes hail's envelope. `ARCHITECTURE.md` has the map.

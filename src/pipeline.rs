@@ -57,12 +57,9 @@ fn run_inner(
     stderr: &mut String,
     reclaim: bool,
 ) -> Result<String, Failure> {
-    let doc = json::parse(bytes)
+    let doc = json::parse_document(bytes)
         .map_err(|e| Failure::Input(format!("the request is not valid JSON: {e}")))?;
     let message = protocol::read_message(&doc).map_err(|e| Failure::Input(e.to_string()))?;
-    // Freed even when leaving memory to the exit: the model reuses it,
-    // which keeps the peak memory of a huge request down.
-    drop(doc);
     let load_opts = LoadOptions {
         static_kvm_node_memory: options.static_kvm_node_memory,
         n1_rule: match options.n1_rule {
@@ -72,6 +69,7 @@ fn run_inner(
     };
     let loaded = loader::load(&message, &load_opts).map_err(|e| Failure::Input(e.to_string()))?;
     dispose(message, reclaim);
+    dispose(doc, reclaim);
 
     if !loaded.warnings.is_empty() {
         stderr.push_str("Warning: cluster has inconsistent data:\n");

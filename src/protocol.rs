@@ -19,10 +19,9 @@
 //! Errors name the JSON path of the offending value, e.g.
 //! `nodes."node3".total_memory: expected a number, found "lots"`.
 
-use std::borrow::Cow;
 use std::fmt;
 
-use crate::json::Json;
+use crate::json::{Array, Document, Object, Value};
 use crate::model::policy::{IPolicy, ISpec, MinMaxISpecs};
 use crate::model::types::{AllocPolicy, DiskTemplate, EvacMode, RunState};
 
@@ -155,29 +154,29 @@ impl Hypervisor {
 
 /// The whole iallocator message: the cluster and the `request` object.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Message {
+pub struct Message<'a> {
     /// Node groups in input order, keyed by UUID.
-    pub groups: Vec<(String, WireGroup)>,
+    pub groups: Vec<(&'a str, WireGroup<'a>)>,
     /// Nodes in input order, keyed by name (duplicates kept).
-    pub nodes: Vec<(String, WireNode)>,
+    pub nodes: Vec<(&'a str, WireNode<'a>)>,
     /// Instances in input order, keyed by name (duplicates kept).
-    pub instances: Vec<(String, WireInstance)>,
+    pub instances: Vec<(&'a str, WireInstance<'a>)>,
     /// Cluster tags.
-    pub cluster_tags: Vec<String>,
+    pub cluster_tags: Vec<&'a str>,
     /// Enabled hypervisors; only the first matters.
     pub enabled_hypervisors: Vec<Hypervisor>,
     /// The `request` object.
-    pub request: WireRequest,
+    pub request: WireRequest<'a>,
 }
 
 /// A node group as sent.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WireGroup {
-    pub name: String,
+pub struct WireGroup<'a> {
+    pub name: &'a str,
     pub alloc_policy: AllocPolicy,
-    pub networks: Vec<String>,
+    pub networks: Vec<&'a str>,
     pub ipolicy: IPolicy,
-    pub tags: Vec<String>,
+    pub tags: Vec<&'a str>,
 }
 
 /// A node's run-time data, present for live nodes (online and
@@ -198,16 +197,16 @@ pub struct LiveData {
 
 /// A node as sent.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WireNode {
+pub struct WireNode<'a> {
     pub offline: bool,
     pub drained: bool,
     /// The group's UUID.
-    pub group: String,
+    pub group: &'a str,
     pub vm_capable: bool,
     pub exclusive_storage: bool,
     /// `ndparams.spindle_count`, read only without exclusive storage.
     pub spindle_count: Option<i64>,
-    pub tags: Vec<String>,
+    pub tags: Vec<&'a str>,
     /// Run-time data; `None` for offline or non-vm_capable nodes, which
     /// hail does not read it from.
     pub live: Option<LiveData>,
@@ -223,71 +222,71 @@ pub struct WireDisk {
 /// The instance fields shared by cluster instances and instances to
 /// allocate (`parseBaseInstance`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct WireInstanceBody {
+pub struct WireInstanceBody<'a> {
     pub disk_space_total: i64,
     pub disks: Vec<WireDisk>,
     pub memory: i64,
     pub vcpus: i64,
-    pub tags: Vec<String>,
+    pub tags: Vec<&'a str>,
     pub disk_template: DiskTemplate,
     pub spindle_use: i64,
     /// The networks of the NICs, one entry per NIC.
-    pub nic_networks: Vec<Option<String>>,
+    pub nic_networks: Vec<Option<&'a str>>,
     pub run_state: RunState,
     pub forthcoming: bool,
 }
 
 /// A cluster instance as sent.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WireInstance {
-    pub body: WireInstanceBody,
+pub struct WireInstance<'a> {
+    pub body: WireInstanceBody<'a>,
     /// Primary node name.
-    pub primary: String,
+    pub primary: &'a str,
     /// Secondary node name, if the `nodes` list has a second entry.
-    pub secondary: Option<String>,
+    pub secondary: Option<&'a str>,
 }
 
 /// An instance to allocate.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WireNewInstance {
-    pub name: String,
+pub struct WireNewInstance<'a> {
+    pub name: &'a str,
     pub required_nodes: i64,
-    pub body: WireInstanceBody,
+    pub body: WireInstanceBody<'a>,
 }
 
 /// The `request` object, by type.
 #[derive(Debug, Clone, PartialEq)]
-pub enum WireRequest {
+pub enum WireRequest<'a> {
     Allocate {
-        instance: WireNewInstance,
-        group_name: Option<String>,
-        restrict_to_nodes: Option<Vec<String>>,
+        instance: WireNewInstance<'a>,
+        group_name: Option<&'a str>,
+        restrict_to_nodes: Option<Vec<&'a str>>,
     },
     Relocate {
-        name: String,
+        name: &'a str,
         required_nodes: i64,
-        relocate_from: Vec<String>,
+        relocate_from: Vec<&'a str>,
     },
     ChangeGroup {
-        instances: Vec<String>,
-        target_groups: Vec<String>,
+        instances: Vec<&'a str>,
+        target_groups: Vec<&'a str>,
     },
     NodeEvacuate {
-        instances: Vec<String>,
+        instances: Vec<&'a str>,
         evac_mode: EvacMode,
     },
     MultiAllocate {
-        instances: Vec<WireNewInstance>,
+        instances: Vec<WireNewInstance<'a>>,
         /// The outer request's `group_name`, which hail applies to every
         /// instance.
-        group_name: Option<String>,
+        group_name: Option<&'a str>,
     },
     AllocateSecondary {
-        name: String,
+        name: &'a str,
     },
 }
 
-impl WireRequest {
+impl WireRequest<'_> {
     /// The request type as on the wire.
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -304,64 +303,52 @@ impl WireRequest {
 // ---------------------------------------------------------------------------
 // Typed accessors.
 
-type Members<'a> = [(Cow<'a, str>, Json<'a>)];
-
-fn found(v: &Json<'_>) -> String {
+fn found(v: Value<'_>) -> String {
     v.describe()
 }
 
-fn as_object<'j>(v: &'j Json<'j>, path: &Path) -> Result<&'j Members<'j>, InputError> {
-    match v {
-        Json::Object(m) => Ok(m),
-        other => Err(path.error(format!("expected an object, found {}", found(other)))),
-    }
+fn as_object<'d>(v: Value<'d>, path: &Path) -> Result<Object<'d>, InputError> {
+    v.as_object()
+        .ok_or_else(|| path.error(format!("expected an object, found {}", found(v))))
 }
 
-fn as_array<'j>(v: &'j Json<'j>, path: &Path) -> Result<&'j [Json<'j>], InputError> {
-    match v {
-        Json::Array(a) => Ok(a),
-        other => Err(path.error(format!("expected an array, found {}", found(other)))),
-    }
-}
-
-fn lookup<'j>(m: &'j Members<'j>, key: &str) -> Option<&'j Json<'j>> {
-    m.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+fn as_array<'d>(v: Value<'d>, path: &Path) -> Result<Array<'d>, InputError> {
+    v.as_array()
+        .ok_or_else(|| path.error(format!("expected an array, found {}", found(v))))
 }
 
 /// A required key; `null` counts as present (and then fails the type
 /// check).
-fn required<'j>(
-    m: &'j Members<'j>,
+fn required<'d>(
+    m: Object<'d>,
     key: &str,
     path: &Path,
     what: &str,
-) -> Result<&'j Json<'j>, InputError> {
-    lookup(m, key).ok_or_else(|| path.error(format!("missing; expected {what}")))
+) -> Result<Value<'d>, InputError> {
+    m.get(key)
+        .ok_or_else(|| path.error(format!("missing; expected {what}")))
 }
 
 /// An optional key: absent and `null` are both `None`.
-fn optional<'j>(m: &'j Members<'j>, key: &str) -> Option<&'j Json<'j>> {
-    match lookup(m, key) {
-        None | Some(Json::Null) => None,
-        Some(v) => Some(v),
-    }
+fn optional<'d>(m: Object<'d>, key: &str) -> Option<Value<'d>> {
+    m.get(key).filter(|v| !v.is_null())
 }
 
-fn int_value(v: &Json<'_>, path: &Path) -> Result<i64, InputError> {
-    match v {
-        Json::Number(n) => n.as_int().ok_or_else(|| {
+fn int_value(v: Value<'_>, path: &Path) -> Result<i64, InputError> {
+    match v.as_number() {
+        Some(n) => n.as_int().ok_or_else(|| {
             path.error(format!(
                 "expected an integer between -{MAX_INT} and {MAX_INT}, found {}",
                 found(v)
             ))
         }),
-        other => Err(path.error(format!("expected an integer, found {}", found(other)))),
+        None => Err(path.error(format!("expected an integer, found {}", found(v)))),
     }
 }
 
-fn f64_value(v: &Json<'_>, path: &Path) -> Result<f64, InputError> {
-    match v {
-        Json::Number(n) => {
+fn f64_value(v: Value<'_>, path: &Path) -> Result<f64, InputError> {
+    match v.as_number() {
+        Some(n) => {
             let x = n.as_f64();
             if x.is_finite() {
                 Ok(x)
@@ -369,73 +356,68 @@ fn f64_value(v: &Json<'_>, path: &Path) -> Result<f64, InputError> {
                 Err(path.error(format!("expected a finite number, found {}", found(v))))
             }
         }
-        other => Err(path.error(format!("expected a number, found {}", found(other)))),
+        None => Err(path.error(format!("expected a number, found {}", found(v)))),
     }
 }
 
-fn bool_value(v: &Json<'_>, path: &Path) -> Result<bool, InputError> {
-    match v {
-        Json::Bool(b) => Ok(*b),
-        other => Err(path.error(format!("expected true or false, found {}", found(other)))),
-    }
+fn bool_value(v: Value<'_>, path: &Path) -> Result<bool, InputError> {
+    v.as_bool()
+        .ok_or_else(|| path.error(format!("expected true or false, found {}", found(v))))
 }
 
-fn str_value<'j>(v: &'j Json<'_>, path: &Path) -> Result<&'j str, InputError> {
-    match v {
-        Json::String(s) => Ok(s),
-        other => Err(path.error(format!("expected a string, found {}", found(other)))),
-    }
+fn str_value<'d>(v: Value<'d>, path: &Path) -> Result<&'d str, InputError> {
+    v.as_str()
+        .ok_or_else(|| path.error(format!("expected a string, found {}", found(v))))
 }
 
-fn str_list(v: &Json<'_>, path: &Path) -> Result<Vec<String>, InputError> {
+fn str_list<'d>(v: Value<'d>, path: &Path) -> Result<Vec<&'d str>, InputError> {
     let items = as_array(v, path)?;
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        out.push(str_value(item, &path.index(i))?.to_owned());
+        out.push(str_value(item, &path.index(i))?);
     }
     Ok(out)
 }
 
-fn req_int(m: &Members<'_>, key: &str, path: &Path) -> Result<i64, InputError> {
+fn req_int(m: Object<'_>, key: &str, path: &Path) -> Result<i64, InputError> {
     let p = path.field(key);
     int_value(required(m, key, &p, "an integer")?, &p)
 }
 
-fn req_f64(m: &Members<'_>, key: &str, path: &Path) -> Result<f64, InputError> {
+fn req_f64(m: Object<'_>, key: &str, path: &Path) -> Result<f64, InputError> {
     let p = path.field(key);
     f64_value(required(m, key, &p, "a number")?, &p)
 }
 
-fn req_bool(m: &Members<'_>, key: &str, path: &Path) -> Result<bool, InputError> {
+fn req_bool(m: Object<'_>, key: &str, path: &Path) -> Result<bool, InputError> {
     let p = path.field(key);
     bool_value(required(m, key, &p, "true or false")?, &p)
 }
 
-fn req_str(m: &Members<'_>, key: &str, path: &Path) -> Result<String, InputError> {
+fn req_str<'d>(m: Object<'d>, key: &str, path: &Path) -> Result<&'d str, InputError> {
     let p = path.field(key);
-    Ok(str_value(required(m, key, &p, "a string")?, &p)?.to_owned())
+    str_value(required(m, key, &p, "a string")?, &p)
 }
 
-fn req_str_list(m: &Members<'_>, key: &str, path: &Path) -> Result<Vec<String>, InputError> {
+fn req_str_list<'d>(m: Object<'d>, key: &str, path: &Path) -> Result<Vec<&'d str>, InputError> {
     let p = path.field(key);
     str_list(required(m, key, &p, "a list of strings")?, &p)
 }
 
-fn opt_str(m: &Members<'_>, key: &str, path: &Path) -> Result<Option<String>, InputError> {
+fn opt_str<'d>(m: Object<'d>, key: &str, path: &Path) -> Result<Option<&'d str>, InputError> {
     match optional(m, key) {
         None => Ok(None),
-        Some(v) => Ok(Some(str_value(v, &path.field(key))?.to_owned())),
+        Some(v) => Ok(Some(str_value(v, &path.field(key))?)),
     }
 }
 
-fn enum_value<T: Copy>(v: &Json<'_>, path: &Path, choices: &[(&str, T)]) -> Result<T, InputError> {
-    let s = match v {
-        Json::String(s) => s,
-        other => return Err(path.error(format!("expected a string, found {}", found(other)))),
+fn enum_value<T: Copy>(v: Value<'_>, path: &Path, choices: &[(&str, T)]) -> Result<T, InputError> {
+    let Some(s) = v.as_str() else {
+        return Err(path.error(format!("expected a string, found {}", found(v))));
     };
     choices
         .iter()
-        .find(|(name, _)| name == s)
+        .find(|(name, _)| *name == s)
         .map(|(_, t)| *t)
         .ok_or_else(|| {
             let names: Vec<String> = choices.iter().map(|(n, _)| format!("\"{n}\"")).collect();
@@ -451,19 +433,19 @@ fn template_choices() -> Vec<(&'static str, DiskTemplate)> {
     DiskTemplate::ALL.iter().map(|t| (t.raw(), *t)).collect()
 }
 
-fn disk_template(v: &Json<'_>, path: &Path) -> Result<DiskTemplate, InputError> {
+fn disk_template(v: Value<'_>, path: &Path) -> Result<DiskTemplate, InputError> {
     enum_value(v, path, &template_choices())
 }
 
 // ---------------------------------------------------------------------------
 // The document.
 
-/// Reads the message from its JSON tree.
-pub fn read_message(doc: &Json<'_>) -> Result<Message, InputError> {
+/// Reads the message from its parsed document.
+pub fn read_message<'d>(doc: &'d Document<'_>) -> Result<Message<'d>, InputError> {
     let root = Path::ROOT;
-    let top = match doc {
-        Json::Object(m) => m,
-        other => return Err(root.error(format!("expected a JSON object, found {}", found(other)))),
+    let top = doc.root();
+    let Some(top) = top.as_object() else {
+        return Err(root.error(format!("expected a JSON object, found {}", found(top))));
     };
 
     // hail reads the keys in this order and stops at the first error.
@@ -476,9 +458,9 @@ pub fn read_message(doc: &Json<'_>) -> Result<Message, InputError> {
         &groups_path,
     )?;
     let mut groups = Vec::with_capacity(groups_json.len());
-    for (uuid, g) in groups_json {
+    for (uuid, g) in groups_json.iter() {
         let p = groups_path.name(uuid);
-        groups.push((uuid.to_string(), read_group(g, &p)?));
+        groups.push((uuid, read_group(g, &p)?));
     }
 
     let nodes_path = root.field("nodes");
@@ -487,9 +469,9 @@ pub fn read_message(doc: &Json<'_>) -> Result<Message, InputError> {
         &nodes_path,
     )?;
     let mut nodes = Vec::with_capacity(nodes_json.len());
-    for (name, n) in nodes_json {
+    for (name, n) in nodes_json.iter() {
         let p = nodes_path.name(name);
-        nodes.push((name.to_string(), read_node(n, &p)?));
+        nodes.push((name, read_node(n, &p)?));
     }
 
     let inst_path = root.field("instances");
@@ -498,9 +480,9 @@ pub fn read_message(doc: &Json<'_>) -> Result<Message, InputError> {
         &inst_path,
     )?;
     let mut instances = Vec::with_capacity(inst_json.len());
-    for (name, i) in inst_json {
+    for (name, i) in inst_json.iter() {
         let p = inst_path.name(name);
-        instances.push((name.to_string(), read_instance(i, &p)?));
+        instances.push((name, read_instance(i, &p)?));
     }
 
     let cluster_tags = req_str_list(top, "cluster_tags", &root)?;
@@ -531,7 +513,7 @@ pub fn read_message(doc: &Json<'_>) -> Result<Message, InputError> {
     })
 }
 
-fn read_group(v: &Json<'_>, path: &Path) -> Result<WireGroup, InputError> {
+fn read_group<'d>(v: Value<'d>, path: &Path) -> Result<WireGroup<'d>, InputError> {
     let m = as_object(v, path)?;
     let name = req_str(m, "name", path)?;
     let pol_path = path.field("alloc_policy");
@@ -561,14 +543,9 @@ fn read_group(v: &Json<'_>, path: &Path) -> Result<WireGroup, InputError> {
 }
 
 /// Refuses keys outside `allowed` (hail's policy objects are strict).
-fn strict_keys(
-    m: &Members<'_>,
-    allowed: &[&str],
-    path: &Path,
-    what: &str,
-) -> Result<(), InputError> {
-    for (k, _) in m {
-        if !allowed.contains(&k.as_ref()) {
+fn strict_keys(m: Object<'_>, allowed: &[&str], path: &Path, what: &str) -> Result<(), InputError> {
+    for (k, _) in m.iter() {
+        if !allowed.contains(&k) {
             let names: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
             return Err(path.error(format!(
                 "unexpected key \"{k}\"; {what} allows only {}",
@@ -579,7 +556,7 @@ fn strict_keys(
     Ok(())
 }
 
-fn read_ipolicy(v: &Json<'_>, path: &Path) -> Result<IPolicy, InputError> {
+fn read_ipolicy(v: Value<'_>, path: &Path) -> Result<IPolicy, InputError> {
     let m = as_object(v, path)?;
     strict_keys(
         m,
@@ -640,7 +617,7 @@ fn read_ipolicy(v: &Json<'_>, path: &Path) -> Result<IPolicy, InputError> {
     })
 }
 
-fn read_ispec(v: &Json<'_>, path: &Path) -> Result<ISpec, InputError> {
+fn read_ispec(v: Value<'_>, path: &Path) -> Result<ISpec, InputError> {
     let m = as_object(v, path)?;
     strict_keys(
         m,
@@ -665,7 +642,7 @@ fn read_ispec(v: &Json<'_>, path: &Path) -> Result<ISpec, InputError> {
     })
 }
 
-fn read_node(v: &Json<'_>, path: &Path) -> Result<WireNode, InputError> {
+fn read_node<'d>(v: Value<'d>, path: &Path) -> Result<WireNode<'d>, InputError> {
     let m = as_object(v, path)?;
     let offline = req_bool(m, "offline", path)?;
     let drained = req_bool(m, "drained", path)?;
@@ -719,7 +696,7 @@ fn read_node(v: &Json<'_>, path: &Path) -> Result<WireNode, InputError> {
     })
 }
 
-fn read_instance_body(m: &Members<'_>, path: &Path) -> Result<WireInstanceBody, InputError> {
+fn read_instance_body<'d>(m: Object<'d>, path: &Path) -> Result<WireInstanceBody<'d>, InputError> {
     let disk_space_total = req_int(m, "disk_space_total", path)?;
     let disks_path = path.field("disks");
     let disks_json = as_array(
@@ -732,11 +709,11 @@ fn read_instance_body(m: &Members<'_>, path: &Path) -> Result<WireInstanceBody, 
     }
     // hail reads every size first, then every spindle count.
     let mut sizes = Vec::with_capacity(disk_objs.len());
-    for (i, d) in disk_objs.iter().enumerate() {
+    for (i, &d) in disk_objs.iter().enumerate() {
         sizes.push(req_int(d, "size", &disks_path.index(i))?);
     }
     let mut disks = Vec::with_capacity(disk_objs.len());
-    for (i, (d, size)) in disk_objs.iter().zip(sizes).enumerate() {
+    for (i, (&d, size)) in disk_objs.iter().zip(sizes).enumerate() {
         let spindles = match optional(d, "spindles") {
             None => None,
             Some(v) => Some(int_value(v, &disks_path.index(i).field("spindles"))?),
@@ -779,12 +756,12 @@ fn read_instance_body(m: &Members<'_>, path: &Path) -> Result<WireInstanceBody, 
     }
     // hail falls back to "up" on a missing or bad admin_state, and to not
     // forthcoming on a missing or bad forthcoming flag.
-    let run_state = match lookup(m, "admin_state") {
-        Some(Json::String(s)) if s == "down" => RunState::Down,
-        Some(Json::String(s)) if s == "offline" => RunState::Offline,
+    let run_state = match m.get("admin_state").and_then(|v| v.as_str()) {
+        Some("down") => RunState::Down,
+        Some("offline") => RunState::Offline,
         _ => RunState::Running,
     };
-    let forthcoming = matches!(lookup(m, "forthcoming"), Some(Json::Bool(true)));
+    let forthcoming = m.get("forthcoming").and_then(|v| v.as_bool()) == Some(true);
     Ok(WireInstanceBody {
         disk_space_total,
         disks,
@@ -799,7 +776,7 @@ fn read_instance_body(m: &Members<'_>, path: &Path) -> Result<WireInstanceBody, 
     })
 }
 
-fn read_instance(v: &Json<'_>, path: &Path) -> Result<WireInstance, InputError> {
+fn read_instance<'d>(v: Value<'d>, path: &Path) -> Result<WireInstance<'d>, InputError> {
     let m = as_object(v, path)?;
     let body = read_instance_body(m, path)?;
     let nodes_path = path.field("nodes");
@@ -808,15 +785,16 @@ fn read_instance(v: &Json<'_>, path: &Path) -> Result<WireInstance, InputError> 
         &nodes_path,
     )?;
     // hail reads the primary and the secondary and ignores later entries.
-    let primary = match nodes.first() {
+    let mut entries = nodes.iter();
+    let primary = match entries.next() {
         None => {
             return Err(nodes_path.error("expected at least the primary node, found an empty list"))
         }
-        Some(p) => str_value(p, &nodes_path.index(0))?.to_owned(),
+        Some(p) => str_value(p, &nodes_path.index(0))?,
     };
-    let secondary = match nodes.get(1) {
+    let secondary = match entries.next() {
         None => None,
-        Some(s) => Some(str_value(s, &nodes_path.index(1))?.to_owned()),
+        Some(s) => Some(str_value(s, &nodes_path.index(1))?),
     };
     Ok(WireInstance {
         body,
@@ -825,7 +803,7 @@ fn read_instance(v: &Json<'_>, path: &Path) -> Result<WireInstance, InputError> 
     })
 }
 
-fn read_new_instance(m: &Members<'_>, path: &Path) -> Result<WireNewInstance, InputError> {
+fn read_new_instance<'d>(m: Object<'d>, path: &Path) -> Result<WireNewInstance<'d>, InputError> {
     let name = req_str(m, "name", path)?;
     let required_nodes = req_int(m, "required_nodes", path)?;
     let body = read_instance_body(m, path)?;
@@ -836,7 +814,7 @@ fn read_new_instance(m: &Members<'_>, path: &Path) -> Result<WireNewInstance, In
     })
 }
 
-fn read_request_dict(m: &Members<'_>, path: &Path) -> Result<WireRequest, InputError> {
+fn read_request_dict<'d>(m: Object<'d>, path: &Path) -> Result<WireRequest<'d>, InputError> {
     let type_path = path.field("type");
     let kind = str_value(
         required(m, "type", &type_path, "a request type")?,

@@ -84,6 +84,11 @@ fn longest_domain(names: &[&str]) -> String {
     String::new()
 }
 
+/// Owned copies of borrowed strings.
+fn owned(strs: &[&str]) -> Vec<String> {
+    strs.iter().map(|&s| s.to_owned()).collect()
+}
+
 /// The name without the common suffix (`computeAlias`).
 fn alias(name: &str, suffix: &str) -> String {
     name.strip_suffix(suffix).unwrap_or(name).to_owned()
@@ -185,7 +190,7 @@ fn build_instance(
         tags: if body.tags.is_empty() {
             empty.tags.clone()
         } else {
-            Arc::from(body.tags.as_slice())
+            body.tags.iter().map(|&t| t.to_owned()).collect()
         },
         excl_tags: empty.ids(excl_tags),
         dsrd_loc_tags: empty.ids(dsrd_loc_tags),
@@ -195,7 +200,9 @@ fn build_instance(
         } else {
             body.nic_networks
                 .iter()
-                .map(|n| Nic { network: n.clone() })
+                .map(|n| Nic {
+                    network: n.map(str::to_owned),
+                })
                 .collect()
         },
         forthcoming: body.forthcoming,
@@ -321,15 +328,15 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     let mut group_by_uuid = BTreeMap::new();
     let mut groups = Vec::with_capacity(msg.groups.len());
     for (i, (uuid, g)) in msg.groups.iter().enumerate() {
-        group_by_uuid.insert(uuid.as_str(), i);
+        group_by_uuid.insert(*uuid, i);
         groups.push(Group {
-            name: g.name.clone(),
-            uuid: uuid.clone(),
+            name: g.name.to_owned(),
+            uuid: (*uuid).to_owned(),
             idx: i,
             alloc_policy: g.alloc_policy,
-            networks: g.networks.clone(),
+            networks: owned(&g.networks),
             ipolicy: g.ipolicy.clone(),
-            tags: g.tags.clone(),
+            tags: owned(&g.tags),
         });
     }
 
@@ -337,13 +344,13 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     let mut node_by_name = BTreeMap::new();
     let mut nodes = Vec::with_capacity(msg.nodes.len());
     for (i, (name, wn)) in msg.nodes.iter().enumerate() {
-        let Some(&gidx) = group_by_uuid.get(wn.group.as_str()) else {
+        let Some(&gidx) = group_by_uuid.get(wn.group) else {
             return Err(InputError {
                 path: format!("nodes.{}.group", quoted(name)),
-                message: format!("no node group with UUID {}", quoted(&wn.group)),
+                message: format!("no node group with UUID {}", quoted(wn.group)),
             });
         };
-        node_by_name.insert(name.clone(), i);
+        node_by_name.insert((*name).to_owned(), i);
         let live = wn.live;
         let t_spindles = if wn.exclusive_storage {
             live.and_then(|l| l.total_spindles).unwrap_or(0)
@@ -357,9 +364,9 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         let policy = &groups[gidx].ipolicy;
         nodes.push(Node {
             info: Arc::new(NodeInfo {
-                name: name.clone(),
-                alias: name.clone(),
-                tags: wn.tags.clone(),
+                name: (*name).to_owned(),
+                alias: (*name).to_owned(),
+                tags: owned(&wn.tags),
                 location_tags: Vec::new(),
                 mig_tags: Vec::new(),
                 rmig_tags: Vec::new(),
@@ -399,7 +406,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         });
     }
 
-    let cluster_tags = msg.cluster_tags.clone();
+    let cluster_tags = owned(&msg.cluster_tags);
     let excl_prefixes: Vec<String> = cluster_tags
         .iter()
         .filter_map(|t| t.strip_prefix(EXCL_PREFIX))
@@ -436,13 +443,13 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     let empty = Empties::new();
     for (i, (name, wi)) in msg.instances.iter().enumerate() {
         let path = |field: &str| format!("instances.{}.{field}", quoted(name));
-        let Some(&p) = cluster.node_by_name.get(&wi.primary) else {
+        let Some(&p) = cluster.node_by_name.get(wi.primary) else {
             return Err(InputError {
                 path: path("nodes[0]"),
-                message: format!("no node named {}", quoted(&wi.primary)),
+                message: format!("no node named {}", quoted(wi.primary)),
             });
         };
-        let s = match &wi.secondary {
+        let s = match wi.secondary {
             None => NO_NODE,
             Some(sname) => match cluster.node_by_name.get(sname) {
                 Some(&s) => s as i32,
@@ -470,7 +477,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
             let b = &cluster.nodes[s as usize].info.location_tags;
             inst.location_score = intersection_len(a, b) as i64;
         }
-        cluster.instance_by_name.insert(name.clone(), i);
+        cluster.instance_by_name.insert((*name).to_owned(), i);
         cluster.instances.push(inst);
     }
 
@@ -606,7 +613,7 @@ fn new_instance(cluster: &mut Cluster, name: &str, body: &WireInstanceBody) -> I
 
 fn resolve_request(cluster: &mut Cluster, req: &WireRequest) -> Result<Request, InputError> {
     let find_instance =
-        |cluster: &Cluster, names: &[String], field: &str| -> Result<Vec<usize>, InputError> {
+        |cluster: &Cluster, names: &[&str], field: &str| -> Result<Vec<usize>, InputError> {
             names
                 .iter()
                 .enumerate()
@@ -637,10 +644,10 @@ fn resolve_request(cluster: &mut Cluster, req: &WireRequest) -> Result<Request, 
             group_name,
             restrict_to_nodes,
         } => Request::Allocate {
-            instance: new_instance(cluster, &instance.name, &instance.body),
+            instance: new_instance(cluster, instance.name, &instance.body),
             required_nodes: instance.required_nodes,
-            group_name: group_name.clone(),
-            restrict_to_nodes: restrict_to_nodes.clone(),
+            group_name: group_name.map(str::to_owned),
+            restrict_to_nodes: restrict_to_nodes.as_deref().map(owned),
         },
         WireRequest::MultiAllocate {
             instances,
@@ -648,11 +655,11 @@ fn resolve_request(cluster: &mut Cluster, req: &WireRequest) -> Result<Request, 
         } => {
             let mut out = Vec::with_capacity(instances.len());
             for i in instances {
-                out.push((new_instance(cluster, &i.name, &i.body), i.required_nodes));
+                out.push((new_instance(cluster, i.name, &i.body), i.required_nodes));
             }
             Request::MultiAllocate {
                 instances: out,
-                group_name: group_name.clone(),
+                group_name: group_name.map(str::to_owned),
             }
         }
         WireRequest::Relocate {

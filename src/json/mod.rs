@@ -1,0 +1,387 @@
+//! JSON reading and writing for the iallocator protocol.
+//!
+//! This module owns everything hailstone does with JSON text: it parses the
+//! request Ganeti hands to the allocator into a [`Document`] (a flat tape,
+//! read through [`Value`] handles; `document.rs`) with the grammar of
+//! `parser.rs`, can turn it into an owned [`Json`] tree for tools and tests,
+//! and writes string literals for the answer with [`write_string`]. It
+//! depends on nothing but the standard library.
+//!
+//! # Why not serde_json
+//!
+//! hail reads its input with Haskell's Text.JSON, and hailstone must see the
+//! same document hail sees:
+//!
+//! * Object members keep their input order, and duplicate keys are kept as
+//!   separate entries (two nodes may carry the same name); [`Json::get`]
+//!   returns the first one, as Text.JSON's lookups do.
+//! * Numbers are exact rationals. An integer field given `31389.5` becomes
+//!   31390 and `31388.5` becomes 31388 (Haskell's `round` is half-to-even),
+//!   and `1.5e0` is accepted as 2. [`Number`] therefore carries both the
+//!   correctly rounded `f64` and the exactly rounded integer, both computed
+//!   from the digits at parse time.
+//!
+//! # Grammar
+//!
+//! [`parse`] accepts exactly RFC 8259: one value of any kind, surrounded by
+//! optional whitespace (space, tab, line feed and carriage return only). The
+//! input is bytes and must be valid UTF-8. Numbers follow the RFC grammar
+//! `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, with exponents of
+//! any size. Strings may not contain raw control characters (below U+0020),
+//! and only the standard escapes are allowed; a `\u` escape that is half of a
+//! surrogate pair must be completed by the other half.
+//!
+//! # Deliberate deviations from hail
+//!
+//! Text.JSON is more lenient than the RFC in places; hailstone is strict and
+//! refuses such input with a clear message instead of guessing what it means:
+//!
+//! * `1.` (a fraction without digits) is refused; hail reads it as 1.
+//! * A lone surrogate in a `\u` escape is refused; hail lets it through as an
+//!   unpaired code point.
+//!
+//! A leading UTF-8 byte order mark is refused too, with a message of its own
+//! so that the cause is obvious.
+//!
+//! # Memory
+//!
+//! A [`Document`] is one vector of 16-byte tokens, one per value and per
+//! key, plus two side tables: a string or key without escapes is a span of
+//! the input, a decoded one lives in a shared buffer, and numbers other than
+//! small integers sit in a shared list. Parsing therefore allocates nothing
+//! per value, and the memory it touches stays about twice the input's size;
+//! for a large request that memory, not the grammar, is most of the cost.
+//! The [`Json`] tree made from a document borrows the input's strings too.
+//!
+//! # Limits
+//!
+//! * Arrays and objects may nest at most [`MAX_DEPTH`] levels. The parser never
+//!   recurses on the input's depth (it keeps an explicit stack) and checks the
+//!   limit while it reads, so a hostile, very deep input is refused at once and
+//!   no deep tree is ever built (building or dropping one recurses).
+//! * The input must be smaller than [`MAX_INPUT`] (4 GiB): tokens keep
+//!   positions and lengths in 32 bits.
+//! * [`Number::as_int`] covers the integers in [-2^53, 2^53], where every
+//!   integer is also exact as an `f64`.
+//!
+//! Errors carry a 1-based line and column (the column counts characters, a
+//! line ends at each line feed) and the 0-based byte offset. They are computed
+//! only when an error happens, so a successful parse pays nothing for them.
+
+use std::borrow::Cow;
+use std::fmt;
+
+mod document;
+mod parser;
+#[cfg(test)]
+mod tests;
+
+pub use document::{Array, Document, Items, Members, Object, Value};
+
+/// The deepest nesting of arrays and objects that [`parse`] accepts.
+pub const MAX_DEPTH: usize = 512;
+
+/// The input size from which [`parse`] refuses a text (4 GiB): positions
+/// and lengths inside a document are kept in 32 bits.
+pub const MAX_INPUT: u64 = 1 << 32;
+
+/// The largest magnitude [`Number::as_int`] reports: 2^53.
+const INT_LIMIT: u64 = 1 << 53;
+
+/// The point beyond which an exponent stops growing while it is read. Any
+/// exponent this large already puts a nonzero number far outside both the
+/// integer range and the `f64` range, so the exact value no longer matters,
+/// and capping it keeps all exponent arithmetic far from overflow.
+const EXPONENT_CAP: i64 = 100_000_000_000_000_000;
+
+/// The UTF-8 encoding of U+FEFF, the byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A parsed JSON value, borrowing its strings from the input.
+///
+/// A string or key without escapes is a slice of the input
+/// ([`Cow::Borrowed`]); only one whose escapes had to be decoded owns its
+/// text. The tree therefore allocates nothing but the vectors of its
+/// non-empty arrays and objects, one each, sized exactly.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Json<'a> {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number, kept both as an `f64` and as an exactly rounded integer.
+    Number(Number),
+    /// A string, with its escapes decoded: borrowed from the input unless it
+    /// contains escapes.
+    String(Cow<'a, str>),
+    /// An array, in input order.
+    Array(Vec<Json<'a>>),
+    /// Members in input order; duplicate keys are kept as separate entries.
+    /// Keys are borrowed from the input unless they contain escapes.
+    Object(Vec<(Cow<'a, str>, Json<'a>)>),
+}
+
+/// A JSON number.
+///
+/// Both views of the number are computed once, when it is parsed; the
+/// literal's text is not kept.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Number {
+    /// The nearest `f64` to the literal.
+    value: f64,
+    /// The literal's exact value rounded half-to-even, if within ±2^53.
+    int: Option<i64>,
+}
+
+impl Number {
+    /// Correctly rounded nearest f64 of the literal (like Rust's `str::parse::<f64>`); may be
+    /// ±inf for huge exponents, -0.0 for "-0".
+    pub fn as_f64(&self) -> f64 {
+        self.value
+    }
+
+    /// The literal's exact rational value rounded half-to-even to an integer (exactly as Haskell's
+    /// `round` on a Rational), or None when that integer is outside [-2^53, 2^53].
+    ///
+    /// The rounding is done on the decimal digits, never through an `f64`, so
+    /// `2.5000000000000000001` gives 3 even though its nearest `f64` is 2.5.
+    pub fn as_int(&self) -> Option<i64> {
+        self.int
+    }
+
+    /// Construct from an f64 (for tests / the writer); as_int then rounds that value
+    /// half-to-even if in range.
+    pub fn from_f64(x: f64) -> Number {
+        let int = if x.is_finite() {
+            let rounded = x.round_ties_even();
+            if rounded.abs() <= INT_LIMIT as f64 {
+                // The value is integral and within ±2^53, so the conversion is exact.
+                Some(rounded as i64)
+            } else {
+                None
+            }
+        } else {
+            None
+        };
+        Number { value: x, int }
+    }
+}
+
+impl<'a> Json<'a> {
+    /// First member with this key, if self is an object (None otherwise).
+    pub fn get(&self, key: &str) -> Option<&Json<'a>> {
+        match self {
+            Json::Object(members) => members.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// "null", "a boolean", "a number", "a string", "an array", "an object".
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Json::Null => "null",
+            Json::Bool(_) => "a boolean",
+            Json::Number(_) => "a number",
+            Json::String(_) => "a string",
+            Json::Array(_) => "an array",
+            Json::Object(_) => "an object",
+        }
+    }
+
+    /// Short rendering for error messages, e.g. `"lots"` (JSON-quoted, cut to 40 chars with "…"
+    /// if longer), `12.5`, `1e30` for big numbers, `true`, `null`, `an array`, `an object`.
+    ///
+    /// A cut string is rendered as its first 40 characters, quoted, followed
+    /// by "…" outside the quotes.
+    pub fn describe(&self) -> String {
+        match self {
+            Json::Null => "null".to_owned(),
+            Json::Bool(true) => "true".to_owned(),
+            Json::Bool(false) => "false".to_owned(),
+            Json::Number(n) => describe_f64(n.value),
+            Json::String(s) => describe_str(s),
+            Json::Array(_) => "an array".to_owned(),
+            Json::Object(_) => "an object".to_owned(),
+        }
+    }
+}
+
+/// Renders a string for an error message: JSON-quoted, cut after 40
+/// characters with "…" outside the quotes.
+fn describe_str(s: &str) -> String {
+    let mut out = String::new();
+    match s.char_indices().nth(40) {
+        Some((cut, _)) => {
+            write_string(&mut out, s.get(..cut).unwrap_or(s));
+            out.push('…');
+        }
+        None => write_string(&mut out, s),
+    }
+    out
+}
+
+/// Renders a number briefly but faithfully: plain decimal notation for
+/// ordinary magnitudes, scientific notation for very large or small ones.
+/// Both forms are the shortest text that reads back as the same `f64`.
+fn describe_f64(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".to_owned()
+    } else if x == f64::INFINITY {
+        "a number beyond 1.8e308".to_owned()
+    } else if x == f64::NEG_INFINITY {
+        "a number beyond -1.8e308".to_owned()
+    } else {
+        let magnitude = x.abs();
+        if magnitude == 0.0 || (1e-5..1e16).contains(&magnitude) {
+            format!("{x}")
+        } else {
+            format!("{x:e}")
+        }
+    }
+}
+
+/// A refusal from [`parse`], with the position where the input went wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// The 1-based line of the error; lines end at each line feed.
+    pub line: usize,
+    /// The 1-based column of the error, counted in characters.
+    pub column: usize,
+    /// The 0-based byte offset of the error in the input.
+    pub offset: usize,
+    /// What was expected and what was found, starting in lower case.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Builds an error at `offset`, computing its line and column by scanning the
+/// input up to that point. This is the only place positions are computed.
+#[cold]
+#[inline(never)]
+fn error_at(input: &[u8], offset: usize, message: impl Into<String>) -> ParseError {
+    let offset = offset.min(input.len());
+    let before = input.get(..offset).unwrap_or(input);
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    // Everything before the error has been checked to be valid UTF-8, so
+    // counting the bytes that start a character counts the characters.
+    let column = 1 + before
+        .get(line_start..)
+        .unwrap_or(&[])
+        .iter()
+        .filter(|&&b| b & 0xC0 != 0x80)
+        .count();
+    ParseError {
+        line,
+        column,
+        offset,
+        message: message.into(),
+    }
+}
+
+/// Parse one JSON text into a [`Document`]. Accepts exactly RFC 8259 (any
+/// value at top level; the caller decides what it wants), surrounded by
+/// optional whitespace (space, \t, \n, \r only). Never panics, never
+/// recurses on input depth (it keeps an explicit stack), refuses nesting
+/// deeper than [`MAX_DEPTH`]. Input is bytes: strings must be valid UTF-8.
+///
+/// # Errors
+///
+/// Returns a [`ParseError`] locating the first place where the input is not
+/// such a JSON text: a syntax error, invalid UTF-8, a lone surrogate escape,
+/// a leading byte order mark, or nesting deeper than [`MAX_DEPTH`]; or, at
+/// offset 0, an input of [`MAX_INPUT`] bytes or more.
+pub fn parse_document(input: &[u8]) -> Result<Document<'_>, ParseError> {
+    if input.starts_with(BOM) {
+        return Err(error_at(
+            input,
+            0,
+            "input starts with a UTF-8 byte order mark",
+        ));
+    }
+    if input.len() as u64 >= MAX_INPUT {
+        return Err(error_at(
+            input,
+            0,
+            format!(
+                "input of {} bytes is too large; the limit is {MAX_INPUT} bytes",
+                input.len()
+            ),
+        ));
+    }
+    // Validating the whole input at once is much faster than validating
+    // each string on its own. Parsing works on the valid prefix, and the first
+    // invalid byte is reported when the parser reaches it, so that an earlier
+    // syntax error is still the one reported.
+    let text = match std::str::from_utf8(input) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(input.get(..e.valid_up_to()).unwrap_or(&[])).unwrap_or(""),
+    };
+    parser::parse(input, text)
+}
+
+/// Parse one JSON text into a tree; accepts and refuses exactly what
+/// [`parse_document`] does.
+///
+/// # Errors
+///
+/// As [`parse_document`].
+pub fn parse(input: &[u8]) -> Result<Json<'_>, ParseError> {
+    parse_document(input).map(|doc| doc.to_tree())
+}
+
+/// Append `s` as a JSON string literal with Text.JSON's escaping (see below).
+///
+/// `"` and `\` are escaped with a backslash; backspace, form feed, line feed,
+/// carriage return and tab use their short escapes; every other character
+/// below U+0020 is written as `\u00xx` with lower-case hex digits. Everything
+/// else is written raw, including `/`, DEL and all non-ASCII characters.
+pub fn write_string(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let mut run = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        let short = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x0C => "\\f",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x00..=0x1F => "",
+            _ => continue,
+        };
+        // Every escaped character is ASCII, so `i` is a character boundary.
+        out.push_str(s.get(run..i).unwrap_or(""));
+        if short.is_empty() {
+            out.push_str("\\u00");
+            out.push(hex_digit(b >> 4));
+            out.push(hex_digit(b & 0x0F));
+        } else {
+            out.push_str(short);
+        }
+        run = i + 1;
+    }
+    out.push_str(s.get(run..).unwrap_or(""));
+    out.push('"');
+}
+
+/// The lower-case hex digit for a value below 16.
+fn hex_digit(n: u8) -> char {
+    char::from_digit(u32::from(n), 16).unwrap_or('0')
+}

@@ -1,0 +1,844 @@
+//! The JSON grammar: reads a request's bytes into a [`Document`] tape.
+//!
+//! The parser never recurses on the input's depth: open arrays and objects
+//! are an explicit stack of frames, checked against [`MAX_DEPTH`] as they
+//! open. Positions for error messages are computed only when an error
+//! happens.
+
+use super::document::{Document, Tag, Token};
+use super::{error_at, Number, ParseError, EXPONENT_CAP, INT_LIMIT, MAX_DEPTH};
+
+/// Parses `input`, whose longest valid UTF-8 prefix is `text`.
+pub(super) fn parse<'a>(input: &'a [u8], text: &'a str) -> Result<Document<'a>, ParseError> {
+    let mut parser = Parser {
+        input,
+        text,
+        pos: 0,
+        frames: Vec::new(),
+        // A request has about one token per nine bytes; starting near that
+        // spares most of the vector's growth.
+        tape: Vec::with_capacity(input.len() / 8 + 16),
+        decoded: String::new(),
+        numbers: Vec::new(),
+    };
+    parser.document()?;
+    Ok(Document {
+        text,
+        tape: parser.tape,
+        decoded: parser.decoded,
+        numbers: parser.numbers,
+    })
+}
+
+/// An array or object that is open while the parser reads its contents.
+struct Frame {
+    /// The index of the container's token on the tape, patched when the
+    /// container closes.
+    at: usize,
+    /// Whether the container is an object.
+    object: bool,
+    /// How many items the container had when an inner container opened.
+    count: u32,
+}
+
+/// The parser's state: the input, the read position, the explicit stack of
+/// open containers, and the document being built.
+struct Parser<'a> {
+    input: &'a [u8],
+    /// The longest prefix of `input` that is valid UTF-8.
+    text: &'a str,
+    pos: usize,
+    frames: Vec<Frame>,
+    tape: Vec<Token>,
+    decoded: String,
+    numbers: Vec<Number>,
+}
+
+/// `stack.push(item)`, written so that the item is usually stored straight
+/// into the vector: with the capacity checked first, nothing stands between
+/// building the item and storing it, so it is not assembled on the stack
+/// and then copied.
+#[inline(always)]
+fn push<T>(stack: &mut Vec<T>, item: T) {
+    if stack.len() < stack.capacity() {
+        stack.push(item);
+    } else {
+        push_growing(stack, item);
+    }
+}
+
+/// `stack.push(item)` when that needs the vector to grow.
+#[cold]
+#[inline(never)]
+fn push_growing<T>(stack: &mut Vec<T>, item: T) {
+    stack.push(item);
+}
+
+impl<'a> Parser<'a> {
+    /// Parses the whole input as one value followed by optional whitespace.
+    fn document(&mut self) -> Result<(), ParseError> {
+        self.skip_whitespace();
+        let start = self.pos;
+        match self.peek() {
+            Some(open @ (b'{' | b'[')) => {
+                let object = open == b'{';
+                if self.open(start, object)? {
+                    self.push_empty(object);
+                } else {
+                    self.frames.push(Frame {
+                        at: 0,
+                        object,
+                        count: 0,
+                    });
+                    push(&mut self.tape, Token::scalar(Tag::Null, 0));
+                    self.contents()?;
+                }
+            }
+            Some(_) => self.scalar(start, "a JSON value")?,
+            None => return Err(self.unexpected_token(start, "a JSON value")),
+        }
+        self.skip_whitespace();
+        if self.pos < self.input.len() {
+            return Err(self.error(self.pos, "unexpected data after the JSON value"));
+        }
+        Ok(())
+    }
+
+    /// Pushes the token of an empty array or object.
+    #[inline]
+    fn push_empty(&mut self, object: bool) {
+        let tag = if object { Tag::Object } else { Tag::Array };
+        let end = self.tape.len() as u64 + 1;
+        push(
+            &mut self.tape,
+            Token {
+                tag,
+                len: 0,
+                payload: end,
+            },
+        );
+    }
+
+    /// Reads the value at the read position `start` when it is not an array
+    /// or object, and pushes its token; `expected` names what may stand
+    /// there, for the message when nothing valid does.
+    #[inline]
+    fn scalar(&mut self, start: usize, expected: &str) -> Result<(), ParseError> {
+        let token = match self.peek() {
+            Some(b'"') => self.string()?,
+            Some(b'-' | b'0'..=b'9') => self.number()?,
+            Some(b't') => {
+                self.literal(b"true")?;
+                Token::TRUE
+            }
+            Some(b'f') => {
+                self.literal(b"false")?;
+                Token::FALSE
+            }
+            Some(b'n') => {
+                self.literal(b"null")?;
+                Token::NULL
+            }
+            _ => return Err(self.unexpected_token(start, expected)),
+        };
+        push(&mut self.tape, token);
+        Ok(())
+    }
+
+    /// Opens the array or object whose bracket is at `at` (the read
+    /// position), refusing it beyond [`MAX_DEPTH`]. Returns whether it is
+    /// empty: then it is closed again at once and the read position is past
+    /// it; otherwise the read position is at its first item.
+    #[inline]
+    fn open(&mut self, at: usize, object: bool) -> Result<bool, ParseError> {
+        self.check_depth(at)?;
+        self.pos = at + 1;
+        self.skip_whitespace();
+        let close = if object { b'}' } else { b']' };
+        if self.peek() == Some(close) {
+            self.pos += 1;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    /// Reads the contents of the open containers, the innermost one from its
+    /// first item on, until the outermost one closes.
+    fn contents(&mut self) -> Result<(), ParseError> {
+        // Whether the container the next item goes into is an object, how
+        // many items it has so far (both kept in step with the top frame),
+        // and whether the next item is its first.
+        let mut object = self.frames.last().is_some_and(|f| f.object);
+        let mut count: u32 = 0;
+        let mut first = true;
+        'item: loop {
+            if object {
+                let expected = if first {
+                    "a string key or '}'"
+                } else {
+                    "a string key after ','"
+                };
+                self.key(expected)?;
+                self.skip_whitespace();
+            }
+            // The input is under 4 GiB and every item takes a byte, so the
+            // count cannot overflow.
+            count += 1;
+            let start = self.pos;
+            match self.peek() {
+                Some(open @ (b'{' | b'[')) => {
+                    let inner = open == b'{';
+                    if self.open(start, inner)? {
+                        self.push_empty(inner);
+                    } else {
+                        if let Some(parent) = self.frames.last_mut() {
+                            parent.count = count;
+                        }
+                        self.frames.push(Frame {
+                            at: self.tape.len(),
+                            object: inner,
+                            count: 0,
+                        });
+                        // A placeholder, patched when the container closes.
+                        push(&mut self.tape, Token::NULL);
+                        object = inner;
+                        count = 0;
+                        first = true;
+                        continue 'item;
+                    }
+                }
+                _ => {
+                    let expected = if first && !object {
+                        "a JSON value or ']'"
+                    } else {
+                        "a JSON value"
+                    };
+                    self.scalar(start, expected)?;
+                }
+            }
+            // After an item: a ',' and the next item, or the end of the
+            // container. A closed container is an item of its parent, so
+            // the same question follows again, outwards.
+            loop {
+                self.skip_whitespace();
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        self.skip_whitespace();
+                        first = false;
+                        continue 'item;
+                    }
+                    Some(b'}') if object => {}
+                    Some(b']') if !object => {}
+                    _ => {
+                        let expected = if object {
+                            "',' or '}' after an object member"
+                        } else {
+                            "',' or ']' after an array element"
+                        };
+                        return Err(self.unexpected_token(self.pos, expected));
+                    }
+                }
+                self.pos += 1;
+                let Some(frame) = self.frames.pop() else {
+                    // Unreachable: an item is always read into an open
+                    // container.
+                    return Err(self.error(self.pos, "internal error: no open container"));
+                };
+                let tag = if object { Tag::Object } else { Tag::Array };
+                let end = self.tape.len() as u64;
+                if let Some(slot) = self.tape.get_mut(frame.at) {
+                    *slot = Token {
+                        tag,
+                        len: count,
+                        payload: end,
+                    };
+                }
+                match self.frames.last() {
+                    None => return Ok(()),
+                    Some(parent) => {
+                        object = parent.object;
+                        count = parent.count;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The byte at the read position, if any.
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.input.get(self.pos).copied()
+    }
+
+    /// Advances past any JSON whitespace.
+    #[inline]
+    fn skip_whitespace(&mut self) {
+        while let Some(&b) = self.input.get(self.pos) {
+            if b == b' ' || b == b'\n' || b == b'\r' || b == b'\t' {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Refuses to open one more container when [`MAX_DEPTH`] are open already.
+    fn check_depth(&self, at: usize) -> Result<(), ParseError> {
+        if self.frames.len() >= MAX_DEPTH {
+            Err(self.error(at, format!("nesting deeper than {MAX_DEPTH} levels")))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Builds an error at `offset`.
+    fn error(&self, offset: usize, message: impl Into<String>) -> ParseError {
+        error_at(self.input, offset, message)
+    }
+
+    /// Builds an "expected ..., found ..." error for the character at `at`.
+    /// Bytes that are not valid UTF-8 are reported as such instead.
+    fn unexpected(&self, at: usize, expected: &str) -> ParseError {
+        self.unexpected_found(at, expected, false)
+    }
+
+    /// Like [`Parser::unexpected`], but shows a whole word when one starts at
+    /// `at`, for places where a token was expected.
+    fn unexpected_token(&self, at: usize, expected: &str) -> ParseError {
+        self.unexpected_found(at, expected, true)
+    }
+
+    /// Builds an "expected ..., found ..." error for what sits at `at`,
+    /// showing a whole word if `whole_word` is set and one starts there.
+    #[cold]
+    #[inline(never)]
+    fn unexpected_found(&self, at: usize, expected: &str, whole_word: bool) -> ParseError {
+        let rest = self.input.get(at..).unwrap_or(&[]);
+        let Some(&first) = rest.first() else {
+            return self.error(at, format!("expected {expected}, found end of input"));
+        };
+        let found = if whole_word && first.is_ascii_alphabetic() {
+            // Show a whole word, so that `NaN`, `Infinity` or `True` appear
+            // as such rather than as their first letter.
+            let word: String = rest
+                .iter()
+                .take(24)
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                .map(|&b| char::from(b))
+                .collect();
+            format!("'{word}'")
+        } else {
+            match first_char(rest) {
+                Some(c) => describe_char(c),
+                None => return self.error(at, format!("invalid UTF-8 (byte {first:#04x})")),
+            }
+        };
+        self.error(at, format!("expected {expected}, found {found}"))
+    }
+
+    /// Reads `word` (`true`, `false` or `null`) at the read position.
+    #[inline]
+    fn literal(&mut self, word: &'static [u8]) -> Result<(), ParseError> {
+        let rest = self.input.get(self.pos..).unwrap_or(&[]);
+        if rest.starts_with(word) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            Err(self.bad_literal(word, rest))
+        }
+    }
+
+    /// The error for input at the read position, `rest`, that should have
+    /// been `word` but is not.
+    #[cold]
+    #[inline(never)]
+    fn bad_literal(&self, word: &'static [u8], rest: &[u8]) -> ParseError {
+        if word.starts_with(rest) {
+            let word = String::from_utf8_lossy(word);
+            self.error(
+                self.input.len(),
+                format!("expected '{word}', found end of input"),
+            )
+        } else {
+            self.unexpected_token(self.pos, "a JSON value")
+        }
+    }
+
+    /// Reads an object key and the ':' after it; `expected` says what may
+    /// stand here, for the message when no key does.
+    #[inline]
+    fn key(&mut self, expected: &str) -> Result<(), ParseError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.unexpected_token(self.pos, expected));
+        }
+        let key = self.string()?;
+        push(&mut self.tape, key);
+        self.skip_whitespace();
+        if self.peek() != Some(b':') {
+            return Err(self.unexpected_token(self.pos, "':' after an object key"));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Returns `input[from..to]` as text, or the invalid UTF-8 error when the
+    /// span reaches past the valid prefix of the input. Spans start and end
+    /// next to ASCII delimiters (or at the end of input), so inside the valid
+    /// prefix they always fall on character boundaries.
+    #[inline]
+    fn text(&self, from: usize, to: usize) -> Result<&'a str, ParseError> {
+        let text: &'a str = self.text;
+        match text.get(from..to) {
+            Some(s) => Ok(s),
+            None => Err(self.invalid_utf8()),
+        }
+    }
+
+    /// The error for the first byte that is not valid UTF-8.
+    #[cold]
+    #[inline(never)]
+    fn invalid_utf8(&self) -> ParseError {
+        let at = self.text.len();
+        let byte = self.input.get(at).copied().unwrap_or(0);
+        self.error(at, format!("invalid UTF-8 (byte {byte:#04x})"))
+    }
+
+    /// Reads a string literal; the read position is at its opening quote.
+    /// Without escapes its token points into the input; with them, the
+    /// decoded text is appended to the document's decoded buffer.
+    #[inline]
+    fn string(&mut self) -> Result<Token, ParseError> {
+        let open = self.pos;
+        let run = open + 1;
+        let p = plain_run_end(self.input, run);
+        if self.input.get(p) == Some(&b'"') && p <= self.text.len() {
+            // The common case: no escapes, so the text is one span of input,
+            // all of it valid UTF-8.
+            self.pos = p + 1;
+            return Ok(Token {
+                tag: Tag::Str,
+                len: (p - run) as u32,
+                payload: run as u64,
+            });
+        }
+        self.decoded_string(open, p)
+    }
+
+    /// Reads the rest of the string literal that opens at `open`, the slow
+    /// way. `p` is where its first run of plain characters ends: at an
+    /// escape, a control character or the end of input, or at the closing
+    /// quote when the run is not valid UTF-8.
+    #[inline(never)]
+    fn decoded_string(&mut self, open: usize, p: usize) -> Result<Token, ParseError> {
+        // Taken out of the parser while it is written, and put back after.
+        let mut out = std::mem::take(&mut self.decoded);
+        let start = out.len();
+        let end = self.decode_into(open, p, &mut out);
+        let len = out.len() - start;
+        self.decoded = out;
+        self.pos = end?;
+        // The decoded text is never longer than its literal, so it fits.
+        Ok(Token {
+            tag: Tag::Decoded,
+            len: len as u32,
+            payload: start as u64,
+        })
+    }
+
+    /// Appends the decoded text of the string literal that opens at `open`
+    /// to `out` (see [`Parser::decoded_string`] for `p`), and returns the
+    /// position after its closing quote.
+    fn decode_into(
+        &self,
+        open: usize,
+        mut p: usize,
+        out: &mut String,
+    ) -> Result<usize, ParseError> {
+        let input = self.input;
+        out.push_str(self.text(open + 1, p)?);
+        loop {
+            match input.get(p) {
+                None => return Err(self.error(open, "unterminated string")),
+                Some(b'"') => return Ok(p + 1),
+                Some(b'\\') => p = self.escape(p, open, out)?,
+                Some(&b) => {
+                    return Err(self.error(
+                        p,
+                        format!("unescaped control character U+{b:04X} in a string"),
+                    ));
+                }
+            }
+            // Copy the next run of plain characters in one go. Escapes and
+            // quotes are ASCII, so a run never splits a UTF-8 sequence.
+            let run = p;
+            p = plain_run_end(input, p);
+            out.push_str(self.text(run, p)?);
+        }
+    }
+
+    /// Decodes the escape sequence whose backslash is at `at` into `out`, and
+    /// returns the position after it. `open` is where the string began.
+    fn escape(&self, at: usize, open: usize, out: &mut String) -> Result<usize, ParseError> {
+        let c = match self.input.get(at + 1) {
+            None => return Err(self.error(open, "unterminated string")),
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => {
+                let (c, next) = self.unicode_escape(at)?;
+                out.push(c);
+                return Ok(next);
+            }
+            Some(_) => {
+                return Err(self.unexpected(
+                    at + 1,
+                    "one of '\"' '\\' '/' 'b' 'f' 'n' 'r' 't' 'u' after '\\' in a string",
+                ));
+            }
+        };
+        out.push(c);
+        Ok(at + 2)
+    }
+
+    /// Decodes the `\u` escape at `at`, together with the low surrogate that
+    /// must follow it when it is a high surrogate.
+    fn unicode_escape(&self, at: usize) -> Result<(char, usize), ParseError> {
+        let first = self.hex4(at + 2)?;
+        let mut next = at + 6;
+        let code = match first {
+            0xD800..=0xDBFF => {
+                let rest = self.input.get(next..).unwrap_or(&[]);
+                let low = if rest.starts_with(b"\\u") {
+                    Some(self.hex4(next + 2)?)
+                } else {
+                    None
+                };
+                match low {
+                    Some(low @ 0xDC00..=0xDFFF) => {
+                        next += 6;
+                        0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    _ => return Err(self.lone_surrogate(at, first)),
+                }
+            }
+            0xDC00..=0xDFFF => return Err(self.lone_surrogate(at, first)),
+            _ => first,
+        };
+        match char::from_u32(code) {
+            Some(c) => Ok((c, next)),
+            None => Err(self.lone_surrogate(at, first)),
+        }
+    }
+
+    /// The error for a `\u` escape at `at` naming half a surrogate pair alone.
+    fn lone_surrogate(&self, at: usize, code: u32) -> ParseError {
+        let role = if code < 0xDC00 {
+            "a high surrogate not followed by a \\u escape of a low surrogate"
+        } else {
+            "a low surrogate not preceded by a high surrogate"
+        };
+        self.error(
+            at,
+            format!("lone surrogate in \\u escape: \\u{code:04x} is {role}"),
+        )
+    }
+
+    /// Reads the four hex digits of a `\u` escape starting at `at`.
+    fn hex4(&self, at: usize) -> Result<u32, ParseError> {
+        let mut code = 0;
+        for i in at..at + 4 {
+            let digit = self.input.get(i).and_then(|&b| char::from(b).to_digit(16));
+            match digit {
+                Some(d) => code = code * 16 + d,
+                None => return Err(self.unexpected(i, "a hex digit in a \\u escape")),
+            }
+        }
+        Ok(code)
+    }
+
+    /// Reads a number; the read position is at its first character, a '-' or
+    /// a digit.
+    #[inline]
+    fn number(&mut self) -> Result<Token, ParseError> {
+        let input = self.input;
+        let start = self.pos;
+        let negative = input.get(start) == Some(&b'-');
+        let int_start = start + usize::from(negative);
+        let int_end = digits_end(input, int_start);
+        let int_digits = input.get(int_start..int_end).unwrap_or(&[]);
+        // The common case: a plain integer below 10^15 < 2^53, which both
+        // views represent exactly. Anything else, including every invalid
+        // number, takes the general path.
+        if (1..=15).contains(&int_digits.len())
+            && (int_digits.len() == 1 || int_digits.first() != Some(&b'0'))
+            && !matches!(input.get(int_end), Some(b'.' | b'e' | b'E'))
+        {
+            let magnitude = int_digits
+                .iter()
+                .fold(0i64, |acc, &b| acc * 10 + i64::from(b - b'0'));
+            let value = if negative {
+                -(magnitude as f64)
+            } else {
+                magnitude as f64
+            };
+            self.pos = int_end;
+            return Ok(Token::scalar(Tag::Int, value.to_bits()));
+        }
+        let n = self.general_number()?;
+        let index = self.numbers.len() as u64;
+        push(&mut self.numbers, n);
+        Ok(Token::scalar(Tag::Float, index))
+    }
+
+    /// Reads any number, like [`Parser::number`], with a fraction, an
+    /// exponent or many digits, or refuses an invalid one.
+    #[inline(never)]
+    fn general_number(&mut self) -> Result<Number, ParseError> {
+        let input = self.input;
+        let start = self.pos;
+        let mut p = start;
+        let negative = input.get(p) == Some(&b'-');
+        if negative {
+            p += 1;
+        }
+        let int_start = p;
+        match input.get(p) {
+            Some(b'0') => {
+                p += 1;
+                if matches!(input.get(p), Some(b'0'..=b'9')) {
+                    return Err(self.error(p - 1, "invalid number: leading zeros are not allowed"));
+                }
+            }
+            Some(b'1'..=b'9') => p = digits_end(input, p + 1),
+            _ => return Err(self.unexpected(p, "a digit after '-'")),
+        }
+        let int_end = p;
+        let mut frac_start = p;
+        let mut frac_end = p;
+        if input.get(p) == Some(&b'.') {
+            frac_start = p + 1;
+            frac_end = digits_end(input, frac_start);
+            if frac_end == frac_start {
+                return Err(self.unexpected(frac_start, "a digit after the decimal point"));
+            }
+            p = frac_end;
+        }
+        let mut exponent: i64 = 0;
+        if let Some(b'e' | b'E') = input.get(p) {
+            p += 1;
+            let exponent_negative = match input.get(p) {
+                Some(b'-') => {
+                    p += 1;
+                    true
+                }
+                Some(b'+') => {
+                    p += 1;
+                    false
+                }
+                _ => false,
+            };
+            let digits_start = p;
+            while let Some(&b) = input.get(p) {
+                if !b.is_ascii_digit() {
+                    break;
+                }
+                if exponent < EXPONENT_CAP {
+                    exponent = exponent * 10 + i64::from(b - b'0');
+                }
+                p += 1;
+            }
+            if p == digits_start {
+                return Err(self.unexpected(p, "a digit in the exponent"));
+            }
+            if exponent_negative {
+                exponent = -exponent;
+            }
+        }
+        self.pos = p;
+
+        let int_digits = input.get(int_start..int_end).unwrap_or(&[]);
+        let literal = input.get(start..p).unwrap_or(&[]);
+        let value = std::str::from_utf8(literal)
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok());
+        let Some(value) = value else {
+            return Err(self.error(start, "invalid number"));
+        };
+        let frac_digits = input.get(frac_start..frac_end).unwrap_or(&[]);
+        let int = round_half_even(negative, int_digits, frac_digits, exponent);
+        Ok(Number { value, int })
+    }
+}
+
+/// The end of the run of string bytes from `from` on that need no special
+/// handling: everything but '"', '\\' and control characters.
+///
+/// It looks at eight bytes at a time: for each of the three conditions, the
+/// classic "has a zero byte" bit trick sets the high bit of the first byte
+/// that meets it. Later bytes may be flagged spuriously, but never an earlier
+/// one, so the lowest flag marks the first special byte exactly.
+#[inline]
+pub(super) fn plain_run_end(input: &[u8], from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const QUOTES: u64 = ONES * b'"' as u64;
+    const BACKSLASHES: u64 = ONES * b'\\' as u64;
+    const SPACES: u64 = ONES * 0x20;
+    let rest = input.get(from..).unwrap_or(&[]);
+    let mut chunks = rest.chunks_exact(8);
+    let mut offset = from;
+    for chunk in &mut chunks {
+        let Ok(bytes) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let word = u64::from_le_bytes(bytes);
+        let quote = word ^ QUOTES;
+        let backslash = word ^ BACKSLASHES;
+        let flags = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (word.wrapping_sub(SPACES) & !word);
+        let flags = flags & HIGHS;
+        if flags != 0 {
+            return offset + (flags.trailing_zeros() / 8) as usize;
+        }
+        offset += 8;
+    }
+    match chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+    {
+        Some(n) => offset + n,
+        None => input.len(),
+    }
+}
+
+/// The end of the run of ASCII digits from `from` on.
+#[inline]
+fn digits_end(input: &[u8], from: usize) -> usize {
+    let rest = input.get(from..).unwrap_or(&[]);
+    match rest.iter().position(|b| !b.is_ascii_digit()) {
+        Some(n) => from + n,
+        None => input.len(),
+    }
+}
+
+/// The character that `bytes` start with, if they start with valid UTF-8.
+fn first_char(bytes: &[u8]) -> Option<char> {
+    let head = bytes.get(..bytes.len().min(4)).unwrap_or(bytes);
+    let valid = match std::str::from_utf8(head) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(head.get(..e.valid_up_to()).unwrap_or(&[])).unwrap_or(""),
+    };
+    valid.chars().next()
+}
+
+/// Renders a character found where something else was expected.
+fn describe_char(c: char) -> String {
+    match c {
+        '\'' => "\"'\"".to_owned(),
+        '!'..='~' => format!("'{c}'"),
+        ' ' => "a space".to_owned(),
+        c if c.is_control() || c.is_whitespace() || c == '\u{feff}' => {
+            format!("U+{:04X}", u32::from(c))
+        }
+        c => format!("'{c}' (U+{:04X})", u32::from(c)),
+    }
+}
+
+/// The decimal digits of a number literal: its integer digits followed by its
+/// fraction digits, read as one digit string.
+struct Digits<'a> {
+    int: &'a [u8],
+    frac: &'a [u8],
+}
+
+impl Digits<'_> {
+    fn len(&self) -> usize {
+        self.int.len() + self.frac.len()
+    }
+
+    /// The digit at index `i`, or 0 past the end.
+    fn at(&self, i: usize) -> u64 {
+        let b = match i.checked_sub(self.int.len()) {
+            None => self.int.get(i),
+            Some(j) => self.frac.get(j),
+        };
+        b.map_or(0, |&b| u64::from(b.wrapping_sub(b'0')) % 10)
+    }
+
+    /// Whether any digit from index `from` on is nonzero.
+    fn any_nonzero_from(&self, from: usize) -> bool {
+        (from..self.len()).any(|i| self.at(i) != 0)
+    }
+}
+
+/// Rounds the literal `(-)int_digits.frac_digits × 10^exponent` half-to-even
+/// to an integer, exactly, from its digits. Returns None when the result is
+/// outside [-2^53, 2^53].
+fn round_half_even(
+    negative: bool,
+    int_digits: &[u8],
+    frac_digits: &[u8],
+    exponent: i64,
+) -> Option<i64> {
+    let digits = Digits {
+        int: int_digits,
+        frac: frac_digits,
+    };
+    let total = digits.len();
+    // Skip leading zeros; a literal with no nonzero digit is zero whatever
+    // its exponent.
+    let Some(first) = (0..total).find(|&i| digits.at(i) != 0) else {
+        return Some(0);
+    };
+    // The value is S × 10^scale, where S is the digit string from `first` on.
+    let significant = (total - first) as i64;
+    let frac_len = i64::try_from(frac_digits.len()).unwrap_or(i64::MAX);
+    let scale = exponent.saturating_sub(frac_len);
+    // The number of digits before the decimal point in the value.
+    let int_len = significant.saturating_add(scale);
+    if int_len > 16 {
+        // At least 10^16, which is beyond 2^53.
+        return None;
+    }
+    let mut magnitude: u64 = 0;
+    let round_up = if int_len < 0 {
+        // Below 0.1: rounds to zero.
+        false
+    } else {
+        // The integer part, padded with zeros when the exponent reaches past
+        // the digits; at most 16 digits, so it fits easily.
+        let int_len = int_len as usize;
+        for k in 0..int_len {
+            magnitude = magnitude * 10 + digits.at(first + k);
+        }
+        // The first fraction digit decides, unless it is 5 and all the rest
+        // are zero: then the value is exactly halfway and goes to even.
+        let cut = first + int_len;
+        if cut < total {
+            match digits.at(cut) {
+                6..=9 => true,
+                5 => digits.any_nonzero_from(cut + 1) || magnitude % 2 == 1,
+                _ => false,
+            }
+        } else {
+            false
+        }
+    };
+    if round_up {
+        magnitude += 1;
+    }
+    if magnitude > INT_LIMIT {
+        return None;
+    }
+    let magnitude = magnitude as i64;
+    Some(if negative { -magnitude } else { magnitude })
+}
