@@ -14,6 +14,7 @@
 //! is what reading a large request costs (see `ARCHITECTURE.md`).
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use super::{describe_f64, describe_str, Json, Number};
 
@@ -24,44 +25,101 @@ pub(super) enum Tag {
     Null,
     False,
     True,
-    /// A number whose literal is a plain integer below 10^15 in magnitude:
-    /// both views of it are the `f64` whose bits are the payload.
+    /// A number whose literal is a plain integer below 10^15 in magnitude
+    /// (not `-0`), kept in the token: both views of it are that integer.
     Int,
-    /// Any other number: the payload indexes [`Document::numbers`].
+    /// Any other number: [`Token::low`] indexes [`Document::numbers`].
     Float,
-    /// A string without escapes: `len` bytes of the input from the offset in
-    /// the payload.
+    /// A string without escapes: [`Token::mid`] bytes of the input from the
+    /// offset [`Token::low`].
     Str,
-    /// A string with escapes: `len` bytes of [`Document::decoded`] from the
-    /// offset in the payload.
+    /// A string with escapes: [`Token::mid`] bytes of
+    /// [`Document::decoded`] from the offset [`Token::low`].
     Decoded,
-    /// An array of `len` items; the payload is the index of the token after
-    /// its last item.
+    /// A string too long for [`Token::mid`]: [`Token::low`] indexes
+    /// [`Document::long_strings`].
+    Long,
+    /// An array: [`Token::low`] is the index of the token after its last
+    /// item, [`Token::mid`] its item count (saturated at [`Token::MID_MAX`]).
     Array,
-    /// An object of `len` members, like an array.
+    /// An object of members, like an array.
     Object,
 }
 
-/// One entry of the tape.
+/// One entry of the tape: a tag in the top 4 bits, then a 28-bit middle
+/// field and a 32-bit low field (or, for [`Tag::Int`], a 60-bit integer).
+/// Eight bytes a token keeps the tape to about the input's size.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Token {
-    pub(super) tag: Tag,
-    pub(super) len: u32,
-    pub(super) payload: u64,
-}
+pub(super) struct Token(u64);
 
 impl Token {
-    pub(super) const NULL: Token = Token::scalar(Tag::Null, 0);
-    pub(super) const FALSE: Token = Token::scalar(Tag::False, 0);
-    pub(super) const TRUE: Token = Token::scalar(Tag::True, 0);
+    const TAG_SHIFT: u32 = 60;
+    /// The width of the middle field. Unit tests make it narrow, so that
+    /// long strings and saturated counts occur in small inputs.
+    const MID_BITS: u32 = if cfg!(test) { 8 } else { 28 };
+    /// The largest middle field.
+    pub(super) const MID_MAX: u32 = (1 << Self::MID_BITS) - 1;
+    const INT_BITS: u32 = 60;
 
-    pub(super) const fn scalar(tag: Tag, payload: u64) -> Token {
-        Token {
-            tag,
-            len: 0,
-            payload,
+    pub(super) const NULL: Token = Token::new(Tag::Null, 0, 0);
+    pub(super) const FALSE: Token = Token::new(Tag::False, 0, 0);
+    pub(super) const TRUE: Token = Token::new(Tag::True, 0, 0);
+
+    /// A token of `tag` with the given fields; `mid` must not exceed
+    /// [`Token::MID_MAX`].
+    pub(super) const fn new(tag: Tag, mid: u32, low: u32) -> Token {
+        Token(((tag as u64) << Self::TAG_SHIFT) | ((mid as u64) << 32) | low as u64)
+    }
+
+    /// An array or object token: `count` items (saturated), ending before
+    /// the token at `end`.
+    pub(super) fn container(tag: Tag, count: u32, end: u32) -> Token {
+        Token::new(tag, count.min(Self::MID_MAX), end)
+    }
+
+    /// An integer token; `value` must be below 2^59 in magnitude.
+    pub(super) const fn int(value: i64) -> Token {
+        let bits = (value as u64) & ((1 << Self::INT_BITS) - 1);
+        Token(((Tag::Int as u64) << Self::TAG_SHIFT) | bits)
+    }
+
+    pub(super) fn tag(self) -> Tag {
+        match self.0 >> Self::TAG_SHIFT {
+            0 => Tag::Null,
+            1 => Tag::False,
+            2 => Tag::True,
+            3 => Tag::Int,
+            4 => Tag::Float,
+            5 => Tag::Str,
+            6 => Tag::Decoded,
+            7 => Tag::Long,
+            8 => Tag::Array,
+            _ => Tag::Object,
         }
     }
+
+    pub(super) fn mid(self) -> u32 {
+        ((self.0 >> 32) as u32) & Self::MID_MAX
+    }
+
+    pub(super) fn low(self) -> u32 {
+        self.0 as u32
+    }
+
+    /// The integer of a [`Tag::Int`] token (sign-extended from 60 bits).
+    fn int_value(self) -> i64 {
+        let shift = 64 - Self::INT_BITS;
+        ((self.0 << shift) as i64) >> shift
+    }
+}
+
+/// Where the text of a [`Tag::Long`] string is.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LongString {
+    /// Whether it is in [`Document::decoded`] (else in the input).
+    pub(super) decoded: bool,
+    pub(super) offset: u32,
+    pub(super) len: u32,
 }
 
 /// A parsed JSON text: the tape and the side tables its tokens point into.
@@ -75,6 +133,8 @@ pub struct Document<'a> {
     pub(super) decoded: String,
     /// Numbers that are not [`Tag::Int`].
     pub(super) numbers: Vec<Number>,
+    /// Strings that are not [`Tag::Str`] or [`Tag::Decoded`].
+    pub(super) long_strings: Vec<LongString>,
 }
 
 impl<'a> Document<'a> {
@@ -83,40 +143,85 @@ impl<'a> Document<'a> {
         Value { doc: self, at: 0 }
     }
 
+    /// Where the text of the string token at `at` is: in the decoded
+    /// buffer (`true`) or the input, and its byte range.
+    fn span_at(&self, at: usize) -> (bool, Range<usize>) {
+        let t = self.tape[at];
+        let (decoded, offset, len) = match t.tag() {
+            Tag::Long => match self.long_strings.get(t.low() as usize) {
+                Some(l) => (l.decoded, l.offset, l.len),
+                None => (false, 0, 0),
+            },
+            tag => (tag == Tag::Decoded, t.low(), t.mid()),
+        };
+        let start = offset as usize;
+        (decoded, start..start + len as usize)
+    }
+
     /// The text of the string token at `at`.
     fn str_at(&self, at: usize) -> &str {
-        let t = self.tape[at];
-        let start = t.payload as usize;
-        let end = start + t.len as usize;
-        // Offsets were taken at character boundaries of these very strings.
-        let source = if t.tag == Tag::Decoded {
+        let (decoded, range) = self.span_at(at);
+        // Spans were taken at character boundaries of these very strings.
+        let source = if decoded {
             self.decoded.as_str()
         } else {
             self.text
         };
-        source.get(start..end).unwrap_or("")
+        source.get(range).unwrap_or("")
+    }
+
+    /// The bytes of the string token at `at`; the fast path for keys.
+    #[inline]
+    fn key_bytes(&self, at: usize) -> &[u8] {
+        let t = self.tape[at];
+        if t.tag() == Tag::Str {
+            let start = t.low() as usize;
+            self.text
+                .as_bytes()
+                .get(start..start + t.mid() as usize)
+                .unwrap_or(&[])
+        } else {
+            self.str_at(at).as_bytes()
+        }
     }
 
     /// The string token at `at` as a tree string: borrowed from the input
     /// when it has no escapes.
     fn cow_at(&self, at: usize) -> Cow<'a, str> {
-        let t = self.tape[at];
-        if t.tag == Tag::Str {
-            let start = t.payload as usize;
-            let text: &'a str = self.text;
-            Cow::Borrowed(text.get(start..start + t.len as usize).unwrap_or(""))
+        let (decoded, range) = self.span_at(at);
+        if decoded {
+            Cow::Owned(self.decoded.get(range).unwrap_or("").to_owned())
         } else {
-            Cow::Owned(self.str_at(at).to_owned())
+            let text: &'a str = self.text;
+            Cow::Borrowed(text.get(range).unwrap_or(""))
         }
     }
 
     /// The index of the token after the value at `at`.
+    #[inline]
     fn end_of(&self, at: usize) -> usize {
         let t = self.tape[at];
-        match t.tag {
-            Tag::Array | Tag::Object => t.payload as usize,
+        match t.tag() {
+            Tag::Array | Tag::Object => t.low() as usize,
             _ => at + 1,
         }
+    }
+
+    /// The number of items or members of the container at `at`.
+    fn count_at(&self, at: usize) -> usize {
+        let t = self.tape[at];
+        if t.mid() < Token::MID_MAX {
+            return t.mid() as usize;
+        }
+        // Saturated: count by walking.
+        let step = if t.tag() == Tag::Object { 1 } else { 0 };
+        let mut n = 0;
+        let mut i = at + 1;
+        while i < t.low() as usize {
+            n += 1;
+            i = self.end_of(i + step);
+        }
+        n
     }
 
     /// The value at `at` as an owned tree (borrowing unescaped strings from
@@ -124,25 +229,25 @@ impl<'a> Document<'a> {
     /// [`super::MAX_DEPTH`] deep.
     fn tree_at(&self, at: usize) -> Json<'a> {
         let t = self.tape[at];
-        match t.tag {
+        match t.tag() {
             Tag::Null => Json::Null,
             Tag::False => Json::Bool(false),
             Tag::True => Json::Bool(true),
             Tag::Int | Tag::Float => Json::Number(self.number_at(at)),
-            Tag::Str | Tag::Decoded => Json::String(self.cow_at(at)),
+            Tag::Str | Tag::Decoded | Tag::Long => Json::String(self.cow_at(at)),
             Tag::Array => {
-                let mut items = Vec::with_capacity(t.len as usize);
+                let mut items = Vec::with_capacity(self.count_at(at));
                 let mut i = at + 1;
-                while i < t.payload as usize {
+                while i < t.low() as usize {
                     items.push(self.tree_at(i));
                     i = self.end_of(i);
                 }
                 Json::Array(items)
             }
             Tag::Object => {
-                let mut members = Vec::with_capacity(t.len as usize);
+                let mut members = Vec::with_capacity(self.count_at(at));
                 let mut i = at + 1;
-                while i < t.payload as usize {
+                while i < t.low() as usize {
                     members.push((self.cow_at(i), self.tree_at(i + 1)));
                     i = self.end_of(i + 1);
                 }
@@ -154,15 +259,15 @@ impl<'a> Document<'a> {
     /// The number token at `at`.
     fn number_at(&self, at: usize) -> Number {
         let t = self.tape[at];
-        if t.tag == Tag::Int {
-            let value = f64::from_bits(t.payload);
+        if t.tag() == Tag::Int {
+            let int = t.int_value();
             Number {
-                value,
-                int: Some(value as i64),
+                value: int as f64,
+                int: Some(int),
             }
         } else {
             self.numbers
-                .get(t.payload as usize)
+                .get(t.low() as usize)
                 .copied()
                 .unwrap_or(Number::from_f64(f64::NAN))
         }
@@ -188,12 +293,12 @@ impl<'d> Value<'d> {
 
     /// Whether this is `null`.
     pub fn is_null(&self) -> bool {
-        self.token().tag == Tag::Null
+        self.token().tag() == Tag::Null
     }
 
     /// The boolean, if this is `true` or `false`.
     pub fn as_bool(&self) -> Option<bool> {
-        match self.token().tag {
+        match self.token().tag() {
             Tag::True => Some(true),
             Tag::False => Some(false),
             _ => None,
@@ -202,7 +307,7 @@ impl<'d> Value<'d> {
 
     /// The number, if this is one.
     pub fn as_number(&self) -> Option<Number> {
-        match self.token().tag {
+        match self.token().tag() {
             Tag::Int | Tag::Float => Some(self.doc.number_at(self.at)),
             _ => None,
         }
@@ -210,15 +315,15 @@ impl<'d> Value<'d> {
 
     /// The string (escapes decoded), if this is one.
     pub fn as_str(&self) -> Option<&'d str> {
-        match self.token().tag {
-            Tag::Str | Tag::Decoded => Some(self.doc.str_at(self.at)),
+        match self.token().tag() {
+            Tag::Str | Tag::Decoded | Tag::Long => Some(self.doc.str_at(self.at)),
             _ => None,
         }
     }
 
     /// The array, if this is one.
     pub fn as_array(&self) -> Option<Array<'d>> {
-        match self.token().tag {
+        match self.token().tag() {
             Tag::Array => Some(Array(*self)),
             _ => None,
         }
@@ -226,7 +331,7 @@ impl<'d> Value<'d> {
 
     /// The object, if this is one.
     pub fn as_object(&self) -> Option<Object<'d>> {
-        match self.token().tag {
+        match self.token().tag() {
             Tag::Object => Some(Object(*self)),
             _ => None,
         }
@@ -239,11 +344,11 @@ impl<'d> Value<'d> {
 
     /// "null", "a boolean", "a number", "a string", "an array", "an object".
     pub fn kind(&self) -> &'static str {
-        match self.token().tag {
+        match self.token().tag() {
             Tag::Null => "null",
             Tag::False | Tag::True => "a boolean",
             Tag::Int | Tag::Float => "a number",
-            Tag::Str | Tag::Decoded => "a string",
+            Tag::Str | Tag::Decoded | Tag::Long => "a string",
             Tag::Array => "an array",
             Tag::Object => "an object",
         }
@@ -251,12 +356,12 @@ impl<'d> Value<'d> {
 
     /// Short rendering for error messages, as [`Json::describe`].
     pub fn describe(&self) -> String {
-        match self.token().tag {
+        match self.token().tag() {
             Tag::Null => "null".to_owned(),
             Tag::False => "false".to_owned(),
             Tag::True => "true".to_owned(),
             Tag::Int | Tag::Float => describe_f64(self.doc.number_at(self.at).as_f64()),
-            Tag::Str | Tag::Decoded => describe_str(self.doc.str_at(self.at)),
+            Tag::Str | Tag::Decoded | Tag::Long => describe_str(self.doc.str_at(self.at)),
             Tag::Array => "an array".to_owned(),
             Tag::Object => "an object".to_owned(),
         }
@@ -275,7 +380,7 @@ pub struct Array<'d>(Value<'d>);
 impl<'d> Array<'d> {
     /// The number of items.
     pub fn len(&self) -> usize {
-        self.0.token().len as usize
+        self.0.doc.count_at(self.0.at)
     }
 
     /// Whether it has no items.
@@ -289,7 +394,7 @@ impl<'d> Array<'d> {
         Items {
             doc: v.doc,
             at: v.at + 1,
-            end: v.token().payload as usize,
+            end: v.token().low() as usize,
             left: self.len(),
         }
     }
@@ -345,7 +450,7 @@ pub struct Object<'d>(Value<'d>);
 impl<'d> Object<'d> {
     /// The number of members.
     pub fn len(&self) -> usize {
-        self.0.token().len as usize
+        self.0.doc.count_at(self.0.at)
     }
 
     /// Whether it has no members.
@@ -359,7 +464,7 @@ impl<'d> Object<'d> {
         Members {
             doc: v.doc,
             at: v.at + 1,
-            end: v.token().payload as usize,
+            end: v.token().low() as usize,
             left: self.len(),
         }
     }
@@ -367,11 +472,11 @@ impl<'d> Object<'d> {
     /// The value of the first member with this key.
     pub fn get(&self, key: &str) -> Option<Value<'d>> {
         let doc = self.0.doc;
-        let end = self.0.token().payload as usize;
+        let end = self.0.token().low() as usize;
+        let key = key.as_bytes();
         let mut at = self.0.at + 1;
         while at < end {
-            let k = doc.tape[at];
-            if k.len as usize == key.len() && doc.str_at(at) == key {
+            if doc.key_bytes(at) == key {
                 return Some(Value { doc, at: at + 1 });
             }
             at = doc.end_of(at + 1);

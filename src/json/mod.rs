@@ -45,11 +45,11 @@
 //!
 //! # Memory
 //!
-//! A [`Document`] is one vector of 16-byte tokens, one per value and per
+//! A [`Document`] is one vector of 8-byte tokens, one per value and per
 //! key, plus two side tables: a string or key without escapes is a span of
 //! the input, a decoded one lives in a shared buffer, and numbers other than
 //! small integers sit in a shared list. Parsing therefore allocates nothing
-//! per value, and the memory it touches stays about twice the input's size;
+//! per value, and the memory it touches stays near the input's size;
 //! for a large request that memory, not the grammar, is most of the cost.
 //! The [`Json`] tree made from a document borrows the input's strings too.
 //!

@@ -5,7 +5,7 @@
 //! open. Positions for error messages are computed only when an error
 //! happens.
 
-use super::document::{Document, Tag, Token};
+use super::document::{Document, LongString, Tag, Token};
 use super::{error_at, Number, ParseError, EXPONENT_CAP, INT_LIMIT, MAX_DEPTH};
 
 /// Parses `input`, whose longest valid UTF-8 prefix is `text`.
@@ -20,6 +20,7 @@ pub(super) fn parse<'a>(input: &'a [u8], text: &'a str) -> Result<Document<'a>, 
         tape: Vec::with_capacity(input.len() / 8 + 16),
         decoded: String::new(),
         numbers: Vec::new(),
+        long_strings: Vec::new(),
     };
     parser.document()?;
     Ok(Document {
@@ -27,6 +28,7 @@ pub(super) fn parse<'a>(input: &'a [u8], text: &'a str) -> Result<Document<'a>, 
         tape: parser.tape,
         decoded: parser.decoded,
         numbers: parser.numbers,
+        long_strings: parser.long_strings,
     })
 }
 
@@ -52,6 +54,7 @@ struct Parser<'a> {
     tape: Vec<Token>,
     decoded: String,
     numbers: Vec<Number>,
+    long_strings: Vec<LongString>,
 }
 
 /// `stack.push(item)`, written so that the item is usually stored straight
@@ -90,7 +93,7 @@ impl<'a> Parser<'a> {
                         object,
                         count: 0,
                     });
-                    push(&mut self.tape, Token::scalar(Tag::Null, 0));
+                    push(&mut self.tape, Token::NULL);
                     self.contents()?;
                 }
             }
@@ -108,15 +111,10 @@ impl<'a> Parser<'a> {
     #[inline]
     fn push_empty(&mut self, object: bool) {
         let tag = if object { Tag::Object } else { Tag::Array };
-        let end = self.tape.len() as u64 + 1;
-        push(
-            &mut self.tape,
-            Token {
-                tag,
-                len: 0,
-                payload: end,
-            },
-        );
+        // The input is under 4 GiB and each token takes a byte of it, so
+        // tape indices fit in 32 bits.
+        let end = self.tape.len() as u32 + 1;
+        push(&mut self.tape, Token::container(tag, 0, end));
     }
 
     /// Reads the value at the read position `start` when it is not an array
@@ -247,13 +245,9 @@ impl<'a> Parser<'a> {
                     return Err(self.error(self.pos, "internal error: no open container"));
                 };
                 let tag = if object { Tag::Object } else { Tag::Array };
-                let end = self.tape.len() as u64;
+                let end = self.tape.len() as u32;
                 if let Some(slot) = self.tape.get_mut(frame.at) {
-                    *slot = Token {
-                        tag,
-                        len: count,
-                        payload: end,
-                    };
+                    *slot = Token::container(tag, count, end);
                 }
                 match self.frames.last() {
                     None => return Ok(()),
@@ -417,11 +411,7 @@ impl<'a> Parser<'a> {
             // The common case: no escapes, so the text is one span of input,
             // all of it valid UTF-8.
             self.pos = p + 1;
-            return Ok(Token {
-                tag: Tag::Str,
-                len: (p - run) as u32,
-                payload: run as u64,
-            });
+            return Ok(self.string_token(false, run, p - run));
         }
         self.decoded_string(open, p)
     }
@@ -439,12 +429,27 @@ impl<'a> Parser<'a> {
         let len = out.len() - start;
         self.decoded = out;
         self.pos = end?;
-        // The decoded text is never longer than its literal, so it fits.
-        Ok(Token {
-            tag: Tag::Decoded,
-            len: len as u32,
-            payload: start as u64,
-        })
+        Ok(self.string_token(true, start, len))
+    }
+
+    /// The token of a string whose text is `len` bytes from `offset` in the
+    /// decoded buffer or the input. Offsets and lengths fit in 32 bits: the
+    /// input is under 4 GiB, and decoded text is never longer than its
+    /// literal.
+    #[inline]
+    fn string_token(&mut self, decoded: bool, offset: usize, len: usize) -> Token {
+        let (offset, len) = (offset as u32, len as u32);
+        if len <= Token::MID_MAX {
+            let tag = if decoded { Tag::Decoded } else { Tag::Str };
+            return Token::new(tag, len, offset);
+        }
+        let index = self.long_strings.len() as u32;
+        self.long_strings.push(LongString {
+            decoded,
+            offset,
+            len,
+        });
+        Token::new(Tag::Long, 0, index)
     }
 
     /// Appends the decoded text of the string literal that opens at `open`
@@ -583,18 +588,18 @@ impl<'a> Parser<'a> {
             let magnitude = int_digits
                 .iter()
                 .fold(0i64, |acc, &b| acc * 10 + i64::from(b - b'0'));
-            let value = if negative {
-                -(magnitude as f64)
-            } else {
-                magnitude as f64
-            };
-            self.pos = int_end;
-            return Ok(Token::scalar(Tag::Int, value.to_bits()));
+            // `-0` is an integer, but its `f64` view is -0.0: it takes the
+            // general path.
+            if !(negative && magnitude == 0) {
+                self.pos = int_end;
+                return Ok(Token::int(if negative { -magnitude } else { magnitude }));
+            }
         }
         let n = self.general_number()?;
-        let index = self.numbers.len() as u64;
+        // Every number takes a byte of the input: the index fits.
+        let index = self.numbers.len() as u32;
         push(&mut self.numbers, n);
-        Ok(Token::scalar(Tag::Float, index))
+        Ok(Token::new(Tag::Float, 0, index))
     }
 
     /// Reads any number, like [`Parser::number`], with a fraction, an

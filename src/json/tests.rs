@@ -998,3 +998,99 @@ fn kind_and_describe() {
     );
     assert_eq!(Json::Number(Number::from_f64(f64::NAN)).describe(), "NaN");
 }
+
+#[test]
+fn document_reads_long_strings_and_large_containers() {
+    // Unit tests build tokens with an 8-bit middle field: strings of 256
+    // bytes and more, and containers of 256 items and more, take the
+    // spill paths.
+    let plain = "p".repeat(300);
+    let escaped = format!("{}\\n{}", "e".repeat(200), "é".repeat(100));
+    let items: Vec<String> = (0..300).map(|i| i.to_string()).collect();
+    let members: Vec<String> = (0..300).map(|i| format!("\"k{i}\": {i}")).collect();
+    let text = format!(
+        "{{\"plain\": \"{plain}\", \"escaped\": \"{escaped}\", \"items\": [{}], \"members\": {{{}}}}}",
+        items.join(","),
+        members.join(",")
+    );
+    let doc = parse_document(text.as_bytes()).expect("valid");
+    let root = doc.root();
+    assert_eq!(
+        root.get("plain").and_then(|v| v.as_str()),
+        Some(plain.as_str())
+    );
+    let decoded = format!("{}\n{}", "e".repeat(200), "é".repeat(100));
+    assert_eq!(
+        root.get("escaped").and_then(|v| v.as_str()),
+        Some(decoded.as_str())
+    );
+    let arr = root.get("items").and_then(|v| v.as_array()).expect("array");
+    assert_eq!(arr.len(), 300);
+    assert_eq!(arr.iter().len(), 300);
+    let ints: Vec<i64> = arr.iter().filter_map(|v| v.as_number()?.as_int()).collect();
+    assert_eq!(ints, (0..300).collect::<Vec<i64>>());
+    let obj = root
+        .get("members")
+        .and_then(|v| v.as_object())
+        .expect("object");
+    assert_eq!(obj.len(), 300);
+    assert_eq!(obj.iter().count(), 300);
+    assert_eq!(
+        obj.get("k299").and_then(|v| v.as_number()?.as_int()),
+        Some(299)
+    );
+    assert_eq!(obj.get("k300").map(|v| v.kind()), None);
+    // The tree made from the document agrees.
+    match ok(&text).get("members") {
+        Some(Json::Object(ms)) => assert_eq!(ms.len(), 300),
+        other => panic!("members parsed as {other:?}"),
+    }
+}
+
+#[test]
+fn document_numbers_keep_sign_and_both_views() {
+    let doc = parse_document(b"[-0, 0, -999999999999999, 999999999999999, -7, 1.5e0, -0.0]")
+        .expect("valid");
+    let arr = doc.root().as_array().expect("array");
+    let views: Vec<(u64, Option<i64>)> = arr
+        .iter()
+        .map(|v| {
+            let n = v.as_number().expect("number");
+            (n.as_f64().to_bits(), n.as_int())
+        })
+        .collect();
+    let expected: Vec<(u64, Option<i64>)> = [
+        (-0.0f64, 0),
+        (0.0, 0),
+        (-999_999_999_999_999.0, -999_999_999_999_999),
+        (999_999_999_999_999.0, 999_999_999_999_999),
+        (-7.0, -7),
+        (1.5, 2),
+        (-0.0, 0),
+    ]
+    .iter()
+    .map(|&(f, i)| (f.to_bits(), Some(i)))
+    .collect();
+    assert_eq!(views, expected);
+}
+
+#[test]
+fn document_get_finds_the_first_of_duplicate_keys() {
+    let doc = parse_document(br#"{"a": 1, "b": {"a": 5}, "a": 2, "a\u0062": 3, "ab": 4}"#)
+        .expect("valid");
+    let root = doc.root();
+    assert_eq!(root.get("a").and_then(|v| v.as_number()?.as_int()), Some(1));
+    // An escaped key matches its decoded text.
+    assert_eq!(
+        root.get("ab").and_then(|v| v.as_number()?.as_int()),
+        Some(3)
+    );
+    assert!(root.get("c").is_none());
+    let keys: Vec<&str> = root
+        .as_object()
+        .expect("object")
+        .iter()
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(keys, ["a", "b", "a", "ab", "ab"]);
+}

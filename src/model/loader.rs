@@ -8,7 +8,7 @@
 //!
 //! Cost: O(nodes + instances) plus the tag work.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use smallvec::SmallVec;
@@ -341,7 +341,9 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     }
 
     // Nodes.
-    let mut node_by_name = BTreeMap::new();
+    // Exact names to indices, the last of duplicate names winning; only
+    // looked up, never iterated, so their order cannot reach the answer.
+    let mut node_by_name: HashMap<&str, usize> = HashMap::with_capacity(msg.nodes.len());
     let mut nodes = Vec::with_capacity(msg.nodes.len());
     for (i, (name, wn)) in msg.nodes.iter().enumerate() {
         let Some(&gidx) = group_by_uuid.get(wn.group) else {
@@ -350,7 +352,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
                 message: format!("no node group with UUID {}", quoted(wn.group)),
             });
         };
-        node_by_name.insert((*name).to_owned(), i);
+        node_by_name.insert(name, i);
         let live = wn.live;
         let t_spindles = if wn.exclusive_storage {
             live.and_then(|l| l.total_spindles).unwrap_or(0)
@@ -435,15 +437,14 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         tags,
         excl_prefixes,
         dsrd_loc_prefixes,
-        node_by_name,
-        instance_by_name: BTreeMap::new(),
     };
 
     // Instances.
     let empty = Empties::new();
+    let mut instance_by_name: HashMap<&str, usize> = HashMap::with_capacity(msg.instances.len());
     for (i, (name, wi)) in msg.instances.iter().enumerate() {
         let path = |field: &str| format!("instances.{}.{field}", quoted(name));
-        let Some(&p) = cluster.node_by_name.get(wi.primary) else {
+        let Some(&p) = node_by_name.get(wi.primary) else {
             return Err(InputError {
                 path: path("nodes[0]"),
                 message: format!("no node named {}", quoted(wi.primary)),
@@ -451,7 +452,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         };
         let s = match wi.secondary {
             None => NO_NODE,
-            Some(sname) => match cluster.node_by_name.get(sname) {
+            Some(sname) => match node_by_name.get(sname) {
                 Some(&s) => s as i32,
                 None => {
                     return Err(InputError {
@@ -477,7 +478,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
             let b = &cluster.nodes[s as usize].info.location_tags;
             inst.location_score = intersection_len(a, b) as i64;
         }
-        cluster.instance_by_name.insert((*name).to_owned(), i);
+        instance_by_name.insert(*name, i);
         cluster.instances.push(inst);
     }
 
@@ -598,7 +599,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     }
     warnings.reverse();
 
-    let request = resolve_request(&mut cluster, &msg.request)?;
+    let request = resolve_request(&mut cluster, &instance_by_name, &msg.request)?;
     Ok(Loaded {
         cluster,
         request,
@@ -611,7 +612,11 @@ fn new_instance(cluster: &mut Cluster, name: &str, body: &WireInstanceBody) -> I
     build_instance(cluster, &Empties::new(), name, body, -1, 0, 0)
 }
 
-fn resolve_request(cluster: &mut Cluster, req: &WireRequest) -> Result<Request, InputError> {
+fn resolve_request(
+    cluster: &mut Cluster,
+    instance_by_name: &HashMap<&str, usize>,
+    req: &WireRequest,
+) -> Result<Request, InputError> {
     let find_instance =
         |cluster: &Cluster, names: &[&str], field: &str| -> Result<Vec<usize>, InputError> {
             names
@@ -628,9 +633,8 @@ fn resolve_request(cluster: &mut Cluster, req: &WireRequest) -> Result<Request, 
                 })
                 .collect()
         };
-    let exact_instance = |cluster: &Cluster, name: &str| -> Result<usize, InputError> {
-        cluster
-            .instance_by_name
+    let exact_instance = |name: &str| -> Result<usize, InputError> {
+        instance_by_name
             .get(name)
             .copied()
             .ok_or_else(|| InputError {
@@ -667,7 +671,7 @@ fn resolve_request(cluster: &mut Cluster, req: &WireRequest) -> Result<Request, 
             required_nodes,
             relocate_from,
         } => {
-            let instance = exact_instance(cluster, name)?;
+            let instance = exact_instance(name)?;
             let mut from = Vec::with_capacity(relocate_from.len());
             for (i, n) in relocate_from.iter().enumerate() {
                 match cluster.find_node(n) {
@@ -720,7 +724,7 @@ fn resolve_request(cluster: &mut Cluster, req: &WireRequest) -> Result<Request, 
             mode: *evac_mode,
         },
         WireRequest::AllocateSecondary { name } => Request::AllocateSecondary {
-            instance: exact_instance(cluster, name)?,
+            instance: exact_instance(name)?,
         },
     })
 }

@@ -65,10 +65,6 @@ pub struct Cluster {
     pub excl_prefixes: Vec<String>,
     /// Desired-location prefixes from `htools:desiredlocation:` cluster tags.
     pub dsrd_loc_prefixes: Vec<String>,
-    /// Exact node name to index; the last of duplicate names wins.
-    pub node_by_name: BTreeMap<String, usize>,
-    /// Exact instance name to index; the last of duplicate names wins.
-    pub instance_by_name: BTreeMap<String, usize>,
 }
 
 /// Result of a name lookup that must match exactly one element
