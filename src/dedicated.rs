@@ -67,7 +67,7 @@ pub fn test_instances(policy: &IPolicy) -> Vec<Instance> {
     mins.iter()
         .map(|spec| Instance {
             name: Arc::from("minimalspecinstance"),
-            alias: Arc::from("minimalspecinstance"),
+            alias_len: "minimalspecinstance".len(),
             idx: -1,
             mem: spec.memory_size,
             dsk: spec.disk_size,
@@ -452,7 +452,7 @@ mod tests {
         Node {
             info: std::sync::Arc::new(crate::model::node::NodeInfo {
                 name: "n".into(),
-                alias: "n".into(),
+                alias_len: 1,
                 tags: vec![],
                 location_tags: vec![],
                 mig_tags: vec![],

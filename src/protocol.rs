@@ -21,7 +21,7 @@
 
 use std::fmt;
 
-use crate::json::{Array, Document, Object, Value};
+use crate::json::{Array, Document, Object, Picked, Value};
 use crate::model::policy::{IPolicy, ISpec, MinMaxISpecs};
 use crate::model::types::{AllocPolicy, DiskTemplate, EvacMode, RunState};
 
@@ -303,6 +303,25 @@ impl WireRequest<'_> {
 // ---------------------------------------------------------------------------
 // Typed accessors.
 
+/// An object's members by key: the object itself, or the members picked
+/// from it in one pass for an object read many times (nodes, instances).
+trait Fields<'d> {
+    /// The value of the first member with this key.
+    fn field(&self, key: &str) -> Option<Value<'d>>;
+}
+
+impl<'d> Fields<'d> for Object<'d> {
+    fn field(&self, key: &str) -> Option<Value<'d>> {
+        self.get(key)
+    }
+}
+
+impl<'d, const N: usize> Fields<'d> for Picked<'d, N> {
+    fn field(&self, key: &str) -> Option<Value<'d>> {
+        self.get(key)
+    }
+}
+
 fn found(v: Value<'_>) -> String {
     v.describe()
 }
@@ -320,18 +339,18 @@ fn as_array<'d>(v: Value<'d>, path: &Path) -> Result<Array<'d>, InputError> {
 /// A required key; `null` counts as present (and then fails the type
 /// check).
 fn required<'d>(
-    m: Object<'d>,
+    m: &impl Fields<'d>,
     key: &str,
     path: &Path,
     what: &str,
 ) -> Result<Value<'d>, InputError> {
-    m.get(key)
+    m.field(key)
         .ok_or_else(|| path.error(format!("missing; expected {what}")))
 }
 
 /// An optional key: absent and `null` are both `None`.
-fn optional<'d>(m: Object<'d>, key: &str) -> Option<Value<'d>> {
-    m.get(key).filter(|v| !v.is_null())
+fn optional<'d>(m: &impl Fields<'d>, key: &str) -> Option<Value<'d>> {
+    m.field(key).filter(|v| !v.is_null())
 }
 
 fn int_value(v: Value<'_>, path: &Path) -> Result<i64, InputError> {
@@ -379,32 +398,36 @@ fn str_list<'d>(v: Value<'d>, path: &Path) -> Result<Vec<&'d str>, InputError> {
     Ok(out)
 }
 
-fn req_int(m: Object<'_>, key: &str, path: &Path) -> Result<i64, InputError> {
+fn req_int<'d>(m: &impl Fields<'d>, key: &str, path: &Path) -> Result<i64, InputError> {
     let p = path.field(key);
     int_value(required(m, key, &p, "an integer")?, &p)
 }
 
-fn req_f64(m: Object<'_>, key: &str, path: &Path) -> Result<f64, InputError> {
+fn req_f64<'d>(m: &impl Fields<'d>, key: &str, path: &Path) -> Result<f64, InputError> {
     let p = path.field(key);
     f64_value(required(m, key, &p, "a number")?, &p)
 }
 
-fn req_bool(m: Object<'_>, key: &str, path: &Path) -> Result<bool, InputError> {
+fn req_bool<'d>(m: &impl Fields<'d>, key: &str, path: &Path) -> Result<bool, InputError> {
     let p = path.field(key);
     bool_value(required(m, key, &p, "true or false")?, &p)
 }
 
-fn req_str<'d>(m: Object<'d>, key: &str, path: &Path) -> Result<&'d str, InputError> {
+fn req_str<'d>(m: &impl Fields<'d>, key: &str, path: &Path) -> Result<&'d str, InputError> {
     let p = path.field(key);
     str_value(required(m, key, &p, "a string")?, &p)
 }
 
-fn req_str_list<'d>(m: Object<'d>, key: &str, path: &Path) -> Result<Vec<&'d str>, InputError> {
+fn req_str_list<'d>(
+    m: &impl Fields<'d>,
+    key: &str,
+    path: &Path,
+) -> Result<Vec<&'d str>, InputError> {
     let p = path.field(key);
     str_list(required(m, key, &p, "a list of strings")?, &p)
 }
 
-fn opt_str<'d>(m: Object<'d>, key: &str, path: &Path) -> Result<Option<&'d str>, InputError> {
+fn opt_str<'d>(m: &impl Fields<'d>, key: &str, path: &Path) -> Result<Option<&'d str>, InputError> {
     match optional(m, key) {
         None => Ok(None),
         Some(v) => Ok(Some(str_value(v, &path.field(key))?)),
@@ -450,11 +473,14 @@ pub fn read_message<'d>(doc: &'d Document<'_>) -> Result<Message<'d>, InputError
 
     // hail reads the keys in this order and stops at the first error.
     let req_path = root.field("request");
-    let req_members = as_object(required(top, "request", &req_path, "an object")?, &req_path)?;
+    let req_members = as_object(
+        required(&top, "request", &req_path, "an object")?,
+        &req_path,
+    )?;
 
     let groups_path = root.field("nodegroups");
     let groups_json = as_object(
-        required(top, "nodegroups", &groups_path, "an object")?,
+        required(&top, "nodegroups", &groups_path, "an object")?,
         &groups_path,
     )?;
     let mut groups = Vec::with_capacity(groups_json.len());
@@ -465,7 +491,7 @@ pub fn read_message<'d>(doc: &'d Document<'_>) -> Result<Message<'d>, InputError
 
     let nodes_path = root.field("nodes");
     let nodes_json = as_object(
-        required(top, "nodes", &nodes_path, "an object")?,
+        required(&top, "nodes", &nodes_path, "an object")?,
         &nodes_path,
     )?;
     let mut nodes = Vec::with_capacity(nodes_json.len());
@@ -476,7 +502,7 @@ pub fn read_message<'d>(doc: &'d Document<'_>) -> Result<Message<'d>, InputError
 
     let inst_path = root.field("instances");
     let inst_json = as_object(
-        required(top, "instances", &inst_path, "an object")?,
+        required(&top, "instances", &inst_path, "an object")?,
         &inst_path,
     )?;
     let mut instances = Vec::with_capacity(inst_json.len());
@@ -485,12 +511,12 @@ pub fn read_message<'d>(doc: &'d Document<'_>) -> Result<Message<'d>, InputError
         instances.push((name, read_instance(i, &p)?));
     }
 
-    let cluster_tags = req_str_list(top, "cluster_tags", &root)?;
+    let cluster_tags = req_str_list(&top, "cluster_tags", &root)?;
 
     let hv_path = root.field("enabled_hypervisors");
     let hv_json = as_array(
         required(
-            top,
+            &top,
             "enabled_hypervisors",
             &hv_path,
             "a list of hypervisor names",
@@ -515,10 +541,10 @@ pub fn read_message<'d>(doc: &'d Document<'_>) -> Result<Message<'d>, InputError
 
 fn read_group<'d>(v: Value<'d>, path: &Path) -> Result<WireGroup<'d>, InputError> {
     let m = as_object(v, path)?;
-    let name = req_str(m, "name", path)?;
+    let name = req_str(&m, "name", path)?;
     let pol_path = path.field("alloc_policy");
     let alloc_policy = enum_value(
-        required(m, "alloc_policy", &pol_path, "an allocation policy")?,
+        required(&m, "alloc_policy", &pol_path, "an allocation policy")?,
         &pol_path,
         &[
             ("preferred", AllocPolicy::Preferred),
@@ -526,13 +552,13 @@ fn read_group<'d>(v: Value<'d>, path: &Path) -> Result<WireGroup<'d>, InputError
             ("unallocable", AllocPolicy::Unallocable),
         ],
     )?;
-    let networks = req_str_list(m, "networks", path)?;
+    let networks = req_str_list(&m, "networks", path)?;
     let ip_path = path.field("ipolicy");
     let ipolicy = read_ipolicy(
-        required(m, "ipolicy", &ip_path, "an instance policy object")?,
+        required(&m, "ipolicy", &ip_path, "an instance policy object")?,
         &ip_path,
     )?;
-    let tags = req_str_list(m, "tags", path)?;
+    let tags = req_str_list(&m, "tags", path)?;
     Ok(WireGroup {
         name,
         alloc_policy,
@@ -572,7 +598,7 @@ fn read_ipolicy(v: Value<'_>, path: &Path) -> Result<IPolicy, InputError> {
     )?;
     let mm_path = path.field("minmax");
     let mm_json = as_array(
-        required(m, "minmax", &mm_path, "a list of {min, max} objects")?,
+        required(&m, "minmax", &mm_path, "a list of {min, max} objects")?,
         &mm_path,
     )?;
     let mut minmax = Vec::with_capacity(mm_json.len());
@@ -582,32 +608,32 @@ fn read_ipolicy(v: Value<'_>, path: &Path) -> Result<IPolicy, InputError> {
         strict_keys(em, &["max", "min"], &p, "a min/max pair")?;
         let min_path = p.field("min");
         let min = read_ispec(
-            required(em, "min", &min_path, "an instance spec")?,
+            required(&em, "min", &min_path, "an instance spec")?,
             &min_path,
         )?;
         let max_path = p.field("max");
         let max = read_ispec(
-            required(em, "max", &max_path, "an instance spec")?,
+            required(&em, "max", &max_path, "an instance spec")?,
             &max_path,
         )?;
         minmax.push(MinMaxISpecs { min, max });
     }
     let std_path = path.field("std");
     let std = read_ispec(
-        required(m, "std", &std_path, "an instance spec")?,
+        required(&m, "std", &std_path, "an instance spec")?,
         &std_path,
     )?;
     let dt_path = path.field("disk-templates");
     let dt_json = as_array(
-        required(m, "disk-templates", &dt_path, "a list of disk templates")?,
+        required(&m, "disk-templates", &dt_path, "a list of disk templates")?,
         &dt_path,
     )?;
     let mut disk_templates = Vec::with_capacity(dt_json.len());
     for (i, t) in dt_json.iter().enumerate() {
         disk_templates.push(disk_template(t, &dt_path.index(i))?);
     }
-    let vcpu_ratio = req_f64(m, "vcpu-ratio", path)?;
-    let spindle_ratio = req_f64(m, "spindle-ratio", path)?;
+    let vcpu_ratio = req_f64(&m, "vcpu-ratio", path)?;
+    let spindle_ratio = req_f64(&m, "spindle-ratio", path)?;
     Ok(IPolicy {
         minmax,
         std,
@@ -633,53 +659,72 @@ fn read_ispec(v: Value<'_>, path: &Path) -> Result<ISpec, InputError> {
         "an instance spec",
     )?;
     Ok(ISpec {
-        memory_size: req_int(m, "memory-size", path)?,
-        cpu_count: req_int(m, "cpu-count", path)?,
-        disk_size: req_int(m, "disk-size", path)?,
-        disk_count: req_int(m, "disk-count", path)?,
-        nic_count: req_int(m, "nic-count", path)?,
-        spindle_use: req_int(m, "spindle-use", path)?,
+        memory_size: req_int(&m, "memory-size", path)?,
+        cpu_count: req_int(&m, "cpu-count", path)?,
+        disk_size: req_int(&m, "disk-size", path)?,
+        disk_count: req_int(&m, "disk-count", path)?,
+        nic_count: req_int(&m, "nic-count", path)?,
+        spindle_use: req_int(&m, "spindle-use", path)?,
     })
 }
 
+/// The node keys hail reads.
+const NODE_KEYS: [&str; 15] = [
+    "offline",
+    "drained",
+    "group",
+    "vm_capable",
+    "ndparams",
+    "tags",
+    "total_spindles",
+    "free_spindles",
+    "total_memory",
+    "reserved_memory",
+    "free_memory",
+    "total_disk",
+    "free_disk",
+    "total_cpus",
+    "reserved_cpus",
+];
+
 fn read_node<'d>(v: Value<'d>, path: &Path) -> Result<WireNode<'d>, InputError> {
-    let m = as_object(v, path)?;
-    let offline = req_bool(m, "offline", path)?;
-    let drained = req_bool(m, "drained", path)?;
-    let group = req_str(m, "group", path)?;
-    let vm_capable = match optional(m, "vm_capable") {
+    let m = as_object(v, path)?.pick(&NODE_KEYS);
+    let offline = req_bool(&m, "offline", path)?;
+    let drained = req_bool(&m, "drained", path)?;
+    let group = req_str(&m, "group", path)?;
+    let vm_capable = match optional(&m, "vm_capable") {
         None => true,
         Some(v) => bool_value(v, &path.field("vm_capable"))?,
     };
     let nd_path = path.field("ndparams");
-    let nd = as_object(required(m, "ndparams", &nd_path, "an object")?, &nd_path)?;
-    let tags = match optional(m, "tags") {
+    let nd = as_object(required(&m, "ndparams", &nd_path, "an object")?, &nd_path)?;
+    let tags = match optional(&m, "tags") {
         None => Vec::new(),
         Some(v) => str_list(v, &path.field("tags"))?,
     };
-    let exclusive_storage = req_bool(nd, "exclusive_storage", &nd_path)?;
+    let exclusive_storage = req_bool(&nd, "exclusive_storage", &nd_path)?;
     let live = !offline && vm_capable;
     let spindle_count = if exclusive_storage {
         None
     } else {
-        Some(req_int(nd, "spindle_count", &nd_path)?)
+        Some(req_int(&nd, "spindle_count", &nd_path)?)
     };
     let live = if live {
         let total_spindles = if exclusive_storage {
-            Some(req_int(m, "total_spindles", path)?)
+            Some(req_int(&m, "total_spindles", path)?)
         } else {
             None
         };
         Some(LiveData {
             total_spindles,
-            free_spindles: req_int(m, "free_spindles", path)?,
-            total_memory: req_f64(m, "total_memory", path)?,
-            reserved_memory: req_int(m, "reserved_memory", path)?,
-            free_memory: req_int(m, "free_memory", path)?,
-            total_disk: req_f64(m, "total_disk", path)?,
-            free_disk: req_int(m, "free_disk", path)?,
-            total_cpus: req_f64(m, "total_cpus", path)?,
-            reserved_cpus: req_int(m, "reserved_cpus", path)?,
+            free_spindles: req_int(&m, "free_spindles", path)?,
+            total_memory: req_f64(&m, "total_memory", path)?,
+            reserved_memory: req_int(&m, "reserved_memory", path)?,
+            free_memory: req_int(&m, "free_memory", path)?,
+            total_disk: req_f64(&m, "total_disk", path)?,
+            free_disk: req_int(&m, "free_disk", path)?,
+            total_cpus: req_f64(&m, "total_cpus", path)?,
+            reserved_cpus: req_int(&m, "reserved_cpus", path)?,
         })
     } else {
         None
@@ -696,7 +741,32 @@ fn read_node<'d>(v: Value<'d>, path: &Path) -> Result<WireNode<'d>, InputError> 
     })
 }
 
-fn read_instance_body<'d>(m: Object<'d>, path: &Path) -> Result<WireInstanceBody<'d>, InputError> {
+/// The instance keys hail reads: those of [`read_instance_body`] and
+/// `nodes`.
+const INSTANCE_KEYS: [&str; 11] = [
+    "disk_space_total",
+    "disks",
+    "memory",
+    "vcpus",
+    "tags",
+    "disk_template",
+    "spindle_use",
+    "nics",
+    "admin_state",
+    "forthcoming",
+    "nodes",
+];
+
+/// The NIC keys hail reads.
+const NIC_KEYS: [&str; 6] = ["mac", "ip", "mode", "link", "bridge", "network"];
+
+/// The disk keys hail reads.
+const DISK_KEYS: [&str; 2] = ["size", "spindles"];
+
+fn read_instance_body<'d>(
+    m: &impl Fields<'d>,
+    path: &Path,
+) -> Result<WireInstanceBody<'d>, InputError> {
     let disk_space_total = req_int(m, "disk_space_total", path)?;
     let disks_path = path.field("disks");
     let disks_json = as_array(
@@ -705,16 +775,16 @@ fn read_instance_body<'d>(m: Object<'d>, path: &Path) -> Result<WireInstanceBody
     )?;
     let mut disk_objs = Vec::with_capacity(disks_json.len());
     for (i, d) in disks_json.iter().enumerate() {
-        disk_objs.push(as_object(d, &disks_path.index(i))?);
+        disk_objs.push(as_object(d, &disks_path.index(i))?.pick(&DISK_KEYS));
     }
     // hail reads every size first, then every spindle count.
     let mut sizes = Vec::with_capacity(disk_objs.len());
     for (i, &d) in disk_objs.iter().enumerate() {
-        sizes.push(req_int(d, "size", &disks_path.index(i))?);
+        sizes.push(req_int(&d, "size", &disks_path.index(i))?);
     }
     let mut disks = Vec::with_capacity(disk_objs.len());
     for (i, (&d, size)) in disk_objs.iter().zip(sizes).enumerate() {
-        let spindles = match optional(d, "spindles") {
+        let spindles = match optional(&d, "spindles") {
             None => None,
             Some(v) => Some(int_value(v, &disks_path.index(i).field("spindles"))?),
         };
@@ -737,10 +807,10 @@ fn read_instance_body<'d>(m: Object<'d>, path: &Path) -> Result<WireInstanceBody
     let mut nic_networks = Vec::with_capacity(nics_json.len());
     for (i, nic) in nics_json.iter().enumerate() {
         let p = nics_path.index(i);
-        let nm = as_object(nic, &p)?;
-        opt_str(nm, "mac", &p)?;
-        opt_str(nm, "ip", &p)?;
-        if let Some(mode) = optional(nm, "mode") {
+        let nm = as_object(nic, &p)?.pick(&NIC_KEYS);
+        opt_str(&nm, "mac", &p)?;
+        opt_str(&nm, "ip", &p)?;
+        if let Some(mode) = optional(&nm, "mode") {
             let mp = p.field("mode");
             let s = str_value(mode, &mp)?;
             if !matches!(s, "bridged" | "routed" | "openvswitch") {
@@ -750,18 +820,18 @@ fn read_instance_body<'d>(m: Object<'d>, path: &Path) -> Result<WireInstanceBody
                 )));
             }
         }
-        opt_str(nm, "link", &p)?;
-        opt_str(nm, "bridge", &p)?;
-        nic_networks.push(opt_str(nm, "network", &p)?);
+        opt_str(&nm, "link", &p)?;
+        opt_str(&nm, "bridge", &p)?;
+        nic_networks.push(opt_str(&nm, "network", &p)?);
     }
     // hail falls back to "up" on a missing or bad admin_state, and to not
     // forthcoming on a missing or bad forthcoming flag.
-    let run_state = match m.get("admin_state").and_then(|v| v.as_str()) {
+    let run_state = match m.field("admin_state").and_then(|v| v.as_str()) {
         Some("down") => RunState::Down,
         Some("offline") => RunState::Offline,
         _ => RunState::Running,
     };
-    let forthcoming = m.get("forthcoming").and_then(|v| v.as_bool()) == Some(true);
+    let forthcoming = m.field("forthcoming").and_then(|v| v.as_bool()) == Some(true);
     Ok(WireInstanceBody {
         disk_space_total,
         disks,
@@ -777,11 +847,11 @@ fn read_instance_body<'d>(m: Object<'d>, path: &Path) -> Result<WireInstanceBody
 }
 
 fn read_instance<'d>(v: Value<'d>, path: &Path) -> Result<WireInstance<'d>, InputError> {
-    let m = as_object(v, path)?;
-    let body = read_instance_body(m, path)?;
+    let m = as_object(v, path)?.pick(&INSTANCE_KEYS);
+    let body = read_instance_body(&m, path)?;
     let nodes_path = path.field("nodes");
     let nodes = as_array(
-        required(m, "nodes", &nodes_path, "a list of node names")?,
+        required(&m, "nodes", &nodes_path, "a list of node names")?,
         &nodes_path,
     )?;
     // hail reads the primary and the secondary and ignores later entries.
@@ -804,9 +874,9 @@ fn read_instance<'d>(v: Value<'d>, path: &Path) -> Result<WireInstance<'d>, Inpu
 }
 
 fn read_new_instance<'d>(m: Object<'d>, path: &Path) -> Result<WireNewInstance<'d>, InputError> {
-    let name = req_str(m, "name", path)?;
-    let required_nodes = req_int(m, "required_nodes", path)?;
-    let body = read_instance_body(m, path)?;
+    let name = req_str(&m, "name", path)?;
+    let required_nodes = req_int(&m, "required_nodes", path)?;
+    let body = read_instance_body(&m, path)?;
     Ok(WireNewInstance {
         name,
         required_nodes,
@@ -817,19 +887,19 @@ fn read_new_instance<'d>(m: Object<'d>, path: &Path) -> Result<WireNewInstance<'
 fn read_request_dict<'d>(m: Object<'d>, path: &Path) -> Result<WireRequest<'d>, InputError> {
     let type_path = path.field("type");
     let kind = str_value(
-        required(m, "type", &type_path, "a request type")?,
+        required(&m, "type", &type_path, "a request type")?,
         &type_path,
     )?;
     match kind {
         "allocate" => {
-            let name = req_str(m, "name", path)?;
-            let group_name = opt_str(m, "group_name", path)?;
-            let restrict_to_nodes = match optional(m, "restrict-to-nodes") {
+            let name = req_str(&m, "name", path)?;
+            let group_name = opt_str(&m, "group_name", path)?;
+            let restrict_to_nodes = match optional(&m, "restrict-to-nodes") {
                 None => None,
                 Some(v) => Some(str_list(v, &path.field("restrict-to-nodes"))?),
             };
-            let required_nodes = req_int(m, "required_nodes", path)?;
-            let body = read_instance_body(m, path)?;
+            let required_nodes = req_int(&m, "required_nodes", path)?;
+            let body = read_instance_body(&m, path)?;
             Ok(WireRequest::Allocate {
                 instance: WireNewInstance { name, required_nodes, body },
                 group_name,
@@ -837,19 +907,19 @@ fn read_request_dict<'d>(m: Object<'d>, path: &Path) -> Result<WireRequest<'d>, 
             })
         }
         "relocate" => Ok(WireRequest::Relocate {
-            name: req_str(m, "name", path)?,
-            required_nodes: req_int(m, "required_nodes", path)?,
-            relocate_from: req_str_list(m, "relocate_from", path)?,
+            name: req_str(&m, "name", path)?,
+            required_nodes: req_int(&m, "required_nodes", path)?,
+            relocate_from: req_str_list(&m, "relocate_from", path)?,
         }),
         "change-group" => Ok(WireRequest::ChangeGroup {
-            instances: req_str_list(m, "instances", path)?,
-            target_groups: req_str_list(m, "target_groups", path)?,
+            instances: req_str_list(&m, "instances", path)?,
+            target_groups: req_str_list(&m, "target_groups", path)?,
         }),
         "node-evacuate" => {
-            let instances = req_str_list(m, "instances", path)?;
+            let instances = req_str_list(&m, "instances", path)?;
             let mode_path = path.field("evac_mode");
             let evac_mode = enum_value(
-                required(m, "evac_mode", &mode_path, "an evacuation mode")?,
+                required(&m, "evac_mode", &mode_path, "an evacuation mode")?,
                 &mode_path,
                 &[
                     ("primary-only", EvacMode::ChangePrimary),
@@ -861,10 +931,10 @@ fn read_request_dict<'d>(m: Object<'d>, path: &Path) -> Result<WireRequest<'d>, 
         }
         "multi-allocate" => {
             let ip = path.field("instances");
-            let list = as_array(required(m, "instances", &ip, "a list of instance objects")?, &ip)?;
+            let list = as_array(required(&m, "instances", &ip, "a list of instance objects")?, &ip)?;
             // hail reads the outer group_name once per instance, so an
             // empty list never looks at it.
-            let group_name = if list.is_empty() { None } else { opt_str(m, "group_name", path)? };
+            let group_name = if list.is_empty() { None } else { opt_str(&m, "group_name", path)? };
             let mut instances = Vec::with_capacity(list.len());
             for (i, entry) in list.iter().enumerate() {
                 let p = ip.index(i);
@@ -872,7 +942,7 @@ fn read_request_dict<'d>(m: Object<'d>, path: &Path) -> Result<WireRequest<'d>, 
             }
             Ok(WireRequest::MultiAllocate { instances, group_name })
         }
-        "allocate-secondary" => Ok(WireRequest::AllocateSecondary { name: req_str(m, "name", path)? }),
+        "allocate-secondary" => Ok(WireRequest::AllocateSecondary { name: req_str(&m, "name", path)? }),
         other => Err(type_path.error(format!(
             "unknown request type \"{other}\"; expected one of \"allocate\", \"multi-allocate\", \"relocate\", \"node-evacuate\", \"change-group\", \"allocate-secondary\""
         ))),

@@ -488,6 +488,51 @@ impl<'d> Object<'d> {
     pub fn value(&self) -> Value<'d> {
         self.0
     }
+
+    /// The first member under each of `keys`, found in one pass over the
+    /// members (rather than one pass per key, as [`Object::get`] would).
+    pub fn pick<const N: usize>(&self, keys: &'static [&'static str; N]) -> Picked<'d, N> {
+        let doc = self.0.doc;
+        let end = self.0.token().low() as usize;
+        let mut values = [None; N];
+        let mut missing = N;
+        let mut at = self.0.at + 1;
+        while at < end && missing > 0 {
+            let key = doc.key_bytes(at);
+            if let Some(i) = keys.iter().position(|k| k.as_bytes() == key) {
+                if let Some(slot @ None) = values.get_mut(i) {
+                    *slot = Some(Value { doc, at: at + 1 });
+                    missing -= 1;
+                }
+            }
+            at = doc.end_of(at + 1);
+        }
+        Picked {
+            object: *self,
+            keys,
+            values,
+        }
+    }
+}
+
+/// The members of an object under a fixed set of keys, from
+/// [`Object::pick`].
+#[derive(Debug, Clone, Copy)]
+pub struct Picked<'d, const N: usize> {
+    object: Object<'d>,
+    keys: &'static [&'static str; N],
+    values: [Option<Value<'d>>; N],
+}
+
+impl<'d, const N: usize> Picked<'d, N> {
+    /// The value of the first member with this key; a key outside the
+    /// picked set is looked up in the object.
+    pub fn get(&self, key: &str) -> Option<Value<'d>> {
+        match self.keys.iter().position(|k| *k == key) {
+            Some(i) => self.values.get(i).copied().flatten(),
+            None => self.object.get(key),
+        }
+    }
 }
 
 /// The members of an [`Object`]: key and value.

@@ -76,7 +76,7 @@ mod parser;
 #[cfg(test)]
 mod tests;
 
-pub use document::{Array, Document, Items, Members, Object, Value};
+pub use document::{Array, Document, Items, Members, Object, Picked, Value};
 
 /// The deepest nesting of arrays and objects that [`parse`] accepts.
 pub const MAX_DEPTH: usize = 512;

@@ -1094,3 +1094,19 @@ fn document_get_finds_the_first_of_duplicate_keys() {
         .collect();
     assert_eq!(keys, ["a", "b", "a", "ab", "ab"]);
 }
+
+#[test]
+fn pick_agrees_with_get() {
+    const KEYS: [&str; 4] = ["a", "ab", "missing", "n"];
+    let text = br#"{"a": 1, "b": {"a": 5}, "a": 2, "a\u0062": 3, "ab": 4, "n": null, "z": 9}"#;
+    let doc = parse_document(text).expect("valid");
+    let obj = doc.root().as_object().expect("object");
+    let picked = obj.pick(&KEYS);
+    for key in ["a", "ab", "missing", "n", "z", "b"] {
+        let via_pick = picked.get(key).map(|v| v.to_tree());
+        let via_get = obj.get(key).map(|v| v.to_tree());
+        assert_eq!(via_pick, via_get, "key {key}");
+    }
+    assert_eq!(picked.get("a").and_then(|v| v.as_number()?.as_int()), Some(1));
+    assert!(picked.get("n").is_some_and(|v| v.is_null()));
+}

@@ -41,9 +41,9 @@ pub struct Nic {
 pub struct Instance {
     /// Full name, as written in answers.
     pub name: Arc<str>,
-    /// The name without the cluster's common domain suffix; name lookups
-    /// match either.
-    pub alias: Arc<str>,
+    /// The length of the name without the cluster's common domain suffix
+    /// (see [`Instance::alias`]).
+    pub alias_len: usize,
     /// The instance's own index (`Instance.idx`); `-1` for an instance being
     /// allocated.
     pub idx: i32,
@@ -84,6 +84,12 @@ pub struct Instance {
 }
 
 impl Instance {
+    /// The name without the cluster's common domain suffix; name lookups
+    /// match either.
+    pub fn alias(&self) -> &str {
+        self.name.get(..self.alias_len).unwrap_or(&self.name)
+    }
+
     /// Whether the instance's memory is in use on its primary
     /// (`usesMemory`): running and not forthcoming.
     pub fn uses_memory(&self) -> bool {

@@ -89,9 +89,9 @@ fn owned(strs: &[&str]) -> Vec<String> {
     strs.iter().map(|&s| s.to_owned()).collect()
 }
 
-/// The name without the common suffix (`computeAlias`).
-fn alias(name: &str, suffix: &str) -> String {
-    name.strip_suffix(suffix).unwrap_or(name).to_owned()
+/// The length of the name without the common suffix (`computeAlias`).
+fn alias_len(name: &str, suffix: &str) -> usize {
+    name.strip_suffix(suffix).unwrap_or(name).len()
 }
 
 /// Node tags selected by `htools:<kind>:P` cluster tags: those starting
@@ -168,7 +168,7 @@ fn build_instance(
     let (excl_tags, dsrd_loc_tags) = cluster.instance_tag_sets(&body.tags);
     let name: Arc<str> = Arc::from(name);
     Instance {
-        alias: name.clone(),
+        alias_len: name.len(),
         name,
         idx,
         mem: body.memory,
@@ -367,7 +367,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         nodes.push(Node {
             info: Arc::new(NodeInfo {
                 name: (*name).to_owned(),
-                alias: (*name).to_owned(),
+                alias_len: name.len(),
                 tags: owned(&wn.tags),
                 location_tags: Vec::new(),
                 mig_tags: Vec::new(),
@@ -490,11 +490,11 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     };
     if !suffix.is_empty() {
         for n in cluster.nodes.iter_mut() {
-            let a = alias(&n.info.name, &suffix);
-            Arc::make_mut(&mut n.info).alias = a;
+            let a = alias_len(&n.info.name, &suffix);
+            Arc::make_mut(&mut n.info).alias_len = a;
         }
         for i in cluster.instances.iter_mut() {
-            i.alias = Arc::from(alias(&i.name, &suffix));
+            i.alias_len = alias_len(&i.name, &suffix);
         }
     }
 

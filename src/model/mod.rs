@@ -92,12 +92,14 @@ fn find_unique<T>(items: &[T], matches: impl Fn(&T) -> bool) -> NameMatch {
 impl Cluster {
     /// Finds a node by full name or alias.
     pub fn find_node(&self, name: &str) -> NameMatch {
-        find_unique(&self.nodes, |n| n.info.name == name || n.info.alias == name)
+        find_unique(&self.nodes, |n| {
+            n.info.name == name || n.info.alias() == name
+        })
     }
 
     /// Finds an instance by full name or alias.
     pub fn find_instance(&self, name: &str) -> NameMatch {
-        find_unique(&self.instances, |i| *i.name == *name || *i.alias == *name)
+        find_unique(&self.instances, |i| *i.name == *name || i.alias() == name)
     }
 
     /// Finds a group by name or UUID.

@@ -24,8 +24,9 @@ use crate::model::types::FailMode;
 pub struct NodeInfo {
     /// Full name, as written in answers (`name`).
     pub name: String,
-    /// Name without the cluster's common domain suffix (`alias`).
-    pub alias: String,
+    /// The length of the name without the cluster's common domain suffix
+    /// (see [`NodeInfo::alias`]).
+    pub alias_len: usize,
     /// Node tags.
     pub tags: Vec<String>,
     /// Location (failure-domain) tags, a sorted set (`locationTags`).
@@ -34,6 +35,14 @@ pub struct NodeInfo {
     pub mig_tags: Vec<TagId>,
     /// Migration tags the node can receive, a sorted set (`rmigTags`).
     pub rmig_tags: Vec<TagId>,
+}
+
+impl NodeInfo {
+    /// The name without the cluster's common domain suffix (`alias`); name
+    /// lookups match either.
+    pub fn alias(&self) -> &str {
+        self.name.get(..self.alias_len).unwrap_or(&self.name)
+    }
 }
 
 /// A node (`Node.Node`). Fields keep Ganeti's names in their docs. What
