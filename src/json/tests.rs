@@ -1107,6 +1107,9 @@ fn pick_agrees_with_get() {
         let via_get = obj.get(key).map(|v| v.to_tree());
         assert_eq!(via_pick, via_get, "key {key}");
     }
-    assert_eq!(picked.get("a").and_then(|v| v.as_number()?.as_int()), Some(1));
+    assert_eq!(
+        picked.get("a").and_then(|v| v.as_number()?.as_int()),
+        Some(1)
+    );
     assert!(picked.get("n").is_some_and(|v| v.is_null()));
 }

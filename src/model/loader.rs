@@ -130,12 +130,13 @@ fn split_at_colons(s: &str) -> Option<(&str, &str)> {
     }
 }
 
-/// Empty shared lists, so that instances without tags or NICs share one
-/// allocation.
+/// Shared lists for the common cases, so that instances without tags, or
+/// with no NIC or one NIC outside any network, share one allocation.
 struct Empties {
     tags: Arc<[String]>,
     ids: Arc<[TagId]>,
     nics: Arc<[Nic]>,
+    one_plain_nic: Arc<[Nic]>,
 }
 
 impl Empties {
@@ -144,6 +145,7 @@ impl Empties {
             tags: Arc::from([]),
             ids: Arc::from([]),
             nics: Arc::from([]),
+            one_plain_nic: Arc::from([Nic { network: None }]),
         }
     }
 
@@ -197,6 +199,8 @@ fn build_instance(
         location_score: 0,
         nics: if body.nic_networks.is_empty() {
             empty.nics.clone()
+        } else if body.nic_networks.as_slice() == [None] {
+            empty.one_plain_nic.clone()
         } else {
             body.nic_networks
                 .iter()
