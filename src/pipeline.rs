@@ -34,8 +34,9 @@ pub fn run(bytes: &[u8], options: &Options) -> Outcome {
     Outcome { stderr, answer }
 }
 
-/// [`run`] for a process that exits right after: the wire request and the
-/// model are not freed one by one; the exit returns their memory.
+/// [`run`] for a process that exits right after: the parsed document, the
+/// wire request and the model are not freed one by one; the exit returns
+/// their memory.
 pub fn run_and_leak(bytes: &[u8], options: &Options) -> Outcome {
     let mut stderr = String::new();
     let answer = run_inner(bytes, options, &mut stderr, false);

@@ -1,5 +1,6 @@
 //! The iallocator request on the wire (protocol version 2, as Ganeti's
-//! `doc/iallocator.rst` describes it) and its reading from the JSON tree.
+//! `doc/iallocator.rst` describes it) and its reading from the parsed JSON
+//! document; the wire message borrows its strings from that document.
 //!
 //! This module only checks shapes and types and keeps names as strings; the
 //! model loader resolves names to indices and derives values. What is
