@@ -398,16 +398,6 @@ impl<'d> Array<'d> {
             left: self.len(),
         }
     }
-
-    /// The first item, if any.
-    pub fn first(&self) -> Option<Value<'d>> {
-        self.iter().next()
-    }
-
-    /// The item at `index`, if there is one (walks the items before it).
-    pub fn get(&self, index: usize) -> Option<Value<'d>> {
-        self.iter().nth(index)
-    }
 }
 
 /// The items of an [`Array`].
@@ -482,11 +472,6 @@ impl<'d> Object<'d> {
             at = doc.end_of(at + 1);
         }
         None
-    }
-
-    /// The object as a value.
-    pub fn value(&self) -> Value<'d> {
-        self.0
     }
 
     /// The first member under each of `keys`, found in one pass over the

@@ -88,23 +88,30 @@ impl<'a> Parser<'a> {
                 if self.open(start, object)? {
                     self.push_empty(object);
                 } else {
-                    self.frames.push(Frame {
-                        at: 0,
-                        object,
-                        count: 0,
-                    });
-                    push(&mut self.tape, Token::NULL);
+                    self.begin(object);
                     self.contents()?;
                 }
             }
-            Some(_) => self.scalar(start, "a JSON value")?,
-            None => return Err(self.unexpected_token(start, "a JSON value")),
+            _ => self.scalar(start, "a JSON value")?,
         }
         self.skip_whitespace();
         if self.pos < self.input.len() {
             return Err(self.error(self.pos, "unexpected data after the JSON value"));
         }
         Ok(())
+    }
+
+    /// Opens the frame of a non-empty array or object whose token comes
+    /// next, and pushes a placeholder for that token, patched when the
+    /// container closes.
+    #[inline]
+    fn begin(&mut self, object: bool) {
+        self.frames.push(Frame {
+            at: self.tape.len(),
+            object,
+            count: 0,
+        });
+        push(&mut self.tape, Token::NULL);
     }
 
     /// Pushes the token of an empty array or object.
@@ -193,13 +200,7 @@ impl<'a> Parser<'a> {
                         if let Some(parent) = self.frames.last_mut() {
                             parent.count = count;
                         }
-                        self.frames.push(Frame {
-                            at: self.tape.len(),
-                            object: inner,
-                            count: 0,
-                        });
-                        // A placeholder, patched when the container closes.
-                        push(&mut self.tape, Token::NULL);
+                        self.begin(inner);
                         object = inner;
                         count = 0;
                         first = true;

@@ -603,7 +603,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     }
     warnings.reverse();
 
-    let request = resolve_request(&mut cluster, &instance_by_name, &msg.request)?;
+    let request = resolve_request(&mut cluster, &empty, &instance_by_name, &msg.request)?;
     Ok(Loaded {
         cluster,
         request,
@@ -611,13 +611,19 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     })
 }
 
-fn new_instance(cluster: &mut Cluster, name: &str, body: &WireInstanceBody) -> Instance {
+fn new_instance(
+    cluster: &mut Cluster,
+    empty: &Empties,
+    name: &str,
+    body: &WireInstanceBody,
+) -> Instance {
     // hail creates the new instance with both node indices 0 and index -1.
-    build_instance(cluster, &Empties::new(), name, body, -1, 0, 0)
+    build_instance(cluster, empty, name, body, -1, 0, 0)
 }
 
 fn resolve_request(
     cluster: &mut Cluster,
+    empty: &Empties,
     instance_by_name: &HashMap<&str, usize>,
     req: &WireRequest,
 ) -> Result<Request, InputError> {
@@ -652,7 +658,7 @@ fn resolve_request(
             group_name,
             restrict_to_nodes,
         } => Request::Allocate {
-            instance: new_instance(cluster, instance.name, &instance.body),
+            instance: new_instance(cluster, empty, instance.name, &instance.body),
             required_nodes: instance.required_nodes,
             group_name: group_name.map(str::to_owned),
             restrict_to_nodes: restrict_to_nodes.as_deref().map(owned),
@@ -663,7 +669,10 @@ fn resolve_request(
         } => {
             let mut out = Vec::with_capacity(instances.len());
             for i in instances {
-                out.push((new_instance(cluster, i.name, &i.body), i.required_nodes));
+                out.push((
+                    new_instance(cluster, empty, i.name, &i.body),
+                    i.required_nodes,
+                ));
             }
             Request::MultiAllocate {
                 instances: out,
