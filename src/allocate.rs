@@ -21,7 +21,7 @@ use crate::model::group::Group;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::types::{AllocPolicy, FailTally};
-use crate::model::{Cluster, NameMatch};
+use crate::model::{find_group, NameMatch};
 use crate::moves::location_score;
 use crate::solution::{AllocSolution, CandidateNote, CandidateOutcome, Metric, Placement};
 use crate::state::{Crash, State};
@@ -750,13 +750,13 @@ pub struct GroupChoice<M> {
 /// solution that are not unallocable, sorted stably by (policy, metric) on
 /// the reversed group order; the first wins.
 pub fn rank_groups<M: Metric>(
-    cluster: &Cluster,
+    node_groups: &[Group],
     results: Vec<(usize, Result<AllocSolution<M>, SearchError>)>,
 ) -> Option<(usize, AllocSolution<M>)> {
     let mut good: Vec<(usize, AllocSolution<M>)> = Vec::new();
     for (g, r) in results {
         if let Ok(sol) = r {
-            if sol.best.is_some() && cluster.groups[g].is_allocable() {
+            if sol.best.is_some() && node_groups[g].is_allocable() {
                 good.push((g, sol));
             }
         }
@@ -764,7 +764,7 @@ pub fn rank_groups<M: Metric>(
     good.reverse();
     let key = |x: &(usize, AllocSolution<M>)| -> (AllocPolicy, Option<M>) {
         (
-            cluster.groups[x.0].alloc_policy,
+            node_groups[x.0].alloc_policy,
             x.1.best.as_ref().map(|b| b.metric.clone()),
         )
     };
@@ -782,14 +782,14 @@ pub fn rank_groups<M: Metric>(
 /// Finds the best group for the instance (`findBestAllocGroup`), scoring
 /// and checking capacity over the whole state.
 pub fn find_best_alloc_group(
-    cluster: &Cluster,
+    node_groups: &[Group],
     state: &mut State,
     allowed: Option<&[usize]>,
     inst: &Instance,
     count: i64,
     opts: &AllocOptions,
 ) -> Result<GroupChoice<f64>, SearchError> {
-    let groups = split_groups(state, cluster.groups.len());
+    let groups = split_groups(state, node_groups.len());
     let allowed_groups: Vec<&(usize, Vec<usize>)> = groups
         .iter()
         .filter(|(g, _)| allowed.is_none_or(|a| a.contains(g)))
@@ -797,7 +797,7 @@ pub fn find_best_alloc_group(
     let mut messages = Vec::new();
     let mut results = Vec::new();
     for (g, keys) in &allowed_groups {
-        let group = &cluster.groups[*g];
+        let group = &node_groups[*g];
         if !has_required_networks(group, inst) {
             messages.push(format!(
                 "group {} is not connected to a network required by instance {}",
@@ -813,9 +813,9 @@ pub fn find_best_alloc_group(
         results.push((*g, r));
     }
     for (g, r) in &results {
-        messages.extend(describe_group(&cluster.groups[*g], r));
+        messages.extend(describe_group(&node_groups[*g], r));
     }
-    match rank_groups(cluster, results) {
+    match rank_groups(node_groups, results) {
         Some((group, solution)) => Ok(GroupChoice {
             group,
             solution,
@@ -824,7 +824,9 @@ pub fn find_best_alloc_group(
         None => {
             if allowed_groups.is_empty() {
                 Err(SearchError::Message(no_groups_message(
-                    cluster, allowed, &groups,
+                    node_groups,
+                    allowed,
+                    &groups,
                 )))
             } else {
                 Err(SearchError::Message(messages.join(", ")))
@@ -835,7 +837,7 @@ pub fn find_best_alloc_group(
 
 /// hail's message when no group is left to try.
 fn no_groups_message(
-    cluster: &Cluster,
+    node_groups: &[Group],
     allowed: Option<&[usize]>,
     groups: &[(usize, Vec<usize>)],
 ) -> String {
@@ -848,7 +850,7 @@ fn no_groups_message(
     };
     let shown: Vec<String> = groups
         .iter()
-        .map(|(g, _)| cluster.groups[*g].hs_show())
+        .map(|(g, _)| node_groups[*g].hs_show())
         .collect();
     format!(
         "no groups for evacuation: allowed groups was {allowed}, all groups: [{}]",
@@ -859,17 +861,17 @@ fn no_groups_message(
 /// Allocation without a group (`tryMGAlloc`): the info log starts with the
 /// selected group.
 pub fn try_mg_alloc(
-    cluster: &Cluster,
+    node_groups: &[Group],
     state: &mut State,
     inst: &Instance,
     count: i64,
     opts: &AllocOptions,
 ) -> Result<AllocSolution<f64>, SearchError> {
-    let choice = find_best_alloc_group(cluster, state, None, inst, count, opts)?;
+    let choice = find_best_alloc_group(node_groups, state, None, inst, count, opts)?;
     let mut sol = choice.solution;
     let mut log = vec![format!(
         "Selected group: {}",
-        cluster.groups[choice.group].name
+        node_groups[choice.group].name
     )];
     log.extend(choice.messages);
     sol.log = log;
@@ -892,14 +894,14 @@ pub fn group_state(base: &State, g: usize) -> State {
 /// scores and capacity are local to the group. On success the returned
 /// state is the group's state (hail's next placement sees only it).
 pub fn try_group_alloc(
-    cluster: &Cluster,
+    node_groups: &[Group],
     base: &State,
     group_name: &str,
     inst: &Instance,
     count: i64,
     opts: &AllocOptions,
 ) -> Result<(AllocSolution<f64>, State), SearchError> {
-    let g = match cluster.find_group(group_name) {
+    let g = match find_group(node_groups, group_name) {
         NameMatch::One(g) => g,
         _ => {
             return Err(SearchError::Message(format!(
@@ -907,7 +909,7 @@ pub fn try_group_alloc(
             )))
         }
     };
-    let group = &cluster.groups[g];
+    let group = &node_groups[g];
     let mut state = group_state(base, g);
     if !has_required_networks(group, inst) {
         return Err(SearchError::Message(format!(
@@ -1000,7 +1002,14 @@ mod tests {
             ..Default::default()
         };
         let mut state = State::new(&loaded.cluster);
-        try_mg_alloc(&loaded.cluster, &mut state, instance, required_nodes, &opts).expect("answers")
+        try_mg_alloc(
+            &loaded.cluster.groups,
+            &mut state,
+            instance,
+            required_nodes,
+            &opts,
+        )
+        .expect("answers")
     }
 
     /// With `explain`, the search keeps each candidate's outcome: refused

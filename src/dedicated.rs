@@ -27,11 +27,12 @@ use crate::allocate::{
 };
 use crate::hsfmt;
 use crate::hslist;
+use crate::model::group::Group;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::policy::IPolicy;
 use crate::model::types::{DiskTemplate, RunState};
-use crate::model::{Cluster, NameMatch};
+use crate::model::{find_group, NameMatch};
 use crate::solution::{best_of, AllocSolution, Metric, Placement};
 use crate::state::State;
 
@@ -291,14 +292,14 @@ fn allocate_on_pair(
 /// The dedicated search in one group (`Dedicated.findAllocation`); `state`
 /// must hold the group's nodes.
 pub fn find_allocation(
-    cluster: &Cluster,
+    node_groups: &[Group],
     state: &State,
     g: usize,
     inst: &Instance,
     count: i64,
     opts: &AllocOptions,
 ) -> Result<AllocSolution<LostAllocations>, SearchError> {
-    let group = &cluster.groups[g];
+    let group = &node_groups[g];
     if !has_required_networks(group, inst) {
         return Err(SearchError::Message(format!(
             "The group {} is not connected to a network required by instance {}",
@@ -353,25 +354,28 @@ fn concat(
 
 /// The dedicated search over all groups (`findMGAllocation`).
 pub fn find_mg_allocation(
-    cluster: &Cluster,
+    node_groups: &[Group],
     state: &State,
     inst: &Instance,
     count: i64,
     opts: &AllocOptions,
 ) -> Result<AllocSolution<LostAllocations>, SearchError> {
-    let groups = split_groups(state, cluster.groups.len());
+    let groups = split_groups(state, node_groups.len());
     let mut results = Vec::new();
     for (g, _) in &groups {
-        results.push((*g, find_allocation(cluster, state, *g, inst, count, opts)));
+        results.push((
+            *g,
+            find_allocation(node_groups, state, *g, inst, count, opts),
+        ));
     }
     let mut messages = Vec::new();
     for (g, r) in &results {
-        messages.extend(describe_group(&cluster.groups[*g], r));
+        messages.extend(describe_group(&node_groups[*g], r));
     }
-    match crate::allocate::rank_groups(cluster, results) {
+    match crate::allocate::rank_groups(node_groups, results) {
         None => Err(SearchError::Message(messages.join(", "))),
         Some((g, mut sol)) => {
-            let mut log = vec![format!("Selected group: {}", cluster.groups[g].name)];
+            let mut log = vec![format!("Selected group: {}", node_groups[g].name)];
             log.extend(messages);
             sol.log = log;
             Ok(sol)
@@ -382,15 +386,15 @@ pub fn find_mg_allocation(
 /// The dedicated search in a named group without the group's log line
 /// (`findAllocation` as multi-allocate uses it).
 pub fn find_group_allocation_raw(
-    cluster: &Cluster,
+    node_groups: &[Group],
     state: &State,
     group_name: &str,
     inst: &Instance,
     count: i64,
     opts: &AllocOptions,
 ) -> Result<AllocSolution<LostAllocations>, SearchError> {
-    match cluster.find_group(group_name) {
-        NameMatch::One(g) => find_allocation(cluster, state, g, inst, count, opts),
+    match find_group(node_groups, group_name) {
+        NameMatch::One(g) => find_allocation(node_groups, state, g, inst, count, opts),
         _ => Err(SearchError::Message(format!(
             "Wrong number of elems found with name {group_name}"
         ))),
@@ -400,14 +404,14 @@ pub fn find_group_allocation_raw(
 /// The dedicated search in a named group, as hail's dedicated allocate
 /// does it: the group is looked up by name or UUID.
 pub fn find_group_allocation(
-    cluster: &Cluster,
+    node_groups: &[Group],
     state: &State,
     group_name: &str,
     inst: &Instance,
     count: i64,
     opts: &AllocOptions,
 ) -> Result<AllocSolution<LostAllocations>, SearchError> {
-    let g = match cluster.find_group(group_name) {
+    let g = match find_group(node_groups, group_name) {
         NameMatch::One(g) => g,
         _ => {
             return Err(SearchError::Message(format!(
@@ -415,8 +419,8 @@ pub fn find_group_allocation(
             )))
         }
     };
-    let mut sol = find_allocation(cluster, state, g, inst, count, opts)?;
-    sol.log = describe_group(&cluster.groups[g], &Ok(sol.clone()));
+    let mut sol = find_allocation(node_groups, state, g, inst, count, opts)?;
+    sol.log = describe_group(&node_groups[g], &Ok(sol.clone()));
     Ok(sol)
 }
 

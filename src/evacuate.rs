@@ -18,10 +18,10 @@ use crate::allocate::{find_best_alloc_group, split_groups, AllocOptions, SearchE
 use crate::answer;
 use crate::argmin::{self, GroupSums};
 use crate::metric::{self, NodeValues};
+use crate::model::group::Group;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::types::{DiskTemplate, EvacMode, MirrorType};
-use crate::model::Cluster;
 use crate::moves::location_score;
 use crate::moves::{self, Move, MoveError, Moved, Nodes, Overlay};
 use crate::state::{Crash, State};
@@ -640,8 +640,8 @@ fn update_solution(
 }
 
 /// The node groups' node keys (`splitCluster`, as an association list).
-fn group_nodes(cluster: &Cluster, state: &State) -> Vec<(usize, Vec<usize>)> {
-    split_groups(state, cluster.groups.len())
+fn group_nodes(node_groups: &[Group], state: &State) -> Vec<(usize, Vec<usize>)> {
+    split_groups(state, node_groups.len())
 }
 
 /// The available nodes of a group (`availableGroupNodes`).
@@ -668,7 +668,7 @@ fn exclude_offline(state: &State, excluded: &mut [bool]) {
 
 /// Evacuates instances (`tryNodeEvac`).
 pub fn try_node_evac(
-    cluster: &Cluster,
+    node_groups: &[Group],
     state: &mut State,
     mode: EvacMode,
     instances: &[usize],
@@ -704,7 +704,7 @@ pub fn try_node_evac(
         }
     }
     exclude_offline(state, &mut excluded);
-    let groups = group_nodes(cluster, state);
+    let groups = group_nodes(node_groups, state);
     let mut sol = EvacSolution::default();
     for inst in &originals {
         let group = state.node(inst.p_node)?.group;
@@ -729,7 +729,7 @@ pub fn try_node_evac(
 /// Relocation (`processRelocate`): a new secondary for drbd, a new primary
 /// for shared storage. Returns the new node's index, or hail's message.
 pub fn relocate(
-    cluster: &Cluster,
+    node_groups: &[Group],
     state: &mut State,
     idx: usize,
     required_nodes: i64,
@@ -754,7 +754,7 @@ pub fn relocate(
             crate::hsfmt::show_int_list(&shown)
         )));
     }
-    let sol = try_node_evac(cluster, state, mode, &[idx], force)?;
+    let sol = try_node_evac(node_groups, state, mode, &[idx], force)?;
     if let Some((_, msg)) = sol.failed.iter().find(|(k, _)| *k == idx) {
         return Ok(Err(msg.clone()));
     }
@@ -813,7 +813,7 @@ pub fn relocate(
 /// command-line options), then the instance is evacuated into it in "all"
 /// mode with soft errors never ignored.
 pub fn try_change_group(
-    cluster: &Cluster,
+    node_groups: &[Group],
     state: &mut State,
     target_groups: &[usize],
     instances: &[usize],
@@ -832,7 +832,7 @@ pub fn try_change_group(
     }
     // List difference: one occurrence of each evacuated group is removed.
     let mut targets: Vec<usize> = if target_groups.is_empty() {
-        (0..cluster.groups.len()).collect()
+        (0..node_groups.len()).collect()
     } else {
         target_groups.to_vec()
     };
@@ -843,27 +843,27 @@ pub fn try_change_group(
     }
     let mut excluded = vec![false; state.node_slots()];
     exclude_offline(state, &mut excluded);
-    let groups = group_nodes(cluster, state);
+    let groups = group_nodes(node_groups, state);
     let mut sol = EvacSolution::default();
     for inst in &originals {
         let count = inst.disk_template.required_nodes() as i64;
         let cp = state.checkpoint();
-        let result = match find_best_alloc_group(cluster, state, Some(&targets), inst, count, opts)
-        {
-            Err(SearchError::Crash(c)) => return Err(c),
-            Err(SearchError::Message(m)) => Err(EvacError::Message(m)),
-            Ok(choice) => match available(&groups, &excluded, choice.group) {
-                Err(m) => Err(EvacError::Message(m)),
-                Ok(avail) => node_evac_instance(
-                    state,
-                    inst,
-                    EvacMode::ChangeAll,
-                    choice.group,
-                    &avail,
-                    false,
-                ),
-            },
-        };
+        let result =
+            match find_best_alloc_group(node_groups, state, Some(&targets), inst, count, opts) {
+                Err(SearchError::Crash(c)) => return Err(c),
+                Err(SearchError::Message(m)) => Err(EvacError::Message(m)),
+                Ok(choice) => match available(&groups, &excluded, choice.group) {
+                    Err(m) => Err(EvacError::Message(m)),
+                    Ok(avail) => node_evac_instance(
+                        state,
+                        inst,
+                        EvacMode::ChangeAll,
+                        choice.group,
+                        &avail,
+                        false,
+                    ),
+                },
+            };
         if result.is_err() {
             state.rollback(cp);
         }
@@ -873,21 +873,21 @@ pub fn try_change_group(
     Ok(sol)
 }
 
-/// The answer of node-evacuate and change-group (`formatNodeEvac`): names
-/// come from the original cluster.
-pub fn format_evac(cluster: &Cluster, sol: &EvacSolution) -> (String, String) {
-    let iname = |k: usize| cluster.instances.get(k).map_or("", |i| &*i.name);
+/// The answer of node-evacuate and change-group (`formatNodeEvac`), with
+/// the names from the state (moves do not change them).
+pub fn format_evac(node_groups: &[Group], state: &State, sol: &EvacSolution) -> (String, String) {
+    let iname = |k: usize| state.inst(k as i32).map_or("", |i| &*i.name);
     let moved: Vec<String> = sol
         .moved
         .iter()
         .map(|(k, g, nodes)| {
             let names: Vec<&str> = nodes
                 .iter()
-                .map(|&n| cluster.nodes[n].info.name.as_str())
+                .map(|&n| state.node_at(n).info.name.as_str())
                 .collect();
             answer::list(&[
                 answer::string(iname(*k)),
-                answer::string(&cluster.groups[*g].name),
+                answer::string(&node_groups[*g].name),
                 answer::string_list(&names),
             ])
         })

@@ -108,8 +108,8 @@ fn run_inner(
         ignore_soft_errors: options.ignore_soft_errors,
         capacity_checks: !options.no_capacity_checks,
         restrict_allocation_to: options.restrict_allocation_to.clone(),
+        leak_model: !reclaim,
     };
-    let answer = process::run(&loaded, &run_opts).map_err(Failure::Run);
-    dispose(loaded, reclaim);
-    Ok(answer?.render())
+    let answer = process::run(loaded, &run_opts).map_err(Failure::Run)?;
+    Ok(answer.render())
 }

@@ -7,6 +7,7 @@ use crate::answer::{self, Answer};
 use crate::dedicated;
 use crate::evacuate;
 use crate::globaln1;
+use crate::model::group::Group;
 use crate::model::loader::Loaded;
 use crate::model::{Cluster, Request};
 use crate::solution::{AllocSolution, Metric};
@@ -29,6 +30,9 @@ pub struct RunOptions {
     pub capacity_checks: bool,
     /// `--restrict-allocation-to`.
     pub restrict_allocation_to: Option<Vec<String>>,
+    /// Leave the model's memory to the process exit instead of freeing it
+    /// piece by piece (for a process that exits right after the answer).
+    pub leak_model: bool,
 }
 
 /// Whether an allocation request is "dedicated" (`Dedicated.isDedicated`):
@@ -85,11 +89,37 @@ fn format_allocate<M: Metric>(sol: &AllocSolution<M>) -> Answer {
     }
 }
 
-/// Processes the request.
-pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<Answer, RunError> {
-    let cluster = &loaded.cluster;
-    let dedicated = allocation_group(&loaded.request).is_some_and(|g| is_dedicated(cluster, g));
-    match &loaded.request {
+/// Processes the request. The search takes over the loaded node and
+/// instance lists as its state (they are not copied).
+pub fn run(loaded: Loaded, opts: &RunOptions) -> Result<Answer, RunError> {
+    let Loaded {
+        cluster, request, ..
+    } = loaded;
+    let dedicated = allocation_group(&request).is_some_and(|g| is_dedicated(&cluster, g));
+    let Cluster {
+        groups,
+        nodes,
+        instances,
+        ..
+    } = cluster;
+    let mut state = State::from_lists(nodes, instances, &groups);
+    let answer = answer_request(&groups, &mut state, &request, dedicated, opts);
+    if opts.leak_model {
+        std::mem::forget(state);
+        std::mem::forget(request);
+        std::mem::forget(groups);
+    }
+    answer
+}
+
+fn answer_request(
+    groups: &[Group],
+    state: &mut State,
+    request: &Request,
+    dedicated: bool,
+    opts: &RunOptions,
+) -> Result<Answer, RunError> {
+    match request {
         Request::Allocate {
             instance,
             required_nodes,
@@ -97,19 +127,18 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<Answer, RunError> {
             restrict_to_nodes,
         } => {
             let alloc_opts = alloc_options(opts, restrict_to_nodes.clone());
-            let state = State::new(cluster);
             if dedicated {
                 let result = match group_name {
                     None => dedicated::find_mg_allocation(
-                        cluster,
-                        &state,
+                        groups,
+                        state,
                         instance,
                         *required_nodes,
                         &alloc_opts,
                     ),
                     Some(g) => dedicated::find_group_allocation(
-                        cluster,
-                        &state,
+                        groups,
+                        state,
                         g,
                         instance,
                         *required_nodes,
@@ -121,18 +150,13 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<Answer, RunError> {
                     Err(message) => Answer::failure(&message),
                 });
             }
-            let mut state = state;
             let result = match group_name {
-                None => allocate::try_mg_alloc(
-                    cluster,
-                    &mut state,
-                    instance,
-                    *required_nodes,
-                    &alloc_opts,
-                ),
+                None => {
+                    allocate::try_mg_alloc(groups, state, instance, *required_nodes, &alloc_opts)
+                }
                 Some(g) => allocate::try_group_alloc(
-                    cluster,
-                    &state,
+                    groups,
+                    state,
                     g,
                     instance,
                     *required_nodes,
@@ -151,9 +175,15 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<Answer, RunError> {
         } => {
             let alloc_opts = alloc_options(opts, None);
             let outcome = if dedicated {
-                multi_allocate_dedicated(cluster, instances, group_name.as_deref(), &alloc_opts)?
+                multi_allocate_dedicated(
+                    groups,
+                    state,
+                    instances,
+                    group_name.as_deref(),
+                    &alloc_opts,
+                )?
             } else {
-                multi_allocate(cluster, instances, group_name.as_deref(), &alloc_opts)?
+                multi_allocate(groups, state, instances, group_name.as_deref(), &alloc_opts)?
             };
             Ok(match outcome {
                 Ok(rows) => format_multi_allocate(&rows),
@@ -165,10 +195,9 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<Answer, RunError> {
             required_nodes,
             relocate_from,
         } => {
-            let mut state = State::new(cluster);
             let r = evacuate::relocate(
-                cluster,
-                &mut state,
+                groups,
+                state,
                 *instance,
                 *required_nodes,
                 relocate_from,
@@ -178,52 +207,43 @@ pub fn run(loaded: &Loaded, opts: &RunOptions) -> Result<Answer, RunError> {
             Ok(match r {
                 Ok(node) => Answer::success(
                     "success",
-                    answer::string_list(&[&cluster.nodes[node].info.name]),
+                    answer::string_list(&[&state.node_at(node).info.name]),
                 ),
                 Err(message) => Answer::failure(&message),
             })
         }
         Request::NodeEvacuate { instances, mode } => {
-            let mut state = State::new(cluster);
-            let sol = evacuate::try_node_evac(
-                cluster,
-                &mut state,
-                *mode,
-                instances,
-                opts.ignore_soft_errors,
-            )
-            .map_err(|c| RunError::Inconsistent(c.0))?;
-            let (info, result) = evacuate::format_evac(cluster, &sol);
+            let sol =
+                evacuate::try_node_evac(groups, state, *mode, instances, opts.ignore_soft_errors)
+                    .map_err(|c| RunError::Inconsistent(c.0))?;
+            let (info, result) = evacuate::format_evac(groups, state, &sol);
             Ok(Answer::success(&info, result))
         }
         Request::ChangeGroup {
             instances,
             target_groups,
         } => {
-            let mut state = State::new(cluster);
             let sol = evacuate::try_change_group(
-                cluster,
-                &mut state,
+                groups,
+                state,
                 target_groups,
                 instances,
                 &alloc_options(opts, None),
             )
             .map_err(|c| RunError::Inconsistent(c.0))?;
-            let (info, result) = evacuate::format_evac(cluster, &sol);
+            let (info, result) = evacuate::format_evac(groups, state, &sol);
             Ok(Answer::success(&info, result))
         }
         Request::AllocateSecondary { instance } => {
-            let mut state = State::new(cluster);
-            let r =
-                allocate::try_allocate_secondary(&mut state, *instance, &alloc_options(opts, None))
-                    .map_err(|c| RunError::Inconsistent(c.0))?;
+            let r = allocate::try_allocate_secondary(state, *instance, &alloc_options(opts, None))
+                .map_err(|c| RunError::Inconsistent(c.0))?;
             Ok(match r {
                 Err(message) => Answer::failure(&message),
                 Ok(sol) => {
                     let info = sol.log.join(", ");
                     match sol.best.as_ref().and_then(|b| b.secondary) {
                         Some(s) => {
-                            Answer::success(&info, answer::string(&cluster.nodes[s].info.name))
+                            Answer::success(&info, answer::string(&state.node_at(s).info.name))
                         }
                         None => Answer::failure(&info),
                     }
@@ -263,18 +283,19 @@ fn row<M: Metric>(name: &str, sol: &AllocSolution<M>) -> MultiRow {
 /// Places the instances one after another on the updated cluster
 /// (`allocList`). Any instance that fits in no group fails the request.
 fn multi_allocate(
-    cluster: &Cluster,
+    groups: &[Group],
+    state: &mut State,
     instances: &[(crate::model::instance::Instance, i64)],
     group_name: Option<&str>,
     opts: &AllocOptions,
 ) -> Result<Result<Vec<MultiRow>, String>, RunError> {
-    let mut state = State::new(cluster);
     let mut rows = Vec::with_capacity(instances.len());
     for (inst, count) in instances {
         let result = match group_name {
-            None => allocate::try_mg_alloc(cluster, &mut state, inst, *count, opts),
-            Some(g) => allocate::try_group_alloc(cluster, &state, g, inst, *count, opts)
-                .map(|(sol, _)| sol),
+            None => allocate::try_mg_alloc(groups, state, inst, *count, opts),
+            Some(g) => {
+                allocate::try_group_alloc(groups, state, g, inst, *count, opts).map(|(sol, _)| sol)
+            }
         };
         let sol = match search_failure(result)? {
             Ok(sol) => sol,
@@ -284,7 +305,7 @@ fn multi_allocate(
             let new_key = state.inst_count();
             let changed: Vec<(usize, &crate::model::node::Node)> =
                 best.nodes.iter().map(|(k, n)| (*k, n)).collect();
-            globaln1::apply_placement(&mut state, &changed, &best.inst, new_key);
+            globaln1::apply_placement(state, &changed, &best.inst, new_key);
             state.commit();
         }
         rows.push(row(&inst.name, &sol));
@@ -297,19 +318,19 @@ fn multi_allocate(
 /// instance (hail keeps the group-local node list of the solution); with a
 /// group, every instance is searched on the original cluster.
 fn multi_allocate_dedicated(
-    cluster: &Cluster,
+    groups: &[Group],
+    original: &State,
     instances: &[(crate::model::instance::Instance, i64)],
     group_name: Option<&str>,
     opts: &AllocOptions,
 ) -> Result<Result<Vec<MultiRow>, String>, RunError> {
-    let original = State::new(cluster);
-    let mut state = State::new(cluster);
+    let mut state = original.restricted(|_| true, |_| true);
     let mut rows = Vec::with_capacity(instances.len());
     for (inst, count) in instances {
         let result = match group_name {
-            None => dedicated::find_mg_allocation(cluster, &state, inst, *count, opts),
+            None => dedicated::find_mg_allocation(groups, &state, inst, *count, opts),
             Some(g) => {
-                dedicated::find_group_allocation_raw(cluster, &original, g, inst, *count, opts)
+                dedicated::find_group_allocation_raw(groups, original, g, inst, *count, opts)
             }
         };
         let sol = match search_failure(result)? {
@@ -317,7 +338,7 @@ fn multi_allocate_dedicated(
             Err(message) => return Ok(Err(message)),
         };
         if let Some(best) = &sol.best {
-            let g = cluster.nodes[best.primary].group;
+            let g = original.node_at(best.primary).group;
             let new_key = state.inst_count();
             let mut next = state.restricted(|n| n.group == g, |_| true);
             let changed: Vec<(usize, &crate::model::node::Node)> =

@@ -14,6 +14,7 @@
 //! full score with a few substituted nodes is one tight O(N) loop.
 
 use crate::metric::{self, LocationExclusion, NodeValues};
+use crate::model::group::Group;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::policy::IPolicy;
@@ -83,23 +84,22 @@ fn group_keys(nodes: &[Option<Node>], n_groups: usize) -> Vec<Vec<usize>> {
 pub type Subst<'a> = (usize, &'a Node);
 
 impl State {
-    /// The whole cluster.
+    /// A copy of the whole cluster (the cluster stays as loaded).
     pub fn new(cluster: &Cluster) -> State {
-        State::with_scope(cluster, |_| true, |_| true)
+        State::from_lists(
+            cluster.nodes.clone(),
+            cluster.instances.clone(),
+            &cluster.groups,
+        )
     }
 
-    /// The nodes and instances selected by the two predicates (by key).
-    pub fn with_scope(
-        cluster: &Cluster,
-        node_in: impl Fn(usize) -> bool,
-        inst_in: impl Fn(usize) -> bool,
-    ) -> State {
-        let nodes: Vec<Option<Node>> = cluster
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(k, n)| if node_in(k) { Some(n.clone()) } else { None })
-            .collect();
+    /// The whole cluster from its node and instance lists, which the state
+    /// takes over: a request's search runs on the loaded lists themselves,
+    /// without a copy.
+    pub fn from_lists(nodes: Vec<Node>, instances: Vec<Instance>, groups: &[Group]) -> State {
+        // `Option<Node>` has the size of `Node` (its `Arc` gives the niche),
+        // so these collects reuse the lists' memory.
+        let nodes: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
         let values = nodes
             .iter()
             .map(|n| {
@@ -108,14 +108,9 @@ impl State {
                 })
             })
             .collect();
-        let insts: Vec<Option<Instance>> = cluster
-            .instances
-            .iter()
-            .enumerate()
-            .map(|(k, i)| if inst_in(k) { Some(i.clone()) } else { None })
-            .collect();
+        let insts: Vec<Option<Instance>> = instances.into_iter().map(Some).collect();
         let inst_count = insts.iter().filter(|i| i.is_some()).count();
-        let policies: Vec<IPolicy> = cluster.groups.iter().map(|g| g.ipolicy.clone()).collect();
+        let policies: Vec<IPolicy> = groups.iter().map(|g| g.ipolicy.clone()).collect();
         let (group_keys, present, offline, any_instance_map) = node_indexes(&nodes, policies.len());
         State {
             nodes,

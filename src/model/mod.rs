@@ -89,6 +89,11 @@ fn find_unique<T>(items: &[T], matches: impl Fn(&T) -> bool) -> NameMatch {
     found
 }
 
+/// Finds a group by name or UUID.
+pub fn find_group(groups: &[Group], name: &str) -> NameMatch {
+    find_unique(groups, |g| g.has_name(name))
+}
+
 impl Cluster {
     /// Finds a node by full name or alias.
     pub fn find_node(&self, name: &str) -> NameMatch {
@@ -104,7 +109,7 @@ impl Cluster {
 
     /// Finds a group by name or UUID.
     pub fn find_group(&self, name: &str) -> NameMatch {
-        find_unique(&self.groups, |g| g.has_name(name))
+        find_group(&self.groups, name)
     }
 
     /// Computes the tag-derived fields of an instance from its tags:
