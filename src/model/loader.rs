@@ -445,7 +445,6 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
 
     // Instances.
     let empty = Empties::new();
-    let mut instance_by_name: HashMap<&str, usize> = HashMap::with_capacity(msg.instances.len());
     for (i, (name, wi)) in msg.instances.iter().enumerate() {
         let path = |field: &str| format!("instances.{}.{field}", quoted(name));
         let Some(&p) = node_by_name.get(wi.primary) else {
@@ -482,7 +481,6 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
             let b = &cluster.nodes[s as usize].info.location_tags;
             inst.location_score = intersection_len(a, b) as i64;
         }
-        instance_by_name.insert(*name, i);
         cluster.instances.push(inst);
     }
 
@@ -603,7 +601,7 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     }
     warnings.reverse();
 
-    let request = resolve_request(&mut cluster, &empty, &instance_by_name, &msg.request)?;
+    let request = resolve_request(&mut cluster, &empty, &msg.request)?;
     Ok(Loaded {
         cluster,
         request,
@@ -624,7 +622,6 @@ fn new_instance(
 fn resolve_request(
     cluster: &mut Cluster,
     empty: &Empties,
-    instance_by_name: &HashMap<&str, usize>,
     req: &WireRequest,
 ) -> Result<Request, InputError> {
     let find_instance =
@@ -643,10 +640,13 @@ fn resolve_request(
                 })
                 .collect()
         };
-    let exact_instance = |name: &str| -> Result<usize, InputError> {
-        instance_by_name
-            .get(name)
-            .copied()
+    // The exact name, the last of duplicates winning; the request names at
+    // most one such instance, so a scan costs less than an index.
+    let exact_instance = |cluster: &Cluster, name: &str| -> Result<usize, InputError> {
+        cluster
+            .instances
+            .iter()
+            .rposition(|i| *i.name == *name)
             .ok_or_else(|| InputError {
                 path: "request.name".to_owned(),
                 message: format!("no instance named {}", quoted(name)),
@@ -684,7 +684,7 @@ fn resolve_request(
             required_nodes,
             relocate_from,
         } => {
-            let instance = exact_instance(name)?;
+            let instance = exact_instance(cluster, name)?;
             let mut from = Vec::with_capacity(relocate_from.len());
             for (i, n) in relocate_from.iter().enumerate() {
                 match cluster.find_node(n) {
@@ -737,7 +737,7 @@ fn resolve_request(
             mode: *evac_mode,
         },
         WireRequest::AllocateSecondary { name } => Request::AllocateSecondary {
-            instance: exact_instance(name)?,
+            instance: exact_instance(cluster, name)?,
         },
     })
 }
