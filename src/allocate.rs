@@ -977,8 +977,7 @@ mod tests {
     /// Reads a request into the model.
     fn load_request(bytes: &[u8]) -> crate::model::loader::Loaded {
         let doc = crate::json::parse_document(bytes).expect("valid JSON");
-        let msg = crate::protocol::read_message(&doc).expect("valid request");
-        load(&msg, &LoadOptions::default()).expect("loads")
+        load(&doc, &LoadOptions::default()).expect("loads")
     }
 
     /// The new instance and node count of an allocate request.

@@ -4,9 +4,9 @@
 //! the fuzz targets and tests call it directly.
 
 use crate::cli::{self, Options};
+use crate::json;
 use crate::model::loader::{self, LoadOptions, N1Rule};
 use crate::process::{self, RunError, RunOptions};
-use crate::{json, protocol};
 
 /// Why no answer was produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,8 +34,8 @@ pub fn run(bytes: &[u8], options: &Options) -> Outcome {
     Outcome { stderr, answer }
 }
 
-/// [`run`] for a process that exits right after: the parsed document, the
-/// wire request and the model are not freed one by one; the exit returns
+/// [`run`] for a process that exits right after: the parsed document and
+/// the model are not freed one by one; the exit returns
 /// their memory.
 pub fn run_and_leak(bytes: &[u8], options: &Options) -> Outcome {
     let mut stderr = String::new();
@@ -60,7 +60,6 @@ fn run_inner(
 ) -> Result<String, Failure> {
     let doc = json::parse_document(bytes)
         .map_err(|e| Failure::Input(format!("the request is not valid JSON: {e}")))?;
-    let message = protocol::read_message(&doc).map_err(|e| Failure::Input(e.to_string()))?;
     let load_opts = LoadOptions {
         static_kvm_node_memory: options.static_kvm_node_memory,
         n1_rule: match options.n1_rule {
@@ -68,8 +67,7 @@ fn run_inner(
             cli::N1Rule::Ganeti31 => N1Rule::Ganeti31,
         },
     };
-    let loaded = loader::load(&message, &load_opts).map_err(|e| Failure::Input(e.to_string()))?;
-    dispose(message, reclaim);
+    let loaded = loader::load(&doc, &load_opts).map_err(|e| Failure::Input(e.to_string()))?;
     dispose(doc, reclaim);
 
     if !loaded.warnings.is_empty() {

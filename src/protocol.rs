@@ -3,7 +3,11 @@
 //! document; the wire message borrows its strings from that document.
 //!
 //! This module only checks shapes and types and keeps names as strings; the
-//! model loader resolves names to indices and derives values. What is
+//! model loader resolves names to indices and derives values. The nodes and
+//! instances are not collected: each goes to a [`ClusterSink`] (the loader)
+//! as soon as it is read, so that a large cluster never exists twice in
+//! memory and the sink's own errors come in hail's order (hail resolves a
+//! node's group and an instance's nodes as it reads them). What is
 //! accepted follows hail exactly, with these deliberate deviations (all of
 //! them inputs no Ganeti master sends):
 //! * integers beyond ±2^53 are refused (hail wraps them modulo 2^64);
@@ -62,7 +66,8 @@ impl<'a> Path<'a> {
         seg: None,
     };
 
-    fn field(&'a self, name: &'a str) -> Path<'a> {
+    /// The path of a schema field below this one.
+    pub fn field(&'a self, name: &'a str) -> Path<'a> {
         Path {
             parent: Some(self),
             seg: Some(Seg::Field(name)),
@@ -76,7 +81,8 @@ impl<'a> Path<'a> {
         }
     }
 
-    fn index(&'a self, i: usize) -> Path<'a> {
+    /// The path of an array position below this one.
+    pub fn index(&'a self, i: usize) -> Path<'a> {
         Path {
             parent: Some(self),
             seg: Some(Seg::Index(i)),
@@ -153,21 +159,66 @@ impl Hypervisor {
     ];
 }
 
-/// The whole iallocator message: the cluster and the `request` object.
+/// The iallocator message apart from its nodes and instances, which went
+/// to the [`ClusterSink`] while it was read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Message<'a> {
     /// Node groups in input order, keyed by UUID.
     pub groups: Vec<(&'a str, WireGroup<'a>)>,
-    /// Nodes in input order, keyed by name (duplicates kept).
-    pub nodes: Vec<(&'a str, WireNode<'a>)>,
-    /// Instances in input order, keyed by name (duplicates kept).
-    pub instances: Vec<(&'a str, WireInstance<'a>)>,
     /// Cluster tags.
     pub cluster_tags: Vec<&'a str>,
     /// Enabled hypervisors; only the first matters.
     pub enabled_hypervisors: Vec<Hypervisor>,
     /// The `request` object.
     pub request: WireRequest<'a>,
+}
+
+/// Receives the cluster as [`read_message`] reads it: the node groups once,
+/// then each node and each instance in input order (duplicate names
+/// included). An error from the sink ends the reading and is its result.
+pub trait ClusterSink<'a> {
+    /// All node groups, before the first node.
+    fn groups(&mut self, groups: &[(&'a str, WireGroup<'a>)]) -> Result<(), InputError>;
+    /// One node; `path` is its place in the message, for errors.
+    fn node(&mut self, name: &'a str, node: WireNode<'a>, path: &Path) -> Result<(), InputError>;
+    /// One instance; `path` is its place in the message, for errors.
+    fn instance(
+        &mut self,
+        name: &'a str,
+        instance: WireInstance<'a>,
+        path: &Path,
+    ) -> Result<(), InputError>;
+}
+
+/// A sink that keeps every node and instance as read (for tests and the
+/// fuzz targets, which compare whole messages).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Collected<'a> {
+    /// Nodes in input order, keyed by name (duplicates kept).
+    pub nodes: Vec<(&'a str, WireNode<'a>)>,
+    /// Instances in input order, keyed by name (duplicates kept).
+    pub instances: Vec<(&'a str, WireInstance<'a>)>,
+}
+
+impl<'a> ClusterSink<'a> for Collected<'a> {
+    fn groups(&mut self, _: &[(&'a str, WireGroup<'a>)]) -> Result<(), InputError> {
+        Ok(())
+    }
+
+    fn node(&mut self, name: &'a str, node: WireNode<'a>, _: &Path) -> Result<(), InputError> {
+        self.nodes.push((name, node));
+        Ok(())
+    }
+
+    fn instance(
+        &mut self,
+        name: &'a str,
+        instance: WireInstance<'a>,
+        _: &Path,
+    ) -> Result<(), InputError> {
+        self.instances.push((name, instance));
+        Ok(())
+    }
 }
 
 /// A node group as sent.
@@ -464,8 +515,12 @@ fn disk_template(v: Value<'_>, path: &Path) -> Result<DiskTemplate, InputError> 
 // ---------------------------------------------------------------------------
 // The document.
 
-/// Reads the message from its parsed document.
-pub fn read_message<'d>(doc: &'d Document<'_>) -> Result<Message<'d>, InputError> {
+/// Reads the message from its parsed document, handing its nodes and
+/// instances to `sink` as they come.
+pub fn read_message<'d>(
+    doc: &'d Document<'_>,
+    sink: &mut impl ClusterSink<'d>,
+) -> Result<Message<'d>, InputError> {
     let root = Path::ROOT;
     let top = doc.root();
     let Some(top) = top.as_object() else {
@@ -489,16 +544,16 @@ pub fn read_message<'d>(doc: &'d Document<'_>) -> Result<Message<'d>, InputError
         let p = groups_path.name(uuid);
         groups.push((uuid, read_group(g, &p)?));
     }
+    sink.groups(&groups)?;
 
     let nodes_path = root.field("nodes");
     let nodes_json = as_object(
         required(&top, "nodes", &nodes_path, "an object")?,
         &nodes_path,
     )?;
-    let mut nodes = Vec::with_capacity(nodes_json.len());
     for (name, n) in nodes_json.iter() {
         let p = nodes_path.name(name);
-        nodes.push((name, read_node(n, &p)?));
+        sink.node(name, read_node(n, &p)?, &p)?;
     }
 
     let inst_path = root.field("instances");
@@ -506,10 +561,9 @@ pub fn read_message<'d>(doc: &'d Document<'_>) -> Result<Message<'d>, InputError
         required(&top, "instances", &inst_path, "an object")?,
         &inst_path,
     )?;
-    let mut instances = Vec::with_capacity(inst_json.len());
     for (name, i) in inst_json.iter() {
         let p = inst_path.name(name);
-        instances.push((name, read_instance(i, &p)?));
+        sink.instance(name, read_instance(i, &p)?, &p)?;
     }
 
     let cluster_tags = req_str_list(&top, "cluster_tags", &root)?;
@@ -532,8 +586,6 @@ pub fn read_message<'d>(doc: &'d Document<'_>) -> Result<Message<'d>, InputError
     let request = read_request_dict(req_members, &req_path)?;
     Ok(Message {
         groups,
-        nodes,
-        instances,
         cluster_tags,
         enabled_hypervisors,
         request,

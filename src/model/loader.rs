@@ -18,7 +18,11 @@ use super::instance::{Disk, Instance, Nic, NO_NODE};
 use super::node::{intersection_len, Node, NodeInfo};
 use super::types::DiskTemplate;
 use super::{Cluster, NameMatch, Request, TagId, TagTable};
-use crate::protocol::{Hypervisor, InputError, Message, WireInstanceBody, WireRequest};
+use crate::json::Document;
+use crate::protocol::{
+    self, ClusterSink, Hypervisor, InputError, Path, WireGroup, WireInstance, WireInstanceBody,
+    WireNode, WireRequest,
+};
 
 /// The rule for a node's initial N+1 flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -158,8 +162,9 @@ impl Empties {
     }
 }
 
+/// An instance as sent; its exclusion and desired-location tag sets are
+/// left empty (they need the cluster tags) and its location score 0.
 fn build_instance(
-    cluster: &mut Cluster,
     empty: &Empties,
     name: &str,
     body: &WireInstanceBody,
@@ -167,7 +172,6 @@ fn build_instance(
     p_node: i32,
     s_node: i32,
 ) -> Instance {
-    let (excl_tags, dsrd_loc_tags) = cluster.instance_tag_sets(&body.tags);
     let name: Arc<str> = Arc::from(name);
     Instance {
         alias_len: name.len(),
@@ -194,8 +198,8 @@ fn build_instance(
         } else {
             body.tags.iter().map(|&t| t.to_owned()).collect()
         },
-        excl_tags: empty.ids(excl_tags),
-        dsrd_loc_tags: empty.ids(dsrd_loc_tags),
+        excl_tags: empty.ids.clone(),
+        dsrd_loc_tags: empty.ids.clone(),
         location_score: 0,
         nics: if body.nic_networks.is_empty() {
             empty.nics.clone()
@@ -324,39 +328,49 @@ fn quoted(name: &str) -> String {
     q
 }
 
-/// Builds the cluster model and the resolved request.
-pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
-    let mut tags = TagTable::default();
+/// The model as the protocol hands it over: groups, then nodes and
+/// instances built one by one in input order. What needs the cluster tags
+/// (which come after the instances) waits for [`load`]'s second half.
+struct Builder<'d> {
+    groups: Vec<Group>,
+    /// Group UUIDs to indices; a duplicate UUID resolves to the last.
+    group_by_uuid: BTreeMap<&'d str, usize>,
+    /// Exact node names to indices, the last of duplicate names winning;
+    /// only looked up, never iterated, so their order cannot reach the
+    /// answer.
+    node_by_name: HashMap<&'d str, usize>,
+    nodes: Vec<Node>,
+    instances: Vec<Instance>,
+    empty: Empties,
+}
 
-    // Groups, indexed in input order; a duplicate UUID resolves to the last.
-    let mut group_by_uuid = BTreeMap::new();
-    let mut groups = Vec::with_capacity(msg.groups.len());
-    for (i, (uuid, g)) in msg.groups.iter().enumerate() {
-        group_by_uuid.insert(*uuid, i);
-        groups.push(Group {
-            name: g.name.to_owned(),
-            uuid: (*uuid).to_owned(),
-            idx: i,
-            alloc_policy: g.alloc_policy,
-            networks: owned(&g.networks),
-            ipolicy: g.ipolicy.clone(),
-            tags: owned(&g.tags),
-        });
+impl<'d> ClusterSink<'d> for Builder<'d> {
+    fn groups(&mut self, groups: &[(&'d str, WireGroup<'d>)]) -> Result<(), InputError> {
+        // Groups, indexed in input order.
+        self.groups.reserve(groups.len());
+        for (i, (uuid, g)) in groups.iter().enumerate() {
+            self.group_by_uuid.insert(*uuid, i);
+            self.groups.push(Group {
+                name: g.name.to_owned(),
+                uuid: (*uuid).to_owned(),
+                idx: i,
+                alloc_policy: g.alloc_policy,
+                networks: owned(&g.networks),
+                ipolicy: g.ipolicy.clone(),
+                tags: owned(&g.tags),
+            });
+        }
+        Ok(())
     }
 
-    // Nodes.
-    // Exact names to indices, the last of duplicate names winning; only
-    // looked up, never iterated, so their order cannot reach the answer.
-    let mut node_by_name: HashMap<&str, usize> = HashMap::with_capacity(msg.nodes.len());
-    let mut nodes = Vec::with_capacity(msg.nodes.len());
-    for (i, (name, wn)) in msg.nodes.iter().enumerate() {
-        let Some(&gidx) = group_by_uuid.get(wn.group) else {
-            return Err(InputError {
-                path: format!("nodes.{}.group", quoted(name)),
-                message: format!("no node group with UUID {}", quoted(wn.group)),
-            });
+    fn node(&mut self, name: &'d str, wn: WireNode<'d>, path: &Path) -> Result<(), InputError> {
+        let Some(&gidx) = self.group_by_uuid.get(wn.group) else {
+            return Err(path
+                .field("group")
+                .error(format!("no node group with UUID {}", quoted(wn.group))));
         };
-        node_by_name.insert(name, i);
+        let i = self.nodes.len();
+        self.node_by_name.insert(name, i);
         let live = wn.live;
         let t_spindles = if wn.exclusive_storage {
             live.and_then(|l| l.total_spindles).unwrap_or(0)
@@ -367,10 +381,10 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         let f_mem = live.map_or(0, |l| l.free_memory);
         let f_dsk = live.map_or(0, |l| l.free_disk);
         let n_cpu = live.map_or(0, |l| l.reserved_cpus);
-        let policy = &groups[gidx].ipolicy;
-        nodes.push(Node {
+        let policy = &self.groups[gidx].ipolicy;
+        self.nodes.push(Node {
             info: Arc::new(NodeInfo {
-                name: (*name).to_owned(),
+                name: name.to_owned(),
                 alias_len: name.len(),
                 tags: owned(&wn.tags),
                 location_tags: Vec::new(),
@@ -410,7 +424,65 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
             f_spindles_forth: f_spindles,
             inst_spindles_forth: 0.0,
         });
+        Ok(())
     }
+
+    fn instance(
+        &mut self,
+        name: &'d str,
+        wi: WireInstance<'d>,
+        path: &Path,
+    ) -> Result<(), InputError> {
+        let nodes_path = path.field("nodes");
+        let Some(&p) = self.node_by_name.get(wi.primary) else {
+            return Err(nodes_path
+                .index(0)
+                .error(format!("no node named {}", quoted(wi.primary))));
+        };
+        let s = match wi.secondary {
+            None => NO_NODE,
+            Some(sname) => match self.node_by_name.get(sname) {
+                Some(&s) => s as i32,
+                None => {
+                    return Err(nodes_path
+                        .index(1)
+                        .error(format!("no node named {}", quoted(sname))))
+                }
+            },
+        };
+        if wi.body.disk_template == DiskTemplate::Drbd && s == NO_NODE {
+            // hail would crash ("IntMap.!: key -1") as soon as it moves the
+            // instance; Ganeti never sends such an instance.
+            return Err(nodes_path.error(
+                "a drbd instance needs a primary and a secondary node, found only the primary",
+            ));
+        }
+        let i = self.instances.len() as i32;
+        let inst = build_instance(&self.empty, name, &wi.body, i, p as i32, s);
+        self.instances.push(inst);
+        Ok(())
+    }
+}
+
+/// Builds the cluster model and the resolved request from the parsed
+/// request.
+pub fn load(doc: &Document, opts: &LoadOptions) -> Result<Loaded, InputError> {
+    let mut built = Builder {
+        groups: Vec::new(),
+        group_by_uuid: BTreeMap::new(),
+        node_by_name: HashMap::new(),
+        nodes: Vec::new(),
+        instances: Vec::new(),
+        empty: Empties::new(),
+    };
+    let msg = protocol::read_message(doc, &mut built)?;
+    let Builder {
+        groups,
+        nodes,
+        instances,
+        empty,
+        ..
+    } = built;
 
     let cluster_tags = owned(&msg.cluster_tags);
     let excl_prefixes: Vec<String> = cluster_tags
@@ -426,62 +498,44 @@ pub fn load(msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
         .map(str::to_owned)
         .collect();
 
-    // Node location tags (needed for the instances' location scores).
-    for node in nodes.iter_mut() {
-        let location_tags =
-            selected_tags(&mut tags, &cluster_tags, LOCATION_PREFIX, &node.info.tags);
-        Arc::make_mut(&mut node.info).location_tags = location_tags;
-    }
-
     let mut cluster = Cluster {
         groups,
         nodes,
-        instances: Vec::with_capacity(msg.instances.len()),
+        instances,
         cluster_tags,
-        tags,
+        tags: TagTable::default(),
         excl_prefixes,
         dsrd_loc_prefixes,
     };
 
-    // Instances.
-    let empty = Empties::new();
-    for (i, (name, wi)) in msg.instances.iter().enumerate() {
-        let path = |field: &str| format!("instances.{}.{field}", quoted(name));
-        let Some(&p) = node_by_name.get(wi.primary) else {
-            return Err(InputError {
-                path: path("nodes[0]"),
-                message: format!("no node named {}", quoted(wi.primary)),
-            });
-        };
-        let s = match wi.secondary {
-            None => NO_NODE,
-            Some(sname) => match node_by_name.get(sname) {
-                Some(&s) => s as i32,
-                None => {
-                    return Err(InputError {
-                        path: path("nodes[1]"),
-                        message: format!("no node named {}", quoted(sname)),
-                    })
-                }
-            },
-        };
-        if wi.body.disk_template == DiskTemplate::Drbd && s == NO_NODE {
-            // hail would crash ("IntMap.!: key -1") as soon as it moves the
-            // instance; Ganeti never sends such an instance.
-            return Err(InputError {
-                path: path("nodes"),
-                message:
-                    "a drbd instance needs a primary and a secondary node, found only the primary"
-                        .to_owned(),
-            });
+    // Node location tags (needed for the instances' location scores).
+    for node in cluster.nodes.iter_mut() {
+        let location_tags = selected_tags(
+            &mut cluster.tags,
+            &cluster.cluster_tags,
+            LOCATION_PREFIX,
+            &node.info.tags,
+        );
+        Arc::make_mut(&mut node.info).location_tags = location_tags;
+    }
+
+    // The instances' tag sets and location scores, in instance order.
+    for i in 0..cluster.instances.len() {
+        let inst = &cluster.instances[i];
+        if !inst.tags.is_empty() {
+            let tags = inst.tags.clone();
+            let (excl, dsrd) = cluster.instance_tag_sets(&tags);
+            let inst = &mut cluster.instances[i];
+            inst.excl_tags = empty.ids(excl);
+            inst.dsrd_loc_tags = empty.ids(dsrd);
         }
-        let mut inst = build_instance(&mut cluster, &empty, name, &wi.body, i as i32, p as i32, s);
-        if s != NO_NODE {
-            let a = &cluster.nodes[p].info.location_tags;
-            let b = &cluster.nodes[s as usize].info.location_tags;
-            inst.location_score = intersection_len(a, b) as i64;
+        let inst = &cluster.instances[i];
+        if inst.s_node != NO_NODE {
+            let a = &cluster.nodes[inst.p_node as usize].info.location_tags;
+            let b = &cluster.nodes[inst.s_node as usize].info.location_tags;
+            let score = intersection_len(a, b) as i64;
+            cluster.instances[i].location_score = score;
         }
-        cluster.instances.push(inst);
     }
 
     // Aliases: names without the common domain suffix.
@@ -616,7 +670,11 @@ fn new_instance(
     body: &WireInstanceBody,
 ) -> Instance {
     // hail creates the new instance with both node indices 0 and index -1.
-    build_instance(cluster, empty, name, body, -1, 0, 0)
+    let mut inst = build_instance(empty, name, body, -1, 0, 0);
+    let (excl, dsrd) = cluster.instance_tag_sets(&body.tags);
+    inst.excl_tags = empty.ids(excl);
+    inst.dsrd_loc_tags = empty.ids(dsrd);
+    inst
 }
 
 fn resolve_request(

@@ -114,15 +114,17 @@ impl Cluster {
 
     /// Computes the tag-derived fields of an instance from its tags:
     /// exclusion tags and desired-location tags.
-    pub fn instance_tag_sets(&mut self, tags: &[&str]) -> (Vec<TagId>, Vec<TagId>) {
+    pub fn instance_tag_sets<S: AsRef<str>>(&mut self, tags: &[S]) -> (Vec<TagId>, Vec<TagId>) {
         let mut excl = Vec::new();
-        for &t in tags {
+        for t in tags {
+            let t = t.as_ref();
             if self.excl_prefixes.iter().any(|p| t.starts_with(p.as_str())) {
                 excl.push(self.tags.intern(t));
             }
         }
         let mut dsrd = Vec::new();
-        for &t in tags {
+        for t in tags {
+            let t = t.as_ref();
             if self
                 .dsrd_loc_prefixes
                 .iter()
