@@ -177,6 +177,27 @@ fn unknown_node_of_instance_is_refused() {
 }
 
 #[test]
+fn an_unknown_node_is_reported_where_hail_reads_it() {
+    // hail resolves an instance's nodes while it reads the instances, before
+    // it reads the cluster tags: that error comes first.
+    let req = VALID
+        .replacen(
+            r#"["node1.example.com", "node2.example.com"]"#,
+            r#"["node1.example.com", "node9"]"#,
+            1,
+        )
+        .replacen(
+            r#""cluster_tags": ["htools:iextags:service"]"#,
+            r#""cluster_tags": 5"#,
+            1,
+        );
+    refused_mentioning(
+        req.as_bytes(),
+        r#"instances."web1.example.com".nodes[1]: no node named "node9""#,
+    );
+}
+
+#[test]
 fn rounding_of_integer_fields_follows_hail() {
     // hail reads integers as exact rationals and rounds half to even.
     let req = VALID.replacen(r#""memory": 1024"#, r#""memory": 1024.5"#, 1);
