@@ -51,6 +51,8 @@
 
 #[path = "oracle/mod.rs"]
 mod oracle;
+#[path = "toolargs/mod.rs"]
+mod toolargs;
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -295,41 +297,36 @@ fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
         install_hail: false,
         markdown: false,
     };
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        i += 1;
-        // Options take their value either as `--name=value` or as the next argument.
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-            _ => (arg, None),
-        };
-        match name {
-            "-h" | "--help" => return Ok(None),
-            "--install-hail" | "--markdown" => {
-                if inline.is_some() {
-                    return Err(format!("{} takes no value", name));
-                }
-                if name == "--install-hail" {
-                    c.install_hail = true;
-                } else {
-                    c.markdown = true;
-                }
+    let takes_value = |name: &str| {
+        matches!(
+            name,
+            "--hail"
+                | "--hailstone"
+                | "--sizes"
+                | "--modes"
+                | "--runs"
+                | "--hail-cap"
+                | "--hail-runs"
+                | "--mix"
+                | "--seed"
+                | "--keep"
+        )
+    };
+    let mut words = toolargs::Args::new(args);
+    while let Some(arg) = words.next(takes_value) {
+        let toolargs::Arg { name, value } = arg?;
+        let value = match (name, value) {
+            ("-h" | "--help", _) => return Ok(None),
+            ("--install-hail", _) => {
+                c.install_hail = true;
                 continue;
             }
-            "--hail" | "--hailstone" | "--sizes" | "--modes" | "--runs" | "--hail-cap"
-            | "--hail-runs" | "--mix" | "--seed" | "--keep" => {}
-            other => return Err(format!("unknown option '{}'", other)),
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => {
-                if i >= args.len() {
-                    return Err(format!("{} needs a value", name));
-                }
-                i += 1;
-                args[i - 1].clone()
+            ("--markdown", _) => {
+                c.markdown = true;
+                continue;
             }
+            (_, Some(value)) => value,
+            (other, None) => return Err(format!("unknown option '{}'", other)),
         };
         match name {
             "--hail" => c.hail = PathBuf::from(value),

@@ -13,6 +13,8 @@
 
 #[path = "oracle/mod.rs"]
 mod oracle;
+#[path = "toolargs/mod.rs"]
+mod toolargs;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -171,30 +173,11 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
         dump: None,
         verbose: false,
     };
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        let (name, inline) = match a.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-            _ => (a, None),
-        };
-        let flag = matches!(name, "--no-samples" | "--install-hail" | "--verbose" | "-v");
-        let value = if flag {
-            if inline.is_some() {
-                return Err(format!("option {} takes no value", name));
-            }
-            String::new()
-        } else {
-            match inline {
-                Some(v) => v,
-                None => {
-                    i += 1;
-                    args.get(i)
-                        .cloned()
-                        .ok_or_else(|| format!("option {} needs a value", name))?
-                }
-            }
-        };
+    let mut words = toolargs::Args::new(args);
+    let flag = |name: &str| matches!(name, "--no-samples" | "--install-hail" | "--verbose" | "-v");
+    while let Some(arg) = words.next(|name| !flag(name)) {
+        let toolargs::Arg { name, value, .. } = arg?;
+        let value = value.unwrap_or_default();
         match name {
             "--profile" => {
                 c.profile = match value.as_str() {
@@ -257,9 +240,8 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
             "--install-hail" => c.install_hail = true,
             "--dump" => c.dump = Some(PathBuf::from(value)),
             "--verbose" | "-v" => c.verbose = true,
-            _ => return Err(format!("unknown argument '{}'", a)),
+            _ => return Err(format!("unknown argument '{}'", name)),
         }
-        i += 1;
     }
     Ok(c)
 }

@@ -5,6 +5,9 @@
 //! [`CaseSpec`](hailstone::generate::CaseSpec), prints one request, or writes
 //! a whole corpus (`<id>.json` plus `<id>.args` per case) to a directory.
 
+#[path = "toolargs/mod.rs"]
+mod toolargs;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -147,16 +150,15 @@ fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
         out_dir: None,
         count: None,
     };
-    let mut corpus = false;
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        // Accept both `--opt value` and `--opt=value`.
-        let (name, inline) = match a.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-            _ => (a, None),
-        };
-        let takes_value = matches!(
+    // An optional first word names the subcommand.
+    let (corpus, args) = match args.first().map(String::as_str) {
+        Some("corpus") => (true, &args[1..]),
+        Some("gen") => (false, &args[1..]),
+        _ => (false, args),
+    };
+    let mut words = toolargs::Args::new(args);
+    let takes_value = |name: &str| {
+        matches!(
             name,
             "--kind"
                 | "--kinds"
@@ -170,29 +172,12 @@ fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
                 | "--output"
                 | "--out"
                 | "--count"
-        );
-        let value = if takes_value {
-            match inline {
-                Some(v) => Some(v),
-                None => {
-                    i += 1;
-                    Some(
-                        args.get(i)
-                            .cloned()
-                            .ok_or_else(|| format!("option {} needs a value", name))?,
-                    )
-                }
-            }
-        } else {
-            if inline.is_some() {
-                return Err(format!("option {} takes no value", name));
-            }
-            None
-        };
+        )
+    };
+    while let Some(arg) = words.next(takes_value) {
+        let toolargs::Arg { name, value } = arg?;
         let v = value.unwrap_or_default();
         match name {
-            "corpus" if i == 0 => corpus = true,
-            "gen" if i == 0 => {}
             "--kind" => {
                 o.kind = RequestKind::from_slug(&v).ok_or_else(|| {
                     format!(
@@ -246,9 +231,8 @@ fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
             "-o" | "--output" => o.out_file = Some(PathBuf::from(v)),
             "--out" => o.out_dir = Some(PathBuf::from(v)),
             "--count" => o.count = Some(v.parse().map_err(|_| format!("invalid count '{}'", v))?),
-            _ => return Err(format!("unknown argument '{}'", a)),
+            _ => return Err(format!("unknown argument '{}'", name)),
         }
-        i += 1;
     }
     Ok((corpus, o))
 }
