@@ -969,7 +969,7 @@ pub fn try_allocate_secondary(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::loader::{load, LoadOptions};
+    use crate::model::loader::{load_document, LoadOptions};
     use crate::model::types::FailMode;
     use crate::model::Request;
     use crate::solution::CandidateOutcome;
@@ -977,7 +977,7 @@ mod tests {
     /// Reads a request into the model.
     fn load_request(bytes: &[u8]) -> crate::model::loader::Loaded {
         let doc = crate::json::parse_document(bytes).expect("valid JSON");
-        load(&doc, &LoadOptions::default()).expect("loads")
+        load_document(&doc, &LoadOptions::default()).expect("loads")
     }
 
     /// The new instance and node count of an allocate request.

@@ -4,8 +4,7 @@
 //! the fuzz targets and tests call it directly.
 
 use crate::cli::{self, Options};
-use crate::json;
-use crate::model::loader::{self, LoadOptions, N1Rule};
+use crate::model::loader::{self, LoadError, LoadOptions, N1Rule};
 use crate::process::{self, RunError, RunOptions};
 
 /// Why no answer was produced.
@@ -34,22 +33,12 @@ pub fn run(bytes: &[u8], options: &Options) -> Outcome {
     Outcome { stderr, answer }
 }
 
-/// [`run`] for a process that exits right after: the parsed document and
-/// the model are not freed one by one; the exit returns
-/// their memory.
+/// [`run`] for a process that exits right after: the model is not freed
+/// piece by piece; the exit returns its memory.
 pub fn run_and_leak(bytes: &[u8], options: &Options) -> Outcome {
     let mut stderr = String::new();
     let answer = run_inner(bytes, options, &mut stderr, false);
     Outcome { stderr, answer }
-}
-
-/// Frees `value`, or leaves it to the process exit.
-fn dispose<T>(value: T, reclaim: bool) {
-    if reclaim {
-        drop(value);
-    } else {
-        std::mem::forget(value);
-    }
 }
 
 fn run_inner(
@@ -58,8 +47,6 @@ fn run_inner(
     stderr: &mut String,
     reclaim: bool,
 ) -> Result<String, Failure> {
-    let doc = json::parse_document(bytes)
-        .map_err(|e| Failure::Input(format!("the request is not valid JSON: {e}")))?;
     let load_opts = LoadOptions {
         static_kvm_node_memory: options.static_kvm_node_memory,
         n1_rule: match options.n1_rule {
@@ -67,8 +54,10 @@ fn run_inner(
             cli::N1Rule::Ganeti31 => N1Rule::Ganeti31,
         },
     };
-    let loaded = loader::load(&doc, &load_opts).map_err(|e| Failure::Input(e.to_string()))?;
-    dispose(doc, reclaim);
+    let loaded = loader::load(bytes, &load_opts).map_err(|e| match e {
+        LoadError::Json(e) => Failure::Input(format!("the request is not valid JSON: {e}")),
+        LoadError::Input(e) => Failure::Input(e.to_string()),
+    })?;
 
     if !loaded.warnings.is_empty() {
         stderr.push_str("Warning: cluster has inconsistent data:\n");

@@ -26,7 +26,7 @@
 
 use std::fmt;
 
-use crate::json::{Array, Document, Object, Picked, Value};
+use crate::json::{Array, Document, Object, Picked, Streamer, Value};
 use crate::model::policy::{IPolicy, ISpec, MinMaxISpecs};
 use crate::model::types::{AllocPolicy, DiskTemplate, EvacMode, RunState};
 
@@ -173,52 +173,269 @@ pub struct Message<'a> {
     pub request: WireRequest<'a>,
 }
 
-/// Receives the cluster as [`read_message`] reads it: the node groups once,
-/// then each node and each instance in input order (duplicate names
-/// included). An error from the sink ends the reading and is its result.
-pub trait ClusterSink<'a> {
+/// Receives the cluster as it is read: the node groups once, then each
+/// node and each instance in input order (duplicate names included). What
+/// it is given lives for the call only. An error from the sink ends the
+/// reading and is its result.
+pub trait ClusterSink {
     /// All node groups, before the first node.
-    fn groups(&mut self, groups: &[(&'a str, WireGroup<'a>)]) -> Result<(), InputError>;
+    fn groups(&mut self, groups: &[(&str, WireGroup<'_>)]) -> Result<(), InputError>;
     /// One node; `path` is its place in the message, for errors.
-    fn node(&mut self, name: &'a str, node: WireNode<'a>, path: &Path) -> Result<(), InputError>;
+    fn node(&mut self, name: &str, node: WireNode<'_>, path: &Path) -> Result<(), InputError>;
     /// One instance; `path` is its place in the message, for errors.
     fn instance(
         &mut self,
-        name: &'a str,
-        instance: WireInstance<'a>,
+        name: &str,
+        instance: WireInstance<'_>,
         path: &Path,
     ) -> Result<(), InputError>;
 }
 
-/// A sink that keeps every node and instance as read (for tests and the
-/// fuzz targets, which compare whole messages).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Collected<'a> {
-    /// Nodes in input order, keyed by name (duplicates kept).
-    pub nodes: Vec<(&'a str, WireNode<'a>)>,
-    /// Instances in input order, keyed by name (duplicates kept).
-    pub instances: Vec<(&'a str, WireInstance<'a>)>,
+/// A sink that keeps every node and instance as read, written out (for
+/// tests and the fuzz targets, which compare whole messages).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Collected {
+    /// Nodes in input order (duplicates kept), as `name: node`.
+    pub nodes: Vec<String>,
+    /// Instances in input order (duplicates kept), as `name: instance`.
+    pub instances: Vec<String>,
 }
 
-impl<'a> ClusterSink<'a> for Collected<'a> {
-    fn groups(&mut self, _: &[(&'a str, WireGroup<'a>)]) -> Result<(), InputError> {
+impl ClusterSink for Collected {
+    fn groups(&mut self, _: &[(&str, WireGroup<'_>)]) -> Result<(), InputError> {
         Ok(())
     }
 
-    fn node(&mut self, name: &'a str, node: WireNode<'a>, _: &Path) -> Result<(), InputError> {
-        self.nodes.push((name, node));
+    fn node(&mut self, name: &str, node: WireNode<'_>, _: &Path) -> Result<(), InputError> {
+        self.nodes.push(format!("{name:?}: {node:?}"));
         Ok(())
     }
 
     fn instance(
         &mut self,
-        name: &'a str,
-        instance: WireInstance<'a>,
+        name: &str,
+        instance: WireInstance<'_>,
         _: &Path,
     ) -> Result<(), InputError> {
-        self.instances.push((name, instance));
+        self.instances.push(format!("{name:?}: {instance:?}"));
         Ok(())
     }
+}
+
+/// Where a request's nodes or instances are read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    /// Their key has not come yet.
+    Unseen,
+    /// From the document, by [`Reader::finish`].
+    OnTape,
+    /// As the parser hands them over; [`Section::Streamed`] once all came.
+    Streaming,
+    Streamed,
+}
+
+/// Reads a request into a [`ClusterSink`] and a [`Message`]. As the
+/// parser's [`Streamer`] it takes the nodes and the instances one by one
+/// while the request is parsed, so that they are never all in memory: the
+/// nodes when the node groups came before them, the instances when the
+/// nodes were streamed (a Ganeti master writes the groups, the nodes and
+/// the instances in that order). [`Reader::finish`] then reads the rest of
+/// the document, and whatever was not streamed, in hail's order, so that
+/// the first error is the same either way.
+pub struct Reader<'s, S> {
+    sink: &'s mut S,
+    nodes: Section,
+    instances: Section,
+    /// Whether the node groups went to the sink already.
+    groups_sent: bool,
+    /// The first error met while streaming; later members are only parsed.
+    error: Option<InputError>,
+}
+
+impl<'s, S: ClusterSink> Reader<'s, S> {
+    pub fn new(sink: &'s mut S) -> Self {
+        Reader {
+            sink,
+            nodes: Section::Unseen,
+            instances: Section::Unseen,
+            groups_sent: false,
+            error: None,
+        }
+    }
+
+    /// Reads the rest of the message from the parsed document.
+    pub fn finish<'d>(mut self, doc: &'d Document<'_>) -> Result<Message<'d>, InputError> {
+        let root = Path::ROOT;
+        let top = doc.root();
+        let Some(top) = top.as_object() else {
+            return Err(root.error(format!("expected a JSON object, found {}", found(top))));
+        };
+
+        // hail reads the keys in this order and stops at the first error.
+        let req_path = root.field("request");
+        let req_members = as_object(
+            required(&top, "request", &req_path, "an object")?,
+            &req_path,
+        )?;
+        // What streaming met comes next: it read the groups, nodes and
+        // instances in this very order.
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+
+        let groups = read_groups(&top)?;
+        if !self.groups_sent {
+            self.sink.groups(&groups)?;
+        }
+
+        if self.nodes != Section::Streamed {
+            let nodes_path = root.field("nodes");
+            let nodes_json = as_object(
+                required(&top, "nodes", &nodes_path, "an object")?,
+                &nodes_path,
+            )?;
+            for (name, n) in nodes_json.iter() {
+                let p = nodes_path.name(name);
+                self.sink.node(name, read_node(n, &p)?, &p)?;
+            }
+        }
+
+        if self.instances != Section::Streamed {
+            let inst_path = root.field("instances");
+            let inst_json = as_object(
+                required(&top, "instances", &inst_path, "an object")?,
+                &inst_path,
+            )?;
+            for (name, i) in inst_json.iter() {
+                let p = inst_path.name(name);
+                self.sink.instance(name, read_instance(i, &p)?, &p)?;
+            }
+        }
+
+        let cluster_tags = req_str_list(&top, "cluster_tags", &root)?;
+
+        let hv_path = root.field("enabled_hypervisors");
+        let hv_json = as_array(
+            required(
+                &top,
+                "enabled_hypervisors",
+                &hv_path,
+                "a list of hypervisor names",
+            )?,
+            &hv_path,
+        )?;
+        let mut enabled_hypervisors = Vec::with_capacity(hv_json.len());
+        for (i, h) in hv_json.iter().enumerate() {
+            enabled_hypervisors.push(enum_value(h, &hv_path.index(i), &Hypervisor::ALL)?);
+        }
+
+        let request = read_request_dict(req_members, &req_path)?;
+        Ok(Message {
+            groups,
+            cluster_tags,
+            enabled_hypervisors,
+            request,
+        })
+    }
+}
+
+impl<S: ClusterSink> Streamer for Reader<'_, S> {
+    fn wants(&mut self, so_far: &Document<'_>, key: &str, is_object: bool) -> bool {
+        match key {
+            "nodes" if self.nodes == Section::Unseen => {
+                self.nodes = Section::OnTape;
+                // The groups must all be known before the first node.
+                let Some(top) = so_far.root().as_object() else {
+                    return false;
+                };
+                if !is_object || top.get("nodegroups").is_none() {
+                    return false;
+                }
+                match read_groups(&top) {
+                    Ok(groups) => self.note(|sink| sink.groups(&groups)),
+                    Err(e) => self.note(|_| Err(e)),
+                }
+                self.groups_sent = true;
+                self.nodes = Section::Streaming;
+                true
+            }
+            "instances" if self.instances == Section::Unseen => {
+                self.instances = Section::OnTape;
+                if !is_object || self.nodes != Section::Streamed {
+                    return false;
+                }
+                self.instances = Section::Streaming;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn member(&mut self, name: &str, value: Value<'_>) {
+        if self.error.is_some() {
+            return;
+        }
+        let root = Path::ROOT;
+        if self.nodes == Section::Streaming {
+            let section = root.field("nodes");
+            let p = section.name(name);
+            match read_node(value, &p) {
+                Ok(node) => self.note(|sink| sink.node(name, node, &p)),
+                Err(e) => self.note(|_| Err(e)),
+            }
+        } else if self.instances == Section::Streaming {
+            let section = root.field("instances");
+            let p = section.name(name);
+            match read_instance(value, &p) {
+                Ok(inst) => self.note(|sink| sink.instance(name, inst, &p)),
+                Err(e) => self.note(|_| Err(e)),
+            }
+        }
+    }
+
+    fn end(&mut self) {
+        if self.nodes == Section::Streaming {
+            self.nodes = Section::Streamed;
+        } else if self.instances == Section::Streaming {
+            self.instances = Section::Streamed;
+        }
+    }
+}
+
+impl<S: ClusterSink> Reader<'_, S> {
+    /// Hands something to the sink unless an error came first, and keeps
+    /// the sink's own error.
+    fn note(&mut self, give: impl FnOnce(&mut S) -> Result<(), InputError>) {
+        if self.error.is_none() {
+            if let Err(e) = give(self.sink) {
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
+/// Reads the message from its parsed document, handing its nodes and
+/// instances to `sink` (without streaming: for tests and tools).
+pub fn read_message<'d>(
+    doc: &'d Document<'_>,
+    sink: &mut impl ClusterSink,
+) -> Result<Message<'d>, InputError> {
+    Reader::new(sink).finish(doc)
+}
+
+/// The node groups of the top-level object, in input order.
+fn read_groups<'d>(top: &Object<'d>) -> Result<Vec<(&'d str, WireGroup<'d>)>, InputError> {
+    let groups_path = Path::ROOT.field("nodegroups");
+    let groups_json = as_object(
+        required(top, "nodegroups", &groups_path, "an object")?,
+        &groups_path,
+    )?;
+    let mut groups = Vec::with_capacity(groups_json.len());
+    for (uuid, g) in groups_json.iter() {
+        let p = groups_path.name(uuid);
+        groups.push((uuid, read_group(g, &p)?));
+    }
+    Ok(groups)
 }
 
 /// A node group as sent.
@@ -514,83 +731,6 @@ fn disk_template(v: Value<'_>, path: &Path) -> Result<DiskTemplate, InputError> 
 
 // ---------------------------------------------------------------------------
 // The document.
-
-/// Reads the message from its parsed document, handing its nodes and
-/// instances to `sink` as they come.
-pub fn read_message<'d>(
-    doc: &'d Document<'_>,
-    sink: &mut impl ClusterSink<'d>,
-) -> Result<Message<'d>, InputError> {
-    let root = Path::ROOT;
-    let top = doc.root();
-    let Some(top) = top.as_object() else {
-        return Err(root.error(format!("expected a JSON object, found {}", found(top))));
-    };
-
-    // hail reads the keys in this order and stops at the first error.
-    let req_path = root.field("request");
-    let req_members = as_object(
-        required(&top, "request", &req_path, "an object")?,
-        &req_path,
-    )?;
-
-    let groups_path = root.field("nodegroups");
-    let groups_json = as_object(
-        required(&top, "nodegroups", &groups_path, "an object")?,
-        &groups_path,
-    )?;
-    let mut groups = Vec::with_capacity(groups_json.len());
-    for (uuid, g) in groups_json.iter() {
-        let p = groups_path.name(uuid);
-        groups.push((uuid, read_group(g, &p)?));
-    }
-    sink.groups(&groups)?;
-
-    let nodes_path = root.field("nodes");
-    let nodes_json = as_object(
-        required(&top, "nodes", &nodes_path, "an object")?,
-        &nodes_path,
-    )?;
-    for (name, n) in nodes_json.iter() {
-        let p = nodes_path.name(name);
-        sink.node(name, read_node(n, &p)?, &p)?;
-    }
-
-    let inst_path = root.field("instances");
-    let inst_json = as_object(
-        required(&top, "instances", &inst_path, "an object")?,
-        &inst_path,
-    )?;
-    for (name, i) in inst_json.iter() {
-        let p = inst_path.name(name);
-        sink.instance(name, read_instance(i, &p)?, &p)?;
-    }
-
-    let cluster_tags = req_str_list(&top, "cluster_tags", &root)?;
-
-    let hv_path = root.field("enabled_hypervisors");
-    let hv_json = as_array(
-        required(
-            &top,
-            "enabled_hypervisors",
-            &hv_path,
-            "a list of hypervisor names",
-        )?,
-        &hv_path,
-    )?;
-    let mut enabled_hypervisors = Vec::with_capacity(hv_json.len());
-    for (i, h) in hv_json.iter().enumerate() {
-        enabled_hypervisors.push(enum_value(h, &hv_path.index(i), &Hypervisor::ALL)?);
-    }
-
-    let request = read_request_dict(req_members, &req_path)?;
-    Ok(Message {
-        groups,
-        cluster_tags,
-        enabled_hypervisors,
-        request,
-    })
-}
 
 fn read_group<'d>(v: Value<'d>, path: &Path) -> Result<WireGroup<'d>, InputError> {
     let m = as_object(v, path)?;

@@ -6,7 +6,8 @@
 //! exactly the same texts (up to its own depth limit and the documented
 //! deviations) and reads the same values; writing the tree back with
 //! `json::write_string` and parsing it again gives the same tree;
-//! `read_message` is deterministic and its errors carry a message.
+//! `read_message` is deterministic and its errors carry a message; the
+//! same read streamed while parsing gives the same result.
 #![no_main]
 
 use hailstone::json::{self, Json};
@@ -107,12 +108,24 @@ fuzz_target!(|data: &[u8]| {
             let m1 = read();
             let m2 = read();
             assert_eq!(m1, m2, "two read_message calls differ");
+            // Streamed while parsed: the same nodes, instances and message,
+            // or the same first error.
+            let mut cluster = protocol::Collected::default();
+            let mut reader = protocol::Reader::new(&mut cluster);
+            let streamed_doc = json::parse_document_streaming(data, &mut reader)
+                .expect("streaming parse refuses what parse accepts");
+            let streamed = reader.finish(&streamed_doc).map(|m| (m, cluster));
             if let Err(e) = &m1 {
                 assert!(
                     !e.to_string().trim().is_empty(),
                     "InputError without message"
                 );
             }
+            assert_eq!(
+                m1.map_err(|e| e.to_string()),
+                streamed.map_err(|e| e.to_string()),
+                "streaming read differs"
+            );
         }
         Err(e) => {
             assert!(!e.message.is_empty(), "ParseError without message");

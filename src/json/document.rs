@@ -143,6 +143,24 @@ impl<'a> Document<'a> {
         Value { doc: self, at: 0 }
     }
 
+    /// Empties the document, keeping its buffers for the next one.
+    pub(super) fn clear(&mut self) {
+        self.tape.clear();
+        self.decoded.clear();
+        self.numbers.clear();
+        self.long_strings.clear();
+    }
+
+    /// The text of the key token at `at`.
+    pub(super) fn key_at(&self, at: usize) -> &str {
+        self.str_at(at)
+    }
+
+    /// A streamed member's document: its key token, then its value.
+    pub(super) fn member(&self) -> (&str, Value<'_>) {
+        (self.str_at(0), Value { doc: self, at: 1 })
+    }
+
     /// Where the text of the string token at `at` is: in the decoded
     /// buffer (`true`) or the input, and its byte range.
     fn span_at(&self, at: usize) -> (bool, Range<usize>) {

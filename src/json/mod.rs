@@ -51,6 +51,9 @@
 //! small integers sit in a shared list. Parsing therefore allocates nothing
 //! per value, and the memory it touches stays near the input's size;
 //! for a large request that memory, not the grammar, is most of the cost.
+//! [`parse_document_streaming`] goes further: the members of chosen
+//! top-level members go to a [`Streamer`] one at a time, each in a small
+//! document whose buffers are reused, so their tokens never pile up.
 //! The [`Json`] tree made from a document borrows the input's strings too.
 //!
 //! # Limits
@@ -306,6 +309,13 @@ fn error_at(input: &[u8], offset: usize, message: impl Into<String>) -> ParseErr
 /// a leading byte order mark, or nesting deeper than [`MAX_DEPTH`]; or, at
 /// offset 0, an input of [`MAX_INPUT`] bytes or more.
 pub fn parse_document(input: &[u8]) -> Result<Document<'_>, ParseError> {
+    let text = checked_text(input)?;
+    parser::parse(input, text)
+}
+
+/// Refuses a byte order mark and inputs of [`MAX_INPUT`] or more, and
+/// returns the input's longest valid UTF-8 prefix.
+fn checked_text(input: &[u8]) -> Result<&str, ParseError> {
     if input.starts_with(BOM) {
         return Err(error_at(
             input,
@@ -327,11 +337,41 @@ pub fn parse_document(input: &[u8]) -> Result<Document<'_>, ParseError> {
     // each string on its own. Parsing works on the valid prefix, and the first
     // invalid byte is reported when the parser reaches it, so that an earlier
     // syntax error is still the one reported.
-    let text = match std::str::from_utf8(input) {
+    Ok(match std::str::from_utf8(input) {
         Ok(text) => text,
         Err(e) => std::str::from_utf8(input.get(..e.valid_up_to()).unwrap_or(&[])).unwrap_or(""),
-    };
-    parser::parse(input, text)
+    })
+}
+
+/// Receives parts of a document while it is parsed, so that they need not
+/// be kept: the members of chosen top-level members (the nodes and
+/// instances of a request). See [`parse_document_streaming`].
+pub trait Streamer {
+    /// The top-level value is an object and its member `key` begins; its
+    /// value is an object if `is_object`. `so_far` is the document parsed
+    /// so far: its root is an object of the earlier, complete members.
+    /// Returning `true` for an object streams it.
+    fn wants(&mut self, so_far: &Document<'_>, key: &str, is_object: bool) -> bool;
+    /// One member of the streamed object, in input order: its key and
+    /// value, in a document that lives for this call only.
+    fn member(&mut self, key: &str, value: Value<'_>);
+    /// The streamed object has ended: every member was handed over.
+    fn end(&mut self);
+}
+
+/// [`parse_document`], with the members of the top-level members that
+/// `streamer` asks for handed to it one by one instead of kept: in their
+/// place the document has an empty object. Accepts and refuses exactly what
+/// [`parse_document`] does, with the same errors.
+///
+/// A request's nodes and instances are nearly all of its tokens; streamed,
+/// they never exist as a whole (see `ARCHITECTURE.md`, Cost).
+pub fn parse_document_streaming<'a>(
+    input: &'a [u8],
+    streamer: &mut dyn Streamer,
+) -> Result<Document<'a>, ParseError> {
+    let text = checked_text(input)?;
+    parser::parse_streaming(input, text, streamer)
 }
 
 /// Parse one JSON text into a tree; accepts and refuses exactly what

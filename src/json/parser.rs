@@ -6,30 +6,28 @@
 //! happens.
 
 use super::document::{Document, LongString, Tag, Token};
-use super::{error_at, Number, ParseError, EXPONENT_CAP, INT_LIMIT, MAX_DEPTH};
+use super::{error_at, Number, ParseError, Streamer, EXPONENT_CAP, INT_LIMIT, MAX_DEPTH};
 
 /// Parses `input`, whose longest valid UTF-8 prefix is `text`.
 pub(super) fn parse<'a>(input: &'a [u8], text: &'a str) -> Result<Document<'a>, ParseError> {
-    let mut parser = Parser {
-        input,
-        text,
-        pos: 0,
-        frames: Vec::new(),
-        // A request has about one token per nine bytes; starting near that
-        // spares most of the vector's growth.
-        tape: Vec::with_capacity(input.len() / 8 + 16),
-        decoded: String::new(),
-        numbers: Vec::new(),
-        long_strings: Vec::new(),
-    };
-    parser.document()?;
-    Ok(Document {
-        text,
-        tape: parser.tape,
-        decoded: parser.decoded,
-        numbers: parser.numbers,
-        long_strings: parser.long_strings,
-    })
+    // A request has about one token per nine bytes; starting near that
+    // spares most of the vector's growth.
+    let mut parser = Parser::new(input, text, input.len() / 8 + 16);
+    parser.document(None)?;
+    Ok(parser.doc)
+}
+
+/// Parses `input` like [`parse`], handing the members of the top-level
+/// members `streamer` asks for to it instead of keeping them (see
+/// [`Streamer`]).
+pub(super) fn parse_streaming<'a>(
+    input: &'a [u8],
+    text: &'a str,
+    streamer: &mut dyn Streamer,
+) -> Result<Document<'a>, ParseError> {
+    let mut parser = Parser::new(input, text, 64);
+    parser.document(Some(streamer))?;
+    Ok(parser.doc)
 }
 
 /// An array or object that is open while the parser reads its contents.
@@ -51,10 +49,11 @@ struct Parser<'a> {
     text: &'a str,
     pos: usize,
     frames: Vec<Frame>,
-    tape: Vec<Token>,
-    decoded: String,
-    numbers: Vec<Number>,
-    long_strings: Vec<LongString>,
+    /// The document being written: the main one, or while a streamed
+    /// member is read, that member's own (see [`Parser::stream_object`]).
+    doc: Document<'a>,
+    /// The other one of the two.
+    other: Document<'a>,
 }
 
 /// `stack.push(item)`, written so that the item is usually stored straight
@@ -78,21 +77,141 @@ fn push_growing<T>(stack: &mut Vec<T>, item: T) {
 }
 
 impl<'a> Parser<'a> {
-    /// Parses the whole input as one value followed by optional whitespace.
-    fn document(&mut self) -> Result<(), ParseError> {
-        self.skip_whitespace();
-        let start = self.pos;
-        match self.peek() {
-            Some(open @ (b'{' | b'[')) => {
-                let object = open == b'{';
-                if self.open(start, object)? {
-                    self.push_empty(object);
-                } else {
-                    self.begin(object);
-                    self.contents()?;
+    fn new(input: &'a [u8], text: &'a str, tokens: usize) -> Parser<'a> {
+        Parser {
+            input,
+            text,
+            pos: 0,
+            frames: Vec::new(),
+            doc: Document {
+                text,
+                tape: Vec::with_capacity(tokens),
+                decoded: String::new(),
+                numbers: Vec::new(),
+                long_strings: Vec::new(),
+            },
+            other: Document {
+                text,
+                tape: Vec::new(),
+                decoded: String::new(),
+                numbers: Vec::new(),
+                long_strings: Vec::new(),
+            },
+        }
+    }
+
+    /// Reads the top-level object, asking `streamer` at each member whether
+    /// to stream its value. The tape is the one [`Parser::value`] writes,
+    /// except that a streamed value is an empty object; errors are the same.
+    fn streamed_top(&mut self, streamer: &mut dyn Streamer) -> Result<(), ParseError> {
+        if self.open(self.pos, true)? {
+            self.push_empty(true);
+            return Ok(());
+        }
+        let at = self.doc.tape.len();
+        self.begin(true);
+        let mut count: u32 = 0;
+        let mut first = true;
+        loop {
+            let expected = if first {
+                "a string key or '}'"
+            } else {
+                "a string key after ','"
+            };
+            let key_at = self.doc.tape.len();
+            self.key(expected)?;
+            self.skip_whitespace();
+            // The members before this one, complete, for the streamer.
+            if let Some(slot) = self.doc.tape.get_mut(at) {
+                *slot = Token::container(Tag::Object, count, key_at as u32);
+            }
+            count += 1;
+            let is_object = self.peek() == Some(b'{');
+            if streamer.wants(&self.doc, self.doc.key_at(key_at), is_object) && is_object {
+                self.stream_object(streamer)?;
+            } else {
+                self.value("a JSON value")?;
+            }
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    self.skip_whitespace();
+                    first = false;
+                }
+                Some(b'}') => break,
+                _ => {
+                    return Err(self.unexpected_token(self.pos, "',' or '}' after an object member"))
                 }
             }
-            _ => self.scalar(start, "a JSON value")?,
+        }
+        self.pos += 1;
+        self.frames.pop();
+        let end = self.doc.tape.len() as u32;
+        if let Some(slot) = self.doc.tape.get_mut(at) {
+            *slot = Token::container(Tag::Object, count, end);
+        }
+        Ok(())
+    }
+
+    /// Reads the object at the read position member by member: each member
+    /// (key and value) is written into a document of its own and handed to
+    /// `streamer`; the main tape gets an empty object in its place.
+    fn stream_object(&mut self, streamer: &mut dyn Streamer) -> Result<(), ParseError> {
+        if !self.open(self.pos, true)? {
+            // The object's frame counts towards the depth limit like any
+            // open object's; it has no token to patch.
+            self.frames.push(Frame {
+                at: usize::MAX,
+                object: true,
+                count: 0,
+            });
+            let mut first = true;
+            loop {
+                let expected = if first {
+                    "a string key or '}'"
+                } else {
+                    "a string key after ','"
+                };
+                std::mem::swap(&mut self.doc, &mut self.other);
+                self.doc.clear();
+                let read = self.key(expected).and_then(|()| {
+                    self.skip_whitespace();
+                    self.value("a JSON value")
+                });
+                std::mem::swap(&mut self.doc, &mut self.other);
+                read?;
+                let (key, value) = self.other.member();
+                streamer.member(key, value);
+                self.skip_whitespace();
+                match self.peek() {
+                    Some(b',') => {
+                        self.pos += 1;
+                        self.skip_whitespace();
+                        first = false;
+                    }
+                    Some(b'}') => break,
+                    _ => {
+                        return Err(
+                            self.unexpected_token(self.pos, "',' or '}' after an object member")
+                        )
+                    }
+                }
+            }
+            self.pos += 1;
+            self.frames.pop();
+        }
+        self.push_empty(true);
+        streamer.end();
+        Ok(())
+    }
+
+    /// Parses the whole input as one value followed by optional whitespace.
+    fn document(&mut self, streamer: Option<&mut dyn Streamer>) -> Result<(), ParseError> {
+        self.skip_whitespace();
+        match (self.peek(), streamer) {
+            (Some(b'{'), Some(streamer)) => self.streamed_top(streamer)?,
+            _ => self.value("a JSON value")?,
         }
         self.skip_whitespace();
         if self.pos < self.input.len() {
@@ -107,11 +226,11 @@ impl<'a> Parser<'a> {
     #[inline]
     fn begin(&mut self, object: bool) {
         self.frames.push(Frame {
-            at: self.tape.len(),
+            at: self.doc.tape.len(),
             object,
             count: 0,
         });
-        push(&mut self.tape, Token::NULL);
+        push(&mut self.doc.tape, Token::NULL);
     }
 
     /// Pushes the token of an empty array or object.
@@ -120,8 +239,8 @@ impl<'a> Parser<'a> {
         let tag = if object { Tag::Object } else { Tag::Array };
         // The input is under 4 GiB and each token takes a byte of it, so
         // tape indices fit in 32 bits.
-        let end = self.tape.len() as u32 + 1;
-        push(&mut self.tape, Token::container(tag, 0, end));
+        let end = self.doc.tape.len() as u32 + 1;
+        push(&mut self.doc.tape, Token::container(tag, 0, end));
     }
 
     /// Reads the value at the read position `start` when it is not an array
@@ -146,7 +265,7 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(self.unexpected_token(start, expected)),
         };
-        push(&mut self.tape, token);
+        push(&mut self.doc.tape, token);
         Ok(())
     }
 
@@ -168,9 +287,31 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Reads the contents of the open containers, the innermost one from its
-    /// first item on, until the outermost one closes.
-    fn contents(&mut self) -> Result<(), ParseError> {
+    /// Reads one value at the read position, of any kind, and pushes its
+    /// tokens; `expected` names what may stand there, for the message when
+    /// nothing valid does.
+    fn value(&mut self, expected: &str) -> Result<(), ParseError> {
+        let start = self.pos;
+        match self.peek() {
+            Some(open @ (b'{' | b'[')) => {
+                let object = open == b'{';
+                if self.open(start, object)? {
+                    self.push_empty(object);
+                } else {
+                    let base = self.frames.len();
+                    self.begin(object);
+                    self.contents(base)?;
+                }
+                Ok(())
+            }
+            _ => self.scalar(start, expected),
+        }
+    }
+
+    /// Reads the contents of the open containers above the first `base`
+    /// frames, the innermost one from its first item on, until the one just
+    /// above `base` closes.
+    fn contents(&mut self, base: usize) -> Result<(), ParseError> {
         // Whether the container the next item goes into is an object, how
         // many items it has so far (both kept in step with the top frame),
         // and whether the next item is its first.
@@ -246,9 +387,12 @@ impl<'a> Parser<'a> {
                     return Err(self.error(self.pos, "internal error: no open container"));
                 };
                 let tag = if object { Tag::Object } else { Tag::Array };
-                let end = self.tape.len() as u32;
-                if let Some(slot) = self.tape.get_mut(frame.at) {
+                let end = self.doc.tape.len() as u32;
+                if let Some(slot) = self.doc.tape.get_mut(frame.at) {
                     *slot = Token::container(tag, count, end);
+                }
+                if self.frames.len() <= base {
+                    return Ok(());
                 }
                 match self.frames.last() {
                     None => return Ok(()),
@@ -369,7 +513,7 @@ impl<'a> Parser<'a> {
             return Err(self.unexpected_token(self.pos, expected));
         }
         let key = self.string()?;
-        push(&mut self.tape, key);
+        push(&mut self.doc.tape, key);
         self.skip_whitespace();
         if self.peek() != Some(b':') {
             return Err(self.unexpected_token(self.pos, "':' after an object key"));
@@ -424,11 +568,11 @@ impl<'a> Parser<'a> {
     #[inline(never)]
     fn decoded_string(&mut self, open: usize, p: usize) -> Result<Token, ParseError> {
         // Taken out of the parser while it is written, and put back after.
-        let mut out = std::mem::take(&mut self.decoded);
+        let mut out = std::mem::take(&mut self.doc.decoded);
         let start = out.len();
         let end = self.decode_into(open, p, &mut out);
         let len = out.len() - start;
-        self.decoded = out;
+        self.doc.decoded = out;
         self.pos = end?;
         Ok(self.string_token(true, start, len))
     }
@@ -444,8 +588,8 @@ impl<'a> Parser<'a> {
             let tag = if decoded { Tag::Decoded } else { Tag::Str };
             return Token::new(tag, len, offset);
         }
-        let index = self.long_strings.len() as u32;
-        self.long_strings.push(LongString {
+        let index = self.doc.long_strings.len() as u32;
+        self.doc.long_strings.push(LongString {
             decoded,
             offset,
             len,
@@ -598,8 +742,8 @@ impl<'a> Parser<'a> {
         }
         let n = self.general_number()?;
         // Every number takes a byte of the input: the index fits.
-        let index = self.numbers.len() as u32;
-        push(&mut self.numbers, n);
+        let index = self.doc.numbers.len() as u32;
+        push(&mut self.doc.numbers, n);
         Ok(Token::new(Tag::Float, 0, index))
     }
 

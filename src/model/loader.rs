@@ -18,10 +18,10 @@ use super::instance::{Disk, Instance, Nic, NO_NODE};
 use super::node::{intersection_len, Node, NodeInfo};
 use super::types::DiskTemplate;
 use super::{Cluster, NameMatch, Request, TagId, TagTable};
-use crate::json::Document;
+use crate::json::{self, Document, ParseError};
 use crate::protocol::{
-    self, ClusterSink, Hypervisor, InputError, Path, WireGroup, WireInstance, WireInstanceBody,
-    WireNode, WireRequest,
+    self, ClusterSink, Hypervisor, InputError, Message, Path, WireGroup, WireInstance,
+    WireInstanceBody, WireNode, WireRequest,
 };
 
 /// The rule for a node's initial N+1 flag.
@@ -331,25 +331,25 @@ fn quoted(name: &str) -> String {
 /// The model as the protocol hands it over: groups, then nodes and
 /// instances built one by one in input order. What needs the cluster tags
 /// (which come after the instances) waits for [`load`]'s second half.
-struct Builder<'d> {
+struct Builder {
     groups: Vec<Group>,
     /// Group UUIDs to indices; a duplicate UUID resolves to the last.
-    group_by_uuid: BTreeMap<&'d str, usize>,
+    group_by_uuid: BTreeMap<String, usize>,
     /// Exact node names to indices, the last of duplicate names winning;
     /// only looked up, never iterated, so their order cannot reach the
     /// answer.
-    node_by_name: HashMap<&'d str, usize>,
+    node_by_name: HashMap<Box<str>, usize>,
     nodes: Vec<Node>,
     instances: Vec<Instance>,
     empty: Empties,
 }
 
-impl<'d> ClusterSink<'d> for Builder<'d> {
-    fn groups(&mut self, groups: &[(&'d str, WireGroup<'d>)]) -> Result<(), InputError> {
+impl ClusterSink for Builder {
+    fn groups(&mut self, groups: &[(&str, WireGroup<'_>)]) -> Result<(), InputError> {
         // Groups, indexed in input order.
         self.groups.reserve(groups.len());
         for (i, (uuid, g)) in groups.iter().enumerate() {
-            self.group_by_uuid.insert(*uuid, i);
+            self.group_by_uuid.insert((*uuid).to_owned(), i);
             self.groups.push(Group {
                 name: g.name.to_owned(),
                 uuid: (*uuid).to_owned(),
@@ -363,14 +363,14 @@ impl<'d> ClusterSink<'d> for Builder<'d> {
         Ok(())
     }
 
-    fn node(&mut self, name: &'d str, wn: WireNode<'d>, path: &Path) -> Result<(), InputError> {
+    fn node(&mut self, name: &str, wn: WireNode<'_>, path: &Path) -> Result<(), InputError> {
         let Some(&gidx) = self.group_by_uuid.get(wn.group) else {
             return Err(path
                 .field("group")
                 .error(format!("no node group with UUID {}", quoted(wn.group))));
         };
         let i = self.nodes.len();
-        self.node_by_name.insert(name, i);
+        self.node_by_name.insert(name.into(), i);
         let live = wn.live;
         let t_spindles = if wn.exclusive_storage {
             live.and_then(|l| l.total_spindles).unwrap_or(0)
@@ -429,8 +429,8 @@ impl<'d> ClusterSink<'d> for Builder<'d> {
 
     fn instance(
         &mut self,
-        name: &'d str,
-        wi: WireInstance<'d>,
+        name: &str,
+        wi: WireInstance<'_>,
         path: &Path,
     ) -> Result<(), InputError> {
         let nodes_path = path.field("nodes");
@@ -464,18 +464,50 @@ impl<'d> ClusterSink<'d> for Builder<'d> {
     }
 }
 
-/// Builds the cluster model and the resolved request from the parsed
-/// request.
-pub fn load(doc: &Document, opts: &LoadOptions) -> Result<Loaded, InputError> {
-    let mut built = Builder {
-        groups: Vec::new(),
-        group_by_uuid: BTreeMap::new(),
-        node_by_name: HashMap::new(),
-        nodes: Vec::new(),
-        instances: Vec::new(),
-        empty: Empties::new(),
-    };
+/// Why a request could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// It is not valid JSON.
+    Json(ParseError),
+    /// It is not a valid request.
+    Input(InputError),
+}
+
+impl Builder {
+    fn new() -> Builder {
+        Builder {
+            groups: Vec::new(),
+            group_by_uuid: BTreeMap::new(),
+            node_by_name: HashMap::new(),
+            nodes: Vec::new(),
+            instances: Vec::new(),
+            empty: Empties::new(),
+        }
+    }
+}
+
+/// Builds the cluster model and the resolved request from the request's
+/// bytes. The nodes and instances are built as the parser reaches them
+/// (see [`protocol::Reader`]), so the parsed document never holds them.
+pub fn load(input: &[u8], opts: &LoadOptions) -> Result<Loaded, LoadError> {
+    let mut built = Builder::new();
+    let mut reader = protocol::Reader::new(&mut built);
+    let doc = json::parse_document_streaming(input, &mut reader).map_err(LoadError::Json)?;
+    let msg = reader.finish(&doc).map_err(LoadError::Input)?;
+    finish(built, &msg, opts).map_err(LoadError::Input)
+}
+
+/// [`load`] from a document parsed whole (for tests and tools).
+pub fn load_document(doc: &Document, opts: &LoadOptions) -> Result<Loaded, InputError> {
+    let mut built = Builder::new();
     let msg = protocol::read_message(doc, &mut built)?;
+    finish(built, &msg, opts)
+}
+
+/// The second half of loading, once the message is read: what needs the
+/// cluster tags, the instances placed on their nodes, the memory
+/// statistics and the request.
+fn finish(built: Builder, msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     let Builder {
         groups,
         nodes,
@@ -803,6 +835,66 @@ fn resolve_request(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Loads a request streamed while parsed, and parsed whole first: the
+    /// two must give the same model or the same first error.
+    fn assert_same_load(bytes: &[u8], what: &str) {
+        let opts = LoadOptions::default();
+        let streamed = load(bytes, &opts);
+        let whole = match json::parse_document(bytes) {
+            Err(e) => Err(LoadError::Json(e)),
+            Ok(doc) => load_document(&doc, &opts).map_err(LoadError::Input),
+        };
+        assert_eq!(streamed, whole, "{what}");
+    }
+
+    #[test]
+    fn streaming_and_whole_reads_agree() {
+        // Faults that stop the reading at different points, alone and
+        // together: a bad request, a bad group, a node in an unknown
+        // group, a bad instance field, bad cluster tags, a duplicate key.
+        let faults: [(&str, &str); 6] = [
+            (r#""request":"#, r#""request": 5, "r":"#),
+            (r#""alloc_policy":"#, r#""alloc_policy": 1, "a":"#),
+            (r#""group": ""#, r#""group": "x"#),
+            (r#""memory":"#, r#""memory": "lots", "m":"#),
+            (r#""cluster_tags":"#, r#""cluster_tags": 3, "c":"#),
+            (r#""nodes":"#, r#""nodes": {}, "nodes":"#),
+        ];
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol-samples");
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .expect("protocol-samples")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        names.sort();
+        assert!(names.len() > 20);
+        for path in names {
+            let text = std::fs::read_to_string(&path).expect("sample");
+            // As Ganeti writes it, and with its keys sorted (the instances
+            // then come before the nodes and cannot be streamed).
+            let sorted = serde_json::from_str::<serde_json::Value>(&text).map(|v| v.to_string());
+            for base in std::iter::once(text).chain(sorted) {
+                for mask in 0..1u32 << faults.len() {
+                    let mut req = base.replace(r#"": "#, r#"":"#);
+                    for (i, (from, to)) in faults.iter().enumerate() {
+                        if mask & (1 << i) != 0 {
+                            req = req.replacen(from, to, 1);
+                        }
+                    }
+                    assert_same_load(
+                        req.as_bytes(),
+                        &format!("{} faults {mask:#b}", path.display()),
+                    );
+                }
+            }
+        }
+        // Truncations stop the parse anywhere, inside streamed members too.
+        let text = std::fs::read_to_string(dir.join("relocate-drbd.json")).expect("sample");
+        for cut in (0..text.len()).step_by(7) {
+            assert_same_load(&text.as_bytes()[..cut], &format!("cut at {cut}"));
+        }
+    }
 
     #[test]
     fn longest_domain_follows_hail() {
