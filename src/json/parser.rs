@@ -30,6 +30,15 @@ pub(super) fn parse_streaming<'a>(
     Ok(parser.doc)
 }
 
+/// What may stand where an object's key is expected.
+fn key_expected(first: bool) -> &'static str {
+    if first {
+        "a string key or '}'"
+    } else {
+        "a string key after ','"
+    }
+}
+
 /// An array or object that is open while the parser reads its contents.
 struct Frame {
     /// The index of the container's token on the tape, patched when the
@@ -113,13 +122,8 @@ impl<'a> Parser<'a> {
         let mut count: u32 = 0;
         let mut first = true;
         loop {
-            let expected = if first {
-                "a string key or '}'"
-            } else {
-                "a string key after ','"
-            };
             let key_at = self.doc.tape.len();
-            self.key(expected)?;
+            self.key(key_expected(first))?;
             self.skip_whitespace();
             // The members before this one, complete, for the streamer.
             if let Some(slot) = self.doc.tape.get_mut(at) {
@@ -132,26 +136,35 @@ impl<'a> Parser<'a> {
             } else {
                 self.value("a JSON value")?;
             }
-            self.skip_whitespace();
-            match self.peek() {
-                Some(b',') => {
-                    self.pos += 1;
-                    self.skip_whitespace();
-                    first = false;
-                }
-                Some(b'}') => break,
-                _ => {
-                    return Err(self.unexpected_token(self.pos, "',' or '}' after an object member"))
-                }
+            if !self.next_member()? {
+                break;
             }
+            first = false;
         }
-        self.pos += 1;
         self.frames.pop();
         let end = self.doc.tape.len() as u32;
         if let Some(slot) = self.doc.tape.get_mut(at) {
             *slot = Token::container(Tag::Object, count, end);
         }
         Ok(())
+    }
+
+    /// After an object member: past the ',' and the whitespace after it
+    /// (`true`: another member follows), or past the closing '}'.
+    fn next_member(&mut self) -> Result<bool, ParseError> {
+        self.skip_whitespace();
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                self.skip_whitespace();
+                Ok(true)
+            }
+            Some(b'}') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            _ => Err(self.unexpected_token(self.pos, "',' or '}' after an object member")),
+        }
     }
 
     /// Reads the object at the read position member by member: each member
@@ -168,14 +181,9 @@ impl<'a> Parser<'a> {
             });
             let mut first = true;
             loop {
-                let expected = if first {
-                    "a string key or '}'"
-                } else {
-                    "a string key after ','"
-                };
                 std::mem::swap(&mut self.doc, &mut self.other);
                 self.doc.clear();
-                let read = self.key(expected).and_then(|()| {
+                let read = self.key(key_expected(first)).and_then(|()| {
                     self.skip_whitespace();
                     self.value("a JSON value")
                 });
@@ -183,22 +191,11 @@ impl<'a> Parser<'a> {
                 read?;
                 let (key, value) = self.other.member();
                 streamer.member(key, value);
-                self.skip_whitespace();
-                match self.peek() {
-                    Some(b',') => {
-                        self.pos += 1;
-                        self.skip_whitespace();
-                        first = false;
-                    }
-                    Some(b'}') => break,
-                    _ => {
-                        return Err(
-                            self.unexpected_token(self.pos, "',' or '}' after an object member")
-                        )
-                    }
+                if !self.next_member()? {
+                    break;
                 }
+                first = false;
             }
-            self.pos += 1;
             self.frames.pop();
         }
         self.push_empty(true);
@@ -320,12 +317,7 @@ impl<'a> Parser<'a> {
         let mut first = true;
         'item: loop {
             if object {
-                let expected = if first {
-                    "a string key or '}'"
-                } else {
-                    "a string key after ','"
-                };
-                self.key(expected)?;
+                self.key(key_expected(first))?;
                 self.skip_whitespace();
             }
             // The input is under 4 GiB and every item takes a byte, so the
