@@ -7,7 +7,10 @@
 //! instances are not collected: each goes to a [`ClusterSink`] (the loader)
 //! as soon as it is read, so that a large cluster never exists twice in
 //! memory and the sink's own errors come in hail's order (hail resolves a
-//! node's group and an instance's nodes as it reads them). What is
+//! node's group and an instance's nodes as it reads them). [`Reader`] goes
+//! further and takes them while the request is still being parsed (it is
+//! the parser's [`Streamer`]), so the parsed document never holds them
+//! either. What is
 //! accepted follows hail exactly, with these deliberate deviations (all of
 //! them inputs no Ganeti master sends):
 //! * integers beyond ±2^53 are refused (hail wraps them modulo 2^64);
