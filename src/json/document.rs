@@ -529,8 +529,14 @@ pub struct Picked<'d, const N: usize> {
 
 impl<'d, const N: usize> Picked<'d, N> {
     /// The value of the first member with this key; a key outside the
-    /// picked set is looked up in the object.
+    /// picked set is looked up in the object (debug builds, and so the
+    /// tests, stop there: the set is meant to hold every key read).
     pub fn get(&self, key: &str) -> Option<Value<'d>> {
+        debug_assert!(
+            self.keys.contains(&key),
+            "key {key:?} is not among the picked keys {:?}",
+            self.keys
+        );
         match self.keys.iter().position(|k| *k == key) {
             Some(i) => self.values.get(i).copied().flatten(),
             None => self.object.get(key),
