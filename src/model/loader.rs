@@ -1,5 +1,8 @@
-//! Builds the cluster model from the wire message, as hail's loader does
-//! (`Backend.IAlloc.parseData`, `Loader.mergeData`, `Loader.updateMissing`):
+//! Builds the cluster model from the request, as hail's loader does
+//! (`Backend.IAlloc.parseData`, `Loader.mergeData`, `Loader.updateMissing`).
+//! [`load`] parses the request bytes and builds each node and instance as
+//! the protocol reader hands it over (`Builder`), then does what needs the
+//! whole cluster (`finish`):
 //! indices in input order, node and instance names resolved, tags turned
 //! into exclusion, location, desired-location and migration sets, instances
 //! placed on their nodes, failover reservations (peers) built, the KVM
@@ -63,6 +66,15 @@ pub struct Loaded {
     pub request: Request,
     /// hail's "cluster has inconsistent data" messages, in hail's order.
     pub warnings: Vec<String>,
+}
+
+/// Why a request could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// It is not valid JSON.
+    Json(ParseError),
+    /// It is not a valid request.
+    Input(InputError),
 }
 
 const EXCL_PREFIX: &str = "htools:iextags:";
@@ -330,7 +342,7 @@ fn quoted(name: &str) -> String {
 
 /// The model as the protocol hands it over: groups, then nodes and
 /// instances built one by one in input order. What needs the cluster tags
-/// (which come after the instances) waits for [`load`]'s second half.
+/// (which come after the instances) waits for [`finish`].
 struct Builder {
     groups: Vec<Group>,
     /// Group UUIDs to indices; a duplicate UUID resolves to the last.
@@ -462,15 +474,6 @@ impl ClusterSink for Builder {
         self.instances.push(inst);
         Ok(())
     }
-}
-
-/// Why a request could not be loaded.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LoadError {
-    /// It is not valid JSON.
-    Json(ParseError),
-    /// It is not a valid request.
-    Input(InputError),
 }
 
 impl Builder {
