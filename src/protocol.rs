@@ -298,8 +298,7 @@ impl<'s, S: ClusterSink> Reader<'s, S> {
                 &nodes_path,
             )?;
             for (name, n) in nodes_json.iter() {
-                let p = nodes_path.name(name);
-                self.sink.node(name, read_node(n, &p)?, &p)?;
+                node_to(self.sink, &nodes_path, name, n)?;
             }
         }
 
@@ -310,8 +309,7 @@ impl<'s, S: ClusterSink> Reader<'s, S> {
                 &inst_path,
             )?;
             for (name, i) in inst_json.iter() {
-                let p = inst_path.name(name);
-                self.sink.instance(name, read_instance(i, &p)?, &p)?;
+                instance_to(self.sink, &inst_path, name, i)?;
             }
         }
 
@@ -375,24 +373,13 @@ impl<S: ClusterSink> Streamer for Reader<'_, S> {
     }
 
     fn member(&mut self, name: &str, value: Value<'_>) {
-        if self.error.is_some() {
-            return;
-        }
         let root = Path::ROOT;
         if self.nodes == Section::Streaming {
             let section = root.field("nodes");
-            let p = section.name(name);
-            match read_node(value, &p) {
-                Ok(node) => self.note(|sink| sink.node(name, node, &p)),
-                Err(e) => self.note(|_| Err(e)),
-            }
+            self.note(|sink| node_to(sink, &section, name, value));
         } else if self.instances == Section::Streaming {
             let section = root.field("instances");
-            let p = section.name(name);
-            match read_instance(value, &p) {
-                Ok(inst) => self.note(|sink| sink.instance(name, inst, &p)),
-                Err(e) => self.note(|_| Err(e)),
-            }
+            self.note(|sink| instance_to(sink, &section, name, value));
         }
     }
 
@@ -406,8 +393,8 @@ impl<S: ClusterSink> Streamer for Reader<'_, S> {
 }
 
 impl<S: ClusterSink> Reader<'_, S> {
-    /// Hands something to the sink unless an error came first, and keeps
-    /// the sink's own error.
+    /// Reads and hands something to the sink unless an error came first
+    /// (later members are then only parsed), and keeps the new error.
     fn note(&mut self, give: impl FnOnce(&mut S) -> Result<(), InputError>) {
         if self.error.is_none() {
             if let Err(e) = give(self.sink) {
@@ -424,6 +411,30 @@ pub fn read_message<'d>(
     sink: &mut impl ClusterSink,
 ) -> Result<Message<'d>, InputError> {
     Reader::new(sink).finish(doc)
+}
+
+/// Reads the node `v` named `name` in the nodes object at `section` and
+/// hands it to `sink`.
+fn node_to(
+    sink: &mut impl ClusterSink,
+    section: &Path,
+    name: &str,
+    v: Value<'_>,
+) -> Result<(), InputError> {
+    let p = section.name(name);
+    sink.node(name, read_node(v, &p)?, &p)
+}
+
+/// Reads the instance `v` named `name` in the instances object at
+/// `section` and hands it to `sink`.
+fn instance_to(
+    sink: &mut impl ClusterSink,
+    section: &Path,
+    name: &str,
+    v: Value<'_>,
+) -> Result<(), InputError> {
+    let p = section.name(name);
+    sink.instance(name, read_instance(v, &p)?, &p)
 }
 
 /// The node groups of the top-level object, in input order.
