@@ -229,6 +229,17 @@ fn build_instance(
     }
 }
 
+/// An instance's exclusion and desired-location tag sets from its tags,
+/// interned in the cluster's tag table.
+fn tag_sets<S: AsRef<str>>(
+    cluster: &mut Cluster,
+    empty: &Empties,
+    tags: &[S],
+) -> (Arc<[TagId]>, Arc<[TagId]>) {
+    let (excl, dsrd) = cluster.instance_tag_sets(tags);
+    (empty.ids(excl), empty.ids(dsrd))
+}
+
 /// Places an existing instance on its nodes at load time (`Node.setPri`,
 /// `Node.setSec`): lists, CPU, load, spindles, tags and location scores;
 /// free memory and disk are already net of it in the reported values.
@@ -559,10 +570,10 @@ fn finish(built: Builder, msg: &Message, opts: &LoadOptions) -> Result<Loaded, I
         let inst = &cluster.instances[i];
         if !inst.tags.is_empty() {
             let tags = inst.tags.clone();
-            let (excl, dsrd) = cluster.instance_tag_sets(&tags);
+            let (excl, dsrd) = tag_sets(&mut cluster, &empty, &tags);
             let inst = &mut cluster.instances[i];
-            inst.excl_tags = empty.ids(excl);
-            inst.dsrd_loc_tags = empty.ids(dsrd);
+            inst.excl_tags = excl;
+            inst.dsrd_loc_tags = dsrd;
         }
         let inst = &cluster.instances[i];
         if inst.s_node != NO_NODE {
@@ -706,9 +717,7 @@ fn new_instance(
 ) -> Instance {
     // hail creates the new instance with both node indices 0 and index -1.
     let mut inst = build_instance(empty, name, body, -1, 0, 0);
-    let (excl, dsrd) = cluster.instance_tag_sets(&body.tags);
-    inst.excl_tags = empty.ids(excl);
-    inst.dsrd_loc_tags = empty.ids(dsrd);
+    (inst.excl_tags, inst.dsrd_loc_tags) = tag_sets(cluster, empty, &body.tags);
     inst
 }
 
