@@ -143,17 +143,23 @@ impl<'a> Document<'a> {
         Value { doc: self, at: 0 }
     }
 
+    /// A document of `text` with nothing parsed yet and room for `tokens`.
+    pub(super) fn empty(text: &'a str, tokens: usize) -> Document<'a> {
+        Document {
+            text,
+            tape: Vec::with_capacity(tokens),
+            decoded: String::new(),
+            numbers: Vec::new(),
+            long_strings: Vec::new(),
+        }
+    }
+
     /// Empties the document, keeping its buffers for the next one.
     pub(super) fn clear(&mut self) {
         self.tape.clear();
         self.decoded.clear();
         self.numbers.clear();
         self.long_strings.clear();
-    }
-
-    /// The text of the key token at `at`.
-    pub(super) fn key_at(&self, at: usize) -> &str {
-        self.str_at(at)
     }
 
     /// A streamed member's document: its key token, then its value.
@@ -177,7 +183,7 @@ impl<'a> Document<'a> {
     }
 
     /// The text of the string token at `at`.
-    fn str_at(&self, at: usize) -> &str {
+    pub(super) fn str_at(&self, at: usize) -> &str {
         let (decoded, range) = self.span_at(at);
         // Spans were taken at character boundaries of these very strings.
         let source = if decoded {

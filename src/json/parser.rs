@@ -92,20 +92,8 @@ impl<'a> Parser<'a> {
             text,
             pos: 0,
             frames: Vec::new(),
-            doc: Document {
-                text,
-                tape: Vec::with_capacity(tokens),
-                decoded: String::new(),
-                numbers: Vec::new(),
-                long_strings: Vec::new(),
-            },
-            other: Document {
-                text,
-                tape: Vec::new(),
-                decoded: String::new(),
-                numbers: Vec::new(),
-                long_strings: Vec::new(),
-            },
+            doc: Document::empty(text, tokens),
+            other: Document::empty(text, 0),
         }
     }
 
@@ -131,7 +119,7 @@ impl<'a> Parser<'a> {
             }
             count += 1;
             let is_object = self.peek() == Some(b'{');
-            if streamer.wants(&self.doc, self.doc.key_at(key_at), is_object) && is_object {
+            if streamer.wants(&self.doc, self.doc.str_at(key_at), is_object) && is_object {
                 self.stream_object(streamer)?;
             } else {
                 self.value("a JSON value")?;
