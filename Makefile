@@ -20,14 +20,14 @@ RELEASE_BIN := target/release/hailstone
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' | expand -t 16
 
-build: ## Build the release binaries (target/release/hailstone and tools).
-	$(CARGO) build --release --locked
+build: ## Build the release binaries (target/release/hailstone and the development tools).
+	$(CARGO) build --release --locked --workspace
 
 run: build ## Answer a bundled sample request (SAMPLE=...).
 	$(RELEASE_BIN) $(SAMPLE)
 
 test: ## Run every test (unit, snapshots, hostile inputs, properties, safety).
-	$(CARGO) test --locked
+	$(CARGO) test --locked --workspace
 
 compat: build ## Compare with the real hail on the samples and a small generated corpus (installs hail if missing).
 	target/release/hailstone-compat --profile ci --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
@@ -41,13 +41,14 @@ bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes (ab
 fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... to choose; see fuzz/README.md).
 	FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" CARGO="$(CARGO)" fuzz/run.sh
 
-install: build ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone.
+install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone (built without the development tools).
+	$(CARGO) build --release --locked -p hailstone
 	install -d $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators
 	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators/hailstone
 
 lint: ## Check formatting and clippy warnings.
 	$(CARGO) fmt --check
-	$(CARGO) clippy --locked --all-targets -- -D warnings
+	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
 
 fmt: ## Format the code.
 	$(CARGO) fmt

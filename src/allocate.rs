@@ -1053,7 +1053,7 @@ mod tests {
     /// a time): same placement, score and counts.
     #[test]
     fn threaded_scan_matches_sequential_scan() {
-        use crate::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
+        use hailstone_devtools::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
         let mut spec = CaseSpec::new(7, RequestKind::Allocate, 300);
         spec.template = Some(DiskTemplate::Drbd);
         let loaded = load_request(generate(&spec).request.as_bytes());

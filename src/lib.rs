@@ -13,7 +13,6 @@ pub mod argmin;
 pub mod cli;
 pub mod dedicated;
 pub mod evacuate;
-pub mod generate;
 pub mod globaln1;
 pub mod hsfmt;
 pub mod hslist;

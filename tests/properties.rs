@@ -9,7 +9,7 @@
 //! listed in [`ACCEPTED_GANETI_ONLY_RULES`] with the reason, and README's
 //! compatibility section says the same.
 
-use hailstone::generate::{all_kinds, generate, CaseSpec, RequestKind};
+use hailstone_devtools::generate::{all_kinds, generate, CaseSpec, RequestKind};
 
 use crate::run::{assert_contract, on_stdin};
 use crate::support::safety::check;

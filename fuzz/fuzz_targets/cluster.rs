@@ -20,7 +20,7 @@
 #![no_main]
 
 use hailstone::cli;
-use hailstone::generate::{all_kinds, generate, CaseSpec};
+use hailstone_devtools::generate::{all_kinds, generate, CaseSpec};
 use hailstone::json;
 use hailstone_fuzz::{run_checked, safety, Slot, Tree, ACCEPTED_GANETI_ONLY_RULES};
 use libfuzzer_sys::fuzz_target;

@@ -4,17 +4,16 @@
 //! This file owns the compatibility driver used by `make compat` (the `ci`
 //! profile) and `make compat-full` (the `full` profile). Inputs are the files
 //! in `protocol-samples/` (each with an optional `<name>.args` sidecar, one
-//! hail option per line) plus generated cases from `hailstone::generate`.
+//! hail option per line) plus generated cases from `hailstone_devtools::generate`.
 //! Both binaries are run the way Ganeti's node daemon runs an iallocator
 //! (`BINARY INPUT OPTIONS...`, cwd `/`, stdin closed, `LC_ALL=C.UTF-8`), in
 //! parallel, and the results are printed in case order so that the output is
 //! deterministic. Accepted differences are read from the `## Compatibility`
 //! section of the README.
 
-#[path = "oracle/mod.rs"]
-mod oracle;
-#[path = "toolargs/mod.rs"]
-mod toolargs;
+use hailstone_devtools::oracle;
+
+use hailstone_devtools::toolargs;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -24,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-use hailstone::generate::{self, CaseSpec, RequestKind};
+use hailstone_devtools::generate::{self, CaseSpec, RequestKind};
 
 const HELP: &str = "\
 hailstone-compat: compare hailstone's answers with Ganeti's hail

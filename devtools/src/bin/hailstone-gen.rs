@@ -1,18 +1,17 @@
 //! `hailstone-gen`: command-line front end of the synthetic request generator
-//! (`hailstone::generate`).
+//! (`hailstone_devtools::generate`).
 //!
 //! This file owns the CLI only: it turns options into a
-//! [`CaseSpec`](hailstone::generate::CaseSpec), prints one request, or writes
+//! [`CaseSpec`](hailstone_devtools::generate::CaseSpec), prints one request, or writes
 //! a whole corpus (`<id>.json` plus `<id>.args` per case) to a directory.
 
-#[path = "toolargs/mod.rs"]
-mod toolargs;
+use hailstone_devtools::toolargs;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use hailstone::generate::{self, CaseSpec, DiskTemplate, JsonStyle, RequestKind};
+use hailstone_devtools::generate::{self, CaseSpec, DiskTemplate, JsonStyle, RequestKind};
 
 const HELP: &str = "\
 hailstone-gen: synthetic Ganeti iallocator requests (protocol version 2)

@@ -4,7 +4,7 @@
 //! For every request mode (allocate drbd, allocate plain, multi-allocate of 10
 //! mostly DRBD instances, relocate, node-evacuate `all`, change-group) and every
 //! cluster size (20 to 2,000 nodes by default) the tool generates one request
-//! with `hailstone::generate` (two node groups, five instances per node, every
+//! with `hailstone_devtools::generate` (two node groups, five instances per node, every
 //! feature switch off, existing instances all DRBD unless `--mix` says
 //! otherwise), writes it to a temporary directory and runs both binaries on it
 //! the way Ganeti's node daemon does: `BINARY INPUT OPTIONS...`, working
@@ -49,10 +49,9 @@
 //! characters of both answers, and cases whose generated request does not
 //! have the intended shape. Progress goes to stderr as each case runs.
 
-#[path = "oracle/mod.rs"]
-mod oracle;
-#[path = "toolargs/mod.rs"]
-mod toolargs;
+use hailstone_devtools::oracle;
+
+use hailstone_devtools::toolargs;
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -62,7 +61,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use hailstone::generate::{self, Case, CaseSpec, DiskTemplate, EvacMode, RequestKind};
+use hailstone_devtools::generate::{self, Case, CaseSpec, DiskTemplate, EvacMode, RequestKind};
 
 const HELP: &str = "\
 hailstone-bench: time hailstone against Ganeti's hail on generated clusters

@@ -1,0 +1,17 @@
+//! hailstone's development tools, kept out of the shipped crate.
+//!
+//! The `hailstone` crate (the allocator and the planners that `make install`
+//! puts on a cluster) does not depend on this crate; its tests, the fuzz
+//! targets and the `make compat`, `make bench` and `make gen` targets do.
+//!
+//! * [`generate`] — synthetic iallocator requests from a seed;
+//! * [`oracle`] — finding (and installing) the original Ganeti programs;
+//! * [`toolargs`] — the tools' own `--name value` option reader.
+//!
+//! The binaries are `hailstone-gen` (the generator's command line),
+//! `hailstone-compat` (the comparison with the originals) and
+//! `hailstone-bench` (timings against them).
+
+pub mod generate;
+pub mod oracle;
+pub mod toolargs;
