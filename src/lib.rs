@@ -1,27 +1,23 @@
 //! hailstone: a drop-in replacement for Ganeti's `hail` iallocator.
 //!
-//! The pipeline is parse → model → candidates → score → choose → answer:
-//! [`json`] reads the bytes into an order-preserving document tape,
-//! [`protocol`] checks it against the iallocator protocol, [`model::loader`] builds the
-//! index-based cluster model, [`process`] dispatches the request to the
-//! algorithms ([`allocate`], with [`globaln1`], [`moves`] and [`metric`]),
-//! and [`answer`] writes hail's envelope. `ARCHITECTURE.md` has the map.
+//! The folders are the stages of the pipeline, in the order a request
+//! meets them:
+//!
+//! * [`read`] — bytes to the model: the JSON parser, the iallocator
+//!   message, the loader;
+//! * [`model`] — the validated, index-based cluster and request;
+//! * [`score`] — hail's cluster metric and the bounded argmin;
+//! * [`search`] — the what-if state, moves, allocation, N+1, evacuation;
+//! * [`write`] — the answer envelope and Haskell's formatting;
+//! * [`program`] — each command: its options and how it runs the stages.
+//!
+//! Dependencies point one way (`read → model ← score ← search → write`,
+//! and `program` above all of them); `tests/layers.rs` fails when a lower
+//! stage uses a higher one. `ARCHITECTURE.md` has the map and the rules.
 
-pub mod allocate;
-pub mod answer;
-pub mod argmin;
-pub mod cli;
-pub mod dedicated;
-pub mod evacuate;
-pub mod globaln1;
-pub mod hsfmt;
-pub mod hslist;
-pub mod json;
-pub mod metric;
 pub mod model;
-pub mod moves;
-pub mod pipeline;
-pub mod process;
-pub mod protocol;
-pub mod solution;
-pub mod state;
+pub mod program;
+pub mod read;
+pub mod score;
+pub mod search;
+pub mod write;

@@ -11,9 +11,9 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-use hailstone::cli::{self, Exit, Invocation};
-use hailstone::pipeline::{self, Failure};
-use hailstone::process::RunError;
+use hailstone::program::hail::dispatch::RunError;
+use hailstone::program::hail::options::{self as cli, Exit, Invocation};
+use hailstone::program::hail::{self as pipeline, Failure};
 
 fn exit_code(failure: &Failure) -> u8 {
     match failure {

@@ -19,9 +19,9 @@
 //! installed: `HAIL=path`, default `/usr/lib/ganeti/iallocators/hail`).
 #![no_main]
 
-use hailstone::cli;
+use hailstone::program::hail::options as cli;
+use hailstone::read::json;
 use hailstone_devtools::generate::{all_kinds, generate, CaseSpec};
-use hailstone::json;
 use hailstone_fuzz::{run_checked, safety, Slot, Tree, ACCEPTED_GANETI_ONLY_RULES};
 use libfuzzer_sys::fuzz_target;
 
@@ -240,10 +240,10 @@ fuzz_target!(|data: &[u8]| {
         let what = match &outcome.answer {
             Ok(a) if a.starts_with("{\"success\":true") => "answer-success".to_owned(),
             Ok(_) => "answer-failure".to_owned(),
-            Err(hailstone::pipeline::Failure::Input(m)) => {
+            Err(hailstone::program::hail::Failure::Input(m)) => {
                 format!("input: {}", m.split(':').next().unwrap_or(""))
             }
-            Err(hailstone::pipeline::Failure::Run(e)) => {
+            Err(hailstone::program::hail::Failure::Run(e)) => {
                 format!("run: {e:?}").chars().take(60).collect()
             }
         };

@@ -10,8 +10,8 @@
 //! same read streamed while parsing gives the same result.
 #![no_main]
 
-use hailstone::json::{self, Json};
-use hailstone::protocol;
+use hailstone::read::iallocator as protocol;
+use hailstone::read::json::{self, Json};
 use hailstone_fuzz::{assert_same, depth, serde_tree, Tree};
 use libfuzzer_sys::fuzz_target;
 

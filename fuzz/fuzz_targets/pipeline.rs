@@ -10,8 +10,8 @@
 //! same outcome.
 #![no_main]
 
-use hailstone::cli::{N1Rule, Options};
-use hailstone::json;
+use hailstone::program::hail::options::{N1Rule, Options};
+use hailstone::read::json;
 use hailstone_fuzz::{node_names, run_checked};
 use libfuzzer_sys::fuzz_target;
 

@@ -11,9 +11,9 @@
 //! * [`safety`]: the project's independent answer checker
 //!   (`tests/support/safety.rs`, included as it is).
 
-use hailstone::cli::Options;
-use hailstone::json::{self, Json};
-use hailstone::pipeline::{self, Failure, Outcome};
+use hailstone::program::hail::options::Options;
+use hailstone::program::hail::{self as pipeline, Failure, Outcome};
+use hailstone::read::json::{self, Json};
 
 #[path = "../../tests/support/safety.rs"]
 pub mod safety;

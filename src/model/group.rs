@@ -3,7 +3,7 @@
 
 use super::policy::{IPolicy, ISpec};
 use super::types::AllocPolicy;
-use crate::hsfmt::{show_double, show_string, show_string_list};
+use crate::write::haskell::{show_double, show_string, show_string_list};
 
 /// A node group.
 #[derive(Debug, Clone, PartialEq)]

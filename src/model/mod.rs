@@ -3,11 +3,17 @@
 //! request), with names kept for output, plus the resolved request.
 //!
 //! The model is the one source of truth after loading; it is never
-//! serialised back to JSON. [`loader`] builds it from the wire types.
+//! serialised back to JSON. `read::loader` builds it from the wire types.
+//!
+//! * Owns: the cluster's records (`Group`, `Node`, `Instance`), their
+//!   capacity primitives (`Node::add_pri` and friends, the instance-policy
+//!   check), the small enums of Ganeti's vocabulary (`types`) and the
+//!   resolved request.
+//! * May use: nothing else of the crate. Every other stage uses the model.
+//! * Must never: read or write bytes, know a file format, or score.
 
 pub mod group;
 pub mod instance;
-pub mod loader;
 pub mod node;
 pub mod policy;
 pub mod types;

@@ -21,20 +21,20 @@ use std::sync::Arc;
 
 use std::cmp::Ordering;
 
-use crate::allocate::{
-    describe_group, gen_alloc_nodes, has_required_networks, split_groups, AllocNodes, AllocOptions,
-    SearchError,
-};
-use crate::hsfmt;
-use crate::hslist;
 use crate::model::group::Group;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::policy::IPolicy;
 use crate::model::types::{DiskTemplate, RunState};
 use crate::model::{find_group, NameMatch};
-use crate::solution::{best_of, AllocSolution, Metric, Placement};
-use crate::state::State;
+use crate::search::allocate::{
+    describe_group, gen_alloc_nodes, has_required_networks, split_groups, AllocNodes, AllocOptions,
+    SearchError,
+};
+use crate::search::ghc_sort;
+use crate::search::solution::{best_of, AllocSolution, Metric, Placement};
+use crate::search::state::State;
+use crate::write::haskell;
 
 /// The lost-allocations metric: allocations lost per test instance, then
 /// the disk left on the placement's nodes.
@@ -56,7 +56,7 @@ impl Metric for LostAllocations {
     }
 
     fn describe(&self) -> String {
-        format!("({},{})", hsfmt::show_int_list(&self.lost), self.disk)
+        format!("({},{})", haskell::show_int_list(&self.lost), self.disk)
     }
 }
 
@@ -64,7 +64,7 @@ impl Metric for LostAllocations {
 /// built from the minimum spec, sorted by minimum disk size descending.
 pub fn test_instances(policy: &IPolicy) -> Vec<Instance> {
     let mins: Vec<_> = policy.minmax.iter().map(|mm| mm.min).collect();
-    let mins = hslist::sort_by(mins, |a, b| b.disk_size.cmp(&a.disk_size));
+    let mins = ghc_sort::sort_by(mins, |a, b| b.disk_size.cmp(&a.disk_size));
     mins.iter()
         .map(|spec| Instance {
             name: Arc::from("minimalspecinstance"),
@@ -372,7 +372,7 @@ pub fn find_mg_allocation(
     for (g, r) in &results {
         messages.extend(describe_group(&node_groups[*g], r));
     }
-    match crate::allocate::rank_groups(node_groups, results) {
+    match crate::search::allocate::rank_groups(node_groups, results) {
         None => Err(SearchError::Message(messages.join(", "))),
         Some((g, mut sol)) => {
             let mut log = vec![format!("Selected group: {}", node_groups[g].name)];

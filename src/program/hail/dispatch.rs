@@ -2,16 +2,16 @@
 //! decides whether an allocation is dedicated, dispatches by request type,
 //! and turns the algorithm's outcome into an [`Answer`].
 
-use crate::allocate::{self, AllocOptions, SearchError};
-use crate::answer::{self, Answer};
-use crate::dedicated;
-use crate::evacuate;
-use crate::globaln1;
 use crate::model::group::Group;
-use crate::model::loader::Loaded;
 use crate::model::{Cluster, Request};
-use crate::solution::{AllocSolution, Metric};
-use crate::state::State;
+use crate::read::loader::Loaded;
+use crate::search::allocate::{self, AllocOptions, SearchError};
+use crate::search::dedicated;
+use crate::search::evacuate;
+use crate::search::globaln1;
+use crate::search::solution::{AllocSolution, Metric};
+use crate::search::state::State;
+use crate::write::answer::{self, Answer};
 
 /// Why no answer can be given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -12,19 +12,19 @@
 //! O(N) score (hail's bits require it): O(N²). Pairs are scored with the
 //! running statistics in O(1) each: O(G²) per group of G nodes. The
 //! capacity check runs for each primary's best candidate (see
-//! [`crate::globaln1`]).
+//! [`crate::search::globaln1`]).
 
-use crate::globaln1::{self, N1Cache};
-use crate::hslist;
-use crate::metric::{self, NodeValues};
 use crate::model::group::Group;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::types::{AllocPolicy, FailTally};
 use crate::model::{find_group, NameMatch};
-use crate::moves::location_score;
-use crate::solution::{AllocSolution, CandidateNote, CandidateOutcome, Metric, Placement};
-use crate::state::{Crash, State};
+use crate::score::metric::{self, NodeValues};
+use crate::search::ghc_sort;
+use crate::search::globaln1::{self, N1Cache};
+use crate::search::moves::location_score;
+use crate::search::solution::{AllocSolution, CandidateNote, CandidateOutcome, Metric, Placement};
+use crate::search::state::{Crash, State};
 
 /// The algorithm options that come from the command line
 /// (`AlgorithmOptions`).
@@ -237,7 +237,7 @@ fn choose(
     opts: &AllocOptions,
 ) -> Result<(Option<Placement<f64>>, Vec<CandidateId>), Crash> {
     ok.reverse();
-    let sorted = hslist::sort_by(ok, |a, b| a.score.hs_compare(&b.score));
+    let sorted = ghc_sort::sort_by(ok, |a, b| a.score.hs_compare(&b.score));
     let mut dropped = Vec::new();
     for c in sorted {
         let loc = match c.secondary {
@@ -768,7 +768,7 @@ pub fn rank_groups<M: Metric>(
             x.1.best.as_ref().map(|b| b.metric.clone()),
         )
     };
-    let sorted = hslist::sort_by(good, |a, b| {
+    let sorted = ghc_sort::sort_by(good, |a, b| {
         let (pa, ma) = key(a);
         let (pb, mb) = key(b);
         pa.cmp(&pb).then_with(|| match (ma, mb) {
@@ -845,7 +845,7 @@ fn no_groups_message(
         None => "Nothing".to_owned(),
         Some(a) => {
             let v: Vec<i64> = a.iter().map(|&g| g as i64).collect();
-            format!("Just {}", crate::hsfmt::show_int_list(&v))
+            format!("Just {}", crate::write::haskell::show_int_list(&v))
         }
     };
     let shown: Vec<String> = groups
@@ -969,19 +969,19 @@ pub fn try_allocate_secondary(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::loader::{load_document, LoadOptions};
     use crate::model::types::FailMode;
     use crate::model::Request;
-    use crate::solution::CandidateOutcome;
+    use crate::read::loader::{load_document, LoadOptions};
+    use crate::search::solution::CandidateOutcome;
 
     /// Reads a request into the model.
-    fn load_request(bytes: &[u8]) -> crate::model::loader::Loaded {
-        let doc = crate::json::parse_document(bytes).expect("valid JSON");
+    fn load_request(bytes: &[u8]) -> crate::read::loader::Loaded {
+        let doc = crate::read::json::parse_document(bytes).expect("valid JSON");
         load_document(&doc, &LoadOptions::default()).expect("loads")
     }
 
     /// The new instance and node count of an allocate request.
-    fn allocate_request(loaded: &crate::model::loader::Loaded) -> (&Instance, i64) {
+    fn allocate_request(loaded: &crate::read::loader::Loaded) -> (&Instance, i64) {
         match &loaded.request {
             Request::Allocate {
                 instance,
@@ -993,7 +993,7 @@ mod tests {
     }
 
     /// The allocation search of an allocate request with capacity checks.
-    fn search(loaded: &crate::model::loader::Loaded, explain: bool) -> AllocSolution<f64> {
+    fn search(loaded: &crate::read::loader::Loaded, explain: bool) -> AllocSolution<f64> {
         let (instance, required_nodes) = allocate_request(loaded);
         let opts = AllocOptions {
             capacity_checks: true,

@@ -1,11 +1,19 @@
-//! The whole request pipeline without IO: bytes in, the answer line (or the
-//! reason there is none) out, with what goes to stderr collected on the
-//! side. `main.rs` wraps it with file reading, printing and exit codes;
-//! the fuzz targets and tests call it directly.
+//! hail's program: the iallocator `hailstone INPUT [OPTIONS]`.
+//!
+//! [`options`] reads the command line; [`run`] is the whole request
+//! pipeline without IO: bytes in, the answer line (or the reason there is
+//! none) out, with what goes to stderr collected on the side; [`dispatch`]
+//! runs a loaded request by its type. `main.rs` wraps it with file
+//! reading, printing and exit codes; the fuzz targets and tests call it
+//! directly.
 
-use crate::cli::{self, Options};
-use crate::model::loader::{self, LoadError, LoadOptions, N1Rule};
-use crate::process::{self, RunError, RunOptions};
+pub mod dispatch;
+pub mod options;
+
+use dispatch::{RunError, RunOptions};
+use options::Options;
+
+use crate::read::loader::{self, LoadError, LoadOptions, N1Rule};
 
 /// Why no answer was produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,8 +58,8 @@ fn run_inner(
     let load_opts = LoadOptions {
         static_kvm_node_memory: options.static_kvm_node_memory,
         n1_rule: match options.n1_rule {
-            cli::N1Rule::Hail30 => N1Rule::Hail30,
-            cli::N1Rule::Ganeti31 => N1Rule::Ganeti31,
+            options::N1Rule::Hail30 => N1Rule::Hail30,
+            options::N1Rule::Ganeti31 => N1Rule::Ganeti31,
         },
     };
     let loaded = loader::load(bytes, &load_opts).map_err(|e| match e {
@@ -73,8 +81,8 @@ fn run_inner(
             "Received request: {}\n",
             loaded.request.type_name()
         ));
-        if let Some(group) = process::allocation_group(&loaded.request) {
-            if process::is_dedicated(&loaded.cluster, group) {
+        if let Some(group) = dispatch::allocation_group(&loaded.request) {
+            if dispatch::is_dedicated(&loaded.cluster, group) {
                 stderr.push_str(
                     "Allocation on a dedicated cluster; using lost-allocations metrics.\n",
                 );
@@ -97,6 +105,6 @@ fn run_inner(
         restrict_allocation_to: options.restrict_allocation_to.clone(),
         leak_model: !reclaim,
     };
-    let answer = process::run(loaded, &run_opts).map_err(Failure::Run)?;
+    let answer = dispatch::run(loaded, &run_opts).map_err(Failure::Run)?;
     Ok(answer.render())
 }

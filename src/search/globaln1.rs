@@ -38,12 +38,12 @@
 
 use smallvec::SmallVec;
 
-use crate::hslist;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
-use crate::moves::{self, Move, MoveError, Nodes, Overlay};
-use crate::solution::Metric;
-use crate::state::{Crash, State};
+use crate::search::ghc_sort;
+use crate::search::moves::{self, Move, MoveError, Nodes, Overlay};
+use crate::search::solution::Metric;
+use crate::search::state::{Crash, State};
 
 /// A node's verdict and the nodes it depends on.
 #[derive(Debug, Clone)]
@@ -322,7 +322,7 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
     for idx in others {
         recreate.push(state.inst(idx)?.clone());
     }
-    let recreate = hslist::sort_by(recreate, |a, b| b.mem.cmp(&a.mem));
+    let recreate = ghc_sort::sort_by(recreate, |a, b| b.mem.cmp(&a.mem));
     for inst in recreate {
         if !recreate_instance(state, &inst, &escape)? {
             return Ok(Verdict {
@@ -480,7 +480,7 @@ fn recreate_instance(state: &mut State, inst: &Instance, targets: &[usize]) -> R
     // hail collects successes newest first and takes the first after a
     // stable sort by score: the best score, ties to the later node.
     ok.reverse();
-    let sorted = hslist::sort_by(ok, |a, b| a.2.hs_compare(&b.2));
+    let sorted = ghc_sort::sort_by(ok, |a, b| a.2.hs_compare(&b.2));
     let Some((t, new_p, _)) = sorted.into_iter().next() else {
         return Ok(false);
     };

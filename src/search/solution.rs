@@ -7,9 +7,9 @@
 
 use std::cmp::Ordering;
 
-use crate::hsfmt;
 use crate::model::instance::Instance;
 use crate::model::types::{FailMode, FailTally};
+use crate::write::haskell;
 
 /// A placement metric: hail's score (a float, lower is better) or the
 /// dedicated-allocation metric. Comparisons follow Haskell's semantics
@@ -40,7 +40,7 @@ impl Metric for f64 {
     }
 
     fn describe(&self) -> String {
-        hsfmt::printf_fixed(*self, 8)
+        haskell::printf_fixed(*self, 8)
     }
 }
 

@@ -13,12 +13,12 @@
 //! The state keeps each present node's metric values cached, so that a
 //! full score with a few substituted nodes is one tight O(N) loop.
 
-use crate::metric::{self, LocationExclusion, NodeValues};
 use crate::model::group::Group;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::policy::IPolicy;
 use crate::model::Cluster;
+use crate::score::metric::{self, LocationExclusion, NodeValues};
 
 /// A lookup hail itself would crash on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -197,8 +197,8 @@ impl State {
     }
 
     /// Running sums of group `g`'s node values, for approximate scores.
-    pub fn group_sums(&self, g: usize) -> crate::argmin::GroupSums {
-        crate::argmin::GroupSums::new(
+    pub fn group_sums(&self, g: usize) -> crate::score::argmin::GroupSums {
+        crate::score::argmin::GroupSums::new(
             self.group_keys(g)
                 .iter()
                 .map(|&k| (&self.values[k], self.offline[k])),

@@ -14,17 +14,17 @@
 //! full score (O(G) each) only among near-ties: the others are ruled out by
 //! the `argmin` approximation in O(1).
 
-use crate::allocate::{find_best_alloc_group, split_groups, AllocOptions, SearchError};
-use crate::answer;
-use crate::argmin::{self, GroupSums};
-use crate::metric::{self, NodeValues};
 use crate::model::group::Group;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::types::{DiskTemplate, EvacMode, MirrorType};
-use crate::moves::location_score;
-use crate::moves::{self, Move, MoveError, Moved, Nodes, Overlay};
-use crate::state::{Crash, State};
+use crate::score::argmin::{self, GroupSums};
+use crate::score::metric::{self, NodeValues};
+use crate::search::allocate::{find_best_alloc_group, split_groups, AllocOptions, SearchError};
+use crate::search::moves::location_score;
+use crate::search::moves::{self, Move, MoveError, Moved, Nodes, Overlay};
+use crate::search::state::{Crash, State};
+use crate::write::answer;
 
 /// The outcome of an evacuation (`EvacSolution`), in request order.
 #[derive(Debug, Clone, Default)]
@@ -751,7 +751,7 @@ pub fn relocate(
         let shown: Vec<i64> = relocate_from.iter().map(|&k| k as i64).collect();
         return Ok(Err(format!(
             "Unsupported request: excluded nodes not equal to instance's {what}({expected} versus {})",
-            crate::hsfmt::show_int_list(&shown)
+            crate::write::haskell::show_int_list(&shown)
         )));
     }
     let sol = try_node_evac(node_groups, state, mode, &[idx], force)?;
@@ -767,7 +767,7 @@ pub fn relocate(
     let (pnode, snode) = (inst.p_node, inst.s_node);
     let show_nodes = |nodes: &[usize]| {
         let v: Vec<i64> = nodes.iter().map(|&k| k as i64).collect();
-        crate::hsfmt::show_int_list(&v)
+        crate::write::haskell::show_int_list(&v)
     };
     match orig.mirror_type() {
         MirrorType::Internal => {

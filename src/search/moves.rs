@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 use crate::model::instance::Instance;
 use crate::model::node::{intersection_len, Node};
 use crate::model::types::FailMode;
-use crate::state::{Crash, State};
+use crate::search::state::{Crash, State};
 
 /// A move of one instance (`IMove`; hail's allocator uses these three).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -16,16 +16,16 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::group::Group;
-use super::instance::{Disk, Instance, Nic, NO_NODE};
-use super::node::{intersection_len, Node, NodeInfo};
-use super::types::DiskTemplate;
-use super::{Cluster, NameMatch, Request, TagId, TagTable};
-use crate::json::{self, Document, ParseError};
-use crate::protocol::{
+use crate::model::group::Group;
+use crate::model::instance::{Disk, Instance, Nic, NO_NODE};
+use crate::model::node::{intersection_len, Node, NodeInfo};
+use crate::model::types::DiskTemplate;
+use crate::model::{Cluster, NameMatch, Request, TagId, TagTable};
+use crate::read::iallocator::{
     self, ClusterSink, Hypervisor, InputError, Message, Path, WireGroup, WireInstance,
     WireInstanceBody, WireNode, WireRequest,
 };
+use crate::read::json::{self, Document, ParseError};
 
 /// The rule for a node's initial N+1 flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -337,7 +337,7 @@ fn set_sec(node: &mut Node, inst: &Instance) {
 
 fn name_error(path: String, what: &str, name: &str, m: NameMatch) -> InputError {
     let mut quoted = String::new();
-    crate::json::write_string(&mut quoted, name);
+    crate::read::json::write_string(&mut quoted, name);
     let message = match m {
         NameMatch::Many => format!("{quoted} matches more than one {what} (by name or short name)"),
         _ => format!("no {what} named {quoted}"),
@@ -347,7 +347,7 @@ fn name_error(path: String, what: &str, name: &str, m: NameMatch) -> InputError 
 
 fn quoted(name: &str) -> String {
     let mut q = String::new();
-    crate::json::write_string(&mut q, name);
+    crate::read::json::write_string(&mut q, name);
     q
 }
 
@@ -502,10 +502,10 @@ impl Builder {
 
 /// Builds the cluster model and the resolved request from the request's
 /// bytes. The nodes and instances are built as the parser reaches them
-/// (see [`protocol::Reader`]), so the parsed document never holds them.
+/// (see [`iallocator::Reader`]), so the parsed document never holds them.
 pub fn load(input: &[u8], opts: &LoadOptions) -> Result<Loaded, LoadError> {
     let mut built = Builder::new();
-    let mut reader = protocol::Reader::new(&mut built);
+    let mut reader = iallocator::Reader::new(&mut built);
     let doc = json::parse_document_streaming(input, &mut reader).map_err(LoadError::Json)?;
     let msg = reader.finish(&doc).map_err(LoadError::Input)?;
     finish(built, &msg, opts).map_err(LoadError::Input)
@@ -514,7 +514,7 @@ pub fn load(input: &[u8], opts: &LoadOptions) -> Result<Loaded, LoadError> {
 /// [`load`] from a document parsed whole (for tests and tools).
 pub fn load_document(doc: &Document, opts: &LoadOptions) -> Result<Loaded, InputError> {
     let mut built = Builder::new();
-    let msg = protocol::read_message(doc, &mut built)?;
+    let msg = iallocator::read_message(doc, &mut built)?;
     finish(built, &msg, opts)
 }
 
@@ -687,7 +687,7 @@ fn finish(built: Builder, msg: &Message, opts: &LoadOptions) -> Result<Loaded, I
             node.fail_n1 = node.unallocated_mem() <= node.r_mem;
         }
         let delta_mem = node.x_mem;
-        let delta_dsk = super::node::truncate(node.t_dsk)
+        let delta_dsk = crate::model::node::truncate(node.t_dsk)
             .wrapping_sub(node.f_dsk)
             .wrapping_sub(i_dsk);
         if delta_mem > 512 || delta_dsk > 1024 {

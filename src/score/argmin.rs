@@ -25,7 +25,7 @@
 //! meaningful, switches the shortcut off: then every candidate gets its
 //! exact score, as in hail.
 
-use crate::metric::{Aggregation, NodeValues, COMPONENTS, N_COMPONENTS};
+use crate::score::metric::{Aggregation, NodeValues, COMPONENTS, N_COMPONENTS};
 
 /// Unit roundoff of f64.
 const U: f64 = f64::EPSILON / 2.0;
@@ -399,7 +399,7 @@ pub fn best_by_score(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metric;
+    use crate::score::metric;
 
     fn rng(seed: &mut u64) -> u64 {
         *seed ^= *seed << 13;

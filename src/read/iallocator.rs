@@ -29,9 +29,9 @@
 
 use std::fmt;
 
-use crate::json::{Array, Document, Object, Picked, Streamer, Value};
 use crate::model::policy::{IPolicy, ISpec, MinMaxISpecs};
 use crate::model::types::{AllocPolicy, DiskTemplate, EvacMode, RunState};
+use crate::read::json::{Array, Document, Object, Picked, Streamer, Value};
 
 /// Bad input: the request cannot be read. Refused with exit status 1 and
 /// nothing on stdout.
@@ -127,7 +127,7 @@ impl fmt::Display for Path<'_> {
                         f.write_str(".")?;
                     }
                     let mut q = String::new();
-                    crate::json::write_string(&mut q, n);
+                    crate::read::json::write_string(&mut q, n);
                     f.write_str(&q)?;
                 }
                 Seg::Index(k) => write!(f, "[{k}]")?,

@@ -1,0 +1,10 @@
+//! Programs: one module per command, each reading its command line once
+//! into typed settings and running the stages with them.
+//!
+//! * Owns: [`hail`] — the iallocator (`hailstone INPUT [OPTIONS]`): its
+//!   options, the request pipeline and the dispatch by request type.
+//! * May use: every stage. Nothing else in the crate uses a program.
+//! * Must never: hold an algorithm or a format of its own; a program only
+//!   reads options, calls the stages and maps outcomes to exit statuses.
+
+pub mod hail;

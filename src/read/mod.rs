@@ -1,0 +1,12 @@
+//! Reading: turns what Ganeti hands over into the [model](crate::model).
+//!
+//! * Owns: the JSON parser ([`json`]), the iallocator message on the wire
+//!   ([`iallocator`]) and the loader that builds the model from it
+//!   ([`loader`]); every input error, named by where it is.
+//! * May use: the model.
+//! * Must never: score, search or print; let a wire type out of this folder
+//!   (the rest of the crate sees only the model).
+
+pub mod iallocator;
+pub mod json;
+pub mod loader;

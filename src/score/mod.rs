@@ -1,0 +1,10 @@
+//! Scoring: how good a cluster is, by hail's metric (lower is better).
+//!
+//! * Owns: the cluster metric with hail's exact floating-point procedure
+//!   ([`metric`]) and the bounded approximation that finds the best-scoring
+//!   candidate without scoring all of them exactly ([`argmin`]).
+//! * May use: the model.
+//! * Must never: do IO, change the model, or allocate per candidate.
+
+pub mod argmin;
+pub mod metric;

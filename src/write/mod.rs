@@ -1,0 +1,10 @@
+//! Writing: the bytes hailstone prints, as Ganeti's programs print them.
+//!
+//! * Owns: the iallocator answer envelope and result JSON ([`answer`]) and
+//!   Haskell's number and string formatting (`show`, `printf "%.8f"`) that
+//!   hail's texts are made of ([`haskell`]).
+//! * May use: the model (to write a record it describes).
+//! * Must never: read input, score or search; decide anything.
+
+pub mod answer;
+pub mod haskell;
