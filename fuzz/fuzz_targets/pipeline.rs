@@ -10,8 +10,10 @@
 //! same outcome.
 #![no_main]
 
-use hailstone::program::hail::options::{N1Rule, Options};
+use hailstone::model::types::SoftChecks;
+use hailstone::program::hail::options::Options;
 use hailstone::read::json;
+use hailstone::read::loader::N1Rule;
 use hailstone_fuzz::{node_names, run_checked};
 use libfuzzer_sys::fuzz_target;
 
@@ -22,20 +24,20 @@ fuzz_target!(|data: &[u8]| {
     let mut options = Options::default();
     match data.len() % 6 {
         0 => return,
-        1 => options.no_capacity_checks = true,
-        2 => options.ignore_soft_errors = true,
+        1 => options.algorithm.capacity_checks = false,
+        2 => options.algorithm.soft = SoftChecks::Ignore,
         3 => {
             let names = json::parse(data)
                 .map(|d| node_names(&d))
                 .unwrap_or_default();
-            options.restrict_allocation_to =
+            options.algorithm.restrict_allocation_to =
                 Some(names.into_iter().step_by(2).collect::<Vec<String>>());
         }
         4 => {
-            options.n1_rule = N1Rule::Ganeti31;
+            options.load.n1_rule = N1Rule::Ganeti31;
             options.verbose = 3;
         }
-        _ => options.static_kvm_node_memory = 0,
+        _ => options.load.static_kvm_node_memory = 0,
     }
     run_checked(data, &options);
 });

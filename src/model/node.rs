@@ -16,7 +16,7 @@ use smallvec::SmallVec;
 
 use super::instance::Instance;
 use super::TagId;
-use crate::model::types::FailMode;
+use crate::model::types::{FailMode, SoftChecks};
 
 /// The parts of a node that never change during a run, shared between all
 /// copies of the node.
@@ -447,9 +447,9 @@ impl Node {
     }
 
     /// Checks adding `inst` as a primary and computes the result
-    /// (`addPriEx`). `force` skips the soft checks.
-    pub fn probe_add_pri(&self, force: bool, inst: &Instance) -> Result<PriProbe, FailMode> {
-        let strict = !force;
+    /// (`addPriEx`). [`SoftChecks::Ignore`] skips the soft checks.
+    pub fn probe_add_pri(&self, soft: SoftChecks, inst: &Instance) -> Result<PriProbe, FailMode> {
+        let strict = soft == SoftChecks::Enforce;
         let uses_disk = inst.uses_local_storage();
         let l_cpu = self.vcpu_ratio;
         let online = inst.not_offline();
@@ -639,8 +639,8 @@ impl Node {
     }
 
     /// Adds `inst` as a primary (`addPriEx`).
-    pub fn add_pri(&mut self, force: bool, inst: &Instance) -> Result<(), FailMode> {
-        let p = self.probe_add_pri(force, inst)?;
+    pub fn add_pri(&mut self, soft: SoftChecks, inst: &Instance) -> Result<(), FailMode> {
+        let p = self.probe_add_pri(soft, inst)?;
         self.commit_add_pri(&p, inst);
         Ok(())
     }
@@ -721,16 +721,16 @@ impl Node {
 
     /// Checks adding `inst` as a secondary whose primary is node `pdx`, and
     /// computes the result (`addSecExEx`). `ignore_disks` skips the free
-    /// disk check (failing over off an offline primary); `force` skips the
-    /// soft checks.
+    /// disk check (failing over off an offline primary);
+    /// [`SoftChecks::Ignore`] skips the soft checks.
     pub fn probe_add_sec(
         &self,
         ignore_disks: bool,
-        force: bool,
+        soft: SoftChecks,
         inst: &Instance,
         pdx: i32,
     ) -> Result<SecProbe, FailMode> {
-        let strict = !force;
+        let strict = soft == SoftChecks::Enforce;
         let need = if inst.uses_sec_mem() { inst.mem } else { 0 };
         let peer_mem = self.peer_mem(pdx).wrapping_add(need);
 
@@ -864,11 +864,11 @@ impl Node {
     pub fn add_sec(
         &mut self,
         ignore_disks: bool,
-        force: bool,
+        soft: SoftChecks,
         inst: &Instance,
         pdx: i32,
     ) -> Result<(), FailMode> {
-        let p = self.probe_add_sec(ignore_disks, force, inst, pdx)?;
+        let p = self.probe_add_sec(ignore_disks, soft, inst, pdx)?;
         self.commit_add_sec(&p, inst);
         Ok(())
     }

@@ -193,6 +193,35 @@ pub enum RunState {
     Offline,
 }
 
+/// Whether a placement keeps the soft limits (Ganeti's `force` flag of
+/// `Node.addPriEx` and `addSecExEx`): N+1 memory, the vCPU and spindle
+/// ratios, exclusion tags and the instance policy. The hard limits (memory,
+/// disk, CPU count) always hold.
+///
+/// The command line decides it once (`--ignore-soft-errors` gives
+/// [`SoftChecks::Ignore`]); hail also ignores the soft limits for any move
+/// away from an offline node ([`SoftChecks::ignored_if`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SoftChecks {
+    /// Refuse a placement that breaks a soft limit.
+    #[default]
+    Enforce,
+    /// Accept it (`force`).
+    Ignore,
+}
+
+impl SoftChecks {
+    /// [`SoftChecks::Ignore`] when `condition` holds, else `self`
+    /// (hail's `force || condition`).
+    pub fn ignored_if(self, condition: bool) -> SoftChecks {
+        if condition {
+            SoftChecks::Ignore
+        } else {
+            self
+        }
+    }
+}
+
 /// Why a placement was refused (`FailMode`), in Ganeti's order: the
 /// failure tallies in `info` list the modes in this order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

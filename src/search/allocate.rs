@@ -17,7 +17,7 @@
 use crate::model::group::Group;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
-use crate::model::types::{AllocPolicy, FailTally};
+use crate::model::types::{AllocPolicy, FailTally, SoftChecks};
 use crate::model::{find_group, NameMatch};
 use crate::score::metric::{self, NodeValues};
 use crate::search::ghc_sort;
@@ -25,13 +25,16 @@ use crate::search::globaln1::{self, N1Cache};
 use crate::search::moves::location_score;
 use crate::search::solution::{AllocSolution, CandidateNote, CandidateOutcome, Metric, Placement};
 use crate::search::state::{Crash, State};
+use crate::search::AlgorithmOptions;
 
-/// The algorithm options that come from the command line
-/// (`AlgorithmOptions`).
+/// How one allocation search runs: the command line's
+/// [`AlgorithmOptions`] with the request's node restriction, and the
+/// search's own switches.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AllocOptions {
-    /// `--ignore-soft-errors`: primaries are placed with soft checks off.
-    pub ignore_soft_errors: bool,
+    /// Whether primaries are placed with the soft checks
+    /// (`--ignore-soft-errors` turns them off).
+    pub soft: SoftChecks,
     /// The global N+1 check (off with `--no-capacity-checks`).
     pub capacity_checks: bool,
     /// Node whitelist: `--restrict-allocation-to`, else the request's
@@ -46,6 +49,24 @@ pub struct AllocOptions {
     /// Record every candidate's outcome in the solution's `notes` (for an
     /// explain mode); off in normal runs.
     pub explain: bool,
+}
+
+impl AllocOptions {
+    /// The options of a search for a request whose own node restriction
+    /// (`restrict-to-nodes`) is `request_restrict`; the command line's
+    /// `--restrict-allocation-to` replaces it.
+    pub fn new(algorithm: &AlgorithmOptions, request_restrict: Option<Vec<String>>) -> Self {
+        AllocOptions {
+            soft: algorithm.soft,
+            capacity_checks: algorithm.capacity_checks,
+            restrict: algorithm
+                .restrict_allocation_to
+                .clone()
+                .or(request_restrict),
+            online_secondary_only: false,
+            explain: false,
+        }
+    }
 }
 
 /// Candidate nodes (`AllocNodes`).
@@ -292,11 +313,11 @@ fn materialize(
     let mut out = Vec::with_capacity(2);
     let mut new_p = state.node_at(p).clone();
     // The probes succeeded, so these adds succeed too.
-    let _ = new_p.add_pri(opts.ignore_soft_errors, record);
+    let _ = new_p.add_pri(opts.soft, record);
     out.push((p, new_p));
     if let Some(s) = s {
         let mut new_s = state.node_at(s).clone();
-        let _ = new_s.add_sec(false, false, record, p as i32);
+        let _ = new_s.add_sec(false, SoftChecks::Enforce, record, p as i32);
         out.push((s, new_s));
     }
     out
@@ -316,7 +337,7 @@ fn try_single(
         let outcome = state
             .policy(node.group)
             .check(inst, node.excl_storage)
-            .and_then(|()| node.probe_add_pri(opts.ignore_soft_errors, inst));
+            .and_then(|()| node.probe_add_pri(opts.soft, inst));
         match outcome {
             Err(f) => {
                 failures.add(f);
@@ -533,7 +554,7 @@ fn pair_scan(
     let probe_p = state
         .policy(node_p.group)
         .check(inst, node_p.excl_storage)
-        .and_then(|()| node_p.probe_add_pri(opts.ignore_soft_errors, inst));
+        .and_then(|()| node_p.probe_add_pri(opts.soft, inst));
     let probe_p = match probe_p {
         Err(f) => {
             let mut failures = FailTally::default();
@@ -632,7 +653,7 @@ fn scan_secondaries(
     let mut all = Vec::new();
     for s in secondaries.iter() {
         let node_s = state.node_at(s);
-        let probe_s = match node_s.probe_add_sec(false, false, inst, p as i32) {
+        let probe_s = match node_s.probe_add_sec(false, SoftChecks::Enforce, inst, p as i32) {
             Err(f) => {
                 failures.add(f);
                 if let Some(n) = notes.as_deref_mut() {

@@ -25,7 +25,7 @@ use crate::model::group::Group;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::policy::IPolicy;
-use crate::model::types::{DiskTemplate, RunState};
+use crate::model::types::{DiskTemplate, RunState, SoftChecks};
 use crate::model::{find_group, NameMatch};
 use crate::search::allocate::{
     describe_group, gen_alloc_nodes, has_required_networks, split_groups, AllocNodes, AllocOptions,
@@ -228,7 +228,7 @@ fn allocate_on_single(
     state: &State,
     inst: &Instance,
     p: usize,
-    force: bool,
+    soft: SoftChecks,
 ) -> Result<Placement<LostAllocations>, crate::model::types::FailMode> {
     let node = state.node_at(p);
     let policy = state.policy(node.group);
@@ -236,7 +236,7 @@ fn allocate_on_single(
     policy.check(inst, node.excl_storage)?;
     let before = allocation_vector(&tests, node);
     let mut new_p = node.clone();
-    new_p.add_pri(force, inst)?;
+    new_p.add_pri(soft, inst)?;
     let after = allocation_vector(&tests, &new_p);
     let lost = before.iter().zip(&after).map(|(b, a)| b - a).collect();
     let metric = LostAllocations {
@@ -255,7 +255,7 @@ fn allocate_on_pair(
     inst: &Instance,
     p: usize,
     s: usize,
-    force: bool,
+    soft: SoftChecks,
 ) -> Result<Placement<LostAllocations>, crate::model::types::FailMode> {
     let node_p = state.node_at(p);
     let node_s = state.node_at(s);
@@ -267,10 +267,10 @@ fn allocate_on_pair(
     policy.check(inst, node_p.excl_storage)?;
     let before_p = allocation_vector(&tests, node_p);
     let mut new_p = node_p.clone();
-    new_p.add_pri(force, &record)?;
+    new_p.add_pri(soft, &record)?;
     let after_p = allocation_vector(&tests, &new_p);
     let mut new_s = node_s.clone();
-    new_s.add_sec(false, false, &record, p as i32)?;
+    new_s.add_sec(false, SoftChecks::Enforce, &record, p as i32)?;
     let before_s = allocation_vector(&tests, node_s);
     let after_s = allocation_vector(&tests, &new_s);
     let lost = (0..tests.len())
@@ -310,7 +310,7 @@ pub fn find_allocation(
         .node_keys()
         .filter(|&k| state.node_at(k).group == g)
         .collect();
-    let force = opts.ignore_soft_errors;
+    let soft = opts.soft;
     let mut sol: AllocSolution<LostAllocations> = AllocSolution::default();
     match gen_alloc_nodes(state, &keys, count, opts.restrict.as_deref())? {
         AllocNodes::Pairs(pairs) if pairs.is_empty() => {
@@ -323,14 +323,14 @@ pub fn find_allocation(
             for (p, secondaries) in pairs.iter() {
                 let mut part: AllocSolution<LostAllocations> = AllocSolution::default();
                 for s in secondaries.iter() {
-                    concat(&mut part, allocate_on_pair(state, inst, p, s, force));
+                    concat(&mut part, allocate_on_pair(state, inst, p, s, soft));
                 }
                 sol = sol.sum(part);
             }
         }
         AllocNodes::Single(list) => {
             for p in list {
-                concat(&mut sol, allocate_on_single(state, inst, p, force));
+                concat(&mut sol, allocate_on_single(state, inst, p, soft));
             }
         }
     }
@@ -434,7 +434,7 @@ mod tests {
         let mut n = node.clone();
         let mut k = 0;
         while k < cap {
-            if n.add_pri(false, t).is_err() {
+            if n.add_pri(SoftChecks::Enforce, t).is_err() {
                 return k;
             }
             k += 1;
@@ -596,7 +596,7 @@ mod tests {
         let mut after_n = n.clone();
         let mut inst = tests[which].clone();
         inst.dsk = dsk;
-        after_n.add_pri(false, &inst).unwrap();
+        after_n.add_pri(SoftChecks::Enforce, &inst).unwrap();
         let after = allocation_vector(tests, &after_n);
         let lost: Vec<i64> = before.iter().zip(&after).map(|(b, a)| b - a).collect();
         LostAllocations {

@@ -17,7 +17,7 @@
 use crate::model::group::Group;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
-use crate::model::types::{DiskTemplate, EvacMode, MirrorType};
+use crate::model::types::{DiskTemplate, EvacMode, MirrorType, SoftChecks};
 use crate::score::argmin::{self, GroupSums};
 use crate::score::metric::{self, NodeValues};
 use crate::search::allocate::{find_best_alloc_group, split_groups, AllocOptions, SearchError};
@@ -84,9 +84,9 @@ fn apply(
     state: &impl Nodes,
     inst: &Instance,
     mv: Move,
-    force: bool,
+    soft: SoftChecks,
 ) -> Result<Result<Moved, String>, Crash> {
-    match moves::apply(state, inst, mv, force) {
+    match moves::apply(state, inst, mv, soft) {
         Ok(m) => Ok(Ok(m)),
         Err(MoveError::Fail(f)) => Ok(Err(f.name().to_owned())),
         Err(MoveError::Crash(c)) => Err(c),
@@ -137,7 +137,7 @@ fn evac_one_node_only(
     inst: &Instance,
     group: usize,
     avail: &[usize],
-    force: bool,
+    soft: SoftChecks,
 ) -> Result<Vec<String>, EvacError> {
     let op = match inst.mirror_type() {
         MirrorType::None => {
@@ -158,7 +158,7 @@ fn evac_one_node_only(
     let mut cands: Vec<usize> = Vec::new();
     let mut approxes: Vec<Option<(f64, f64)>> = Vec::new();
     for &t in avail {
-        match apply(state, inst, op(t), force)? {
+        match apply(state, inst, op(t), soft)? {
             Err(f) => {
                 if cands.is_empty() {
                     failures.push_str(&format!(
@@ -179,7 +179,7 @@ fn evac_one_node_only(
     }
     let mut failure: Option<Crash> = None;
     let best = argmin::best_by_score(&approxes, |i| {
-        match apply(state, inst, op(cands[i]), force) {
+        match apply(state, inst, op(cands[i]), soft) {
             Ok(Ok(m)) => state.group_score_with(group, &m.final_nodes()),
             // The move succeeded above on the same state.
             Ok(Err(_)) => f64::NAN,
@@ -198,7 +198,7 @@ fn evac_one_node_only(
         )));
     };
     let t = cands[i];
-    let m = match apply(state, inst, op(t), force)? {
+    let m = match apply(state, inst, op(t), soft)? {
         Ok(m) => m,
         Err(f) => return Err(EvacError::Message(f)),
     };
@@ -214,11 +214,11 @@ fn all_step<'s>(
     current: &mut Instance,
     mv: Move,
     what: &str,
-    force: bool,
+    soft: SoftChecks,
     key: i32,
 ) -> Result<Result<(), String>, Crash> {
     let guard_drained = mv == Move::Failover && what == "Failing over to the secondary";
-    match apply(&*ov, current, mv, force)? {
+    match apply(&*ov, current, mv, soft)? {
         Err(f) => Ok(Err(format!("{what}: {f}"))),
         Ok(_) if guard_drained && ov.node(current.s_node).is_ok_and(|s| s.offline) => {
             let name = ov
@@ -240,9 +240,9 @@ fn all_step<'s>(
 /// What the last move of a drbd "all" evacuation (replacing the secondary
 /// by the final one) does that does not depend on the final secondary.
 struct LastMove {
-    /// hail's force flag for adding the secondary: the old secondary is
-    /// offline, or soft errors are ignored.
-    force_s: bool,
+    /// The soft checks for adding the secondary: ignored when the old
+    /// secondary is offline or soft errors are ignored.
+    soft_s: SoftChecks,
     /// The old secondary after the instance left it.
     old_secondary_after: Node,
     old_secondary: usize,
@@ -254,14 +254,19 @@ struct LastMove {
 }
 
 impl LastMove {
-    fn new(ov_p: &Overlay<'_>, cur: &Instance, p: usize, force: bool) -> Result<LastMove, Crash> {
+    fn new(
+        ov_p: &Overlay<'_>,
+        cur: &Instance,
+        p: usize,
+        soft: SoftChecks,
+    ) -> Result<LastMove, Crash> {
         let old_s = ov_p.node(cur.s_node)?;
         let mut old_secondary_after = old_s.clone();
         old_secondary_after.remove_sec(cur);
         let p_after = ov_p.node(p as i32)?.clone();
         let p_values = metric::node_values(&p_after.scalars());
         Ok(LastMove {
-            force_s: old_s.offline || force,
+            soft_s: soft.ignored_if(old_s.offline),
             old_secondary_after,
             old_secondary: cur.s_node as usize,
             p_values,
@@ -301,9 +306,9 @@ impl LastMove {
         cur: &Instance,
         p: usize,
         s: usize,
-        force: bool,
+        soft: SoftChecks,
     ) -> bool {
-        let Ok(Ok(m)) = apply(ov_p, cur, Move::ReplaceSecondary(s), force) else {
+        let Ok(Ok(m)) = apply(ov_p, cur, Move::ReplaceSecondary(s), soft) else {
             return false;
         };
         let vals = |n: &Node| metric::node_values(&n.scalars());
@@ -332,7 +337,7 @@ fn primary_steps<'s>(
     start: &Instance,
     p: usize,
     pre_error: Option<&str>,
-    force: bool,
+    soft: SoftChecks,
     key: i32,
 ) -> Result<(Overlay<'s>, Instance, Option<String>), Crash> {
     let mut ov = base.clone();
@@ -347,7 +352,7 @@ fn primary_steps<'s>(
         ),
         (Move::Failover, "Failing over to new primary"),
     ] {
-        if let Err(e) = all_step(&mut ov, &mut cur, mv, what, force, key)? {
+        if let Err(e) = all_step(&mut ov, &mut cur, mv, what, soft, key)? {
             return Ok((ov, cur, Some(e)));
         }
     }
@@ -389,7 +394,7 @@ fn evac_drbd_all(
     inst: &Instance,
     group: usize,
     avail: &[usize],
-    force: bool,
+    soft: SoftChecks,
 ) -> Result<Result<Vec<String>, String>, Crash> {
     let key = inst.idx;
     let mut base = Overlay::new(state);
@@ -402,7 +407,7 @@ fn evac_drbd_all(
             &mut start,
             Move::Failover,
             "Failing over to the secondary",
-            force,
+            soft,
             key,
         )? {
             Ok(()) => pre_ops.push(Move::Failover),
@@ -419,7 +424,7 @@ fn evac_drbd_all(
     let mut approxes: Vec<Option<(f64, f64)>> = Vec::new();
     for &p in avail {
         let (ov_p, cur_p, p_error) =
-            primary_steps(&base, &start, p, pre_error.as_deref(), force, key)?;
+            primary_steps(&base, &start, p, pre_error.as_deref(), soft, key)?;
         if let Some(e) = &p_error {
             if !any_success && avail.iter().any(|&s| s != p) {
                 last_error = format!("Allocation failed: {e}");
@@ -431,7 +436,7 @@ fn evac_drbd_all(
         // re-adds it on the new primary changing only its location score;
         // only the new secondary's state depends on s. So per pair only the
         // secondary's check and values are computed here.
-        let last = LastMove::new(&ov_p, &cur_p, p, force)?;
+        let last = LastMove::new(&ov_p, &cur_p, p, soft)?;
         let sums_p = base_sums
             .as_ref()
             .map(|b| last.group_sums(state, b, group, &ov_p));
@@ -447,7 +452,7 @@ fn evac_drbd_all(
             } else {
                 *state.values(s)
             };
-            match node_s.probe_add_sec(false, last.force_s, &cur_p, p as i32) {
+            match node_s.probe_add_sec(false, last.soft_s, &cur_p, p as i32) {
                 Err(f) => {
                     if !any_success {
                         last_error = format!(
@@ -475,7 +480,7 @@ fn evac_drbd_all(
                                 sums.replace(&old, &new, last.p_after.offline);
                             }
                         }
-                        debug_assert!(last.matches_real_move(state, &ov_p, &cur_p, p, s, force));
+                        debug_assert!(last.matches_real_move(state, &ov_p, &cur_p, p, s, soft));
                         sums.update_terms(tp, changed, 0)
                             .map(|t| argmin::combine(&t))
                     });
@@ -494,7 +499,7 @@ fn evac_drbd_all(
         let (p, s) = (cands[i].0 as usize, cands[i].1 as usize);
         let mut exact = || -> Result<f64, Crash> {
             if cached.as_ref().is_none_or(|(cp, _, _)| *cp != p) {
-                let (ov_p, cur_p, None) = primary_steps(&base, &start, p, None, force, key)? else {
+                let (ov_p, cur_p, None) = primary_steps(&base, &start, p, None, soft, key)? else {
                     return Ok(f64::NAN);
                 };
                 cached = Some((p, ov_p, cur_p));
@@ -502,7 +507,7 @@ fn evac_drbd_all(
             let Some((_, ov_p, cur_p)) = cached.as_ref() else {
                 return Ok(f64::NAN);
             };
-            let m = match apply(ov_p, cur_p, Move::ReplaceSecondary(s), force)? {
+            let m = match apply(ov_p, cur_p, Move::ReplaceSecondary(s), soft)? {
                 Ok(m) => m,
                 Err(_) => return Ok(f64::NAN),
             };
@@ -548,7 +553,7 @@ fn evac_drbd_all(
             "Changing secondary to final secondary",
         ),
     ] {
-        if let Err(e) = all_step(&mut ov, &mut cur, mv, what, force, key)? {
+        if let Err(e) = all_step(&mut ov, &mut cur, mv, what, soft, key)? {
             return Ok(Err(e));
         }
         ops.push(mv);
@@ -575,7 +580,7 @@ fn node_evac_instance(
     mode: EvacMode,
     group: usize,
     avail: &[usize],
-    force: bool,
+    soft: SoftChecks,
 ) -> Result<Vec<String>, EvacError> {
     let t = inst.disk_template;
     match t {
@@ -586,7 +591,7 @@ fn node_evac_instance(
             "Instances of type file cannot be relocated".to_owned(),
         )),
         DiskTemplate::Drbd => match mode {
-            EvacMode::ChangePrimary => match apply(state, inst, Move::Failover, force)? {
+            EvacMode::ChangePrimary => match apply(state, inst, Move::Failover, soft)? {
                 Err(f) => Err(EvacError::Message(f)),
                 Ok(_) if failover_target_unusable(state, inst) => {
                     Err(EvacError::Message(drained_target_message(state, inst)))
@@ -597,8 +602,8 @@ fn node_evac_instance(
                     Ok(move_to_job(state, &moved_inst, Move::Failover))
                 }
             },
-            EvacMode::ChangeSecondary => evac_one_node_only(state, inst, group, avail, force),
-            EvacMode::ChangeAll => match evac_drbd_all(state, inst, group, avail, force)? {
+            EvacMode::ChangeSecondary => evac_one_node_only(state, inst, group, avail, soft),
+            EvacMode::ChangeAll => match evac_drbd_all(state, inst, group, avail, soft)? {
                 Ok(jobs) => Ok(jobs),
                 Err(msg) => Err(EvacError::Message(msg)),
             },
@@ -610,7 +615,7 @@ fn node_evac_instance(
                     t.raw()
                 )));
             }
-            evac_one_node_only(state, inst, group, avail, force)
+            evac_one_node_only(state, inst, group, avail, soft)
         }
     }
 }
@@ -672,7 +677,7 @@ pub fn try_node_evac(
     state: &mut State,
     mode: EvacMode,
     instances: &[usize],
-    force: bool,
+    soft: SoftChecks,
 ) -> Result<EvacSolution, Crash> {
     let originals: Vec<Instance> = instances
         .iter()
@@ -715,7 +720,7 @@ pub fn try_node_evac(
         let cp = state.checkpoint();
         let result = match available(&groups, &excl, group) {
             Err(m) => Err(EvacError::Message(m)),
-            Ok(avail) => node_evac_instance(state, inst, mode, group, &avail, force),
+            Ok(avail) => node_evac_instance(state, inst, mode, group, &avail, soft),
         };
         if result.is_err() {
             state.rollback(cp);
@@ -734,7 +739,7 @@ pub fn relocate(
     idx: usize,
     required_nodes: i64,
     relocate_from: &[usize],
-    force: bool,
+    soft: SoftChecks,
 ) -> Result<Result<usize, String>, Crash> {
     if required_nodes != 1 {
         return Ok(Err(format!(
@@ -754,7 +759,7 @@ pub fn relocate(
             crate::write::haskell::show_int_list(&shown)
         )));
     }
-    let sol = try_node_evac(node_groups, state, mode, &[idx], force)?;
+    let sol = try_node_evac(node_groups, state, mode, &[idx], soft)?;
     if let Some((_, msg)) = sol.failed.iter().find(|(k, _)| *k == idx) {
         return Ok(Err(msg.clone()));
     }
@@ -860,7 +865,8 @@ pub fn try_change_group(
                         EvacMode::ChangeAll,
                         choice.group,
                         &avail,
-                        false,
+                        // hail keeps a group change strict.
+                        SoftChecks::Enforce,
                     ),
                 },
             };

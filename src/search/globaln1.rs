@@ -40,6 +40,7 @@ use smallvec::SmallVec;
 
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
+use crate::model::types::SoftChecks;
 use crate::search::ghc_sort;
 use crate::search::moves::{self, Move, MoveError, Nodes, Overlay};
 use crate::search::solution::Metric;
@@ -253,7 +254,7 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
                 }
             }
         }
-        match overlay.failover_in_place(&inst, idx as usize, true) {
+        match overlay.failover_in_place(&inst, idx as usize, SoftChecks::Ignore) {
             Ok(()) => {}
             Err(MoveError::Fail(_)) => {
                 return Ok(Verdict {
@@ -431,7 +432,7 @@ fn evacuate_shared(
 ) -> Result<bool, Crash> {
     let mut best: Option<(moves::Moved, f64)> = None;
     for &t in escape {
-        match moves::apply(state, inst, Move::FailoverToAny(t), true) {
+        match moves::apply(state, inst, Move::FailoverToAny(t), SoftChecks::Ignore) {
             Err(MoveError::Fail(_)) => {}
             Err(MoveError::Crash(c)) => return Err(c),
             Ok(m) => {
@@ -471,7 +472,7 @@ fn recreate_instance(state: &mut State, inst: &Instance, targets: &[usize]) -> R
             continue;
         }
         let mut new_p = p.clone();
-        if new_p.add_pri(true, inst).is_err() {
+        if new_p.add_pri(SoftChecks::Ignore, inst).is_err() {
             continue;
         }
         let score = state.score_with(&[(t, &new_p)]);

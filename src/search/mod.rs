@@ -20,3 +20,29 @@ pub mod globaln1;
 pub mod moves;
 pub mod solution;
 pub mod state;
+
+use crate::model::types::SoftChecks;
+
+/// The algorithm settings that come from the command line (Ganeti's
+/// `AlgorithmOptions`), read once by the program and handed to the
+/// searches; each search takes the part it needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlgorithmOptions {
+    /// `--ignore-soft-errors` gives [`SoftChecks::Ignore`].
+    pub soft: SoftChecks,
+    /// The global N+1 capacity check; `--no-capacity-checks` turns it off.
+    pub capacity_checks: bool,
+    /// `--restrict-allocation-to`: only these nodes may receive a new
+    /// instance (replaces the request's `restrict-to-nodes`).
+    pub restrict_allocation_to: Option<Vec<String>>,
+}
+
+impl Default for AlgorithmOptions {
+    fn default() -> Self {
+        AlgorithmOptions {
+            soft: SoftChecks::Enforce,
+            capacity_checks: true,
+            restrict_allocation_to: None,
+        }
+    }
+}

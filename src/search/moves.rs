@@ -7,7 +7,7 @@ use smallvec::SmallVec;
 
 use crate::model::instance::Instance;
 use crate::model::node::{intersection_len, Node};
-use crate::model::types::FailMode;
+use crate::model::types::{FailMode, SoftChecks};
 use crate::search::state::{Crash, State};
 
 /// A move of one instance (`IMove`; hail's allocator uses these three).
@@ -163,14 +163,14 @@ impl<'s> Overlay<'s> {
         &mut self,
         inst: &Instance,
         inst_key: usize,
-        force: bool,
+        soft: SoftChecks,
     ) -> Result<(), MoveError> {
         let (p, s) = (inst.p_node, inst.s_node);
         let old_p = self.node(p)?;
         let old_s = self.node(s)?;
         if p == s {
             // Both halves of the move act on one node: keep hail's order.
-            let m = apply(self, inst, Move::Failover, force)?;
+            let m = apply(self, inst, Move::Failover, soft)?;
             self.apply(m, inst_key);
             return Ok(());
         }
@@ -178,10 +178,10 @@ impl<'s> Overlay<'s> {
         old_p.check_migration(old_s)?;
         let int_s = self.node_mut(key(s))?;
         int_s.remove_sec(inst);
-        int_s.add_pri(p_offline || force, inst)?;
+        int_s.add_pri(soft.ignored_if(p_offline), inst)?;
         let int_p = self.node_mut(key(p))?;
         int_p.remove_pri(inst);
-        int_p.add_sec(p_offline, p_offline || force, inst, s)?;
+        int_p.add_sec(p_offline, soft.ignored_if(p_offline), inst, s)?;
         let mut new_inst = inst.clone();
         new_inst.p_node = s;
         new_inst.s_node = p;
@@ -229,7 +229,7 @@ pub fn apply(
     state: &impl Nodes,
     inst: &Instance,
     mv: Move,
-    force: bool,
+    soft: SoftChecks,
 ) -> Result<Moved, MoveError> {
     match mv {
         Move::Failover => {
@@ -241,8 +241,8 @@ pub fn apply(
             let mut int_s = old_s.clone();
             int_s.remove_sec(inst);
             old_p.check_migration(old_s)?;
-            int_s.add_pri(old_p.offline || force, inst)?;
-            int_p.add_sec(old_p.offline, old_p.offline || force, inst, old_sdx)?;
+            int_s.add_pri(soft.ignored_if(old_p.offline), inst)?;
+            int_p.add_sec(old_p.offline, soft.ignored_if(old_p.offline), inst, old_sdx)?;
             let mut new_inst = inst.clone();
             new_inst.p_node = old_sdx;
             new_inst.s_node = old_pdx;
@@ -258,10 +258,10 @@ pub fn apply(
             let old_pdx = inst.p_node;
             let old_pnode = state.node(old_pdx)?;
             let new_pnode = state.node(new_pdx as i32)?;
-            let force_failover = old_pnode.offline || force;
+            let soft_failover = soft.ignored_if(old_pnode.offline);
             old_pnode.check_migration(new_pnode)?;
             let mut new_p = new_pnode.clone();
-            new_p.add_pri(force_failover, inst)?;
+            new_p.add_pri(soft_failover, inst)?;
             let mut old_p = old_pnode.clone();
             old_p.remove_pri(inst);
             let mut new_inst = inst.clone();
@@ -283,13 +283,13 @@ pub fn apply(
             pnode2.remove_pri(inst);
             let mut int_s = old_s.clone();
             int_s.remove_sec(inst);
-            let force_s = old_s.offline || force;
+            let soft_s = soft.ignored_if(old_s.offline);
             let mut new_inst = inst.clone();
             new_inst.location_score = location_score(pnode, tgt);
             new_inst.s_node = new_sdx as i32;
             let mut new_s = tgt.clone();
-            new_s.add_sec(false, force_s, &new_inst, old_pdx)?;
-            pnode2.add_pri(true, &new_inst)?;
+            new_s.add_sec(false, soft_s, &new_inst, old_pdx)?;
+            pnode2.add_pri(SoftChecks::Ignore, &new_inst)?;
             let mut nodes = SmallVec::new();
             nodes.push((key(old_sdx), int_s));
             nodes.push((new_sdx, new_s));

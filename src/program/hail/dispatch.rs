@@ -11,6 +11,7 @@ use crate::search::evacuate;
 use crate::search::globaln1;
 use crate::search::solution::{AllocSolution, Metric};
 use crate::search::state::State;
+use crate::search::AlgorithmOptions;
 use crate::write::answer::{self, Answer};
 
 /// Why no answer can be given.
@@ -21,18 +22,15 @@ pub enum RunError {
     Inconsistent(String),
 }
 
-/// The command-line settings that affect the algorithms.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RunOptions {
-    /// `--ignore-soft-errors`.
-    pub ignore_soft_errors: bool,
-    /// `--no-capacity-checks` turns this off.
-    pub capacity_checks: bool,
-    /// `--restrict-allocation-to`.
-    pub restrict_allocation_to: Option<Vec<String>>,
-    /// Leave the model's memory to the process exit instead of freeing it
-    /// piece by piece (for a process that exits right after the answer).
-    pub leak_model: bool,
+/// What happens to the model's memory after the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Teardown {
+    /// Free it piece by piece (tests, fuzzing, several requests in one
+    /// process).
+    Free,
+    /// Leave it to the process exit (a process that exits right after the
+    /// answer).
+    Leak,
 }
 
 /// Whether an allocation request is "dedicated" (`Dedicated.isDedicated`):
@@ -91,7 +89,11 @@ fn format_allocate<M: Metric>(sol: &AllocSolution<M>) -> Answer {
 
 /// Processes the request. The search takes over the loaded node and
 /// instance lists as its state (they are not copied).
-pub fn run(loaded: Loaded, opts: &RunOptions) -> Result<Answer, RunError> {
+pub fn run(
+    loaded: Loaded,
+    algorithm: &AlgorithmOptions,
+    teardown: Teardown,
+) -> Result<Answer, RunError> {
     let Loaded {
         cluster, request, ..
     } = loaded;
@@ -103,8 +105,8 @@ pub fn run(loaded: Loaded, opts: &RunOptions) -> Result<Answer, RunError> {
         ..
     } = cluster;
     let mut state = State::from_lists(nodes, instances, &groups);
-    let answer = answer_request(&groups, &mut state, &request, dedicated, opts);
-    if opts.leak_model {
+    let answer = answer_request(&groups, &mut state, &request, dedicated, algorithm);
+    if teardown == Teardown::Leak {
         std::mem::forget(state);
         std::mem::forget(request);
         std::mem::forget(groups);
@@ -117,7 +119,7 @@ fn answer_request(
     state: &mut State,
     request: &Request,
     dedicated: bool,
-    opts: &RunOptions,
+    algorithm: &AlgorithmOptions,
 ) -> Result<Answer, RunError> {
     match request {
         Request::Allocate {
@@ -126,7 +128,7 @@ fn answer_request(
             group_name,
             restrict_to_nodes,
         } => {
-            let alloc_opts = alloc_options(opts, restrict_to_nodes.clone());
+            let alloc_opts = AllocOptions::new(algorithm, restrict_to_nodes.clone());
             if dedicated {
                 let result = match group_name {
                     None => dedicated::find_mg_allocation(
@@ -173,7 +175,7 @@ fn answer_request(
             instances,
             group_name,
         } => {
-            let alloc_opts = alloc_options(opts, None);
+            let alloc_opts = AllocOptions::new(algorithm, None);
             let outcome = if dedicated {
                 multi_allocate_dedicated(
                     groups,
@@ -201,7 +203,7 @@ fn answer_request(
                 *instance,
                 *required_nodes,
                 relocate_from,
-                opts.ignore_soft_errors,
+                algorithm.soft,
             )
             .map_err(|c| RunError::Inconsistent(c.0))?;
             Ok(match r {
@@ -213,9 +215,8 @@ fn answer_request(
             })
         }
         Request::NodeEvacuate { instances, mode } => {
-            let sol =
-                evacuate::try_node_evac(groups, state, *mode, instances, opts.ignore_soft_errors)
-                    .map_err(|c| RunError::Inconsistent(c.0))?;
+            let sol = evacuate::try_node_evac(groups, state, *mode, instances, algorithm.soft)
+                .map_err(|c| RunError::Inconsistent(c.0))?;
             let (info, result) = evacuate::format_evac(groups, state, &sol);
             Ok(Answer::success(&info, result))
         }
@@ -228,15 +229,19 @@ fn answer_request(
                 state,
                 target_groups,
                 instances,
-                &alloc_options(opts, None),
+                &AllocOptions::new(algorithm, None),
             )
             .map_err(|c| RunError::Inconsistent(c.0))?;
             let (info, result) = evacuate::format_evac(groups, state, &sol);
             Ok(Answer::success(&info, result))
         }
         Request::AllocateSecondary { instance } => {
-            let r = allocate::try_allocate_secondary(state, *instance, &alloc_options(opts, None))
-                .map_err(|c| RunError::Inconsistent(c.0))?;
+            let r = allocate::try_allocate_secondary(
+                state,
+                *instance,
+                &AllocOptions::new(algorithm, None),
+            )
+            .map_err(|c| RunError::Inconsistent(c.0))?;
             Ok(match r {
                 Err(message) => Answer::failure(&message),
                 Ok(sol) => {
@@ -250,16 +255,6 @@ fn answer_request(
                 }
             })
         }
-    }
-}
-
-fn alloc_options(opts: &RunOptions, request_restrict: Option<Vec<String>>) -> AllocOptions {
-    AllocOptions {
-        ignore_soft_errors: opts.ignore_soft_errors,
-        capacity_checks: opts.capacity_checks,
-        restrict: opts.restrict_allocation_to.clone().or(request_restrict),
-        online_secondary_only: false,
-        explain: false,
     }
 }
 

@@ -10,10 +10,10 @@
 pub mod dispatch;
 pub mod options;
 
-use dispatch::{RunError, RunOptions};
+use dispatch::{RunError, Teardown};
 use options::Options;
 
-use crate::read::loader::{self, LoadError, LoadOptions, N1Rule};
+use crate::read::loader::{self, LoadError};
 
 /// Why no answer was produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub struct Outcome {
 /// Runs one request given as bytes.
 pub fn run(bytes: &[u8], options: &Options) -> Outcome {
     let mut stderr = String::new();
-    let answer = run_inner(bytes, options, &mut stderr, true);
+    let answer = run_inner(bytes, options, &mut stderr, Teardown::Free);
     Outcome { stderr, answer }
 }
 
@@ -45,7 +45,7 @@ pub fn run(bytes: &[u8], options: &Options) -> Outcome {
 /// piece by piece; the exit returns its memory.
 pub fn run_and_leak(bytes: &[u8], options: &Options) -> Outcome {
     let mut stderr = String::new();
-    let answer = run_inner(bytes, options, &mut stderr, false);
+    let answer = run_inner(bytes, options, &mut stderr, Teardown::Leak);
     Outcome { stderr, answer }
 }
 
@@ -53,16 +53,9 @@ fn run_inner(
     bytes: &[u8],
     options: &Options,
     stderr: &mut String,
-    reclaim: bool,
+    teardown: Teardown,
 ) -> Result<String, Failure> {
-    let load_opts = LoadOptions {
-        static_kvm_node_memory: options.static_kvm_node_memory,
-        n1_rule: match options.n1_rule {
-            options::N1Rule::Hail30 => N1Rule::Hail30,
-            options::N1Rule::Ganeti31 => N1Rule::Ganeti31,
-        },
-    };
-    let loaded = loader::load(bytes, &load_opts).map_err(|e| match e {
+    let loaded = loader::load(bytes, &options.load).map_err(|e| match e {
         LoadError::Json(e) => Failure::Input(format!("the request is not valid JSON: {e}")),
         LoadError::Input(e) => Failure::Input(e.to_string()),
     })?;
@@ -99,12 +92,6 @@ fn run_inner(
         ));
     }
 
-    let run_opts = RunOptions {
-        ignore_soft_errors: options.ignore_soft_errors,
-        capacity_checks: !options.no_capacity_checks,
-        restrict_allocation_to: options.restrict_allocation_to.clone(),
-        leak_model: !reclaim,
-    };
-    let answer = dispatch::run(loaded, &run_opts).map_err(Failure::Run)?;
+    let answer = dispatch::run(loaded, &options.algorithm, teardown).map_err(Failure::Run)?;
     Ok(answer.render())
 }

@@ -1,13 +1,13 @@
-//! hailstone's command line: the same options, abbreviations, error texts and
-//! exit codes as `hail` (Ganeti 3.0.2), whose parser is GHC's
-//! `System.Console.GetOpt` in `Permute` mode followed by Ganeti's option fold
-//! (`Ganeti.Common.parseOptsInner`) and hail's argument-count check.
+//! hail's command line: the same options, abbreviations, error texts and
+//! exit codes as `hail` (Ganeti 3.0.2), read once into typed settings.
 //!
-//! This module owns everything between `argv` and a validated [`Invocation`]:
-//! option scanning (long-option prefixes, clustered short options, `--`),
-//! GetOpt's error collection, option value conversion (with hail's messages),
-//! `--help`, `--version` and `--help-completion`, and the refusal of options
-//! that hail accepts but hailstone does not implement yet.
+//! GetOpt's scanning is [`getopt`]'s; this module owns hail's option table,
+//! the fold of the recognised options into [`Options`] (with hail's value
+//! messages), `--help`, `--version` and `--help-completion`, hail's
+//! argument-count check and the refusal of options that hail accepts but
+//! hailstone does not implement yet. Each stage gets its part of the
+//! settings: the loader [`Options::load`], the searches
+//! [`Options::algorithm`].
 //!
 //! The outcomes are checked in hail's order:
 //!
@@ -18,28 +18,20 @@
 //! 4. The number of non-option arguments (exactly one is required).
 //! 5. hailstone only: options whose behaviour is not implemented yet (exit 2).
 
-use std::collections::VecDeque;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
+
+use crate::model::types::SoftChecks;
+pub use crate::program::getopt::Exit;
+use crate::program::getopt::{self, ArgKind, Given, OptDescr};
+use crate::program::values::{read_int, sep_split, ReadError};
+use crate::read::loader::{LoadOptions, N1Rule};
+use crate::search::AlgorithmOptions;
 
 /// The program name printed wherever hail prints `hail`.
 const PROGRAM: &str = "hailstone";
 
 /// The hail release whose behaviour hailstone reproduces.
 const HAIL_VERSION: &str = "3.0.2";
-
-/// How the initial N+1 flag of a node is computed from the request.
-#[derive(Debug, Clone, PartialEq)]
-pub enum N1Rule {
-    /// hail 3.0.2 (`Node.buildPeers`): a node fails N+1 when its reported
-    /// `free_memory` is strictly less than the memory reserved for its
-    /// secondaries. This is the default, because it is what the installed
-    /// `hail` binary does.
-    Hail30,
-    /// Ganeti 3.1 (`Loader.updateMemStat`): a node fails N+1 when its
-    /// unallocated memory is less than or equal to the memory reserved for its
-    /// secondaries.
-    Ganeti31,
-}
 
 /// The node fields requested with `-p`/`--print-nodes`, classified the way
 /// `Cluster.printNodes` interprets hail's parsed field list.
@@ -82,16 +74,13 @@ pub struct Options {
     /// with `--mond`, `-t` or `--simulate`, none of which hailstone
     /// implements, so it is accepted and has no effect.
     pub ignore_dynu: bool,
-    /// `--ignore-soft-errors`: skip soft policy checks where hail does.
-    pub ignore_soft_errors: bool,
-    /// `--no-capacity-checks`: disable the global N+1 capacity predicate.
-    pub no_capacity_checks: bool,
-    /// `--restrict-allocation-to=N1,N2,...`: a whitelist of node names that
-    /// overrides the request's own restriction. The value is split on `,` as
-    /// hail's `sepSplit` does: an empty value gives an empty list (no node is
-    /// allowed), and a trailing comma gives an empty name. When the option is
-    /// repeated, the last one wins.
-    pub restrict_allocation_to: Option<Vec<String>>,
+    /// The searches' settings: `--ignore-soft-errors`,
+    /// `--no-capacity-checks` and `--restrict-allocation-to=N1,N2,...` (a
+    /// whitelist of node names that overrides the request's own
+    /// restriction, split on `,` as hail's `sepSplit` does: an empty value
+    /// gives an empty list, so no node is allowed, and a trailing comma
+    /// gives an empty name; when repeated, the last one wins).
+    pub algorithm: AlgorithmOptions,
     /// `--mond[=yes|no]` (a bare `--mond` means yes): query the monitoring
     /// daemons. Querying is not implemented, so a final value of yes makes
     /// [`parse`] fail; `--mond=no` is accepted.
@@ -100,13 +89,12 @@ pub struct Options {
     /// daemons. Without `--mond` hail ignores it, so it is accepted and has no
     /// effect.
     pub mond_xen: bool,
-    /// `--static-kvm-node-memory=N` (default 4096): the node memory to assume
-    /// on KVM clusters; 0 keeps the hypervisor's value. Parsed like Haskell's
-    /// `reads :: ReadS Int`, with the same wrap-around on overflow.
-    pub static_kvm_node_memory: i64,
-    /// `--n1-rule=3.0|3.1` (hailstone only): how the initial N+1 flag of a
-    /// node is computed.
-    pub n1_rule: N1Rule,
+    /// The loader's settings: `--static-kvm-node-memory=N` (default 4096:
+    /// the node memory to assume on KVM clusters; 0 keeps the hypervisor's
+    /// value; parsed like Haskell's `reads :: ReadS Int`, with the same
+    /// wrap-around on overflow) and `--n1-rule=3.0|3.1` (hailstone only: how
+    /// the initial N+1 flag of a node is computed).
+    pub load: LoadOptions,
 }
 
 impl Default for Options {
@@ -118,13 +106,10 @@ impl Default for Options {
             simulate: Vec::new(),
             verbose: 1,
             ignore_dynu: false,
-            ignore_soft_errors: false,
-            no_capacity_checks: false,
-            restrict_allocation_to: None,
+            algorithm: AlgorithmOptions::default(),
             mond: false,
             mond_xen: false,
-            static_kvm_node_memory: 4096,
-            n1_rule: N1Rule::Hail30,
+            load: LoadOptions::default(),
         }
     }
 }
@@ -139,23 +124,6 @@ pub struct Invocation {
     pub input: OsString,
 }
 
-/// What the process should do instead of running, when [`parse`] does not
-/// return an [`Invocation`].
-#[derive(Debug, PartialEq)]
-pub enum Exit {
-    /// Print this text to stdout as it is, and exit 0 (`--help`, `--version`,
-    /// `--help-completion`).
-    Stdout(String),
-    /// Print `message` (which already ends with its newline) to stderr, and
-    /// exit with `code`.
-    Stderr {
-        /// The process exit status.
-        code: u8,
-        /// The complete text to print.
-        message: String,
-    },
-}
-
 /// Parses hailstone's command line. `args` excludes `argv[0]`.
 ///
 /// Returns the invocation to run.
@@ -168,32 +136,15 @@ pub enum Exit {
 /// output (stdout, exit 0), a wrong number of arguments (exit 1), and, for
 /// hailstone only, options that are not implemented yet (exit 2).
 pub fn parse(args: &[OsString]) -> Result<Invocation, Exit> {
-    let scan = scan(args);
-
-    // GetOpt reports every scanning error at once: first the ambiguous,
-    // missing-argument and unexpected-argument errors, then the unrecognised
-    // options, each group in command-line order.
-    if !scan.errors.is_empty() || !scan.unrecognized.is_empty() {
-        let mut message = String::from("Command line error: ");
-        for error in &scan.errors {
-            message.push_str(error);
-        }
-        for option in &scan.unrecognized {
-            message.push_str(&format!("unrecognized option `{option}'\n"));
-        }
-        message.push('\n');
-        message.push_str(&usage());
-        return Err(Exit::Stderr { code: 2, message });
+    let scan = getopt::scan(OPTIONS, args);
+    if let Some(exit) = getopt::command_line_error(&scan, &usage()) {
+        return Err(exit);
     }
 
     let mut fold = Fold::default();
     for (position, given) in scan.given.iter().enumerate() {
-        if let Err(msg) = fold.apply(position, given) {
-            return Err(Exit::Stderr {
-                code: 1,
-                message: format!("Error while parsing command line arguments:\n{msg}\n"),
-            });
-        }
+        fold.apply(position, given)
+            .map_err(|msg| getopt::value_error(&msg))?;
     }
 
     if fold.help {
@@ -203,14 +154,16 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, Exit> {
         return Err(Exit::Stdout(version_text()));
     }
     if fold.completion {
-        return Err(Exit::Stdout(completion_text()));
+        return Err(Exit::Stdout(getopt::completion_text(OPTIONS, "file 1 1\n")));
     }
 
     let mut non_options = scan.non_options.into_iter();
     let input = match (non_options.next(), non_options.next()) {
-        (None, _) => return Err(error_exit("This program needs an input file.")),
+        (None, _) => return Err(getopt::error_exit("This program needs an input file.")),
         (Some(_), Some(_)) => {
-            return Err(error_exit("Only one argument is accepted (the input file)"))
+            return Err(getopt::error_exit(
+                "Only one argument is accepted (the input file)",
+            ))
         }
         (Some(input), None) => input,
     };
@@ -244,8 +197,7 @@ pub fn usage() -> String {
         "{PROGRAM} version {}\nUsage: {PROGRAM} [OPTION...]",
         env!("CARGO_PKG_VERSION")
     );
-    let all: Vec<&OptDescr> = OPTIONS.iter().collect();
-    usage_info(&header, &all)
+    getopt::usage(&header, OPTIONS)
 }
 
 /// The text printed by `--version`.
@@ -254,30 +206,6 @@ fn version_text() -> String {
         "{PROGRAM} version {}\ncompatible with hail (ganeti) {HAIL_VERSION}\n",
         env!("CARGO_PKG_VERSION")
     )
-}
-
-/// The text printed by `--help-completion`: one line per option (its names and
-/// the completion kind), then one line for the input-file argument.
-fn completion_text() -> String {
-    let mut text = String::new();
-    for opt in OPTIONS {
-        let mut names = Vec::new();
-        if let Some(short) = opt.short {
-            names.push(format!("-{short}"));
-        }
-        names.push(format!("--{}", opt.long));
-        text.push_str(&format!("{} {}\n", names.join(","), opt.completion));
-    }
-    text.push_str("file 1 1\n");
-    text
-}
-
-/// An `Error: <msg>` exit with status 1, as hail's `exitErr` prints it.
-fn error_exit(msg: &str) -> Exit {
-    Exit::Stderr {
-        code: 1,
-        message: format!("Error: {msg}\n"),
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -305,32 +233,9 @@ enum OptId {
     HelpCompletion,
 }
 
-/// Whether an option takes a value, as GetOpt's `ArgDescr`; the string is the
-/// value's name in the help text.
-#[derive(Debug, Clone, Copy)]
-enum ArgKind {
-    /// `NoArg`: no value allowed.
-    No,
-    /// `ReqArg`: a value is required (`--opt=V`, `--opt V`, `-oV`, `-o V`).
-    Req(&'static str),
-    /// `OptArg`: an optional value, only in the attached forms (`--opt=V`,
-    /// `-oV`).
-    Opt(&'static str),
-}
-
-/// One option: GetOpt's `OptDescr` plus Ganeti's completion kind.
-struct OptDescr {
-    id: OptId,
-    short: Option<char>,
-    long: &'static str,
-    kind: ArgKind,
-    help: &'static str,
-    completion: &'static str,
-}
-
 /// hail's options in hail's order (which is also the help order), with
 /// hailstone's `--n1-rule` after `--static-kvm-node-memory`.
-const OPTIONS: &[OptDescr] = &[
+const OPTIONS: &[OptDescr<OptId>] = &[
     OptDescr {
         id: OptId::PrintNodes,
         short: Some('p'),
@@ -462,277 +367,6 @@ const OPTIONS: &[OptDescr] = &[
     },
 ];
 
-/// GetOpt's `usageInfo`: the header line, then one row per option (and per
-/// extra description line), with the short-name and long-name columns padded
-/// to the widest entry among `opts` only.
-fn usage_info(header: &str, opts: &[&OptDescr]) -> String {
-    let mut rows: Vec<(String, String, &str)> = Vec::new();
-    for opt in opts {
-        let short = match opt.short {
-            None => String::new(),
-            Some(c) => match opt.kind {
-                ArgKind::No => format!("-{c}"),
-                ArgKind::Req(name) => format!("-{c} {name}"),
-                ArgKind::Opt(name) => format!("-{c}[{name}]"),
-            },
-        };
-        let long = match opt.kind {
-            ArgKind::No => format!("--{}", opt.long),
-            ArgKind::Req(name) => format!("--{}={name}", opt.long),
-            ArgKind::Opt(name) => format!("--{}[={name}]", opt.long),
-        };
-        // Haskell's `lines` yields no line at all for an empty description.
-        let mut lines = haskell_lines(opt.help).into_iter();
-        rows.push((short, long, lines.next().unwrap_or("")));
-        for line in lines {
-            rows.push((String::new(), String::new(), line));
-        }
-    }
-    let short_width = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
-    let long_width = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
-    let mut text = String::from(header);
-    text.push('\n');
-    for (short, long, descr) in rows {
-        text.push_str(&format!(
-            "  {short:<short_width$}  {long:<long_width$}  {descr}\n"
-        ));
-    }
-    text
-}
-
-/// Haskell's `lines`: split on `\n`, where a final `\n` does not start an
-/// extra empty line.
-fn haskell_lines(text: &str) -> Vec<&str> {
-    let mut lines: Vec<&str> = text.split('\n').collect();
-    if text.is_empty() || text.ends_with('\n') {
-        lines.pop();
-    }
-    lines
-}
-
-// ---------------------------------------------------------------------------
-// Scanning: GetOpt in Permute mode.
-// ---------------------------------------------------------------------------
-
-/// One element of an argument as GetOpt sees it: a character, or a byte that
-/// is not part of valid UTF-8 (which can match no option name).
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Unit {
-    Char(char),
-    Byte(u8),
-}
-
-/// Splits an argument into [`Unit`]s.
-fn decode(arg: &OsStr) -> Vec<Unit> {
-    let mut units = Vec::new();
-    for chunk in arg.as_encoded_bytes().utf8_chunks() {
-        units.extend(chunk.valid().chars().map(Unit::Char));
-        units.extend(chunk.invalid().iter().map(|b| Unit::Byte(*b)));
-    }
-    units
-}
-
-/// Renders units as text, with U+FFFD for each byte that is not valid UTF-8.
-fn lossy(units: &[Unit]) -> String {
-    units
-        .iter()
-        .map(|u| match u {
-            Unit::Char(c) => *c,
-            Unit::Byte(_) => char::REPLACEMENT_CHARACTER,
-        })
-        .collect()
-}
-
-/// An option value as given on the command line.
-#[derive(Debug, Clone)]
-struct Value {
-    /// The value, with U+FFFD in place of bytes that are not valid UTF-8.
-    text: String,
-    /// Whether the value was valid UTF-8 (and `text` is therefore exact).
-    utf8: bool,
-}
-
-impl Value {
-    fn new(units: &[Unit]) -> Self {
-        Value {
-            text: lossy(units),
-            utf8: units.iter().all(|u| matches!(u, Unit::Char(_))),
-        }
-    }
-}
-
-/// One recognised option occurrence, in command-line order.
-#[derive(Debug)]
-struct Given {
-    id: OptId,
-    value: Option<Value>,
-}
-
-/// What GetOpt found on the command line.
-#[derive(Debug, Default)]
-struct Scan {
-    given: Vec<Given>,
-    non_options: Vec<OsString>,
-    /// Ambiguity, missing-argument and unexpected-argument messages, each
-    /// ending with a newline.
-    errors: Vec<String>,
-    /// Unrecognised options, as typed (e.g. `--foo=bar`, `-x`).
-    unrecognized: Vec<String>,
-}
-
-/// An argument waiting to be scanned: its units, and the original argument
-/// unless GetOpt synthesised it from the rest of a short-option cluster.
-type Pending = (Vec<Unit>, Option<OsString>);
-
-/// Runs GetOpt's `Permute` scan over the arguments.
-fn scan(args: &[OsString]) -> Scan {
-    let mut queue: VecDeque<Pending> = args
-        .iter()
-        .map(|arg| (decode(arg), Some(arg.clone())))
-        .collect();
-    let mut scan = Scan::default();
-    while let Some((units, original)) = queue.pop_front() {
-        match units.as_slice() {
-            // `--` ends option processing: everything after it is a
-            // non-option, and so are any arguments already found.
-            [Unit::Char('-'), Unit::Char('-')] => {
-                for (rest, rest_original) in queue.drain(..) {
-                    scan.non_options
-                        .push(rest_original.unwrap_or_else(|| OsString::from(lossy(&rest))));
-                }
-            }
-            [Unit::Char('-'), Unit::Char('-'), rest @ ..] => {
-                long_option(rest, &mut queue, &mut scan);
-            }
-            [Unit::Char('-'), first, rest @ ..] => {
-                short_option(*first, rest, &mut queue, &mut scan);
-            }
-            // Everything else, including a lone `-`, is a non-option.
-            _ => scan
-                .non_options
-                .push(original.unwrap_or_else(|| OsString::from(lossy(&units)))),
-        }
-    }
-    scan
-}
-
-/// Handles `--name[=value]`, where `text` is what follows the `--`.
-fn long_option(text: &[Unit], queue: &mut VecDeque<Pending>, scan: &mut Scan) {
-    let (name_units, attached) = match text.iter().position(|u| *u == Unit::Char('=')) {
-        Some(eq) => {
-            let (name, rest) = text.split_at(eq);
-            (name, Some(rest.get(1..).unwrap_or(&[])))
-        }
-        None => (text, None),
-    };
-    let name = lossy(name_units);
-    // An exact name wins even when it is also a prefix of other names;
-    // otherwise every option that the name abbreviates is a candidate.
-    let exact: Vec<&OptDescr> = OPTIONS.iter().filter(|o| o.long == name).collect();
-    let candidates = if exact.is_empty() {
-        OPTIONS
-            .iter()
-            .filter(|o| o.long.starts_with(&name))
-            .collect()
-    } else {
-        exact
-    };
-    let opt_str = format!("--{name}");
-    let opt = match candidates.as_slice() {
-        [] => {
-            scan.unrecognized.push(format!("--{}", lossy(text)));
-            return;
-        }
-        [opt] => *opt,
-        _ => {
-            let header = format!("option `{opt_str}' is ambiguous; could be one of:");
-            scan.errors.push(usage_info(&header, &candidates));
-            return;
-        }
-    };
-    match (opt.kind, attached) {
-        (ArgKind::No, None) => scan.given.push(Given {
-            id: opt.id,
-            value: None,
-        }),
-        (ArgKind::No, Some(_)) => scan
-            .errors
-            .push(format!("option `{opt_str}' doesn't allow an argument\n")),
-        (ArgKind::Req(arg_name), None) => match queue.pop_front() {
-            Some((next, _)) => scan.given.push(Given {
-                id: opt.id,
-                value: Some(Value::new(&next)),
-            }),
-            None => scan.errors.push(format!(
-                "option `{opt_str}' requires an argument {arg_name}\n"
-            )),
-        },
-        (ArgKind::Req(_) | ArgKind::Opt(_), Some(value)) => scan.given.push(Given {
-            id: opt.id,
-            value: Some(Value::new(value)),
-        }),
-        (ArgKind::Opt(_), None) => scan.given.push(Given {
-            id: opt.id,
-            value: None,
-        }),
-    }
-}
-
-/// Handles `-x...`: the option letter `letter`, followed by `rest` (the rest
-/// of the cluster, or an attached value).
-fn short_option(letter: Unit, rest: &[Unit], queue: &mut VecDeque<Pending>, scan: &mut Scan) {
-    let opt = match letter {
-        Unit::Char(c) => OPTIONS.iter().find(|o| o.short == Some(c)),
-        Unit::Byte(_) => None,
-    };
-    let opt_str = format!("-{}", lossy(&[letter]));
-    // As in GetOpt, the rest of a cluster is scanned again as a new argument
-    // `-rest`; so `-v-` ends option processing and `-v-x` is the long option
-    // `--x`.
-    let push_rest = |queue: &mut VecDeque<Pending>| {
-        if !rest.is_empty() {
-            let mut again = Vec::with_capacity(rest.len() + 1);
-            again.push(Unit::Char('-'));
-            again.extend_from_slice(rest);
-            queue.push_front((again, None));
-        }
-    };
-    let Some(opt) = opt else {
-        scan.unrecognized.push(opt_str);
-        push_rest(queue);
-        return;
-    };
-    match opt.kind {
-        ArgKind::No => {
-            scan.given.push(Given {
-                id: opt.id,
-                value: None,
-            });
-            push_rest(queue);
-        }
-        ArgKind::Req(arg_name) => {
-            let value = if rest.is_empty() {
-                queue.pop_front().map(|(next, _)| Value::new(&next))
-            } else {
-                Some(Value::new(rest))
-            };
-            match value {
-                Some(value) => scan.given.push(Given {
-                    id: opt.id,
-                    value: Some(value),
-                }),
-                None => scan.errors.push(format!(
-                    "option `{opt_str}' requires an argument {arg_name}\n"
-                )),
-            }
-        }
-        ArgKind::Opt(_) => scan.given.push(Given {
-            id: opt.id,
-            value: (!rest.is_empty()).then(|| Value::new(rest)),
-        }),
-    }
-}
-
 // ---------------------------------------------------------------------------
 // Folding the recognised options into `Options`.
 // ---------------------------------------------------------------------------
@@ -753,21 +387,9 @@ struct Fold {
 
 impl Fold {
     /// Applies one option occurrence; `Err` carries hail's message.
-    fn apply(&mut self, position: usize, given: &Given) -> Result<(), String> {
-        let name = OPTIONS
-            .iter()
-            .find(|o| o.id == given.id)
-            .map_or("", |o| o.long);
-        let value = match &given.value {
-            Some(value) if !value.utf8 => {
-                return Err(format!(
-                    "option --{name}: the value '{}' is not valid UTF-8",
-                    value.text
-                ));
-            }
-            Some(value) => Some(value.text.as_str()),
-            None => None,
-        };
+    fn apply(&mut self, position: usize, given: &Given<OptId>) -> Result<(), String> {
+        let name = getopt::long_name(OPTIONS, given.id);
+        let value = getopt::value_text(given, name)?;
         let text = value.unwrap_or("");
         let options = &mut self.options;
         match given.id {
@@ -789,10 +411,10 @@ impl Fold {
             }
             OptId::Verbose => options.verbose = options.verbose.saturating_add(1),
             OptId::IgnoreDynu => options.ignore_dynu = true,
-            OptId::IgnoreSoftErrors => options.ignore_soft_errors = true,
-            OptId::NoCapacityChecks => options.no_capacity_checks = true,
+            OptId::IgnoreSoftErrors => options.algorithm.soft = SoftChecks::Ignore,
+            OptId::NoCapacityChecks => options.algorithm.capacity_checks = false,
             OptId::RestrictAllocationTo => {
-                options.restrict_allocation_to = Some(sep_split(text));
+                options.algorithm.restrict_allocation_to = Some(sep_split(text));
             }
             OptId::Mond => {
                 let yes = match value {
@@ -811,7 +433,7 @@ impl Fold {
             }
             OptId::MondXen => options.mond_xen = true,
             OptId::StaticKvmNodeMemory => {
-                options.static_kvm_node_memory = read_int(text).map_err(|e| match e {
+                options.load.static_kvm_node_memory = read_int(text).map_err(|e| match e {
                     ReadError::NoParse => {
                         format!("static node memory: cannot parse string '{text}'")
                     }
@@ -822,7 +444,7 @@ impl Fold {
                 })?;
             }
             OptId::N1Rule => {
-                options.n1_rule = match text {
+                options.load.n1_rule = match text {
                     "3.0" => N1Rule::Hail30,
                     "3.1" => N1Rule::Ganeti31,
                     other => {
@@ -837,16 +459,6 @@ impl Fold {
             OptId::HelpCompletion => self.completion = true,
         }
         Ok(())
-    }
-}
-
-/// Ganeti's `sepSplit ','`: an empty string gives no elements; otherwise the
-/// pieces between commas, including empty ones.
-fn sep_split(text: &str) -> Vec<String> {
-    if text.is_empty() {
-        Vec::new()
-    } else {
-        text.split(',').map(str::to_string).collect()
     }
 }
 
@@ -867,128 +479,6 @@ fn parse_print_nodes(value: &str) -> PrintNodes {
         Some((first, tail)) if first == "+" => PrintNodes::DefaultsPlus(tail.to_vec()),
         Some(_) => PrintNodes::Fields(fields),
     }
-}
-
-// ---------------------------------------------------------------------------
-// Haskell's `reads :: ReadS Int`.
-// ---------------------------------------------------------------------------
-
-/// Why a string is not an `Int` for Ganeti's `tryRead`.
-#[derive(Debug, PartialEq)]
-enum ReadError {
-    /// `reads` found no parse.
-    NoParse,
-    /// `reads` parsed a prefix; this is the rest.
-    Leftover(String),
-}
-
-/// Ganeti's `tryRead` at type `Int`, i.e. GHC's `reads`: optional white space
-/// and balanced parentheses around an optional `-` sign and a number, where a
-/// number is decimal digits, or `0x`/`0X` hex digits, or `0o`/`0O` octal
-/// digits. A decimal number with a fraction or an exponent is a number token
-/// that is not an integer, so it does not parse at all. Values wrap around
-/// modulo 2^64, as `fromInteger` does for `Int`.
-fn read_int(text: &str) -> Result<i64, ReadError> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut pos = skip_spaces(&chars, 0);
-    let mut open = 0usize;
-    while chars.get(pos) == Some(&'(') {
-        open += 1;
-        pos = skip_spaces(&chars, pos + 1);
-    }
-    let negative = chars.get(pos) == Some(&'-');
-    if negative {
-        // A `-` must be a token of its own: the only continuations that can
-        // lead to a number are white space and digits, neither of which can
-        // extend a symbol token.
-        pos = skip_spaces(&chars, pos + 1);
-    }
-    let (magnitude, end) = lex_integer(&chars, pos).ok_or(ReadError::NoParse)?;
-    pos = end;
-    for _ in 0..open {
-        pos = skip_spaces(&chars, pos);
-        if chars.get(pos) != Some(&')') {
-            return Err(ReadError::NoParse);
-        }
-        pos += 1;
-    }
-    let value = if negative {
-        magnitude.wrapping_neg()
-    } else {
-        magnitude
-    };
-    match chars.get(pos..) {
-        Some(rest) if !rest.is_empty() => Err(ReadError::Leftover(rest.iter().collect())),
-        _ => Ok(value),
-    }
-}
-
-/// Lexes a number token at `pos` (GHC's `Text.Read.Lex.lexNumber`) and
-/// converts it to an `Int`; returns the value and the position after the
-/// token, or `None` when there is no integer token there.
-fn lex_integer(chars: &[char], pos: usize) -> Option<(i64, usize)> {
-    // `0x1F` and `0o17`, when at least one digit of the base follows.
-    if chars.get(pos) == Some(&'0') {
-        let base = match chars.get(pos + 1) {
-            Some('x' | 'X') => Some(16),
-            Some('o' | 'O') => Some(8),
-            _ => None,
-        };
-        if let Some(base) = base {
-            let (value, end) = digits(chars, pos + 2, base);
-            if end > pos + 2 {
-                return Some((value, end));
-            }
-        }
-    }
-    let (value, end) = digits(chars, pos, 10);
-    if end == pos {
-        return None;
-    }
-    let is_digit = |i: usize| chars.get(i).is_some_and(char::is_ascii_digit);
-    // A fraction (`.` and a digit) or an exponent (`e`, an optional sign, and a
-    // digit) belongs to the token, which then is not an integer.
-    if chars.get(end) == Some(&'.') && is_digit(end + 1) {
-        return None;
-    }
-    if matches!(chars.get(end), Some('e' | 'E'))
-        && (is_digit(end + 1)
-            || (matches!(chars.get(end + 1), Some('+' | '-')) && is_digit(end + 2)))
-    {
-        return None;
-    }
-    Some((value, end))
-}
-
-/// Reads the digits of `base` starting at `pos`, wrapping around modulo 2^64;
-/// returns the value and the position after the last digit.
-fn digits(chars: &[char], mut pos: usize, base: u32) -> (i64, usize) {
-    let mut value: i64 = 0;
-    while let Some(digit) = chars.get(pos).and_then(|c| c.to_digit(base)) {
-        value = value
-            .wrapping_mul(i64::from(base))
-            .wrapping_add(i64::from(digit));
-        pos += 1;
-    }
-    (value, pos)
-}
-
-/// Skips GHC's `isSpace` characters from `pos`.
-fn skip_spaces(chars: &[char], mut pos: usize) -> usize {
-    while chars.get(pos).copied().is_some_and(is_haskell_space) {
-        pos += 1;
-    }
-    pos
-}
-
-/// GHC's `Data.Char.isSpace`: the Latin-1 white space characters, and the
-/// Unicode space separators (general category Zs).
-fn is_haskell_space(c: char) -> bool {
-    matches!(
-        c,
-        ' ' | '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}'
-    )
 }
 
 #[cfg(test)]
@@ -1043,7 +533,7 @@ mod tests {
     /// Runs the scan and the fold only (no help, argument-count or
     /// not-implemented checks), to inspect the values of any option.
     fn fold(list: &[&str]) -> Fold {
-        let scan = scan(&args(list));
+        let scan = getopt::scan(OPTIONS, &args(list));
         assert!(
             scan.errors.is_empty() && scan.unrecognized.is_empty(),
             "{scan:?}"
@@ -1307,7 +797,7 @@ unrecognized option `-y'
         let inv = inv.expect("parses");
         assert_eq!(inv.input, OsString::from("req.json"));
         assert_eq!(inv.options.verbose, 4);
-        assert!(inv.options.ignore_soft_errors);
+        assert!(inv.options.algorithm.soft == SoftChecks::Ignore);
         assert_eq!(ok(&["-vvv", "x"]).verbose, 4);
         assert_eq!(ok(&["x"]), Options::default());
         // `-v-v` continues as `--v`, which is ambiguous.
@@ -1320,22 +810,22 @@ unrecognized option `-y'
 
     #[test]
     fn abbreviations() {
-        assert!(ok(&["--no-cap", "x"]).no_capacity_checks);
-        assert!(ok(&["--no", "x"]).no_capacity_checks);
-        assert!(ok(&["--ignore-s", "x"]).ignore_soft_errors);
+        assert!(!ok(&["--no-cap", "x"]).algorithm.capacity_checks);
+        assert!(!ok(&["--no", "x"]).algorithm.capacity_checks);
+        assert_eq!(ok(&["--ignore-s", "x"]).algorithm.soft, SoftChecks::Ignore);
         assert!(ok(&["--ignore-d", "x"]).ignore_dynu);
         assert_eq!(ok(&["--verb", "x"]).verbose, 2);
-        assert_eq!(ok(&["--st=7", "x"]).static_kvm_node_memory, 7);
-        assert_eq!(ok(&["--st", "8", "x"]).static_kvm_node_memory, 8);
+        assert_eq!(ok(&["--st=7", "x"]).load.static_kvm_node_memory, 7);
+        assert_eq!(ok(&["--st", "8", "x"]).load.static_kvm_node_memory, 8);
         assert_eq!(
-            ok(&["--rest=a,b", "x"]).restrict_allocation_to,
+            ok(&["--rest=a,b", "x"]).algorithm.restrict_allocation_to,
             Some(vec!["a".to_string(), "b".to_string()])
         );
         // `--mond` is exact, although it is also a prefix of `--mond-xen`.
         let options = ok(&["--mond=no", "x"]);
         assert!(!options.mond && !options.mond_xen);
         assert!(ok(&["--mond-", "x"]).mond_xen);
-        assert_eq!(ok(&["--n1", "3.1", "x"]).n1_rule, N1Rule::Ganeti31);
+        assert_eq!(ok(&["--n1", "3.1", "x"]).load.n1_rule, N1Rule::Ganeti31);
         assert_eq!(
             fold(&["--simu=p,3,1,2,3"]).options.simulate,
             vec!["p,3,1,2,3"]
@@ -1362,7 +852,7 @@ unrecognized option `-y'
                 .simulate,
             vec!["c", "b", "a"]
         );
-        let restrict = |list: &[&str]| fold(list).options.restrict_allocation_to;
+        let restrict = |list: &[&str]| fold(list).options.algorithm.restrict_allocation_to;
         assert_eq!(restrict(&["--restrict-allocation-to="]), Some(vec![]));
         assert_eq!(
             restrict(&["--restrict-allocation-to=a,"]),
@@ -1374,10 +864,14 @@ unrecognized option `-y'
         );
         assert!(fold(&["--mond"]).options.mond);
         assert!(!fold(&["--mond", "--mond=no"]).options.mond);
-        assert_eq!(fold(&["--n1-rule=3.0"]).options.n1_rule, N1Rule::Hail30);
+        assert_eq!(
+            fold(&["--n1-rule=3.0"]).options.load.n1_rule,
+            N1Rule::Hail30
+        );
         assert_eq!(
             fold(&["--static-kvm-node-memory=-0"])
                 .options
+                .load
                 .static_kvm_node_memory,
             0
         );
@@ -1468,106 +962,5 @@ unrecognized option `-y'
                 )
             })
         );
-    }
-
-    #[test]
-    fn haskell_reads_int() {
-        let ok_cases: &[(&str, i64)] = &[
-            ("5", 5),
-            (" 5", 5),
-            ("\t\n5", 5),
-            ("\u{a0}5", 5),
-            ("\u{2000}5", 5),
-            ("(5)", 5),
-            ("((5))", 5),
-            ("( -5 )", -5),
-            ("-5", -5),
-            ("- 5", -5),
-            ("0x10", 16),
-            ("0X1f", 31),
-            ("0o17", 15),
-            ("-0x10", -16),
-            ("00012", 12),
-            ("0", 0),
-            ("9223372036854775807", i64::MAX),
-            ("9223372036854775808", i64::MIN),
-            ("-9223372036854775808", i64::MIN),
-            ("18446744073709551616", 0),
-            (
-                "99999999999999999999",
-                99999999999999999999u128 as u64 as i64,
-            ),
-        ];
-        for (text, value) in ok_cases {
-            assert_eq!(read_int(text), Ok(*value), "{text:?}");
-        }
-        let no_parse = [
-            "",
-            " ",
-            "abc",
-            "+5",
-            "1e3",
-            "1E3",
-            "1e+3",
-            "1e-3",
-            "1.5",
-            "1.5e3",
-            "-(5)",
-            "(5",
-            "((5)",
-            "(5x)",
-            "--5",
-            "- -5",
-            "٣",
-            "\u{2028}5",
-            "\u{85}5",
-            "-",
-            "()",
-        ];
-        for text in no_parse {
-            assert_eq!(read_int(text), Err(ReadError::NoParse), "{text:?}");
-        }
-        let leftover: &[(&str, &str)] = &[
-            ("5MB", "MB"),
-            ("5 ", " "),
-            ("(5) ", " "),
-            ("(5))", ")"),
-            ("0b101", "b101"),
-            ("1.", "."),
-            ("5e", "e"),
-            ("5e+", "e+"),
-            ("5.e3", ".e3"),
-            ("0x", "x"),
-            ("0xg", "xg"),
-            ("0o8", "o8"),
-            ("00x5", "x5"),
-            ("1_000", "_000"),
-            ("0x1.5", ".5"),
-            ("0x1.5e", ".5e"),
-            ("5\u{2028}", "\u{2028}"),
-        ];
-        for (text, rest) in leftover {
-            assert_eq!(
-                read_int(text),
-                Err(ReadError::Leftover(rest.to_string())),
-                "{text:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn sep_split_matches_ganeti() {
-        assert_eq!(sep_split(""), Vec::<String>::new());
-        assert_eq!(sep_split(","), vec!["", ""]);
-        assert_eq!(sep_split("a"), vec!["a"]);
-        assert_eq!(sep_split("a,,b,"), vec!["a", "", "b", ""]);
-    }
-
-    #[test]
-    fn haskell_lines_matches_prelude() {
-        assert_eq!(haskell_lines(""), Vec::<&str>::new());
-        assert_eq!(haskell_lines("a"), vec!["a"]);
-        assert_eq!(haskell_lines("a\n"), vec!["a"]);
-        assert_eq!(haskell_lines("a\n\nb"), vec!["a", "", "b"]);
     }
 }
