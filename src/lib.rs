@@ -15,9 +15,9 @@
 //! and `program` above all of them); `tests/layers.rs` fails when a lower
 //! stage uses a higher one. `ARCHITECTURE.md` has the map and the rules.
 
-pub mod model;
+pub(crate) mod model;
 pub mod program;
 pub mod read;
-pub mod score;
-pub mod search;
-pub mod write;
+pub(crate) mod score;
+pub(crate) mod search;
+pub(crate) mod write;

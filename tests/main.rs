@@ -11,6 +11,7 @@
 
 mod cli;
 mod hostile;
+mod layers;
 mod properties;
 mod run;
 mod safety_checker;

@@ -10,10 +10,8 @@
 //! same outcome.
 #![no_main]
 
-use hailstone::model::types::SoftChecks;
-use hailstone::program::hail::options::Options;
+use hailstone::program::hail::options::{N1Rule, Options, SoftChecks};
 use hailstone::read::json;
-use hailstone::read::loader::N1Rule;
 use hailstone_fuzz::{node_names, run_checked};
 use libfuzzer_sys::fuzz_target;
 

@@ -159,7 +159,8 @@ impl AllocPolicy {
     }
 }
 
-/// Node evacuation mode (`EvacMode`).
+/// Node evacuation mode (`EvacMode`), with Ganeti's constructor names.
+#[allow(clippy::enum_variant_names)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EvacMode {
     /// `primary-only`: move the instances' primaries away.

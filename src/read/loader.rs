@@ -25,7 +25,7 @@ use crate::read::iallocator::{
     self, ClusterSink, Hypervisor, InputError, Message, Path, WireGroup, WireInstance,
     WireInstanceBody, WireNode, WireRequest,
 };
-use crate::read::json::{self, Document, ParseError};
+use crate::read::json::{self, ParseError};
 
 /// The rule for a node's initial N+1 flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -511,8 +511,9 @@ pub fn load(input: &[u8], opts: &LoadOptions) -> Result<Loaded, LoadError> {
     finish(built, &msg, opts).map_err(LoadError::Input)
 }
 
+#[cfg(test)]
 /// [`load`] from a document parsed whole (for tests and tools).
-pub fn load_document(doc: &Document, opts: &LoadOptions) -> Result<Loaded, InputError> {
+pub fn load_document(doc: &json::Document, opts: &LoadOptions) -> Result<Loaded, InputError> {
     let mut built = Builder::new();
     let msg = iallocator::read_message(doc, &mut built)?;
     finish(built, &msg, opts)

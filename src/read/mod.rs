@@ -9,4 +9,4 @@
 
 pub mod iallocator;
 pub mod json;
-pub mod loader;
+pub(crate) mod loader;

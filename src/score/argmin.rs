@@ -175,6 +175,7 @@ impl GroupSums {
         }
     }
 
+    #[cfg(test)]
     /// The sums with node values `old` replaced by `new` (same offline
     /// flag, as nodes never change it).
     pub fn replaced(&self, old: &NodeValues, new: &NodeValues, offline: bool) -> GroupSums {

@@ -46,7 +46,9 @@ pub enum Aggregation {
 pub struct Component {
     /// Weight in the score.
     pub weight: f64,
-    /// hail's name for it.
+    /// hail's name for it (`detailedCVInfoExt`); documents the table and
+    /// will label hbal's statistics.
+    #[allow(dead_code)]
     pub name: &'static str,
     /// Aggregation over nodes.
     pub aggregation: Aggregation,
@@ -141,6 +143,7 @@ fn weighted_sum(values: &[f64; N_COMPONENTS]) -> f64 {
     acc
 }
 
+#[cfg(test)]
 /// The full score of a node list given each node's values and offline
 /// flag, in node order, and the location-exclusion value of the online
 /// nodes (`compCVNodes`). `node(i)` returns the i-th node's values and
@@ -211,25 +214,6 @@ where
     weighted_sum(&values)
 }
 
-/// The full score of a list of nodes given by their scalars and
-/// location-exclusion maps.
-pub fn score_nodes<'a, I>(nodes: I) -> f64
-where
-    I: IntoIterator<Item = (Scalars, &'a [((TagId, TagId), i64)])>,
-{
-    let mut values = Vec::new();
-    let mut offline = Vec::new();
-    let mut map = LocationExclusion::default();
-    for (s, m) in nodes {
-        values.push(node_values(&s));
-        offline.push(s.offline);
-        if !s.offline {
-            map.add_node(m);
-        }
-    }
-    score_with(values.len(), |i| (&values[i], offline[i]), map.value())
-}
-
 /// The location-exclusion component over a set of nodes: the union of the
 /// nodes' (location tag, exclusion tag) count maps.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -247,26 +231,9 @@ impl LocationExclusion {
         }
     }
 
-    /// Whether no node contributes.
-    pub fn is_empty(&self) -> bool {
-        self.counts.is_empty()
-    }
-
     /// Sum of counts minus number of keys.
     pub fn value(&self) -> i64 {
         self.sum - self.counts.len() as i64
-    }
-
-    /// The value after hail's running update replacing a node's map `old`
-    /// by `new` (`m' = (m - old) + new`, keys never dropped), without
-    /// changing `self`.
-    pub fn value_after_update(&self, old: &PairCounts, new: &PairCounts) -> i64 {
-        if old.is_empty() && new.is_empty() {
-            return self.value();
-        }
-        let mut copy = self.clone();
-        copy.update(old, new);
-        copy.value()
     }
 
     /// hail's running update (`updateStatistics` on a `MapStatistics`):
@@ -328,6 +295,7 @@ impl Stat {
         }
     }
 
+    #[cfg(test)]
     fn value(&self, map: &LocationExclusion) -> f64 {
         match *self {
             Stat::Sum(s) => s,
@@ -433,19 +401,6 @@ impl StatArray {
         }
         weighted_sum(&values)
     }
-
-    /// The score with the given location-exclusion value.
-    pub fn score(&self, map_value: i64) -> f64 {
-        let mut values = [0.0f64; N_COMPONENTS];
-        for (k, stat) in self.0.iter().enumerate() {
-            values[k] = match stat {
-                Stat::Sum(s) => *s,
-                Stat::StdDev { var, .. } => var.sqrt(),
-                Stat::Map => map_value as f64,
-            };
-        }
-        weighted_sum(&values)
-    }
 }
 
 /// Index of the location score component (a sum of small integers).
@@ -525,6 +480,7 @@ impl ClusterStats {
         }
     }
 
+    #[cfg(test)]
     /// Replaces one node's contribution (`updateClusterStatistics`): only
     /// the statistics of the old node's side (online or offline) change.
     pub fn update(
@@ -546,50 +502,6 @@ impl ClusterStats {
         }
     }
 
-    /// The score after replacing some nodes' contributions, in order,
-    /// without changing `self` (`updateClusterStatisticsTwice` then
-    /// `compCVfromStats`). Each update is (old values, old node offline,
-    /// old map, new values, new map).
-    pub fn score_after(
-        &self,
-        updates: &[(&NodeValues, bool, &PairCounts, &NodeValues, &PairCounts)],
-    ) -> f64 {
-        let Some(mut stats) = self.stats else {
-            return 0.0;
-        };
-        let mut map_changed = false;
-        for (old, old_offline, old_map, new, new_map) in updates {
-            let online = !*old_offline;
-            for (k, stat) in stats.iter_mut().enumerate() {
-                if COMPONENTS[k].online == online {
-                    stat.update(old[k], new[k]);
-                }
-            }
-            if online && (!old_map.is_empty() || !new_map.is_empty()) {
-                map_changed = true;
-            }
-        }
-        let map_value = if map_changed {
-            let mut map = self.map.clone();
-            for (_, old_offline, old_map, _, new_map) in updates {
-                if !*old_offline {
-                    map.update(old_map, new_map);
-                }
-            }
-            map.value()
-        } else {
-            self.map.value()
-        };
-        let mut values = [0.0f64; N_COMPONENTS];
-        for (k, stat) in stats.iter().enumerate() {
-            values[k] = match stat {
-                Stat::Map => map_value as f64,
-                other => other.value(&self.map),
-            };
-        }
-        weighted_sum(&values)
-    }
-
     /// The scalar statistics, or `None` when no node is online (every score
     /// is then 0).
     pub fn array(&self) -> Option<StatArray> {
@@ -609,6 +521,7 @@ impl ClusterStats {
         map.value()
     }
 
+    #[cfg(test)]
     /// The score (`compCVfromStats`).
     pub fn score(&self) -> f64 {
         let Some(stats) = self.stats.as_ref() else {
@@ -619,12 +532,6 @@ impl ClusterStats {
             values[k] = stat.value(&self.map);
         }
         weighted_sum(&values)
-    }
-
-    /// Whether the location-exclusion map is empty, so that updates with
-    /// empty node maps leave it unchanged.
-    pub fn map_is_empty(&self) -> bool {
-        self.map.is_empty()
     }
 }
 

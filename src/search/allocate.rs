@@ -26,6 +26,7 @@ use crate::search::moves::location_score;
 use crate::search::solution::{AllocSolution, CandidateNote, CandidateOutcome, Metric, Placement};
 use crate::search::state::{Crash, State};
 use crate::search::AlgorithmOptions;
+use crate::write::haskell;
 
 /// How one allocation search runs: the command line's
 /// [`AlgorithmOptions`] with the request's node restriction, and the
@@ -132,11 +133,6 @@ impl Secondaries<'_> {
     /// How many there are.
     pub fn len(&self) -> usize {
         self.iter().count()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.iter().next().is_none()
     }
 }
 
@@ -871,7 +867,7 @@ fn no_groups_message(
     };
     let shown: Vec<String> = groups
         .iter()
-        .map(|(g, _)| node_groups[*g].hs_show())
+        .map(|(g, _)| haskell::show_group(&node_groups[*g]))
         .collect();
     format!(
         "no groups for evacuation: allowed groups was {allowed}, all groups: [{}]",

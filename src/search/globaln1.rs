@@ -191,18 +191,6 @@ pub fn apply_placement(
     state.set_inst(new_key, inst.clone());
 }
 
-/// Whether every node of the state can be evacuated (`redundant`), without
-/// a cache.
-pub fn redundant(state: &mut State) -> Result<bool, Crash> {
-    let keys: Vec<usize> = state.node_keys().collect();
-    for k in keys {
-        if !can_evacuate_node(state, k)? {
-            return Ok(false);
-        }
-    }
-    Ok(true)
-}
-
 /// Whether node `n` can be evacuated (`canEvacuateNode`); leaves the state
 /// unchanged.
 pub fn can_evacuate_node(state: &mut State, n: usize) -> Result<bool, Crash> {

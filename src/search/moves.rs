@@ -199,16 +199,6 @@ impl<'s> Overlay<'s> {
         self.nodes.iter().map(|(k, n)| (*k, n)).collect()
     }
 
-    /// Writes the overlay into the state.
-    pub fn write_into(self, state: &mut State) {
-        for (k, n) in self.nodes {
-            state.set_node(k, n);
-        }
-        for (k, i) in self.insts {
-            state.set_inst(k, i);
-        }
-    }
-
     /// Takes the changes out, to write them later.
     pub fn into_changes(self) -> Changes {
         (self.nodes, self.insts)

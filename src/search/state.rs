@@ -17,7 +17,7 @@ use crate::model::group::Group;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::policy::IPolicy;
-use crate::model::Cluster;
+
 use crate::score::metric::{self, LocationExclusion, NodeValues};
 
 /// A lookup hail itself would crash on.
@@ -84,8 +84,9 @@ fn group_keys(nodes: &[Option<Node>], n_groups: usize) -> Vec<Vec<usize>> {
 pub type Subst<'a> = (usize, &'a Node);
 
 impl State {
+    #[cfg(test)]
     /// A copy of the whole cluster (the cluster stays as loaded).
-    pub fn new(cluster: &Cluster) -> State {
+    pub fn new(cluster: &crate::model::Cluster) -> State {
         State::from_lists(
             cluster.nodes.clone(),
             cluster.instances.clone(),

@@ -19,6 +19,9 @@
 
 use std::cmp::Ordering;
 
+use crate::model::group::Group;
+use crate::model::policy::ISpec;
+
 /// Formats `x` as Haskell's `printf "%.<decimals>f"` does for a `Double`.
 ///
 /// The shortest round-trip digits of `x` are rounded to `decimals` places,
@@ -496,6 +499,53 @@ impl Big {
             .cmp(&other.0.len())
             .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
     }
+}
+
+/// Haskell's derived `show` of an `ISpec` record.
+fn show_ispec(s: &ISpec) -> String {
+    format!(
+        "ISpec {{iSpecMemorySize = {}, iSpecCpuCount = {}, iSpecDiskSize = {}, iSpecDiskCount = {}, iSpecNicCount = {}, iSpecSpindleUse = {}}}",
+        s.memory_size, s.cpu_count, s.disk_size, s.disk_count, s.nic_count, s.spindle_use
+    )
+}
+
+/// Haskell's derived `show` of a group record, which hail leaks into one
+/// change-group failure message.
+pub fn show_group(group: &Group) -> String {
+    let minmax: Vec<String> = group
+        .ipolicy
+        .minmax
+        .iter()
+        .map(|mm| {
+            format!(
+                "MinMaxISpecs {{minMaxISpecsMinSpec = {}, minMaxISpecsMaxSpec = {}}}",
+                show_ispec(&mm.min),
+                show_ispec(&mm.max)
+            )
+        })
+        .collect();
+    let templates: Vec<&str> = group
+        .ipolicy
+        .disk_templates
+        .iter()
+        .map(|t| t.constructor())
+        .collect();
+    let networks: Vec<&str> = group.networks.iter().map(String::as_str).collect();
+    let tags: Vec<&str> = group.tags.iter().map(String::as_str).collect();
+    format!(
+        "Group {{name = {}, uuid = {}, idx = {}, allocPolicy = {}, networks = {}, iPolicy = IPolicy {{iPolicyMinMaxISpecs = [{}], iPolicyStdSpec = {}, iPolicyDiskTemplates = [{}], iPolicyVcpuRatio = {}, iPolicySpindleRatio = {}}}, allTags = {}}}",
+        show_string(&group.name),
+        show_string(&group.uuid),
+        group.idx,
+        group.alloc_policy.constructor(),
+        show_string_list(&networks),
+        minmax.join(","),
+        show_ispec(&group.ipolicy.std),
+        templates.join(","),
+        show_double(group.ipolicy.vcpu_ratio),
+        show_double(group.ipolicy.spindle_ratio),
+        show_string_list(&tags),
+    )
 }
 
 #[cfg(test)]

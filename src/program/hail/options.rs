@@ -20,12 +20,13 @@
 
 use std::ffi::OsString;
 
-use crate::model::types::SoftChecks;
+pub use crate::model::types::SoftChecks;
 pub use crate::program::getopt::Exit;
+pub use crate::read::loader::{LoadOptions, N1Rule};
+pub use crate::search::AlgorithmOptions;
+
 use crate::program::getopt::{self, ArgKind, Given, OptDescr};
 use crate::program::values::{read_int, sep_split, ReadError};
-use crate::read::loader::{LoadOptions, N1Rule};
-use crate::search::AlgorithmOptions;
 
 /// The program name printed wherever hail prints `hail`.
 const PROGRAM: &str = "hailstone";
