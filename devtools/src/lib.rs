@@ -5,6 +5,9 @@
 //! targets and the `make compat`, `make bench` and `make gen` targets do.
 //!
 //! * [`generate`] — synthetic iallocator requests from a seed;
+//! * [`compat`] — the comparison with the originals (`hailstone-compat`);
+//! * [`process`] — running a program capped, timed and measured, and an
+//!   ordered thread pool; [`cases`] — case files and command lines;
 //! * [`oracle`] — finding (and installing) the original Ganeti programs;
 //! * [`toolargs`] — the tools' own `--name value` option reader.
 //!
@@ -12,6 +15,10 @@
 //! `hailstone-compat` (the comparison with the originals) and
 //! `hailstone-bench` (timings against them).
 
+pub mod bench;
+pub mod cases;
+pub mod compat;
 pub mod generate;
 pub mod oracle;
+pub mod process;
 pub mod toolargs;

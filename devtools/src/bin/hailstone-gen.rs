@@ -5,10 +5,11 @@
 //! [`CaseSpec`](hailstone_devtools::generate::CaseSpec), prints one request, or writes
 //! a whole corpus (`<id>.json` plus `<id>.args` per case) to a directory.
 
+use hailstone_devtools::cases::{parse_range, write_case};
 use hailstone_devtools::toolargs;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use hailstone_devtools::generate::{self, CaseSpec, DiskTemplate, JsonStyle, RequestKind};
@@ -73,44 +74,6 @@ fn usage_error(msg: &str) -> ExitCode {
     eprintln!("hailstone-gen: {}", msg);
     eprintln!("Try 'hailstone-gen --help'.");
     ExitCode::from(2)
-}
-
-/// Parses `N` or `MIN-MAX`.
-fn parse_range(s: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("invalid node count '{}' (expected N or MIN-MAX)", s);
-    match s.split_once('-') {
-        Some((a, b)) => {
-            let a: usize = a.trim().parse().map_err(|_| bad())?;
-            let b: usize = b.trim().parse().map_err(|_| bad())?;
-            if a == 0 || b < a {
-                return Err(bad());
-            }
-            Ok((a, b))
-        }
-        None => {
-            let n: usize = s.trim().parse().map_err(|_| bad())?;
-            if n == 0 {
-                return Err(bad());
-            }
-            Ok((n, n))
-        }
-    }
-}
-
-/// The file name (without extension) used for a case id.
-fn file_stem(id: &str) -> String {
-    id.replace('/', "_")
-}
-
-fn write_case(dir: &Path, case: &generate::Case) -> std::io::Result<()> {
-    let stem = file_stem(&case.id);
-    std::fs::write(dir.join(format!("{}.json", stem)), case.request.as_bytes())?;
-    let mut args = String::new();
-    for o in &case.options {
-        args.push_str(o);
-        args.push('\n');
-    }
-    std::fs::write(dir.join(format!("{}.args", stem)), args.as_bytes())
 }
 
 struct Opts {
@@ -263,12 +226,7 @@ fn main() -> ExitCode {
         for spec in &specs {
             let case = generate::generate(spec);
             if let Err(e) = write_case(&dir, &case) {
-                eprintln!(
-                    "hailstone-gen: cannot write case {} to {}: {}",
-                    case.id,
-                    dir.display(),
-                    e
-                );
+                eprintln!("hailstone-gen: {e}");
                 return ExitCode::from(1);
             }
         }

@@ -1,0 +1,429 @@
+//! One mode and size: choosing the case, timing both programs, checking
+//! that their answers agree.
+
+use super::*;
+
+/// What hail's column shows.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum HailTime {
+    /// Median seconds over this many runs.
+    Median(f64, usize),
+    /// Hail hit the cap.
+    Capped,
+    /// Not run: hail hit the cap on a smaller cluster of the same mode.
+    Skipped,
+    /// Hail could not run (or died of a signal).
+    Failed(String),
+}
+
+/// What hailstone's column shows.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum StoneTime {
+    /// Median seconds over this many runs.
+    Median(f64, usize),
+    /// Hailstone hit the cap.
+    Capped,
+    /// Not run: hailstone hit the cap on a smaller cluster of the same mode.
+    Skipped,
+    /// Hailstone could not run (or died of a signal).
+    Failed(String),
+}
+
+/// Whether the answers agree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Same {
+    Yes,
+    No,
+    NotApplicable,
+}
+
+/// One table row.
+#[derive(Debug)]
+pub(super) struct Row {
+    pub(super) mode: Mode,
+    pub(super) nodes: usize,
+    pub(super) case_id: String,
+    pub(super) hail: HailTime,
+    pub(super) stone: StoneTime,
+    pub(super) rss_kib: Option<u64>,
+    pub(super) same: Same,
+    /// Notes about this case (printed under the table).
+    pub(super) notes: Vec<String>,
+}
+
+/// Settings shared by all cases.
+pub(super) struct Bench<'a> {
+    pub(super) cfg: &'a Config,
+    /// Directory of the requests (and, with `--keep`, the answers).
+    pub(super) dir: PathBuf,
+    /// Directory for the per-run output files.
+    pub(super) scratch: PathBuf,
+    /// Whether GNU time is available for the RSS measurement.
+    pub(super) gnu_time: bool,
+}
+
+/// The `success` and `info` of an answer, if it is one.
+pub(super) fn answer_success(bytes: &[u8]) -> Option<(bool, String)> {
+    let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    let ok = v["success"].as_bool()?;
+    Some((ok, v["info"].as_str().unwrap_or("").to_string()))
+}
+
+/// The case chosen for a mode and size.
+pub(super) struct Chosen {
+    /// The generator's case id.
+    pub(super) id: String,
+    /// The hail options of the case.
+    pub(super) options: Vec<String>,
+    /// The request file.
+    pub(super) input: PathBuf,
+    /// Hailstone's warm-up run under GNU time (`None` when hailstone is skipped).
+    pub(super) warm: Option<Run>,
+    /// Notes about the choice.
+    pub(super) notes: Vec<String>,
+}
+
+impl Bench<'_> {
+    /// Writes a request to the request directory; returns its path.
+    pub(super) fn write_request(&self, case: &Case) -> Result<PathBuf, String> {
+        let input = self.dir.join(format!("{}.json", file_stem(&case.id)));
+        std::fs::write(&input, case.request.as_bytes())
+            .map_err(|e| format!("cannot write the request {}: {}", input.display(), e))?;
+        Ok(input)
+    }
+
+    /// Hailstone's warm-up run on a request, under GNU time for the peak RSS.
+    pub(super) fn warm_up(&self, input: &Path, opts: &[String]) -> Run {
+        run_once(
+            &self.cfg.hailstone,
+            input,
+            opts,
+            self.cfg.hail_cap,
+            &self.scratch,
+            self.gnu_time,
+        )
+    }
+
+    /// Chooses the case of a mode and size: the first of the seeds `--seed`,
+    /// `--seed + 1`, ... whose request has the intended shape (see
+    /// [`has_wanted_shape`]) and gets a successful answer from hailstone's
+    /// warm-up run (an answer that is not a success moves on to the next
+    /// seed, at most [`SUCCESS_TRIES`] times; no answer at all, e.g. at the
+    /// cap, is accepted). Without such a seed among [`SEED_TRIES`], the case
+    /// of `--seed` is used, with a note.
+    pub(super) fn choose_case(
+        &self,
+        mode: Mode,
+        nodes: usize,
+        skip_stone: bool,
+        progress: &str,
+    ) -> Result<Chosen, String> {
+        let cfg = self.cfg;
+        let mut failures = 0usize;
+        for k in 0..SEED_TRIES {
+            let t0 = Instant::now();
+            let case =
+                generate::generate(&spec_for(mode, nodes, cfg.seed.wrapping_add(k), cfg.mix));
+            if !has_wanted_shape(mode, &case) {
+                continue;
+            }
+            eprintln!(
+                "{} {} {}: generated {} ({}) in {:.1} s",
+                progress,
+                mode.name(),
+                nodes,
+                case.id,
+                describe_request(&case),
+                t0.elapsed().as_secs_f64()
+            );
+            let input = self.write_request(&case)?;
+            if skip_stone {
+                return Ok(Chosen {
+                    id: case.id,
+                    options: case.options,
+                    input,
+                    warm: None,
+                    notes: Vec::new(),
+                });
+            }
+            let warm = self.warm_up(&input, &case.options);
+            let success = answer_success(&warm.stdout).map(|(ok, _)| ok);
+            if success == Some(false) && failures + 1 < SUCCESS_TRIES {
+                failures += 1;
+                eprintln!(
+                    "{}   hailstone's answer is not a success; trying the next seed",
+                    progress
+                );
+                let _ = std::fs::remove_file(&input);
+                continue;
+            }
+            return Ok(Chosen {
+                id: case.id,
+                options: case.options,
+                input,
+                warm: Some(warm),
+                notes: Vec::new(),
+            });
+        }
+        let case = generate::generate(&spec_for(mode, nodes, cfg.seed, cfg.mix));
+        let note = format!(
+            "{} {}: no seed in {}..={} gives a request of the intended shape with a successful answer; timed {} as generated",
+            mode.name(),
+            nodes,
+            cfg.seed,
+            cfg.seed.wrapping_add(SEED_TRIES - 1),
+            case.id
+        );
+        eprintln!("{} {}", progress, note);
+        let input = self.write_request(&case)?;
+        let warm = if skip_stone {
+            None
+        } else {
+            Some(self.warm_up(&input, &case.options))
+        };
+        Ok(Chosen {
+            id: case.id,
+            options: case.options,
+            input,
+            warm,
+            notes: vec![note],
+        })
+    }
+
+    /// Generates, writes and times one case. `skip_hail` (`skip_stone`) is
+    /// true when hail (hailstone) already hit the cap on a smaller cluster of
+    /// this mode.
+    pub(super) fn run_case(
+        &self,
+        mode: Mode,
+        nodes: usize,
+        skip_hail: bool,
+        skip_stone: bool,
+        progress: &str,
+    ) -> Result<Row, String> {
+        let cfg = self.cfg;
+        let Chosen {
+            id,
+            options: opts,
+            input,
+            warm,
+            mut notes,
+        } = self.choose_case(mode, nodes, skip_stone, progress)?;
+
+        // The warm-up run gives the peak RSS; a warm-up that does not finish
+        // ends hailstone's part of the case.
+        let rss_kib = warm.as_ref().and_then(|w| w.rss_kib);
+        let mut stone_bad: Option<StoneTime> = match warm.as_ref().map(|w| &w.status) {
+            None => Some(StoneTime::Skipped),
+            Some(Status::Capped) => Some(StoneTime::Capped),
+            Some(Status::SpawnError(_)) | Some(Status::Signalled) => Some(StoneTime::Failed(
+                warm.as_ref().map(Run::describe).unwrap_or_default(),
+            )),
+            Some(Status::Exited(_)) => None,
+        };
+        let mut stone_runs: Vec<Duration> = Vec::new();
+        let mut stone_last: Option<Run> = None;
+
+        // Timed runs, hail and hailstone alternating.
+        let mut hail_runs: Vec<Duration> = Vec::new();
+        let mut hail_last: Option<Run> = None;
+        let mut hail_bad: Option<HailTime> = if skip_hail {
+            Some(HailTime::Skipped)
+        } else {
+            None
+        };
+        let mut hail_planned = cfg.hail_runs.unwrap_or(cfg.runs);
+        let mut i = 0;
+        loop {
+            let stone_more = stone_bad.is_none() && i < cfg.runs;
+            let hail_more = hail_bad.is_none() && i < hail_planned;
+            if !stone_more && !hail_more {
+                break;
+            }
+            if stone_more {
+                let r = run_once(
+                    &cfg.hailstone,
+                    &input,
+                    &opts,
+                    cfg.hail_cap,
+                    &self.scratch,
+                    false,
+                );
+                match r.status {
+                    Status::Capped => stone_bad = Some(StoneTime::Capped),
+                    Status::SpawnError(_) | Status::Signalled => {
+                        stone_bad = Some(StoneTime::Failed(r.describe()))
+                    }
+                    Status::Exited(_) => stone_runs.push(r.wall),
+                }
+                stone_last = Some(r);
+            }
+            if hail_more {
+                let r = run_once(&cfg.hail, &input, &opts, cfg.hail_cap, &self.scratch, false);
+                match r.status {
+                    Status::Capped => hail_bad = Some(HailTime::Capped),
+                    Status::SpawnError(_) | Status::Signalled => {
+                        hail_bad = Some(HailTime::Failed(r.describe()))
+                    }
+                    Status::Exited(_) => {
+                        // A slow hail runs once unless --hail-runs asks for more.
+                        if i == 0 && cfg.hail_runs.is_none() && r.wall > SLOW_HAIL {
+                            hail_planned = 1;
+                        }
+                        hail_runs.push(r.wall);
+                    }
+                }
+                eprintln!(
+                    "{}   hail run {}: {:.3} s ({})",
+                    progress,
+                    i + 1,
+                    r.wall.as_secs_f64(),
+                    r.describe()
+                );
+                hail_last = Some(r);
+            }
+            i += 1;
+        }
+
+        let stone = match stone_bad {
+            Some(b) => b,
+            None => match median(&stone_runs) {
+                Some(m) => StoneTime::Median(m, stone_runs.len()),
+                None => StoneTime::Failed("no run".to_string()),
+            },
+        };
+        let hail = match hail_bad {
+            Some(b) => b,
+            None => match median(&hail_runs) {
+                Some(m) => HailTime::Median(m, hail_runs.len()),
+                None => HailTime::Failed("no run".to_string()),
+            },
+        };
+
+        // Compare the last answers. A hailstone crash next to a finished hail
+        // counts as a different answer.
+        let same = match (&hail, &hail_last, &stone_last) {
+            (HailTime::Median(..), Some(h), Some(s))
+                if matches!(stone, StoneTime::Median(..) | StoneTime::Failed(_)) =>
+            {
+                if h.status == s.status && h.stdout == s.stdout {
+                    Same::Yes
+                } else {
+                    Same::No
+                }
+            }
+            _ => Same::NotApplicable,
+        };
+        let label = format!("{} {}", mode.name(), nodes);
+        if let Some(s) = stone_last.as_ref().or(warm.as_ref()) {
+            match answer_success(&s.stdout) {
+                Some((true, _)) => {}
+                Some((false, info)) => notes.push(format!(
+                    "{}: hailstone's answer is not a success: {}",
+                    label,
+                    head(info.as_bytes(), SHOW_CHARS)
+                )),
+                None if s.status == Status::Capped => {}
+                None => notes.push(format!(
+                    "{}: hailstone wrote no answer ({}); stderr: {}",
+                    label,
+                    s.describe(),
+                    head(&s.stderr, SHOW_CHARS)
+                )),
+            }
+        }
+        if same == Same::No {
+            if let (Some(h), Some(s)) = (&hail_last, &stone_last) {
+                notes.push(format!(
+                    "{}: ANSWERS DIFFER ({}; hail {}, hailstone {})\n    hail:      {}\n    hailstone: {}",
+                    label,
+                    id,
+                    h.describe(),
+                    s.describe(),
+                    head(&h.stdout, SHOW_CHARS),
+                    head(&s.stdout, SHOW_CHARS)
+                ));
+            }
+        }
+        if let HailTime::Failed(why) = &hail {
+            notes.push(format!("{}: hail failed: {}", label, why));
+        }
+        if let StoneTime::Failed(why) = &stone {
+            notes.push(format!("{}: hailstone failed: {}", label, why));
+        }
+        if stone == StoneTime::Capped {
+            notes.push(format!(
+                "{}: HAILSTONE HIT THE CAP ({} s)",
+                label,
+                cap_text(cfg.hail_cap).trim_start_matches("> ")
+            ));
+        }
+
+        // Keep the answers next to the request when asked to.
+        if cfg.keep.is_some() {
+            let stem = file_stem(&id);
+            for (who, run) in [("hail", &hail_last), ("hailstone", &stone_last)] {
+                if let Some(r) = run {
+                    let p = self.dir.join(format!("{}.{}.out", stem, who));
+                    if let Err(e) = std::fs::write(&p, &r.stdout) {
+                        eprintln!(
+                            "hailstone-bench: warning: cannot write {}: {}",
+                            p.display(),
+                            e
+                        );
+                    }
+                }
+            }
+            if !opts.is_empty() {
+                let p = self.dir.join(format!("{}.args", stem));
+                if let Err(e) = std::fs::write(&p, opts.join("\n") + "\n") {
+                    eprintln!(
+                        "hailstone-bench: warning: cannot write {}: {}",
+                        p.display(),
+                        e
+                    );
+                }
+            }
+        } else {
+            let _ = std::fs::remove_file(&input);
+        }
+
+        let row = Row {
+            mode,
+            nodes,
+            case_id: id,
+            hail,
+            stone,
+            rss_kib,
+            same,
+            notes,
+        };
+        eprintln!(
+            "{} {}: hail {} s, hailstone {} s, ratio {}, peak RSS (MB) {}, same answer {}",
+            progress,
+            label,
+            hail_cell(&row.hail, cfg.hail_cap),
+            stone_cell(&row.stone, cfg.hail_cap),
+            ratio_cell(&row, cfg.hail_cap),
+            rss_cell(row.rss_kib),
+            same_cell(row.same)
+        );
+        Ok(row)
+    }
+}
+
+/// One run of `bin INPUT OPTIONS...` as Ganeti runs an iallocator, stopped
+/// at `cap`, under GNU time with `gnu_time`.
+pub(super) fn run_once(
+    bin: &Path,
+    input: &Path,
+    opts: &[String],
+    cap: Duration,
+    scratch: &Path,
+    gnu_time: bool,
+) -> Run {
+    process::run(&process::Invocation {
+        measure_rss: gnu_time,
+        ..process::Invocation::iallocator(bin, input, opts, cap, scratch)
+    })
+}

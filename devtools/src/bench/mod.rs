@@ -1,0 +1,356 @@
+//! `hailstone-bench`: times hailstone against Ganeti's `hail` on generated
+//! clusters of growing size and prints one comparison table (`make bench`).
+//!
+//! For every request mode (allocate drbd, allocate plain, multi-allocate of 10
+//! mostly DRBD instances, relocate, node-evacuate `all`, change-group) and every
+//! cluster size (20 to 2,000 nodes by default) the tool generates one request
+//! with `hailstone_devtools::generate` (two node groups, five instances per node, every
+//! feature switch off, existing instances all DRBD unless `--mix` says
+//! otherwise), writes it to a temporary directory and runs both binaries on it
+//! the way Ganeti's node daemon does: `BINARY INPUT OPTIONS...`, working
+//! directory `/`, stdin closed, `LC_ALL=C.UTF-8`. Runs are sequential, never
+//! concurrent, and hail and hailstone runs alternate so that background noise
+//! on a shared machine hits both alike.
+//!
+//! Case choice is deterministic: seeds `--seed`, `--seed + 1`, ... are tried
+//! until the request has the intended shape (node-evacuate: every instance of
+//! one node, at least five; change-group: one instance) and hailstone's first
+//! (warm-up) answer is a success, since a speed benchmark should time real
+//! placements. The chosen case ids are printed under the table.
+//!
+//! Why all-DRBD clusters by default: hail's global N+1 capacity check
+//! re-creates every plain instance of every node elsewhere for each candidate
+//! it checks, so with plain instances in the cluster hail takes over a minute
+//! for a DRBD allocation on 100 nodes; `--mix typical` measures exactly that.
+//!
+//! Reading the table:
+//!
+//! * `hail s` and `hailstone s` are the median wall-clock times of the runs
+//!   (`--runs`, default 3; hail runs once when its first run takes over 5 s).
+//!   A run still going at the cap (`--hail-cap`, default 60 s) is killed and
+//!   shown as `> 60`; once a binary hits the cap for a mode, the larger
+//!   clusters of that mode are not run with it at all (also shown as `> 60`).
+//! * `ratio` is hail time / hailstone time, the figure that matters: absolute
+//!   times depend on the machine, the ratio much less. `> N×` means hail was
+//!   capped, so the real ratio is larger.
+//! * `hailstone peak RSS (MB)` is hailstone's peak resident set size,
+//!   measured by one extra (untimed, warm-up) run under GNU time
+//!   (`/usr/bin/time`, Debian package `time`); `n/a` when GNU time is
+//!   missing.
+//! * `same answer` is `yes` when both binaries exited with the same status and
+//!   wrote byte-identical answers (the last run of each is compared), `no`
+//!   otherwise, `n/a` when either did not finish. Any `no` (or a hailstone
+//!   crash) makes the tool exit with status 1 after the table: a speed-up
+//!   that changes an answer is a bug. A hailstone run that hits the cap is
+//!   shown as `> 60` with a note, like hail's.
+//!
+//! Notes under the table list the cases whose answer is not a success (a speed
+//! benchmark should time real placements), every mismatch with the first 300
+//! characters of both answers, and cases whose generated request does not
+//! have the intended shape. Progress goes to stderr as each case runs.
+
+mod case;
+mod modes;
+mod table;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::cases::{file_stem, head};
+use crate::generate::{self, Case, CaseSpec, DiskTemplate, EvacMode, RequestKind};
+use crate::oracle;
+use crate::process::{self, median, Run, Status, GNU_TIME};
+use crate::toolargs;
+use case::*;
+use modes::*;
+use table::*;
+
+const HELP: &str = "\
+hailstone-bench: time hailstone against Ganeti's hail on generated clusters
+
+USAGE:
+  hailstone-bench [--hail PATH] [--hailstone PATH] [--sizes LIST]
+                  [--modes LIST] [--runs N] [--hail-cap SECONDS]
+                  [--hail-runs N] [--mix MIX] [--seed S] [--keep DIR]
+                  [--install-hail] [--markdown]
+  hailstone-bench --help
+
+CASES:
+  One generated request per mode and cluster size: 2 node groups, 5 instances
+  per node, a roomy cluster with every generator feature switch off and fixed
+  seeds (the same inputs on every run and machine).
+  --sizes LIST       cluster sizes in nodes, comma-separated, each >= 4
+                     (default 20,100,400,1000,2000)
+  --modes LIST       comma-separated, default all of:
+                       allocate-drbd       allocate one DRBD instance
+                       allocate-plain      allocate one plain instance
+                       multi-allocate      multi-allocate 10 instances, mostly
+                                           DRBD (the generator makes about 1
+                                           in 5 plain, diskless or rbd)
+                       relocate            relocate a DRBD instance (new
+                                           secondary)
+                       node-evacuate-all   node-evacuate, mode all, every
+                                           instance of one node (>= 5)
+                       change-group        change-group of one instance
+  --mix MIX          templates of the existing instances:
+                       drbd        all DRBD (the default)
+                       drbd-heavy  4 DRBD : 1 plain
+                       typical     the generator's usual DRBD/plain cluster
+                                   with a few rbd/ext/file/diskless (hail's
+                                   N+1 check is very slow on plain instances)
+  --seed S           first seed (default 1); seeds S, S+1, ... are tried
+                     until the request has the intended shape and
+                     hailstone's answer is a success
+
+RUNNING:
+  --hail PATH        hail binary (default /usr/lib/ganeti/iallocators/hail)
+  --hailstone PATH   hailstone binary (default target/release/hailstone)
+  --runs N           timed runs per binary and case; the median is shown
+                     (default 3)
+  --hail-runs N      timed hail runs per case (default: 1 when the first hail
+                     run takes over 5 s, else the --runs value)
+  --hail-cap SECONDS kill a run after this long (default 60), hail's or
+                     hailstone's; it is then shown as '> SECONDS', and that
+                     binary is not run on larger clusters of the same mode
+  --install-hail     if hail is missing, run
+                     'apt-get update && apt-get install -y ganeti-htools'
+                     (needs root)
+  --keep DIR         write the requests and both answers to DIR (created if
+                     missing) and keep them; otherwise a temporary directory
+                     is used and removed at the end
+
+OUTPUT:
+  The machine (CPUs, model, memory), the date and the versions, then one table
+  (mode | nodes | hail s | hailstone s | ratio | hailstone peak RSS (MB) |
+  same answer), then notes and the case ids. Times are medians of wall-clock
+  seconds; ratio is hail / hailstone ('> N×' when hail hit the cap); the RSS
+  is hailstone's peak resident memory from one extra run under GNU time
+  (/usr/bin/time, Debian package 'time'); 'same answer' compares exit status
+  and answer bytes. Progress lines go to stderr.
+  --markdown         print the table as Markdown (for the README) instead of
+                     aligned plain text
+
+EXIT STATUS: 0 no answer differs, 1 an answer differs or hailstone crashed
+             or could not run, 2 usage or setup error (e.g. hail missing).
+";
+
+const DEFAULT_HAIL: &str = "/usr/lib/ganeti/iallocators/hail";
+const DEFAULT_HAILSTONE: &str = "target/release/hailstone";
+const DEFAULT_SIZES: [usize; 5] = [20, 100, 400, 1000, 2000];
+
+/// Number of node groups of every generated cluster.
+const GROUPS: usize = 2;
+/// Average instances per node of every generated cluster.
+const INSTANCES_PER_NODE: f64 = 5.0;
+/// Number of instances of a multi-allocate request.
+const MULTI_COUNT: usize = 10;
+/// A hail run slower than this is not repeated (unless `--hail-runs` says so).
+const SLOW_HAIL: Duration = Duration::from_secs(5);
+/// How many consecutive seeds to try for a request of the intended shape.
+const SEED_TRIES: u64 = 64;
+/// How many requests of the intended shape to try for a successful answer.
+const SUCCESS_TRIES: usize = 8;
+/// Characters of each answer shown for a mismatch.
+const SHOW_CHARS: usize = 300;
+
+fn fail(msg: &str) -> ExitCode {
+    eprintln!("hailstone-bench: {}", msg);
+    ExitCode::from(2)
+}
+
+/// The tool: `args` are its options (without the program name).
+pub fn main(args: &[String]) -> ExitCode {
+    let mut cfg = match parse_args(args) {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            print!("{}", HELP);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("hailstone-bench: {}", e);
+            eprintln!("Try 'hailstone-bench --help'.");
+            return ExitCode::from(2);
+        }
+    };
+    cfg.hail = oracle::absolute(&cfg.hail);
+    cfg.hailstone = oracle::absolute(&cfg.hailstone);
+    if let Err(e) = oracle::ensure_hail(&cfg.hail, cfg.install_hail, "hailstone-bench") {
+        return fail(&e);
+    }
+    if !oracle::is_executable(&cfg.hailstone) {
+        return fail(&format!(
+            "hailstone binary {} not found or not executable (build it with 'cargo build --release' or pass --hailstone PATH)",
+            cfg.hailstone.display()
+        ));
+    }
+    let gnu_time = oracle::is_executable(Path::new(GNU_TIME));
+    if !gnu_time {
+        eprintln!(
+            "hailstone-bench: note: {} (GNU time) not found, so no peak RSS; install it with 'apt-get install time'",
+            GNU_TIME
+        );
+    }
+
+    // The directory of the requests: --keep DIR, or a temporary one.
+    let (dir, temporary) = match &cfg.keep {
+        Some(k) => {
+            if let Err(e) = std::fs::create_dir_all(k) {
+                return fail(&format!("cannot create {}: {}", k.display(), e));
+            }
+            (oracle::absolute(k), false)
+        }
+        None => match process::temp_dir("hailstone-bench") {
+            Ok(d) => (d, true),
+            Err(e) => return fail(&e),
+        },
+    };
+    let scratch = if temporary {
+        dir.clone()
+    } else {
+        match process::temp_dir("hailstone-bench") {
+            Ok(d) => d,
+            Err(e) => return fail(&e),
+        }
+    };
+
+    let hail_version = version(&cfg.hail);
+    let stone_version = version(&cfg.hailstone);
+    let started = now_utc();
+    let bench = Bench {
+        cfg: &cfg,
+        dir: dir.clone(),
+        scratch: scratch.clone(),
+        gnu_time,
+    };
+
+    // Run size by size, so that the quick small clusters come first; the
+    // table is ordered by mode.
+    let total = cfg.sizes.len() * cfg.modes.len();
+    let mut rows: Vec<Row> = Vec::new();
+    // The smallest size at which each binary hit the cap, per mode.
+    let mut hail_capped_at: BTreeMap<Mode, usize> = BTreeMap::new();
+    let mut stone_capped_at: BTreeMap<Mode, usize> = BTreeMap::new();
+    let mut error: Option<String> = None;
+    let t_all = Instant::now();
+    'outer: for &nodes in &cfg.sizes {
+        for &mode in &cfg.modes {
+            let progress = format!("[{}/{}]", rows.len() + 1, total);
+            let skip_hail = hail_capped_at
+                .get(&mode)
+                .map(|&n| n < nodes)
+                .unwrap_or(false);
+            let skip_stone = stone_capped_at
+                .get(&mode)
+                .map(|&n| n < nodes)
+                .unwrap_or(false);
+            match bench.run_case(mode, nodes, skip_hail, skip_stone, &progress) {
+                Ok(row) => {
+                    if row.hail == HailTime::Capped {
+                        hail_capped_at.entry(mode).or_insert(nodes);
+                    }
+                    if row.stone == StoneTime::Capped {
+                        stone_capped_at.entry(mode).or_insert(nodes);
+                    }
+                    rows.push(row);
+                }
+                Err(e) => {
+                    error = Some(e);
+                    break 'outer;
+                }
+            }
+        }
+    }
+    if temporary {
+        let _ = std::fs::remove_dir_all(&dir);
+    } else {
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    if let Some(e) = error {
+        return fail(&e);
+    }
+    rows.sort_by_key(|r| (r.mode, r.nodes));
+
+    // The report.
+    let runs_text = match cfg.hail_runs {
+        Some(h) => format!("median of {} runs (hail: {})", cfg.runs, h),
+        None => format!(
+            "median of {} runs (hail: 1 run when over {} s)",
+            cfg.runs,
+            SLOW_HAIL.as_secs()
+        ),
+    };
+    println!("hailstone-bench: {} vs {}", stone_version, hail_version);
+    println!("machine: {}", machine());
+    println!(
+        "date: {} (took {:.0} s)",
+        started,
+        t_all.elapsed().as_secs_f64()
+    );
+    println!(
+        "cases: {} node groups, {} instances per node, {}, first seed {}",
+        GROUPS,
+        INSTANCES_PER_NODE,
+        cfg.mix.describe(),
+        cfg.seed
+    );
+    println!(
+        "timing: wall clock, {}; cap {} s; ratio = hail / hailstone",
+        runs_text,
+        cap_text(cfg.hail_cap).trim_start_matches("> ")
+    );
+    println!();
+    if cfg.markdown {
+        print!("{}", markdown_table(&rows, cfg.hail_cap));
+    } else {
+        print!("{}", plain_table(&rows, cfg.hail_cap));
+    }
+    let mut notes: Vec<String> = Vec::new();
+    for r in &rows {
+        if r.hail == HailTime::Skipped {
+            notes.push(format!(
+                "{} {}: hail not run, it exceeded the cap on {} nodes",
+                r.mode.name(),
+                r.nodes,
+                hail_capped_at.get(&r.mode).copied().unwrap_or(0)
+            ));
+        }
+        if r.stone == StoneTime::Skipped {
+            notes.push(format!(
+                "{} {}: hailstone not run, it exceeded the cap on {} nodes",
+                r.mode.name(),
+                r.nodes,
+                stone_capped_at.get(&r.mode).copied().unwrap_or(0)
+            ));
+        }
+        notes.extend(r.notes.iter().cloned());
+    }
+    if !notes.is_empty() {
+        println!();
+        println!("notes:");
+        for n in &notes {
+            println!("  - {}", n);
+        }
+    }
+    println!();
+    println!("case ids:");
+    for r in &rows {
+        println!("  {} {}: {}", r.mode.name(), r.nodes, r.case_id);
+    }
+    if !temporary {
+        println!("requests and answers kept in {}", dir.display());
+    }
+
+    let bad = rows
+        .iter()
+        .any(|r| r.same == Same::No || matches!(r.stone, StoneTime::Failed(_)));
+    if bad {
+        eprintln!("hailstone-bench: FAILED: an answer differs or hailstone failed (see the notes)");
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

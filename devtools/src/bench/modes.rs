@@ -1,0 +1,382 @@
+//! What is timed: the request modes, the cluster mixes, the options, and
+//! the generated case of each mode and size.
+
+use super::*;
+
+/// One benchmarked request mode (a row group of the table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Mode {
+    AllocateDrbd,
+    AllocatePlain,
+    MultiAllocate,
+    Relocate,
+    NodeEvacuateAll,
+    ChangeGroup,
+}
+
+impl Mode {
+    /// Every mode, in table order.
+    pub(super) const ALL: [Mode; 6] = [
+        Mode::AllocateDrbd,
+        Mode::AllocatePlain,
+        Mode::MultiAllocate,
+        Mode::Relocate,
+        Mode::NodeEvacuateAll,
+        Mode::ChangeGroup,
+    ];
+
+    /// The command-line and table name of the mode.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Mode::AllocateDrbd => "allocate-drbd",
+            Mode::AllocatePlain => "allocate-plain",
+            Mode::MultiAllocate => "multi-allocate",
+            Mode::Relocate => "relocate",
+            Mode::NodeEvacuateAll => "node-evacuate-all",
+            Mode::ChangeGroup => "change-group",
+        }
+    }
+
+    /// Parses a mode name.
+    pub(super) fn parse(s: &str) -> Option<Mode> {
+        Mode::ALL.iter().copied().find(|m| m.name() == s)
+    }
+
+    /// The generator's request kind for this mode.
+    pub(super) fn kind(self) -> RequestKind {
+        match self {
+            Mode::AllocateDrbd | Mode::AllocatePlain => RequestKind::Allocate,
+            Mode::MultiAllocate => RequestKind::MultiAllocate,
+            Mode::Relocate => RequestKind::Relocate,
+            Mode::NodeEvacuateAll => RequestKind::NodeEvacuate(EvacMode::All),
+            Mode::ChangeGroup => RequestKind::ChangeGroup,
+        }
+    }
+}
+
+/// The disk templates of the existing instances (`--mix`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Mix {
+    /// Every instance DRBD.
+    Drbd,
+    /// Four DRBD instances to one plain.
+    DrbdHeavy,
+    /// The generator's default mix (mostly DRBD and plain, a few others).
+    Typical,
+}
+
+impl Mix {
+    /// The command-line name.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Mix::Drbd => "drbd",
+            Mix::DrbdHeavy => "drbd-heavy",
+            Mix::Typical => "typical",
+        }
+    }
+
+    /// Parses a mix name.
+    pub(super) fn parse(s: &str) -> Option<Mix> {
+        [Mix::Drbd, Mix::DrbdHeavy, Mix::Typical]
+            .into_iter()
+            .find(|m| m.name() == s)
+    }
+
+    /// The generator's `instance_templates` (empty: its default mix).
+    pub(super) fn templates(self) -> Vec<(DiskTemplate, u32)> {
+        match self {
+            Mix::Drbd => vec![(DiskTemplate::Drbd, 1)],
+            Mix::DrbdHeavy => vec![(DiskTemplate::Drbd, 4), (DiskTemplate::Plain, 1)],
+            Mix::Typical => Vec::new(),
+        }
+    }
+
+    /// A description for the report header.
+    pub(super) fn describe(self) -> &'static str {
+        match self {
+            Mix::Drbd => "all existing instances DRBD",
+            Mix::DrbdHeavy => "existing instances 4 DRBD : 1 plain",
+            Mix::Typical => "the generator's typical DRBD/plain instance mix",
+        }
+    }
+}
+
+/// The parsed command line.
+#[derive(Debug)]
+pub(super) struct Config {
+    pub(super) hail: PathBuf,
+    pub(super) hailstone: PathBuf,
+    pub(super) sizes: Vec<usize>,
+    pub(super) modes: Vec<Mode>,
+    pub(super) runs: usize,
+    pub(super) hail_cap: Duration,
+    pub(super) hail_runs: Option<usize>,
+    pub(super) mix: Mix,
+    pub(super) seed: u64,
+    pub(super) keep: Option<PathBuf>,
+    pub(super) install_hail: bool,
+    pub(super) markdown: bool,
+}
+
+/// Parses a positive integer option value.
+pub(super) fn parse_count(name: &str, v: &str) -> Result<usize, String> {
+    match v.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{} wants a positive integer, not '{}'", name, v)),
+    }
+}
+
+/// Parses the command line (without the program name). `Ok(None)` means
+/// `--help` was asked for.
+pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
+    let mut c = Config {
+        hail: PathBuf::from(DEFAULT_HAIL),
+        hailstone: PathBuf::from(DEFAULT_HAILSTONE),
+        sizes: DEFAULT_SIZES.to_vec(),
+        modes: Mode::ALL.to_vec(),
+        runs: 3,
+        hail_cap: Duration::from_secs(60),
+        hail_runs: None,
+        mix: Mix::Drbd,
+        seed: 1,
+        keep: None,
+        install_hail: false,
+        markdown: false,
+    };
+    let takes_value = |name: &str| {
+        matches!(
+            name,
+            "--hail"
+                | "--hailstone"
+                | "--sizes"
+                | "--modes"
+                | "--runs"
+                | "--hail-cap"
+                | "--hail-runs"
+                | "--mix"
+                | "--seed"
+                | "--keep"
+        )
+    };
+    let mut words = toolargs::Args::new(args);
+    while let Some(arg) = words.next(takes_value) {
+        let toolargs::Arg { name, value } = arg?;
+        let value = match (name, value) {
+            ("-h" | "--help", _) => return Ok(None),
+            ("--install-hail", _) => {
+                c.install_hail = true;
+                continue;
+            }
+            ("--markdown", _) => {
+                c.markdown = true;
+                continue;
+            }
+            (_, Some(value)) => value,
+            (other, None) => return Err(format!("unknown option '{}'", other)),
+        };
+        match name {
+            "--hail" => c.hail = PathBuf::from(value),
+            "--hailstone" => c.hailstone = PathBuf::from(value),
+            "--sizes" => {
+                let mut sizes = Vec::new();
+                for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                    match part.replace('_', "").parse::<usize>() {
+                        Ok(n) if (4..=100_000).contains(&n) => sizes.push(n),
+                        _ => {
+                            return Err(format!(
+                                "--sizes: '{}' is not a cluster size between 4 and 100000 nodes",
+                                part
+                            ))
+                        }
+                    }
+                }
+                if sizes.is_empty() {
+                    return Err("--sizes: empty list".to_string());
+                }
+                sizes.sort_unstable();
+                sizes.dedup();
+                c.sizes = sizes;
+            }
+            "--modes" => {
+                let mut modes = Vec::new();
+                for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                    if part == "all" {
+                        modes.extend(Mode::ALL);
+                        continue;
+                    }
+                    match Mode::parse(part) {
+                        Some(m) => modes.push(m),
+                        None => {
+                            return Err(format!(
+                                "--modes: unknown mode '{}' (known: all, {})",
+                                part,
+                                Mode::ALL
+                                    .iter()
+                                    .map(|m| m.name())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ))
+                        }
+                    }
+                }
+                if modes.is_empty() {
+                    return Err("--modes: empty list".to_string());
+                }
+                modes.sort_unstable();
+                modes.dedup();
+                c.modes = modes;
+            }
+            "--runs" => c.runs = parse_count(name, &value)?,
+            "--hail-runs" => c.hail_runs = Some(parse_count(name, &value)?),
+            "--hail-cap" => match value.trim().parse::<f64>() {
+                Ok(s) if s.is_finite() && s > 0.0 && s <= 1e6 => {
+                    c.hail_cap = Duration::from_secs_f64(s)
+                }
+                _ => {
+                    return Err(format!(
+                        "--hail-cap wants a positive number of seconds, not '{}'",
+                        value
+                    ))
+                }
+            },
+            "--seed" => {
+                c.seed = value
+                    .trim()
+                    .parse::<u64>()
+                    .map_err(|_| format!("--seed wants an unsigned integer, not '{}'", value))?
+            }
+            "--keep" => c.keep = Some(PathBuf::from(value)),
+            "--mix" => {
+                c.mix = Mix::parse(value.trim()).ok_or_else(|| {
+                    format!(
+                        "--mix: unknown mix '{}' (known: drbd, drbd-heavy, typical)",
+                        value
+                    )
+                })?
+            }
+            _ => return Err(format!("unknown option '{}'", name)),
+        }
+    }
+    Ok(Some(c))
+}
+
+// ---------------------------------------------------------------------------
+// Case generation.
+// ---------------------------------------------------------------------------
+
+/// The generator spec of a mode, size, seed and instance mix: the
+/// generator's plain roomy cluster (`CaseSpec::new`, every feature switch
+/// off, no hail options) with two groups and five instances per node.
+pub(super) fn spec_for(mode: Mode, nodes: usize, seed: u64, mix: Mix) -> CaseSpec {
+    let mut spec = CaseSpec::new(seed, mode.kind(), nodes);
+    spec.groups = GROUPS;
+    spec.instances_per_node = INSTANCES_PER_NODE;
+    spec.instance_templates = mix.templates();
+    match mode {
+        Mode::AllocateDrbd | Mode::Relocate => spec.template = Some(DiskTemplate::Drbd),
+        Mode::AllocatePlain => spec.template = Some(DiskTemplate::Plain),
+        Mode::MultiAllocate => {
+            spec.template = Some(DiskTemplate::Drbd);
+            spec.multi_count = MULTI_COUNT;
+        }
+        // The instances to move come from the mix.
+        Mode::NodeEvacuateAll | Mode::ChangeGroup => {}
+    }
+    spec
+}
+
+/// The strings of a JSON list (empty when it is not a list).
+pub(super) fn str_list(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The instance names listed in a request's `request.instances`.
+pub(super) fn request_instances(req: &serde_json::Value) -> Vec<String> {
+    str_list(&req["request"]["instances"])
+}
+
+/// Whether a generated request has the shape the mode wants. The generator
+/// draws the instance list of node-evacuate and change-group requests from the
+/// seed, so the bench tries consecutive seeds until one fits:
+///
+/// * node-evacuate: every instance that uses one node (a real node
+///   evacuation), at least [`INSTANCES_PER_NODE`] of them;
+/// * change-group: exactly one instance and at least one target group;
+/// * every other mode: any request.
+pub(super) fn has_wanted_shape(mode: Mode, case: &Case) -> bool {
+    if !matches!(mode, Mode::NodeEvacuateAll | Mode::ChangeGroup) {
+        return true;
+    }
+    let v: serde_json::Value = match serde_json::from_str(&case.request) {
+        Ok(v) => v,
+        Err(_) => return false,
+    };
+    let names = request_instances(&v);
+    match mode {
+        Mode::ChangeGroup => {
+            let targets = v["request"]["target_groups"]
+                .as_array()
+                .map(|a| a.len())
+                .unwrap_or(0);
+            names.len() == 1 && targets > 0
+        }
+        _ => {
+            if (names.len() as f64) < INSTANCES_PER_NODE {
+                return false;
+            }
+            let nodes_of = |name: &str| str_list(&v["instances"][name]["nodes"]);
+            // The nodes every listed instance uses.
+            let (first, rest) = match names.split_first() {
+                Some(x) => x,
+                None => return false,
+            };
+            let mut common = nodes_of(first);
+            for n in rest {
+                let ns = nodes_of(n);
+                common.retain(|x| ns.contains(x));
+            }
+            let all = match v["instances"].as_object() {
+                Some(o) => o,
+                None => return false,
+            };
+            common.iter().any(|node| {
+                let using = all
+                    .values()
+                    .filter(|i| {
+                        i["nodes"]
+                            .as_array()
+                            .map(|a| a.iter().any(|x| x.as_str() == Some(node)))
+                            .unwrap_or(false)
+                    })
+                    .count();
+                using == names.len()
+            })
+        }
+    }
+}
+
+/// A short description of a request's size for progress lines (instances in
+/// the cluster and in the request).
+pub(super) fn describe_request(case: &Case) -> String {
+    let v: serde_json::Value = match serde_json::from_str(&case.request) {
+        Ok(v) => v,
+        Err(e) => return format!("unparsable request: {}", e),
+    };
+    let insts = v["instances"].as_object().map(|o| o.len()).unwrap_or(0);
+    let listed = request_instances(&v).len();
+    let mut s = format!(
+        "{} instances, {:.1} MB request",
+        insts,
+        case.request.len() as f64 / 1e6
+    );
+    if listed > 0 {
+        s.push_str(&format!(", {} in the request", listed));
+    }
+    s
+}

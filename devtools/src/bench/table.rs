@@ -1,0 +1,242 @@
+//! The table: cells, plain and Markdown layouts, the machine and the date.
+
+use super::*;
+
+/// Seconds with about three significant digits.
+pub(super) fn secs(t: f64) -> String {
+    if t >= 100.0 {
+        format!("{:.0}", t)
+    } else if t >= 10.0 {
+        format!("{:.1}", t)
+    } else if t >= 1.0 {
+        format!("{:.2}", t)
+    } else if t >= 0.01 {
+        format!("{:.3}", t)
+    } else {
+        format!("{:.4}", t)
+    }
+}
+
+/// The text of a capped time, `> 60` for a 60-second cap.
+pub(super) fn cap_text(cap: Duration) -> String {
+    let c = cap.as_secs_f64();
+    if c.fract() == 0.0 {
+        format!("> {}", c)
+    } else {
+        format!("> {}", secs(c))
+    }
+}
+
+pub(super) fn hail_cell(h: &HailTime, cap: Duration) -> String {
+    match h {
+        HailTime::Median(t, _) => secs(*t),
+        HailTime::Capped | HailTime::Skipped => cap_text(cap),
+        HailTime::Failed(_) => "failed".to_string(),
+    }
+}
+
+pub(super) fn stone_cell(s: &StoneTime, cap: Duration) -> String {
+    match s {
+        StoneTime::Median(t, _) => secs(*t),
+        StoneTime::Capped | StoneTime::Skipped => cap_text(cap),
+        StoneTime::Failed(_) => "failed".to_string(),
+    }
+}
+
+/// A ratio with two or three significant digits.
+pub(super) fn ratio_text(r: f64) -> String {
+    if r >= 100.0 {
+        format!("{:.0}", r)
+    } else if r >= 10.0 {
+        format!("{:.1}", r)
+    } else {
+        format!("{:.2}", r)
+    }
+}
+
+pub(super) fn ratio_cell(row: &Row, cap: Duration) -> String {
+    let stone = match row.stone {
+        StoneTime::Median(t, _) if t > 0.0 => t,
+        _ => return "n/a".to_string(),
+    };
+    match row.hail {
+        HailTime::Median(h, _) => format!("{}×", ratio_text(h / stone)),
+        HailTime::Capped | HailTime::Skipped => {
+            format!("> {}×", ratio_text(cap.as_secs_f64() / stone))
+        }
+        HailTime::Failed(_) => "n/a".to_string(),
+    }
+}
+
+pub(super) fn rss_cell(kib: Option<u64>) -> String {
+    match kib {
+        Some(k) => format!("{:.1}", k as f64 / 1024.0),
+        None => "n/a".to_string(),
+    }
+}
+
+pub(super) fn same_cell(s: Same) -> &'static str {
+    match s {
+        Same::Yes => "yes",
+        Same::No => "no",
+        Same::NotApplicable => "n/a",
+    }
+}
+
+pub(super) const HEADERS: [&str; 7] = [
+    "mode",
+    "nodes",
+    "hail s",
+    "hailstone s",
+    "ratio",
+    "hailstone peak RSS (MB)",
+    "same answer",
+];
+/// Whether each column is right-aligned (numbers) or left-aligned (text).
+pub(super) const RIGHT: [bool; 7] = [false, true, true, true, true, true, false];
+
+/// The cells of the table, one row per case.
+pub(super) fn cells(rows: &[Row], cap: Duration) -> Vec<[String; 7]> {
+    rows.iter()
+        .map(|r| {
+            [
+                r.mode.name().to_string(),
+                r.nodes.to_string(),
+                hail_cell(&r.hail, cap),
+                stone_cell(&r.stone, cap),
+                ratio_cell(r, cap),
+                rss_cell(r.rss_kib),
+                same_cell(r.same).to_string(),
+            ]
+        })
+        .collect()
+}
+
+/// The table as aligned plain text.
+pub(super) fn plain_table(rows: &[Row], cap: Duration) -> String {
+    let body = cells(rows, cap);
+    let mut width: [usize; 7] = HEADERS.map(|h| h.chars().count());
+    for r in &body {
+        for (w, c) in width.iter_mut().zip(r.iter()) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cols: &[String]| -> String {
+        let mut s = String::new();
+        for (k, c) in cols.iter().enumerate() {
+            let pad = " ".repeat(width[k].saturating_sub(c.chars().count()));
+            if k > 0 {
+                s.push_str("  ");
+            }
+            if RIGHT[k] {
+                s.push_str(&pad);
+                s.push_str(c);
+            } else {
+                s.push_str(c);
+                if k + 1 < cols.len() {
+                    s.push_str(&pad);
+                }
+            }
+        }
+        s.push('\n');
+        s
+    };
+    let mut out = line(&HEADERS.map(str::to_string));
+    out.push_str(&line(&width.map(|w| "-".repeat(w))));
+    for r in &body {
+        out.push_str(&line(r));
+    }
+    out
+}
+
+/// The table as Markdown.
+pub(super) fn markdown_table(rows: &[Row], cap: Duration) -> String {
+    let mut out = format!("| {} |\n", HEADERS.join(" | "));
+    let seps: Vec<&str> = RIGHT
+        .iter()
+        .map(|&r| if r { "---:" } else { "---" })
+        .collect();
+    out.push_str(&format!("|{}|\n", seps.join("|")));
+    for r in cells(rows, cap) {
+        out.push_str(&format!("| {} |\n", r.join(" | ")));
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// The machine and the date.
+// ---------------------------------------------------------------------------
+
+/// "N CPUs, model, M GiB RAM" from std and /proc.
+pub(super) fn machine() -> String {
+    let cpus = std::thread::available_parallelism()
+        .map(|n| n.get().to_string())
+        .unwrap_or_else(|_| "?".to_string());
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.split_whitespace().collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "unknown CPU model".to_string());
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let mem = meminfo
+        .lines()
+        .find(|l| l.starts_with("MemTotal:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|k| k.parse::<u64>().ok())
+        .map(|k| format!(", {:.1} GiB RAM", k as f64 / 1024.0 / 1024.0))
+        .unwrap_or_default();
+    format!("{} CPUs (nproc), {}{}", cpus, model, mem)
+}
+
+/// The civil date (year, month, day) of a day count since 1970-01-01
+/// (Howard Hinnant's `civil_from_days`).
+pub(super) fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + if month <= 2 { 1 } else { 0 };
+    (year, month, day)
+}
+
+/// The current UTC date and time, `YYYY-MM-DD HH:MM UTC`.
+pub(super) fn now_utc() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0) as i64;
+    let (year, month, day) = civil_from_days(secs.div_euclid(86_400));
+    let rem = secs.rem_euclid(86_400);
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+        year,
+        month,
+        day,
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+/// The first line of `bin --version`, or a placeholder.
+pub(super) fn version(bin: &Path) -> String {
+    Command::new(bin)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .map(str::to_string)
+        })
+        .filter(|l| !l.trim().is_empty())
+        .unwrap_or_else(|| "version unknown".to_string())
+}

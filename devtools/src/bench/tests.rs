@@ -1,0 +1,94 @@
+//! The benchmark tool's own tests.
+
+use super::*;
+
+fn args(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_string).collect()
+}
+
+#[test]
+fn parses_options() {
+    let c = parse_args(&args(
+        "--sizes 100,20,20 --modes relocate,allocate-drbd --runs=5 --hail-cap 2.5 --seed 9",
+    ))
+    .unwrap()
+    .unwrap();
+    assert_eq!(c.sizes, vec![20, 100]);
+    assert_eq!(c.modes, vec![Mode::AllocateDrbd, Mode::Relocate]);
+    assert_eq!(c.runs, 5);
+    assert_eq!(c.hail_cap, Duration::from_millis(2500));
+    assert_eq!(c.seed, 9);
+    assert!(parse_args(&args("--help")).unwrap().is_none());
+    assert_eq!(c.mix, Mix::Drbd);
+    assert_eq!(
+        parse_args(&args("--mix=typical")).unwrap().unwrap().mix,
+        Mix::Typical
+    );
+    for bad in [
+        "--runs 0",
+        "--sizes 2",
+        "--modes bogus",
+        "--hail-cap -1",
+        "--frob",
+        "--runs",
+        "--markdown=1",
+        "--mix x",
+    ] {
+        assert!(parse_args(&args(bad)).is_err(), "{}", bad);
+    }
+}
+
+#[test]
+fn medians() {
+    let d = |ms: u64| Duration::from_millis(ms);
+    assert_eq!(median(&[d(3000), d(1000), d(2000)]), Some(2.0));
+    assert_eq!(median(&[d(1000), d(2000)]), Some(1.5));
+    assert_eq!(median(&[]), None);
+}
+
+#[test]
+fn dates() {
+    assert_eq!(civil_from_days(0), (1970, 1, 1));
+    assert_eq!(civil_from_days(19_723), (2024, 1, 1));
+    assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+    assert_eq!(now_utc().len(), "2024-01-01 00:00 UTC".len());
+}
+
+#[test]
+fn specs_and_shapes() {
+    for mix in [Mix::Drbd, Mix::DrbdHeavy, Mix::Typical] {
+        for m in Mode::ALL {
+            // Some seed among the first few gives the intended shape.
+            let found = (1..=SEED_TRIES)
+                .map(|seed| generate::generate(&spec_for(m, 20, seed, mix)))
+                .find(|c| has_wanted_shape(m, c));
+            let case = found.expect("a case of the wanted shape");
+            assert_eq!(case.kind, m.kind());
+            assert!(case.options.is_empty());
+            let v: serde_json::Value = serde_json::from_str(&case.request).unwrap();
+            assert_eq!(v["nodegroups"].as_object().unwrap().len(), GROUPS);
+            assert_eq!(v["nodes"].as_object().unwrap().len(), 20);
+            if m == Mode::ChangeGroup {
+                assert_eq!(request_instances(&v).len(), 1);
+            }
+            if m == Mode::NodeEvacuateAll {
+                assert!(request_instances(&v).len() >= 5);
+            }
+            if mix == Mix::Drbd {
+                for i in v["instances"].as_object().unwrap().values() {
+                    assert_eq!(i["disk_template"], "drbd");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn formatting() {
+    assert_eq!(secs(0.00123), "0.0012");
+    assert_eq!(secs(0.19), "0.190");
+    assert_eq!(secs(3.912), "3.91");
+    assert_eq!(secs(22.04), "22.0");
+    assert_eq!(cap_text(Duration::from_secs(60)), "> 60");
+    assert_eq!(cap_text(Duration::from_millis(2500)), "> 2.50");
+}

@@ -1,0 +1,184 @@
+//! The comparison's configuration: profiles, options, the generated specs.
+
+use super::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Profile {
+    Ci,
+    Full,
+    /// allocate and multi-allocate on clusters with exclusive-storage
+    /// groups (several policy specs, spindles), mixed with ordinary ones.
+    Exclusive,
+    None,
+}
+
+#[derive(Debug)]
+pub(super) struct Config {
+    pub(super) profile: Profile,
+    pub(super) kinds: Option<Vec<RequestKind>>,
+    pub(super) count: Option<usize>,
+    pub(super) nodes: Option<(usize, usize)>,
+    pub(super) seed: Option<u64>,
+    pub(super) samples: Option<PathBuf>,
+    pub(super) no_samples: bool,
+    pub(super) cases: Vec<PathBuf>,
+    pub(super) hail: PathBuf,
+    pub(super) hailstone: PathBuf,
+    pub(super) timeout: Duration,
+    pub(super) jobs: usize,
+    pub(super) readme: PathBuf,
+    pub(super) readme_given: bool,
+    pub(super) keep: Option<PathBuf>,
+    pub(super) install_hail: bool,
+    pub(super) dump: Option<PathBuf>,
+    pub(super) verbose: bool,
+}
+
+pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
+    let mut c = Config {
+        profile: Profile::Ci,
+        kinds: None,
+        count: None,
+        nodes: None,
+        seed: None,
+        samples: None,
+        no_samples: false,
+        cases: Vec::new(),
+        hail: PathBuf::from(DEFAULT_HAIL),
+        hailstone: PathBuf::from(DEFAULT_HAILSTONE),
+        timeout: Duration::from_secs(120),
+        jobs: 2,
+        readme: PathBuf::from("README.md"),
+        readme_given: false,
+        keep: None,
+        install_hail: false,
+        dump: None,
+        verbose: false,
+    };
+    let mut words = toolargs::Args::new(args);
+    let flag = |name: &str| matches!(name, "--no-samples" | "--install-hail" | "--verbose" | "-v");
+    while let Some(arg) = words.next(|name| !flag(name)) {
+        let toolargs::Arg { name, value, .. } = arg?;
+        let value = value.unwrap_or_default();
+        match name {
+            "--profile" => {
+                c.profile = match value.as_str() {
+                    "ci" => Profile::Ci,
+                    "full" => Profile::Full,
+                    "exclusive" => Profile::Exclusive,
+                    "none" => Profile::None,
+                    _ => {
+                        return Err(format!(
+                            "unknown profile '{}' (ci, full, exclusive, none)",
+                            value
+                        ))
+                    }
+                }
+            }
+            "--kinds" => c.kinds = Some(generate::parse_kinds(&value)?),
+            "--count" => {
+                c.count = Some(
+                    value
+                        .parse()
+                        .map_err(|_| format!("invalid count '{}'", value))?,
+                )
+            }
+            "--nodes" => c.nodes = Some(cases::parse_range(&value)?),
+            "--seed" => {
+                c.seed = Some(
+                    value
+                        .parse()
+                        .map_err(|_| format!("invalid seed '{}'", value))?,
+                )
+            }
+            "--samples" => c.samples = Some(PathBuf::from(value)),
+            "--no-samples" => c.no_samples = true,
+            "--case" => c.cases.push(PathBuf::from(value)),
+            "--hail" => c.hail = PathBuf::from(value),
+            "--hailstone" => c.hailstone = PathBuf::from(value),
+            "--timeout" => {
+                let t: f64 = value
+                    .parse()
+                    .map_err(|_| format!("invalid timeout '{}'", value))?;
+                if !(t > 0.0 && t < 1e7) {
+                    return Err(format!("invalid timeout '{}'", value));
+                }
+                c.timeout = Duration::from_secs_f64(t);
+            }
+            "--jobs" | "-j" => {
+                let j: usize = value
+                    .parse()
+                    .map_err(|_| format!("invalid job count '{}'", value))?;
+                if j == 0 {
+                    return Err("--jobs must be at least 1".into());
+                }
+                c.jobs = j;
+            }
+            "--readme" => {
+                c.readme = PathBuf::from(value);
+                c.readme_given = true;
+            }
+            "--keep" => c.keep = Some(PathBuf::from(value)),
+            "--install-hail" => c.install_hail = true,
+            "--dump" => c.dump = Some(PathBuf::from(value)),
+            "--verbose" | "-v" => c.verbose = true,
+            _ => return Err(format!("unknown argument '{}'", name)),
+        }
+    }
+    Ok(c)
+}
+
+impl Profile {
+    /// Generated cases per kind.
+    pub(super) fn count(self, kind: RequestKind) -> usize {
+        match self {
+            Profile::Ci => 60,
+            Profile::Full if kind == RequestKind::Allocate => 500,
+            Profile::Full | Profile::Exclusive => 300,
+            Profile::None => 0,
+        }
+    }
+
+    /// Node-count range.
+    pub(super) fn nodes(self) -> (usize, usize) {
+        match self {
+            Profile::Full => (2, 200),
+            Profile::Exclusive => (2, 60),
+            _ => (2, 30),
+        }
+    }
+
+    /// First seed.
+    pub(super) fn seed(self) -> u64 {
+        match self {
+            Profile::Full => 1000,
+            Profile::Exclusive => 5000,
+            _ => 1,
+        }
+    }
+}
+
+/// The generated-case specs of the configuration (profile plus overrides).
+pub(super) fn generated_specs(c: &Config) -> Vec<CaseSpec> {
+    if !c.cases.is_empty() {
+        return Vec::new();
+    }
+    let kinds = c.kinds.clone().unwrap_or_else(|| match c.profile {
+        Profile::Exclusive => vec![RequestKind::Allocate, RequestKind::MultiAllocate],
+        _ => generate::all_kinds(),
+    });
+    let (lo, hi) = c.nodes.unwrap_or(c.profile.nodes());
+    let seed = c.seed.unwrap_or(c.profile.seed());
+    let mut out = Vec::new();
+    for k in kinds {
+        let n = c.count.unwrap_or(c.profile.count(k));
+        out.extend(generate::corpus_specs(&[k], n, lo..=hi, seed));
+    }
+    if c.profile == Profile::Exclusive {
+        for spec in out.iter_mut() {
+            spec.features.exclusive_storage = true;
+            spec.features.multi_minmax = true;
+        }
+    }
+    out
+}

@@ -1,0 +1,340 @@
+//! `hailstone-compat`: runs hailstone and Ganeti's `hail` on the same
+//! iallocator requests and compares their answers.
+//!
+//! The compatibility driver used by `make compat` (the `ci` profile) and
+//! `make compat-full` (the `full` profile). Inputs are the files in
+//! `protocol-samples/` (each with an optional `<name>.args` sidecar, one
+//! hail option per line) plus generated cases from [`crate::generate`].
+//! Both binaries are run the way Ganeti's node daemon runs an iallocator
+//! (`BINARY INPUT OPTIONS...`, cwd `/`, stdin closed, `LC_ALL=C.UTF-8`), in
+//! parallel, and the results are printed in case order so that the output is
+//! deterministic. Accepted differences are read from the `## Compatibility`
+//! section of the README.
+
+mod accepted;
+mod case;
+mod classify;
+mod config;
+mod report;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use crate::cases::{self, file_stem};
+use crate::generate::{self, CaseSpec, RequestKind};
+use crate::oracle;
+use crate::process::{self, Run, Status};
+use crate::toolargs;
+use accepted::*;
+use case::*;
+use classify::*;
+use config::*;
+use report::*;
+
+const HELP: &str = "\
+hailstone-compat: compare hailstone's answers with Ganeti's hail
+
+USAGE:
+  hailstone-compat [--profile ci|full|exclusive|none] [--kinds LIST] [--count N]
+                   [--nodes MIN-MAX] [--seed BASE] [--samples DIR | --no-samples]
+                   [--case FILE]... [--hail PATH] [--hailstone PATH]
+                   [--timeout SECS] [--jobs N] [--readme PATH] [--keep DIR]
+                   [--install-hail] [--verbose]
+  hailstone-compat --profile ci --dump DIR
+  hailstone-compat --help
+
+INPUTS:
+  Every protocol-samples/*.json (id sample:<file name>; options from the
+  optional <name>.args sidecar, one per line) plus the generated cases of the
+  profile (id gen:<case id>, e.g. gen:allocate/drbd/n12/g2/s7):
+    ci    60 cases per request kind (8 kinds: the three node-evacuate modes
+          count separately), 2-30 nodes, seeds 1..60   (the default)
+    full  500 allocate and 300 of every other kind, 2-200 nodes, seeds from 1000
+    exclusive  300 allocate and 300 multi-allocate on clusters with
+          exclusive-storage groups (2-4 policy specs, spindles) mixed with
+          ordinary groups, 2-60 nodes, seeds from 5000
+    none  no generated cases
+  --kinds LIST       only these kinds (comma-separated; node-evacuate = all
+                     three modes; all = every kind)
+  --count N          generated cases per kind (overrides the profile)
+  --nodes MIN-MAX    node-count range (overrides the profile)
+  --seed BASE        first seed (overrides the profile)
+  --samples DIR      sample directory (default protocol-samples)
+  --no-samples       skip the samples
+  --case FILE        run only this file (repeatable; its .args sidecar is
+                     used if present); no samples, no generated cases
+
+RUNNING:
+  --hail PATH        hail binary (default /usr/lib/ganeti/iallocators/hail)
+  --hailstone PATH   hailstone binary (default target/release/hailstone)
+  --timeout SECS     time limit per run (default 120); a hail timeout is
+                     reported as 'hail timeout', not as a difference
+  --jobs N           parallel cases (default 2)
+  --install-hail     if hail is missing, run
+                     'apt-get update && apt-get install -y ganeti-htools'
+  --dump DIR         write the generated corpus (<name>.json + <name>.args,
+                     <name> = case id with '/' replaced by '_') and exit
+                     without running anything
+
+CLASSIFICATION (per case):
+  not implemented            hailstone exits 3 with 'is not implemented yet'
+                             on stderr (counted, not a failure)
+  identical                  both exit 0 with the same stdout bytes
+  same result, info differs  both exit 0, same 'success' and 'result'
+  different result           both exit 0, otherwise
+  both refused               both exit non-zero (agreement)
+  refusal differs            exactly one exits non-zero
+  hail timeout               hail exceeded the time limit (not a difference)
+  hailstone timeout          hailstone exceeded the time limit
+  Differences ('same result, info differs', 'different result', 'refusal
+  differs', 'hailstone timeout') fail the run unless the case id matches an
+  accepted difference: a table row in the README's '## Compatibility...'
+  section whose first cell is a backticked case id or glob ('*' matches any
+  text), e.g. | `gen:allocate/*/s1234` | reason |.
+
+OUTPUT:
+  A summary table per request kind, the agreement percentages, then every
+  unexplained difference with its id, both command lines and both answers
+  (or 300 characters around the first differing byte). Timings go to stderr.
+  --readme PATH      README with the accepted differences (default README.md)
+  --keep DIR         copy the inputs (and .args) of differing cases to DIR
+  --verbose          also print one line per case
+
+EXIT STATUS: 0 no unexplained difference, 1 unexplained differences,
+             2 usage or setup error (e.g. hail missing).
+";
+
+const DEFAULT_HAIL: &str = "/usr/lib/ganeti/iallocators/hail";
+const DEFAULT_HAILSTONE: &str = "target/release/hailstone";
+
+fn collect_inputs(c: &Config) -> Result<Vec<Input>, String> {
+    let mut inputs = Vec::new();
+    if !c.cases.is_empty() {
+        for p in &c.cases {
+            if !p.is_file() {
+                return Err(format!("case file {} not found", p.display()));
+            }
+            inputs.push(Input {
+                source: Source::File(oracle::absolute(p)),
+            });
+        }
+        return Ok(inputs);
+    }
+    if !c.no_samples {
+        let dir = c
+            .samples
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("protocol-samples"));
+        match std::fs::read_dir(&dir) {
+            Ok(rd) => {
+                let mut files: Vec<PathBuf> = rd
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().map(|x| x == "json").unwrap_or(false) && p.is_file())
+                    .collect();
+                files.sort();
+                for f in files {
+                    inputs.push(Input {
+                        source: Source::File(oracle::absolute(&f)),
+                    });
+                }
+            }
+            Err(e) => {
+                if c.samples.is_some() {
+                    return Err(format!(
+                        "cannot read sample directory {}: {}",
+                        dir.display(),
+                        e
+                    ));
+                }
+                eprintln!("hailstone-compat: note: no sample directory {} ({}); running generated cases only", dir.display(), e);
+            }
+        }
+    }
+    for spec in generated_specs(c) {
+        inputs.push(Input {
+            source: Source::Gen(spec),
+        });
+    }
+    Ok(inputs)
+}
+
+fn dump(c: &Config, dir: &Path) -> Result<usize, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {}", dir.display(), e))?;
+    let specs = generated_specs(c);
+    for spec in &specs {
+        cases::write_case(dir, &generate::generate(spec))?;
+    }
+    Ok(specs.len())
+}
+
+fn fail(msg: &str) -> ExitCode {
+    eprintln!("hailstone-compat: {}", msg);
+    ExitCode::from(2)
+}
+
+/// The tool: `args` are its options (without the program name).
+pub fn main(args: &[String]) -> ExitCode {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        print!("{}", HELP);
+        return ExitCode::SUCCESS;
+    }
+    let mut c = match parse_args(args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("hailstone-compat: {}", e);
+            eprintln!("Try 'hailstone-compat --help'.");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(dir) = c.dump.clone() {
+        return match dump(&c, &dir) {
+            Ok(n) => {
+                println!("wrote {} generated cases to {}", n, dir.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e),
+        };
+    }
+    c.hail = oracle::absolute(&c.hail);
+    c.hailstone = oracle::absolute(&c.hailstone);
+    if let Err(e) = oracle::ensure_hail(&c.hail, c.install_hail, "hailstone-compat") {
+        return fail(&e);
+    }
+    if !oracle::is_executable(&c.hailstone) {
+        return fail(&format!(
+            "hailstone binary {} not found or not executable (build it with 'cargo build --release' or pass --hailstone PATH)",
+            c.hailstone.display()
+        ));
+    }
+    let allow = match std::fs::read_to_string(&c.readme) {
+        Ok(s) => parse_allowlist(&s),
+        Err(e) => {
+            if c.readme_given {
+                return fail(&format!("cannot read {}: {}", c.readme.display(), e));
+            }
+            eprintln!(
+                "hailstone-compat: note: no {} ({}); no accepted differences",
+                c.readme.display(),
+                e
+            );
+            Vec::new()
+        }
+    };
+    let inputs = match collect_inputs(&c) {
+        Ok(i) => i,
+        Err(e) => return fail(&e),
+    };
+    if inputs.is_empty() {
+        return fail("no cases to run");
+    }
+    let tmp = match process::temp_dir("hailstone-compat") {
+        Ok(t) => t,
+        Err(e) => return fail(&e),
+    };
+    let keep = match &c.keep {
+        Some(k) => match std::fs::create_dir_all(k) {
+            Ok(()) => Some(oracle::absolute(k)),
+            Err(e) => return fail(&format!("cannot create {}: {}", k.display(), e)),
+        },
+        None => None,
+    };
+    let range = c.profile.nodes();
+    let shared = Shared {
+        hail: c.hail.clone(),
+        hailstone: c.hailstone.clone(),
+        timeout: c.timeout,
+        tmp: tmp.clone(),
+        keep,
+        allow,
+        nodes_arg: c.nodes.unwrap_or(range),
+    };
+
+    let total = inputs.len();
+    let started = Instant::now();
+    let mut done: Vec<Done> = Vec::with_capacity(total);
+    let mut hail_time = Duration::ZERO;
+    let mut hs_time = Duration::ZERO;
+    process::ordered_pool(
+        &inputs,
+        c.jobs,
+        |_, worker, input| process_case(input, worker, &shared),
+        |printed, d| {
+            hail_time += d.hail.as_ref().map(|h| h.wall).unwrap_or_default();
+            hs_time += d.hs.as_ref().map(|h| h.wall).unwrap_or_default();
+            if c.verbose {
+                let label = match &d.outcome {
+                    Ok(o) => o.label().to_string(),
+                    Err(e) => format!("error: {}", e),
+                };
+                let mark = match &d.outcome {
+                    Ok(o) if !o.is_difference() => "ok  ",
+                    _ if d.accepted => "acc ",
+                    _ => "DIFF",
+                };
+                println!("{} {} {}", mark, d.id, label);
+            }
+            done.push(d);
+            if (printed + 1).is_multiple_of(50) && printed + 1 < total {
+                eprintln!("hailstone-compat: {}/{} cases", printed + 1, total);
+            }
+        },
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+
+    // Tables per kind, in a fixed order.
+    let mut order: Vec<String> = generate::all_kinds()
+        .iter()
+        .map(|k| k.slug().to_string())
+        .collect();
+    order.push("other".to_string());
+    let mut tallies: BTreeMap<usize, (String, Tally)> = BTreeMap::new();
+    for d in &done {
+        let pos = order
+            .iter()
+            .position(|k| *k == d.kind)
+            .unwrap_or(order.len() - 1);
+        tallies
+            .entry(pos)
+            .or_insert_with(|| (order[pos].clone(), Tally::default()))
+            .1
+            .add(d);
+    }
+    if c.verbose {
+        println!();
+    }
+    print!("{}", table(&tallies));
+    let unexplained: Vec<&Done> = done
+        .iter()
+        .filter(|d| {
+            !d.accepted
+                && d.outcome
+                    .as_ref()
+                    .map(|o| o.is_difference())
+                    .unwrap_or(true)
+        })
+        .collect();
+    if !unexplained.is_empty() {
+        println!("\nUnexplained differences ({}):", unexplained.len());
+        for d in &unexplained {
+            print!("{}", report_difference(d, &shared));
+        }
+    }
+    eprintln!(
+        "hailstone-compat: {} cases in {:.1} s wall time; hail {:.1} s, hailstone {:.1} s (summed run times)",
+        total,
+        started.elapsed().as_secs_f64(),
+        hail_time.as_secs_f64(),
+        hs_time.as_secs_f64()
+    );
+    if unexplained.is_empty() {
+        println!("\nOK: no unexplained differences");
+        ExitCode::SUCCESS
+    } else {
+        println!("\nFAILED: {} unexplained difference(s)", unexplained.len());
+        ExitCode::from(1)
+    }
+}
