@@ -56,8 +56,11 @@ pub struct Instance {
     pub disks: Arc<[Disk]>,
     /// Virtual CPUs.
     pub vcpus: i64,
-    /// Run state derived from `admin_state`.
+    /// Run state (`runSt`).
     pub run_state: RunState,
+    /// Whether the instance is auto-balanced (`autoBalance`); always on
+    /// for instances of an iallocator request.
+    pub auto_balance: bool,
     /// Primary node index, or [`NO_NODE`].
     pub p_node: i32,
     /// Secondary node index, or [`NO_NODE`].
@@ -91,20 +94,20 @@ impl Instance {
     }
 
     /// Whether the instance's memory is in use on its primary
-    /// (`usesMemory`): running and not forthcoming.
+    /// (`usesMemory`): not forthcoming, and in a state that uses memory.
     pub fn uses_memory(&self) -> bool {
-        !self.forthcoming && self.run_state == RunState::Running
+        !self.forthcoming && self.run_state.uses_memory()
     }
 
     /// Whether the instance is not administratively offline.
     pub fn not_offline(&self) -> bool {
-        self.run_state != RunState::Offline
+        !self.run_state.is_offline()
     }
 
     /// Whether a secondary must reserve memory for a failover
-    /// (`usesSecMem`; auto-balance is always on in hail).
+    /// (`usesSecMem`): not offline and auto-balanced.
     pub fn uses_sec_mem(&self) -> bool {
-        self.not_offline()
+        self.not_offline() && self.auto_balance
     }
 
     /// Whether the disks consume node disk (plain and drbd).

@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use group::Group;
 use instance::Instance;
 use node::Node;
+use policy::IPolicy;
 use types::EvacMode;
 
 /// An interned tag string. Tag sets are sorted vectors of ids.
@@ -71,6 +72,9 @@ pub struct Cluster {
     pub excl_prefixes: Vec<String>,
     /// Desired-location prefixes from `htools:desiredlocation:` cluster tags.
     pub dsrd_loc_prefixes: Vec<String>,
+    /// The cluster's instance policy. An iallocator request does not carry
+    /// it (hail keeps Ganeti's default); a cluster data file does.
+    pub ipolicy: IPolicy,
 }
 
 /// Result of a name lookup that must match exactly one element

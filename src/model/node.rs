@@ -35,6 +35,14 @@ pub struct NodeInfo {
     pub mig_tags: Vec<TagId>,
     /// Migration tags the node can receive, a sorted set (`rmigTags`).
     pub rmig_tags: Vec<TagId>,
+    /// Whether it is the master node (`isMaster`); only cluster data files
+    /// say so.
+    pub master: bool,
+    /// CPUs reserved for the node itself (`nCpu`).
+    pub n_cpu: i64,
+    /// Relative CPU speed (`tCpuSpeed`); 1 unless a cluster data file
+    /// gives it.
+    pub cpu_speed: f64,
 }
 
 impl NodeInfo {

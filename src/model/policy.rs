@@ -40,6 +40,39 @@ pub struct IPolicy {
     pub spindle_ratio: f64,
 }
 
+impl IPolicy {
+    /// Ganeti's default instance policy (`defIPolicy`): one min/max pair
+    /// (128 MiB, 1 CPU, 1 GiB, 1 disk, 1 NIC, 1 spindle up to 32 GiB,
+    /// 8 CPUs, 1 TiB, 16 disks, 8 NICs, 12 spindles), the minimum as the
+    /// standard spec, every disk template, vCPU ratio 4 and spindle ratio
+    /// 32. Cluster data files fill in what they do not give with it.
+    pub fn ganeti_default() -> IPolicy {
+        let min = ISpec {
+            memory_size: 128,
+            cpu_count: 1,
+            disk_size: 1024,
+            disk_count: 1,
+            nic_count: 1,
+            spindle_use: 1,
+        };
+        let max = ISpec {
+            memory_size: 32768,
+            cpu_count: 8,
+            disk_size: 1024 * 1024,
+            disk_count: 16,
+            nic_count: 8,
+            spindle_use: 12,
+        };
+        IPolicy {
+            minmax: vec![MinMaxISpecs { min, max }],
+            std: min,
+            disk_templates: DiskTemplate::ALL.to_vec(),
+            vcpu_ratio: 4.0,
+            spindle_ratio: 32.0,
+        }
+    }
+}
+
 /// Which bound of a min/max pair is being checked.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Bound {

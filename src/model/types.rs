@@ -183,15 +183,84 @@ impl EvacMode {
     }
 }
 
-/// An instance's run state as hail derives it from `admin_state`.
+/// An instance's run state (`InstanceStatus`). The iallocator request
+/// gives only `admin_state` (`up` is [`RunState::Running`], `down`
+/// [`RunState::AdminDown`], `offline` [`RunState::AdminOffline`]); the
+/// cluster data files carry all of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunState {
-    /// `admin_state: up`, and the default for anything else.
+    /// `running`; also any `admin_state` other than `down` and `offline`.
     Running,
-    /// `admin_state: down`.
-    Down,
-    /// `admin_state: offline`.
-    Offline,
+    /// `ADMIN_down`.
+    AdminDown,
+    /// `ADMIN_offline`.
+    AdminOffline,
+    /// `ERROR_down`.
+    ErrorDown,
+    /// `ERROR_up`.
+    ErrorUp,
+    /// `ERROR_nodedown`.
+    NodeDown,
+    /// `ERROR_nodeoffline`.
+    NodeOffline,
+    /// `USER_down`.
+    UserDown,
+    /// `ERROR_wrongnode`.
+    WrongNode,
+}
+
+impl RunState {
+    /// Every status, in Ganeti's order.
+    pub const ALL: [RunState; 9] = [
+        RunState::Running,
+        RunState::AdminDown,
+        RunState::AdminOffline,
+        RunState::ErrorDown,
+        RunState::ErrorUp,
+        RunState::NodeDown,
+        RunState::NodeOffline,
+        RunState::UserDown,
+        RunState::WrongNode,
+    ];
+
+    /// The name in cluster data files (`instanceStatusToRaw`).
+    pub fn raw(self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::AdminDown => "ADMIN_down",
+            RunState::AdminOffline => "ADMIN_offline",
+            RunState::ErrorDown => "ERROR_down",
+            RunState::ErrorUp => "ERROR_up",
+            RunState::NodeDown => "ERROR_nodedown",
+            RunState::NodeOffline => "ERROR_nodeoffline",
+            RunState::UserDown => "USER_down",
+            RunState::WrongNode => "ERROR_wrongnode",
+        }
+    }
+
+    /// Parses the name in cluster data files.
+    pub fn from_raw(s: &str) -> Option<RunState> {
+        RunState::ALL.into_iter().find(|r| r.raw() == s)
+    }
+
+    /// Whether the instance runs (`isRunning`: `running` or `ERROR_up`).
+    pub fn is_running(self) -> bool {
+        matches!(self, RunState::Running | RunState::ErrorUp)
+    }
+
+    /// Whether the instance is administratively offline (`isOffline`).
+    pub fn is_offline(self) -> bool {
+        self == RunState::AdminOffline
+    }
+
+    /// Whether a placed instance of this state uses memory on its node
+    /// (`usesMemory`, before the forthcoming check).
+    pub fn uses_memory(self) -> bool {
+        !matches!(
+            self,
+            RunState::AdminDown | RunState::AdminOffline | RunState::ErrorDown | RunState::UserDown
+        )
+    }
 }
 
 /// Whether a placement keeps the soft limits (Ganeti's `force` flag of

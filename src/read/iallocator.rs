@@ -1034,8 +1034,8 @@ fn read_instance_body<'d>(
     // hail falls back to "up" on a missing or bad admin_state, and to not
     // forthcoming on a missing or bad forthcoming flag.
     let run_state = match m.field("admin_state").and_then(|v| v.as_str()) {
-        Some("down") => RunState::Down,
-        Some("offline") => RunState::Offline,
+        Some("down") => RunState::AdminDown,
+        Some("offline") => RunState::AdminOffline,
         _ => RunState::Running,
     };
     let forthcoming = m.field("forthcoming").and_then(|v| v.as_bool()) == Some(true);

@@ -10,3 +10,4 @@
 pub mod iallocator;
 pub mod json;
 pub(crate) mod loader;
+pub(crate) mod merge;
