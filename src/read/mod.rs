@@ -7,6 +7,7 @@
 //! * Must never: score, search or print; let a wire type out of this folder
 //!   (the rest of the crate sees only the model).
 
+pub(crate) mod haskell;
 pub mod iallocator;
 pub mod json;
 pub(crate) mod loader;

@@ -26,7 +26,7 @@ pub use crate::read::loader::{LoadOptions, N1Rule};
 pub use crate::search::AlgorithmOptions;
 
 use crate::program::getopt::{self, ArgKind, Given, OptDescr};
-use crate::program::values::{read_int, sep_split, ReadError};
+use crate::read::haskell::{read_int, sep_split};
 
 /// The program name printed wherever hail prints `hail`.
 const PROGRAM: &str = "hailstone";
@@ -434,15 +434,8 @@ impl Fold {
             }
             OptId::MondXen => options.mond_xen = true,
             OptId::StaticKvmNodeMemory => {
-                options.load.static_kvm_node_memory = read_int(text).map_err(|e| match e {
-                    ReadError::NoParse => {
-                        format!("static node memory: cannot parse string '{text}'")
-                    }
-                    ReadError::Leftover(rest) => format!(
-                        "static node memory: leftover characters when parsing '{text}': \
-                         '{rest}'"
-                    ),
-                })?;
+                options.load.static_kvm_node_memory =
+                    read_int(text).map_err(|e| e.message("static node memory", text))?;
             }
             OptId::N1Rule => {
                 options.load.n1_rule = match text {
