@@ -4,8 +4,8 @@
 //!
 //! Exit status is decided in one place ([`exit_code`]): 0 when an answer
 //! was printed (also `"success": false`), 1 for bad input or data hail
-//! would fail on, 2 for command-line errors and options whose behaviour is
-//! not built yet.
+//! would fail on (and a `-S` file that cannot be written), 2 for
+//! command-line errors and options whose behaviour is not built yet.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use hailstone::program::hail::dispatch::RunError;
 use hailstone::program::hail::options::{self as cli, Exit, Invocation};
-use hailstone::program::hail::{self as pipeline, Failure};
+use hailstone::program::hail::{self as pipeline, DataFile, Failure};
 
 fn exit_code(failure: &Failure) -> u8 {
     match failure {
@@ -42,8 +42,25 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let outcome = pipeline::run_and_leak(&bytes, &options);
+    // hail reads a data file only when no simulation is asked for.
+    let data_file = match (&options.text_data, options.simulate.is_empty()) {
+        (Some(name), true) => Some(DataFile {
+            name: name.clone(),
+            contents: std::fs::read(name).map_err(|e| e.to_string()),
+        }),
+        _ => None,
+    };
+    let outcome = pipeline::run_and_leak(&bytes, data_file.as_ref(), &options);
     std::mem::forget(bytes);
+    // Every file is written before anything is printed, so that a file
+    // that cannot be written stops the run with no answer on stdout.
+    for save in &outcome.saves {
+        if let Err(e) = std::fs::write(&save.path, &save.contents) {
+            eprint!("{}", &outcome.stderr[..save.stderr_at]);
+            eprintln!("hailstone: error: cannot write {:?}: {e}", save.path);
+            return ExitCode::from(1);
+        }
+    }
     eprint!("{}", outcome.stderr);
     match outcome.answer {
         Ok(answer) => {

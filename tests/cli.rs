@@ -57,19 +57,13 @@ fn ambiguous_and_unknown_options_exit_2() {
 }
 
 #[test]
-fn options_not_built_yet_are_refused_not_ignored() {
-    for opt in [
-        "--save=/tmp/x",
-        "-t/tmp/x",
-        "--simu=p,2,1T,1g,2",
-        "--mond",
-        "-p",
-    ] {
+fn querying_the_monitoring_daemons_is_refused_not_ignored() {
+    for opt in ["--mond", "--mond=yes"] {
         let out = on_stdin(VALID.as_bytes(), &[opt]);
         assert_eq!(out.code, 2, "{opt}: {}", out.stderr);
         assert!(out.stdout.is_empty());
         assert!(
-            out.stderr.contains("not implemented in hailstone yet"),
+            out.stderr.contains("does not query the monitoring daemons"),
             "{opt}: {}",
             out.stderr
         );

@@ -13,7 +13,7 @@
 //! Checks: the contract and determinism of `run_checked`, with the case's
 //! hail options; for an unmutated case also that hailstone answers (the
 //! generator's requests are valid) and that the answer passes the project's
-//! independent safety checker (`tests/support/safety.rs`), apart from the
+//! independent safety checker (`tests/support/safety/`), apart from the
 //! rules hail does not enforce either: the listed ones, and any violation
 //! that the real hail's answer has too (hail is run, only then, when it is
 //! installed: `HAIL=path`, default `/usr/lib/ganeti/iallocators/hail`).

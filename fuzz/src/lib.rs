@@ -9,13 +9,13 @@
 //! * [`serde_tree`]: an independent reading of the same text by serde_json,
 //!   for differential checks of the parser;
 //! * [`safety`]: the project's independent answer checker
-//!   (`tests/support/safety.rs`, included as it is).
+//!   (`tests/support/safety/`, included as it is).
 
 use hailstone::program::hail::options::Options;
 use hailstone::program::hail::{self as pipeline, Failure, Outcome};
 use hailstone::read::json::{self, Json};
 
-#[path = "../../tests/support/safety.rs"]
+#[path = "../../tests/support/safety/mod.rs"]
 pub mod safety;
 
 /// Checker rules that hailstone, like hail, does not enforce (the same list

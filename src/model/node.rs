@@ -135,6 +135,77 @@ pub struct Node {
     pub inst_spindles_forth: f64,
 }
 
+/// A node's resources as read (the arguments of `Node.create`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resources {
+    /// Total memory, MiB.
+    pub t_mem: f64,
+    /// Memory reserved for the node itself, MiB.
+    pub n_mem: i64,
+    /// Free memory as reported, MiB.
+    pub f_mem: i64,
+    /// Total disk, MiB.
+    pub t_dsk: f64,
+    /// Free disk, MiB.
+    pub f_dsk: i64,
+    /// Physical CPUs.
+    pub t_cpu: f64,
+    /// Total spindles.
+    pub t_spindles: i64,
+    /// Free spindles.
+    pub f_spindles: i64,
+    /// Exclusive storage.
+    pub excl_storage: bool,
+    /// htools' offline flag.
+    pub offline: bool,
+}
+
+impl Node {
+    /// A node without instances (`Node.create`): every instance-derived
+    /// value empty, the CPUs in use starting at the reserved ones
+    /// (`info.n_cpu`), failing N+1 until the peers are known. The group
+    /// policy's values (vCPU ratio, spindle limit) are set when the
+    /// cluster is merged.
+    pub fn create(info: NodeInfo, idx: usize, group: usize, r: Resources) -> Node {
+        let n_cpu = info.n_cpu;
+        Node {
+            info: Arc::new(info),
+            idx,
+            group,
+            t_mem: r.t_mem,
+            n_mem: r.n_mem,
+            f_mem: r.f_mem,
+            i_mem: 0,
+            x_mem: 0,
+            t_dsk: r.t_dsk,
+            f_dsk: r.f_dsk,
+            t_cpu: r.t_cpu,
+            u_cpu: n_cpu,
+            t_spindles: r.t_spindles,
+            f_spindles: r.f_spindles,
+            excl_storage: r.excl_storage,
+            offline: r.offline,
+            vcpu_ratio: 0.0,
+            hi_spindles: 0.0,
+            p_list: SmallVec::new(),
+            s_list: SmallVec::new(),
+            peers: SmallVec::new(),
+            r_mem: 0,
+            fail_n1: true,
+            util_load: [0.0; 4],
+            inst_spindles: 0.0,
+            location_score: 0,
+            instance_map: SmallVec::new(),
+            p_tags: SmallVec::new(),
+            f_mem_forth: r.f_mem,
+            f_dsk_forth: r.f_dsk,
+            u_cpu_forth: n_cpu,
+            f_spindles_forth: r.f_spindles,
+            inst_spindles_forth: 0.0,
+        }
+    }
+}
+
 /// The per-node quantities the cluster metric reads. A node yields them
 /// with [`Node::scalars`]; a placement probe yields the would-be values.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -165,6 +236,18 @@ pub struct Scalars {
     pub u_cpu_forth: i64,
     pub inst_spindles_forth: f64,
     pub location_score: i64,
+}
+
+/// Sets primary node `k`'s reservation to `v` (`PeerMap.add`), keeping
+/// hail's order: largest reservation first, an entry set now before the
+/// equal ones already there.
+pub fn set_peer(peers: &mut SmallVec<[(i32, i64); 4]>, k: i32, v: i64) {
+    peers.retain(|(key, _)| *key != k);
+    let at = peers
+        .iter()
+        .position(|(_, e)| *e <= v)
+        .unwrap_or(peers.len());
+    peers.insert(at, (k, v));
 }
 
 /// `computePDsk`: the free fraction, or 1 when the total is zero.
@@ -857,10 +940,7 @@ impl Node {
         }
         self.s_list.push(inst.idx);
         self.f_dsk = p.f_dsk;
-        match self.peers.iter_mut().find(|(k, _)| *k == p.peer) {
-            Some((_, v)) => *v = p.peer_mem,
-            None => self.peers.push((p.peer, p.peer_mem)),
-        }
+        set_peer(&mut self.peers, p.peer, p.peer_mem);
         self.fail_n1 = p.fail_n1;
         self.r_mem = p.r_mem;
         self.util_load[2] += 1.0;
@@ -900,10 +980,7 @@ impl Node {
                 old_peem
             };
             if new_peem > 0 {
-                match self.peers.iter_mut().find(|(k, _)| *k == pnode) {
-                    Some((_, v)) => *v = new_peem,
-                    None => self.peers.push((pnode, new_peem)),
-                }
+                set_peer(&mut self.peers, pnode, new_peem);
             } else {
                 self.peers.retain(|(k, _)| *k != pnode);
             }

@@ -45,6 +45,19 @@ impl ReadError {
     }
 }
 
+/// GHC's `reads :: ReadS Int` itself: the value and what follows it, or
+/// nothing when no integer starts the text.
+pub fn reads_int(text: &str) -> Option<(i64, String)> {
+    match read_int(text) {
+        Ok(v) => Some((v, String::new())),
+        Err(ReadError::Leftover(rest)) => {
+            let head = &text[..text.len() - rest.len()];
+            read_int(head).ok().map(|v| (v, rest))
+        }
+        Err(ReadError::NoParse) => None,
+    }
+}
+
 /// `reads` for a type whose values are one lexeme: white space and
 /// balanced parentheses around it, and with `signed` an optional `-` just
 /// inside the innermost parenthesis.

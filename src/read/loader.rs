@@ -14,11 +14,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use smallvec::SmallVec;
-
 use crate::model::group::Group;
 use crate::model::instance::{Disk, Instance, Nic, NO_NODE};
-use crate::model::node::{Node, NodeInfo};
+use crate::model::node::{Node, NodeInfo, Resources};
 use crate::model::policy::IPolicy;
 use crate::model::types::DiskTemplate;
 use crate::model::{Cluster, NameMatch, Request};
@@ -204,52 +202,30 @@ impl ClusterSink for Builder {
         let f_mem = live.map_or(0, |l| l.free_memory);
         let f_dsk = live.map_or(0, |l| l.free_disk);
         let n_cpu = live.map_or(0, |l| l.reserved_cpus);
-        let policy = &self.groups[gidx].ipolicy;
-        self.nodes.push(Node {
-            info: Arc::new(NodeInfo {
-                name: name.to_owned(),
-                alias_len: name.len(),
-                tags: owned(&wn.tags),
-                location_tags: Vec::new(),
-                mig_tags: Vec::new(),
-                rmig_tags: Vec::new(),
-                master: false,
-                n_cpu,
-                cpu_speed: 1.0,
-            }),
-            idx: i,
-            group: gidx,
+        let info = NodeInfo {
+            name: name.to_owned(),
+            alias_len: name.len(),
+            tags: owned(&wn.tags),
+            location_tags: Vec::new(),
+            mig_tags: Vec::new(),
+            rmig_tags: Vec::new(),
+            master: false,
+            n_cpu,
+            cpu_speed: 1.0,
+        };
+        let resources = Resources {
             t_mem: live.map_or(0.0, |l| l.total_memory),
             n_mem: live.map_or(0, |l| l.reserved_memory),
             f_mem,
-            i_mem: 0,
-            x_mem: 0,
             t_dsk: live.map_or(0.0, |l| l.total_disk),
             f_dsk,
             t_cpu: live.map_or(0.0, |l| l.total_cpus),
-            u_cpu: n_cpu,
             t_spindles,
             f_spindles,
             excl_storage: wn.exclusive_storage,
             offline: live.is_none() || wn.drained,
-            vcpu_ratio: policy.vcpu_ratio,
-            hi_spindles: policy.spindle_ratio * t_spindles as f64,
-            p_list: SmallVec::new(),
-            s_list: SmallVec::new(),
-            peers: SmallVec::new(),
-            r_mem: 0,
-            fail_n1: true,
-            util_load: [0.0; 4],
-            inst_spindles: 0.0,
-            location_score: 0,
-            instance_map: SmallVec::new(),
-            p_tags: SmallVec::new(),
-            f_mem_forth: f_mem,
-            f_dsk_forth: f_dsk,
-            u_cpu_forth: n_cpu,
-            f_spindles_forth: f_spindles,
-            inst_spindles_forth: 0.0,
-        });
+        };
+        self.nodes.push(Node::create(info, i, gidx, resources));
         Ok(())
     }
 

@@ -13,7 +13,7 @@ use smallvec::SmallVec;
 
 use crate::model::group::Group;
 use crate::model::instance::{Instance, Nic, NO_NODE};
-use crate::model::node::{intersection_len, Node};
+use crate::model::node::{intersection_len, set_peer, Node};
 use crate::model::policy::IPolicy;
 use crate::model::{Cluster, TagId, TagTable};
 use crate::read::loader::N1Rule;
@@ -347,10 +347,13 @@ pub(crate) fn merge(
             } else {
                 0
             };
-            match peers.iter_mut().find(|(k, _)| *k == inst.p_node) {
-                Some((_, v)) => *v = v.wrapping_add(mem),
-                None => peers.push((inst.p_node, mem)),
-            }
+            // `PeerMap.accumArray (+)`: summed per primary, kept in hail's
+            // order (hail's list is newest first and folded from its end).
+            let sum = peers
+                .iter()
+                .find(|(k, _)| *k == inst.p_node)
+                .map_or(mem, |(_, v)| v.wrapping_add(mem));
+            set_peer(&mut peers, inst.p_node, sum);
         }
         node.r_mem = peers.iter().map(|(_, v)| *v).max().unwrap_or(0);
         node.peers = peers;

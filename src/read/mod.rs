@@ -12,3 +12,5 @@ pub mod iallocator;
 pub mod json;
 pub(crate) mod loader;
 pub(crate) mod merge;
+pub(crate) mod simulate;
+pub(crate) mod text;

@@ -225,6 +225,11 @@ impl State {
             .map(|(k, _)| k)
     }
 
+    /// The present instances, in key order.
+    pub fn instances(&self) -> impl Iterator<Item = &Instance> + '_ {
+        self.insts.iter().flatten()
+    }
+
     /// Number of node slots (present or not).
     pub fn node_slots(&self) -> usize {
         self.nodes.len()

@@ -42,6 +42,36 @@ pub fn printf_fixed(x: f64, decimals: usize) -> String {
     format!("{sign}{}", fixed_with_decimals(&digits, exponent, decimals))
 }
 
+/// Formats `x` as Haskell's `printf "%f"` (no precision) does for a
+/// `Double`, which is `showFFloat Nothing`: the shortest round-trip digits
+/// in fixed notation, never an exponent, with at least one digit on each
+/// side of the point (`1.0`, `0.0001`, `10000000.0`). Negative values,
+/// including `-0.0`, get a `-`; the special values are `NaN`, `Infinity`
+/// and `-Infinity`.
+pub fn show_ffloat(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".to_string();
+    }
+    if x.is_infinite() {
+        return if x < 0.0 { "-Infinity" } else { "Infinity" }.to_string();
+    }
+    let sign = if x.is_sign_negative() { "-" } else { "" };
+    let (digits, exponent) = float_to_digits(x.abs());
+    let text: String = digits.iter().map(|d| digit_char(*d)).collect();
+    let body = if exponent <= 0 {
+        let zeros = usize::try_from(exponent.unsigned_abs()).unwrap_or(0);
+        format!("0.{}{text}", "0".repeat(zeros))
+    } else {
+        let split = usize::try_from(exponent).unwrap_or(0);
+        if split <= text.len() {
+            format!("{}.{}", or_zero(&text[..split]), or_zero(&text[split..]))
+        } else {
+            format!("{text}{}.0", "0".repeat(split - text.len()))
+        }
+    };
+    format!("{sign}{body}")
+}
+
 /// Formats `x` as Haskell's `show :: Double -> String` does at precedence 0
 /// (as in a record field): the shortest round-trip digits, in fixed notation
 /// when `0.1 <= |x| < 10^7` (`4.0`, `0.5`, `1234567.0`) and in scientific
@@ -550,6 +580,28 @@ pub fn show_group(group: &Group) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn show_ffloat_matches_printf_f() {
+        let cases: &[(f64, &str)] = &[
+            (1.0, "1.0"),
+            (1.5, "1.5"),
+            (0.1, "0.1"),
+            (1e-4, "0.0001"),
+            (1e-10, "0.0000000001"),
+            (1e7, "10000000.0"),
+            (1e22, "10000000000000000000000.0"),
+            (100.0, "100.0"),
+            (123456.789, "123456.789"),
+            (-2.5, "-2.5"),
+            (-0.0, "-0.0"),
+            (0.0, "0.0"),
+            (f64::INFINITY, "Infinity"),
+        ];
+        for (x, text) in cases {
+            assert_eq!(show_ffloat(*x), *text, "{x}");
+        }
+    }
     use super::*;
 
     /// The digits and exponent of GHC's `floatToDigits`, as a string.

@@ -12,3 +12,6 @@
 pub mod answer;
 pub mod haskell;
 pub mod json;
+pub(crate) mod nodes;
+pub(crate) mod table;
+pub(crate) mod text;

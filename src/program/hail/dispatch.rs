@@ -3,8 +3,9 @@
 //! and turns the algorithm's outcome into an [`Answer`].
 
 use crate::model::group::Group;
+use crate::model::instance::Instance;
+use crate::model::node::Node;
 use crate::model::{Cluster, Request};
-use crate::read::loader::Loaded;
 use crate::search::allocate::{self, AllocOptions, SearchError};
 use crate::search::dedicated;
 use crate::search::evacuate;
@@ -88,15 +89,16 @@ fn format_allocate<M: Metric>(sol: &AllocSolution<M>) -> Answer {
 }
 
 /// Processes the request. The search takes over the loaded node and
-/// instance lists as its state (they are not copied).
+/// instance lists as its state (they are not copied). With `want_final`,
+/// also hail's final node and instance lists (`None` when they are the
+/// initial ones).
 pub fn run(
-    loaded: Loaded,
+    cluster: Cluster,
+    request: Request,
     algorithm: &AlgorithmOptions,
     teardown: Teardown,
-) -> Result<Answer, RunError> {
-    let Loaded {
-        cluster, request, ..
-    } = loaded;
+    want_final: bool,
+) -> Result<(Answer, Option<Final>), RunError> {
     let dedicated = allocation_group(&request).is_some_and(|g| is_dedicated(&cluster, g));
     let Cluster {
         groups,
@@ -105,7 +107,8 @@ pub fn run(
         ..
     } = cluster;
     let mut state = State::from_lists(nodes, instances, &groups);
-    let answer = answer_request(&groups, &mut state, &request, dedicated, algorithm);
+    let want = Want(want_final);
+    let answer = answer_request(&groups, &mut state, &request, dedicated, algorithm, want);
     if teardown == Teardown::Leak {
         std::mem::forget(state);
         std::mem::forget(request);
@@ -120,7 +123,8 @@ fn answer_request(
     request: &Request,
     dedicated: bool,
     algorithm: &AlgorithmOptions,
-) -> Result<Answer, RunError> {
+    want: Want,
+) -> Result<(Answer, Option<Final>), RunError> {
     match request {
         Request::Allocate {
             instance,
@@ -148,8 +152,9 @@ fn answer_request(
                     ),
                 };
                 return Ok(match search_failure(result)? {
-                    Ok(sol) => format_allocate(&sol),
-                    Err(message) => Answer::failure(&message),
+                    // hail's dedicated search works on the group's nodes.
+                    Ok(sol) => (format_allocate(&sol), want.placed(state, &sol, true)),
+                    Err(message) => (Answer::failure(&message), None),
                 });
             }
             let result = match group_name {
@@ -167,8 +172,13 @@ fn answer_request(
                 .map(|(sol, _)| sol),
             };
             Ok(match search_failure(result)? {
-                Ok(sol) => format_allocate(&sol),
-                Err(message) => Answer::failure(&message),
+                // With a group name, hail's search works on the group's
+                // nodes only.
+                Ok(sol) => (
+                    format_allocate(&sol),
+                    want.placed(state, &sol, group_name.is_some()),
+                ),
+                Err(message) => (Answer::failure(&message), None),
             })
         }
         Request::MultiAllocate {
@@ -183,13 +193,21 @@ fn answer_request(
                     instances,
                     group_name.as_deref(),
                     &alloc_opts,
+                    want,
                 )?
             } else {
-                multi_allocate(groups, state, instances, group_name.as_deref(), &alloc_opts)?
+                multi_allocate(
+                    groups,
+                    state,
+                    instances,
+                    group_name.as_deref(),
+                    &alloc_opts,
+                    want,
+                )?
             };
             Ok(match outcome {
-                Ok(rows) => format_multi_allocate(&rows),
-                Err(message) => Answer::failure(&message),
+                Ok((rows, fin)) => (format_multi_allocate(&rows), fin),
+                Err(message) => (Answer::failure(&message), None),
             })
         }
         Request::Relocate {
@@ -207,18 +225,21 @@ fn answer_request(
             )
             .map_err(|c| RunError::Inconsistent(c.0))?;
             Ok(match r {
-                Ok(node) => Answer::success(
-                    "success",
-                    answer::string_list(&[&state.node_at(node).info.name]),
+                Ok(node) => (
+                    Answer::success(
+                        "success",
+                        answer::string_list(&[&state.node_at(node).info.name]),
+                    ),
+                    want.state(state),
                 ),
-                Err(message) => Answer::failure(&message),
+                Err(message) => (Answer::failure(&message), None),
             })
         }
         Request::NodeEvacuate { instances, mode } => {
             let sol = evacuate::try_node_evac(groups, state, *mode, instances, algorithm.soft)
                 .map_err(|c| RunError::Inconsistent(c.0))?;
             let (info, result) = evacuate::format_evac(groups, state, &sol);
-            Ok(Answer::success(&info, result))
+            Ok((Answer::success(&info, result), want.state(state)))
         }
         Request::ChangeGroup {
             instances,
@@ -233,7 +254,7 @@ fn answer_request(
             )
             .map_err(|c| RunError::Inconsistent(c.0))?;
             let (info, result) = evacuate::format_evac(groups, state, &sol);
-            Ok(Answer::success(&info, result))
+            Ok((Answer::success(&info, result), want.state(state)))
         }
         Request::AllocateSecondary { instance } => {
             let r = allocate::try_allocate_secondary(
@@ -243,20 +264,25 @@ fn answer_request(
             )
             .map_err(|c| RunError::Inconsistent(c.0))?;
             Ok(match r {
-                Err(message) => Answer::failure(&message),
+                Err(message) => (Answer::failure(&message), None),
                 Ok(sol) => {
                     let info = sol.log.join(", ");
                     match sol.best.as_ref().and_then(|b| b.secondary) {
-                        Some(s) => {
-                            Answer::success(&info, answer::string(&state.node_at(s).info.name))
-                        }
-                        None => Answer::failure(&info),
+                        Some(s) => (
+                            Answer::success(&info, answer::string(&state.node_at(s).info.name)),
+                            want.placed_in_place(state, &sol),
+                        ),
+                        None => (Answer::failure(&info), None),
                     }
                 }
             })
         }
     }
 }
+
+/// A multi-allocation's rows and hail's final lists, or why the whole
+/// request failed.
+type MultiOutcome = Result<(Vec<MultiRow>, Option<Final>), String>;
 
 /// One multi-allocate row: the instance name and its search outcome.
 struct MultiRow {
@@ -283,8 +309,12 @@ fn multi_allocate(
     instances: &[(crate::model::instance::Instance, i64)],
     group_name: Option<&str>,
     opts: &AllocOptions,
-) -> Result<Result<Vec<MultiRow>, String>, RunError> {
+    want: Want,
+) -> Result<MultiOutcome, RunError> {
     let mut rows = Vec::with_capacity(instances.len());
+    // With a group name, hail's node list is the group's once a placement
+    // was made there.
+    let mut placed_group = None;
     for (inst, count) in instances {
         let result = match group_name {
             None => allocate::try_mg_alloc(groups, state, inst, *count, opts),
@@ -302,10 +332,14 @@ fn multi_allocate(
                 best.nodes.iter().map(|(k, n)| (*k, n)).collect();
             globaln1::apply_placement(state, &changed, &best.inst, new_key);
             state.commit();
+            if group_name.is_some() {
+                placed_group = Some(state.node_at(best.primary).group);
+            }
         }
         rows.push(row(&inst.name, &sol));
     }
-    Ok(Ok(rows))
+    let fin = want.then(|| Final::of_state(state, placed_group, &[]));
+    Ok(Ok((rows, fin)))
 }
 
 /// Dedicated multi-allocation (`runDedicatedAllocation`). Without a group,
@@ -318,9 +352,13 @@ fn multi_allocate_dedicated(
     instances: &[(crate::model::instance::Instance, i64)],
     group_name: Option<&str>,
     opts: &AllocOptions,
-) -> Result<Result<Vec<MultiRow>, String>, RunError> {
+    want: Want,
+) -> Result<MultiOutcome, RunError> {
     let mut state = original.restricted(|_| true, |_| true);
     let mut rows = Vec::with_capacity(instances.len());
+    // With a group, hail's final node list is the last solution's: the
+    // original group's nodes with that one placement.
+    let mut last_placement: Option<(usize, Vec<(usize, Node)>)> = None;
     for (inst, count) in instances {
         let result = match group_name {
             None => dedicated::find_mg_allocation(groups, &state, inst, *count, opts),
@@ -341,10 +379,21 @@ fn multi_allocate_dedicated(
             globaln1::apply_placement(&mut next, &changed, &best.inst, new_key);
             next.commit();
             state = next;
+            if want.0 && group_name.is_some() {
+                last_placement = Some((g, best.nodes.clone()));
+            }
         }
         rows.push(row(&inst.name, &sol));
     }
-    Ok(Ok(rows))
+    let fin = want.then(|| match &last_placement {
+        Some((g, nodes)) => {
+            let mut fin = Final::of_state(original, Some(*g), nodes);
+            fin.instances = Final::of_state(&state, None, &[]).instances;
+            fin
+        }
+        None => Final::of_state(&state, None, &[]),
+    });
+    Ok(Ok((rows, fin)))
 }
 
 /// `formatMultiAlloc`: `[[[name, [nodes]], ...], [[name, description], ...]]`.
@@ -372,4 +421,88 @@ fn format_multi_allocate(rows: &[MultiRow]) -> Answer {
         &info,
         answer::list(&[answer::list(&placed), answer::list(&failed)]),
     )
+}
+
+/// Whether hail's final lists are wanted (for `-S` and `-p`).
+#[derive(Debug, Clone, Copy)]
+struct Want(bool);
+
+impl Want {
+    fn then(self, f: impl FnOnce() -> Final) -> Option<Final> {
+        self.0.then(f)
+    }
+
+    /// The state's lists as they are after the run.
+    fn state(self, state: &State) -> Option<Final> {
+        self.then(|| Final::of_state(state, None, &[]))
+    }
+
+    /// A new instance's placement: the instance goes first (hail adds it
+    /// at its own index, -1); with `group_only`, only the placement's group
+    /// is in hail's node list.
+    fn placed<M: Metric>(
+        self,
+        state: &State,
+        sol: &AllocSolution<M>,
+        group_only: bool,
+    ) -> Option<Final> {
+        let best = sol.best.as_ref()?;
+        self.then(|| {
+            let group = group_only.then(|| state.node_at(best.primary).group);
+            let mut fin = Final::of_state(state, group, &best.nodes);
+            fin.instances.insert(0, best.inst.clone());
+            fin
+        })
+    }
+
+    /// An existing instance placed again (allocate-secondary): it keeps its
+    /// key.
+    fn placed_in_place<M: Metric>(self, state: &State, sol: &AllocSolution<M>) -> Option<Final> {
+        let best = sol.best.as_ref()?;
+        self.then(|| {
+            let mut fin = Final::of_state(state, None, &best.nodes);
+            if let Some(i) = fin.instances.iter_mut().find(|i| i.idx == best.inst.idx) {
+                *i = best.inst.clone();
+            }
+            fin
+        })
+    }
+}
+
+/// hail's final node and instance lists (`fin_nl`, `fin_il`), in key
+/// order: what `-S` saves after the run and `-p` shows as the final
+/// cluster.
+#[derive(Debug, Clone)]
+pub struct Final {
+    /// The nodes in hail's list (a group-local search keeps only its
+    /// group's).
+    pub nodes: Vec<Node>,
+    /// Every node of the cluster after the run, for instances on nodes
+    /// outside hail's list.
+    pub all_nodes: Vec<Node>,
+    /// The instances.
+    pub instances: Vec<Instance>,
+}
+
+impl Final {
+    /// The state's present nodes (only group `group`'s when given) with
+    /// `changed` substituted, and its instances.
+    fn of_state(state: &State, group: Option<usize>, changed: &[(usize, Node)]) -> Final {
+        let node = |k: usize| -> Node {
+            changed
+                .iter()
+                .find(|(c, _)| *c == k)
+                .map_or_else(|| state.node_at(k).clone(), |(_, n)| n.clone())
+        };
+        let all_nodes: Vec<Node> = state.node_keys().map(node).collect();
+        let nodes = match group {
+            Some(g) => all_nodes.iter().filter(|n| n.group == g).cloned().collect(),
+            None => all_nodes.clone(),
+        };
+        Final {
+            nodes,
+            all_nodes,
+            instances: state.instances().cloned().collect(),
+        }
+    }
 }

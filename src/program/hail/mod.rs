@@ -10,10 +10,20 @@
 pub mod dispatch;
 pub mod options;
 
-use dispatch::{RunError, Teardown};
+use std::sync::Arc;
+
+use dispatch::{Final, RunError, Teardown};
 use options::Options;
 
+use crate::model::group::Group;
+use crate::model::instance::{Instance, NO_NODE};
+use crate::model::node::Node;
+use crate::model::policy::IPolicy;
+use crate::model::{Cluster, Request, TagId};
 use crate::read::loader::{self, LoadError};
+use crate::read::{simulate, text};
+use crate::write::nodes::{print_nodes, PrintNodes};
+use crate::write::text as text_writer;
 
 /// Why no answer was produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,74 +34,356 @@ pub enum Failure {
     Run(RunError),
 }
 
+/// A file to write, and where its message goes in the stderr text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Save {
+    /// The path to write.
+    pub path: String,
+    /// What to write.
+    pub contents: String,
+    /// The length of the stderr text before the save: hail writes the file,
+    /// then says so; if the file cannot be written, only the text before
+    /// this point has been printed.
+    pub stderr_at: usize,
+}
+
 /// The outcome of one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     /// Text for stderr that precedes the answer or the error (hail's
-    /// inconsistent-data warning, verbose notes).
+    /// inconsistent-data warnings, verbose notes, node tables, the notes
+    /// that the state was saved).
     pub stderr: String,
+    /// The cluster states to save (`-S`), in order.
+    pub saves: Vec<Save>,
     /// The answer line (with its newline), or why there is none.
     pub answer: Result<String, Failure>,
 }
 
-/// Runs one request given as bytes.
-pub fn run(bytes: &[u8], options: &Options) -> Outcome {
-    let mut stderr = String::new();
-    let answer = run_inner(bytes, options, &mut stderr, Teardown::Free);
-    Outcome { stderr, answer }
+/// A cluster data file named by `-t`, as the caller read it.
+#[derive(Debug, Clone)]
+pub struct DataFile {
+    /// The name as given.
+    pub name: String,
+    /// Its bytes, or why it could not be read.
+    pub contents: Result<Vec<u8>, String>,
 }
 
-/// [`run`] for a process that exits right after: the model is not freed
-/// piece by piece; the exit returns its memory.
-pub fn run_and_leak(bytes: &[u8], options: &Options) -> Outcome {
-    let mut stderr = String::new();
-    let answer = run_inner(bytes, options, &mut stderr, Teardown::Leak);
-    Outcome { stderr, answer }
+/// Runs one request given as bytes (no `-t` file).
+pub fn run(bytes: &[u8], options: &Options) -> Outcome {
+    run_with(bytes, None, options, Teardown::Free)
+}
+
+/// [`run`] for a process that exits right after, with the `-t` file if
+/// one was given: the model is not freed piece by piece; the exit returns
+/// its memory.
+pub fn run_and_leak(bytes: &[u8], data_file: Option<&DataFile>, options: &Options) -> Outcome {
+    run_with(bytes, data_file, options, Teardown::Leak)
+}
+
+fn run_with(
+    bytes: &[u8],
+    data_file: Option<&DataFile>,
+    options: &Options,
+    teardown: Teardown,
+) -> Outcome {
+    let mut out = Output::default();
+    let answer = run_inner(bytes, data_file, options, &mut out, teardown);
+    Outcome {
+        stderr: out.stderr,
+        saves: out.saves,
+        answer,
+    }
+}
+
+/// What a run prints on stderr and saves, in order.
+#[derive(Default)]
+struct Output {
+    stderr: String,
+    saves: Vec<Save>,
+}
+
+impl Output {
+    /// hail's warning block (`maybeShowWarnings`).
+    fn warnings(&mut self, warnings: &[String]) {
+        if warnings.is_empty() {
+            return;
+        }
+        self.stderr
+            .push_str("Warning: cluster has inconsistent data:\n");
+        for w in warnings {
+            self.stderr.push_str("  - ");
+            self.stderr.push_str(w);
+            self.stderr.push('\n');
+        }
+        self.stderr.push('\n');
+    }
+
+    /// `maybePrintNodes`: an empty line, the heading, the table and an
+    /// empty line.
+    fn node_table(&mut self, heading: &str, table: &str) {
+        self.stderr.push('\n');
+        self.stderr.push_str(heading);
+        self.stderr.push_str(" status:\n");
+        self.stderr.push_str(table);
+        self.stderr.push('\n');
+    }
+
+    /// `maybeSaveData`: the file `PATH.EXT`, then the note.
+    fn save(&mut self, path: &str, ext: &str, what: &str, contents: String) {
+        let path = format!("{path}.{ext}");
+        self.saves.push(Save {
+            path: path.clone(),
+            contents,
+            stderr_at: self.stderr.len(),
+        });
+        self.stderr.push_str(&format!(
+            "The cluster state {what} has been written to file '{path}'\n"
+        ));
+    }
 }
 
 fn run_inner(
     bytes: &[u8],
+    data_file: Option<&DataFile>,
     options: &Options,
-    stderr: &mut String,
+    out: &mut Output,
     teardown: Teardown,
 ) -> Result<String, Failure> {
     let loaded = loader::load(bytes, &options.load).map_err(|e| match e {
         LoadError::Json(e) => Failure::Input(format!("the request is not valid JSON: {e}")),
         LoadError::Input(e) => Failure::Input(e.to_string()),
     })?;
+    out.warnings(&loaded.warnings);
 
-    if !loaded.warnings.is_empty() {
-        stderr.push_str("Warning: cluster has inconsistent data:\n");
-        for w in &loaded.warnings {
-            stderr.push_str("  - ");
-            stderr.push_str(w);
-            stderr.push('\n');
-        }
-        stderr.push('\n');
-    }
+    // With --simulate or -t, the cluster comes from there and only the
+    // request is kept (hail's `wrapReadRequest`); --simulate wins.
+    let mut index_base = 0;
+    let (cluster, request) = if !options.simulate.is_empty() {
+        let mut cluster = simulate::load(&options.simulate, options.load.n1_rule)
+            .map_err(|m| Failure::Input(format!("cannot simulate the cluster: {m}")))?;
+        index_base = 1;
+        let request = rebase(loaded.request, &loaded.cluster, &mut cluster);
+        (cluster, request)
+    } else if let Some(file) = data_file {
+        let contents = file.contents.as_ref().map_err(|e| {
+            Failure::Input(format!(
+                "cannot read the cluster data file {:?}: {e}",
+                file.name
+            ))
+        })?;
+        let (mut cluster, warnings) = text::load(&file.name, contents, options.load.n1_rule)
+            .map_err(|e| Failure::Input(format!("cannot load the cluster data file: {e}")))?;
+        out.warnings(&warnings);
+        let request = rebase(loaded.request, &loaded.cluster, &mut cluster);
+        (cluster, request)
+    } else {
+        (loaded.cluster, loaded.request)
+    };
+
     if options.verbose > 1 {
-        stderr.push_str(&format!(
-            "Received request: {}\n",
-            loaded.request.type_name()
-        ));
-        if let Some(group) = dispatch::allocation_group(&loaded.request) {
-            if dispatch::is_dedicated(&loaded.cluster, group) {
-                stderr.push_str(
+        out.stderr
+            .push_str(&format!("Received request: {}\n", request.type_name()));
+        if let Some(group) = dispatch::allocation_group(&request) {
+            if dispatch::is_dedicated(&cluster, group) {
+                out.stderr.push_str(
                     "Allocation on a dedicated cluster; using lost-allocations metrics.\n",
                 );
             }
         }
     }
     if options.verbose > 2 {
-        let c = &loaded.cluster;
-        stderr.push_str(&format!(
+        out.stderr.push_str(&format!(
             "Received cluster data: {} node groups, {} nodes, {} instances\n",
-            c.groups.len(),
-            c.nodes.len(),
-            c.instances.len()
+            cluster.groups.len(),
+            cluster.nodes.len(),
+            cluster.instances.len()
         ));
     }
 
-    let answer = dispatch::run(loaded, &options.algorithm, teardown).map_err(Failure::Run)?;
+    let fields = options.print_nodes.as_ref().map(PrintNodes::fields);
+    if let Some(fields) = &fields {
+        let nodes: Vec<&Node> = cluster.nodes.iter().collect();
+        let table = print_nodes(&nodes, fields, &cluster.tags, index_base);
+        out.node_table("Initial cluster", &table);
+    }
+    // The initial state's text, also the final one's when nothing changed.
+    let initial = options.save.as_ref().map(|_| {
+        let nodes: Vec<&Node> = cluster.nodes.iter().collect();
+        serialize_state(&cluster, nodes, cluster.instances.iter().collect())
+    });
+    if let (Some(path), Some(text)) = (&options.save, &initial) {
+        out.save(path, "pre-ialloc", "before iallocator run", text.clone());
+    }
+    check_indices(&request, &cluster).map_err(Failure::Run)?;
+
+    let want_final = fields.is_some() || options.save.is_some();
+    let names_and_tags = want_final.then(|| {
+        let names: Vec<String> = cluster.nodes.iter().map(|n| n.info.name.clone()).collect();
+        (
+            names,
+            cluster.tags.clone(),
+            cluster.groups.clone(),
+            cluster.cluster_tags.clone(),
+            cluster.ipolicy.clone(),
+        )
+    });
+    let initial_nodes = fields.as_ref().map(|_| cluster.nodes.clone());
+    let (answer, fin) = dispatch::run(cluster, request, &options.algorithm, teardown, want_final)
+        .map_err(Failure::Run)?;
+
+    if let (Some(fields), Some((_, tags, ..))) = (&fields, &names_and_tags) {
+        let table = match (&fin, &initial_nodes) {
+            (Some(fin), _) => print_nodes(
+                &fin.nodes.iter().collect::<Vec<_>>(),
+                fields,
+                tags,
+                index_base,
+            ),
+            (None, Some(nodes)) => {
+                print_nodes(&nodes.iter().collect::<Vec<_>>(), fields, tags, index_base)
+            }
+            (None, None) => String::new(),
+        };
+        out.node_table("Final cluster", &table);
+    }
+    if let (Some(path), Some(initial)) = (&options.save, initial) {
+        let text = match (&fin, &names_and_tags) {
+            (Some(fin), Some((names, _, groups, cluster_tags, ipolicy))) => {
+                serialize_final(fin, names, groups, cluster_tags, ipolicy)
+            }
+            _ => initial,
+        };
+        out.save(path, "post-ialloc", "after iallocator run", text);
+    }
     Ok(answer.render())
+}
+
+/// A cluster's data file text with these nodes and instances.
+fn serialize_state(cluster: &Cluster, nodes: Vec<&Node>, instances: Vec<&Instance>) -> String {
+    let names: Vec<&str> = cluster.nodes.iter().map(|n| n.info.name.as_str()).collect();
+    text_writer::serialize(&text_writer::Contents {
+        groups: &cluster.groups,
+        nodes,
+        instances,
+        node_names: &names,
+        cluster_tags: &cluster.cluster_tags,
+        ipolicy: &cluster.ipolicy,
+    })
+}
+
+/// The data file text of hail's final lists. When hail's node list lacks
+/// a node that an instance uses (a group-local allocation on a cluster
+/// whose other groups hold instances), hail fails writing the file; this
+/// writes every node instead.
+fn serialize_final(
+    fin: &Final,
+    names: &[String],
+    groups: &[Group],
+    cluster_tags: &[String],
+    ipolicy: &IPolicy,
+) -> String {
+    let listed = |k: i32| k == NO_NODE || fin.nodes.iter().any(|n| n.idx as i32 == k);
+    let complete = fin
+        .instances
+        .iter()
+        .all(|i| listed(i.p_node) && listed(i.s_node));
+    let nodes: Vec<&Node> = if complete {
+        fin.nodes.iter().collect()
+    } else {
+        fin.all_nodes.iter().collect()
+    };
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    text_writer::serialize(&text_writer::Contents {
+        groups,
+        nodes,
+        instances: fin.instances.iter().collect(),
+        node_names: &names,
+        cluster_tags,
+        ipolicy,
+    })
+}
+
+/// The request read from the iallocator input, for the cluster of a data
+/// file or simulation (hail keeps the request and replaces its cluster):
+/// instance, node and group indices stay as they were (hail's own
+/// quirk: they name whatever has that index in the new cluster); the tags
+/// of new instances, derived from the request's cluster tags, are
+/// re-interned in the new cluster.
+fn rebase(request: Request, from: &Cluster, to: &mut Cluster) -> Request {
+    let mut move_tags = |inst: &mut Instance| {
+        let mut moved = |ids: &[TagId]| -> Vec<TagId> {
+            ids.iter()
+                .map(|&t| to.tags.intern(from.tags.name(t)))
+                .collect()
+        };
+        let excl = moved(&inst.excl_tags);
+        let mut dsrd = moved(&inst.dsrd_loc_tags);
+        dsrd.sort_unstable();
+        inst.excl_tags = Arc::from(excl);
+        inst.dsrd_loc_tags = Arc::from(dsrd);
+    };
+    match request {
+        Request::Allocate {
+            mut instance,
+            required_nodes,
+            group_name,
+            restrict_to_nodes,
+        } => {
+            move_tags(&mut instance);
+            Request::Allocate {
+                instance,
+                required_nodes,
+                group_name,
+                restrict_to_nodes,
+            }
+        }
+        Request::MultiAllocate {
+            mut instances,
+            group_name,
+        } => {
+            for (inst, _) in instances.iter_mut() {
+                move_tags(inst);
+            }
+            Request::MultiAllocate {
+                instances,
+                group_name,
+            }
+        }
+        other => other,
+    }
+}
+
+/// hail fails a lookup when the request's instance or group indices are
+/// not in the cluster (a data file or simulation smaller than the
+/// request's cluster).
+fn check_indices(request: &Request, cluster: &Cluster) -> Result<(), RunError> {
+    let instance = |k: usize| {
+        if k < cluster.instances.len() {
+            Ok(())
+        } else {
+            Err(RunError::Inconsistent(format!(
+                "the request's instance index {k} is not in the cluster's instance list"
+            )))
+        }
+    };
+    match request {
+        Request::Relocate { instance: k, .. } | Request::AllocateSecondary { instance: k } => {
+            instance(*k)
+        }
+        Request::NodeEvacuate { instances, .. } => instances.iter().try_for_each(|&k| instance(k)),
+        Request::ChangeGroup {
+            instances,
+            target_groups,
+        } => {
+            instances.iter().try_for_each(|&k| instance(k))?;
+            match target_groups.iter().find(|&&g| g >= cluster.groups.len()) {
+                Some(g) => Err(RunError::Inconsistent(format!(
+                    "the request's group index {g} is not in the cluster's group list"
+                ))),
+                None => Ok(()),
+            }
+        }
+        Request::Allocate { .. } | Request::MultiAllocate { .. } => Ok(()),
+    }
 }

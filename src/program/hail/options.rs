@@ -24,6 +24,7 @@ pub use crate::model::types::SoftChecks;
 pub use crate::program::getopt::Exit;
 pub use crate::read::loader::{LoadOptions, N1Rule};
 pub use crate::search::AlgorithmOptions;
+pub use crate::write::nodes::PrintNodes;
 
 use crate::program::getopt::{self, ArgKind, Given, OptDescr};
 use crate::read::haskell::{read_int, sep_split};
@@ -33,24 +34,6 @@ const PROGRAM: &str = "hailstone";
 
 /// The hail release whose behaviour hailstone reproduces.
 const HAIL_VERSION: &str = "3.0.2";
-
-/// The node fields requested with `-p`/`--print-nodes`, classified the way
-/// `Cluster.printNodes` interprets hail's parsed field list.
-///
-/// hail splits the option value on `,` (an empty value gives no fields, and a
-/// trailing comma gives an empty field name); a leading `+` is split off as a
-/// separate `+` element first.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PrintNodes {
-    /// No field list (`-p`, `--print-nodes`, `--print-nodes=`): print
-    /// `Node.defaultFields`.
-    Defaults,
-    /// A value starting with `+` (`-p+xmem,ymem`): print the default fields
-    /// followed by these (which may be empty, and may contain empty names).
-    DefaultsPlus(Vec<String>),
-    /// Any other value: print exactly these fields, in this order.
-    Fields(Vec<String>),
-}
 
 /// The options of one hailstone invocation, after value conversion.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,9 +126,8 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, Exit> {
     }
 
     let mut fold = Fold::default();
-    for (position, given) in scan.given.iter().enumerate() {
-        fold.apply(position, given)
-            .map_err(|msg| getopt::value_error(&msg))?;
+    for given in &scan.given {
+        fold.apply(given).map_err(|msg| getopt::value_error(&msg))?;
     }
 
     if fold.help {
@@ -169,18 +151,14 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, Exit> {
         (Some(input), None) => input,
     };
 
-    let mut unimplemented = fold.unimplemented;
+    // Querying the monitoring daemons needs a network and ganeti-mond;
+    // hailstone refuses rather than answer without the data asked for.
     if fold.options.mond {
-        if let Some(position) = fold.first_mond_yes {
-            unimplemented.push((position, "mond"));
-        }
-    }
-    if let Some((_, name)) = unimplemented.iter().min_by_key(|(position, _)| *position) {
         return Err(Exit::Stderr {
             code: 2,
             message: format!(
-                "{PROGRAM}: option --{name} is accepted by hail but not implemented in \
-                 {PROGRAM} yet\n"
+                "{PROGRAM}: option --mond is accepted by hail but not implemented in \
+                 {PROGRAM}: it does not query the monitoring daemons\n"
             ),
         });
     }
@@ -379,37 +357,20 @@ struct Fold {
     help: bool,
     version: bool,
     completion: bool,
-    /// Unimplemented options given, with their position in command-line order
-    /// and their long name.
-    unimplemented: Vec<(usize, &'static str)>,
-    /// The position of the first `--mond` that means yes.
-    first_mond_yes: Option<usize>,
 }
 
 impl Fold {
     /// Applies one option occurrence; `Err` carries hail's message.
-    fn apply(&mut self, position: usize, given: &Given<OptId>) -> Result<(), String> {
+    fn apply(&mut self, given: &Given<OptId>) -> Result<(), String> {
         let name = getopt::long_name(OPTIONS, given.id);
         let value = getopt::value_text(given, name)?;
         let text = value.unwrap_or("");
         let options = &mut self.options;
         match given.id {
-            OptId::PrintNodes => {
-                options.print_nodes = Some(parse_print_nodes(text));
-                self.unimplemented.push((position, name));
-            }
-            OptId::Save => {
-                options.save = Some(text.to_string());
-                self.unimplemented.push((position, name));
-            }
-            OptId::TextData => {
-                options.text_data = Some(text.to_string());
-                self.unimplemented.push((position, name));
-            }
-            OptId::Simulate => {
-                options.simulate.insert(0, text.to_string());
-                self.unimplemented.push((position, name));
-            }
+            OptId::PrintNodes => options.print_nodes = Some(parse_print_nodes(text)),
+            OptId::Save => options.save = Some(text.to_string()),
+            OptId::TextData => options.text_data = Some(text.to_string()),
+            OptId::Simulate => options.simulate.insert(0, text.to_string()),
             OptId::Verbose => options.verbose = options.verbose.saturating_add(1),
             OptId::IgnoreDynu => options.ignore_dynu = true,
             OptId::IgnoreSoftErrors => options.algorithm.soft = SoftChecks::Ignore,
@@ -428,9 +389,6 @@ impl Fold {
                     }
                 };
                 options.mond = yes;
-                if yes && self.first_mond_yes.is_none() {
-                    self.first_mond_yes = Some(position);
-                }
             }
             OptId::MondXen => options.mond_xen = true,
             OptId::StaticKvmNodeMemory => {
@@ -533,8 +491,8 @@ mod tests {
             "{scan:?}"
         );
         let mut fold = Fold::default();
-        for (position, given) in scan.given.iter().enumerate() {
-            if let Err(msg) = fold.apply(position, given) {
+        for given in &scan.given {
+            if let Err(msg) = fold.apply(given) {
                 panic!("{list:?}: {msg}");
             }
         }
@@ -552,13 +510,12 @@ mod tests {
         )
     }
 
-    fn not_implemented(name: &str) -> (u8, String) {
+    fn not_implemented_mond() -> (u8, String) {
         (
             2,
-            format!(
-                "hailstone: option --{name} is accepted by hail but not implemented in \
-                 hailstone yet\n"
-            ),
+            "hailstone: option --mond is accepted by hail but not implemented in \
+             hailstone: it does not query the monitoring daemons\n"
+                .to_string(),
         )
     }
 
@@ -824,10 +781,7 @@ unrecognized option `-y'
             fold(&["--simu=p,3,1,2,3"]).options.simulate,
             vec!["p,3,1,2,3"]
         );
-        assert_eq!(
-            fail(&["--simu=p,3,1,2,3", "x"]),
-            not_implemented("simulate")
-        );
+        assert_eq!(ok(&["--simu=p,3,1,2,3", "x"]).simulate, vec!["p,3,1,2,3"]);
     }
 
     #[test]
@@ -901,22 +855,17 @@ unrecognized option `-y'
     }
 
     #[test]
-    fn unimplemented_options_are_refused() {
-        assert_eq!(
-            fail(&["-v", "-tfoo", "--save=x", "x"]),
-            not_implemented("text-data")
-        );
-        assert_eq!(fail(&["-S", "f", "x"]), not_implemented("save"));
-        assert_eq!(fail(&["-p", "x"]), not_implemented("print-nodes"));
-        assert_eq!(fail(&["x", "--mond"]), not_implemented("mond"));
+    fn mond_is_refused() {
+        let options = ok(&["-v", "-tfoo", "--save=x", "-p", "--simulate=p,1,1,1,1", "x"]);
+        assert_eq!(options.text_data.as_deref(), Some("foo"));
+        assert_eq!(fail(&["x", "--mond"]), not_implemented_mond());
         assert_eq!(
             fail(&["--mond=no", "--mond=yes", "-p", "x"]),
-            not_implemented("mond")
+            not_implemented_mond()
         );
-        assert_eq!(
-            fail(&["--mond", "-p", "--mond=no", "x"]),
-            not_implemented("print-nodes")
-        );
+        assert!(ok(&["--mond", "-p", "--mond=no", "x"])
+            .print_nodes
+            .is_some());
         let options = ok(&["--mond", "--mond=no", "--mond-xen", "--ignore-dynu", "x"]);
         assert!(!options.mond && options.mond_xen && options.ignore_dynu);
     }
