@@ -29,11 +29,15 @@ run: build ## Answer a bundled sample request (SAMPLE=...).
 test: ## Run every test (unit, snapshots, hostile inputs, properties, safety).
 	$(CARGO) test --locked --workspace
 
-compat: build ## Compare with the real hail on the samples and a small generated corpus (installs hail if missing).
-	target/release/hailstone-compat --profile ci --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
+COMPAT := target/release/hailstone-compat --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
 
-compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type).
-	target/release/hailstone-compat --profile full --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
+compat: build ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p (installs hail if missing).
+	$(COMPAT) --profile ci
+	$(COMPAT) --profile ci --suite datafiles
+
+compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type), both suites.
+	$(COMPAT) --profile full
+	$(COMPAT) --profile full --suite datafiles
 
 bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes (about 15 minutes; HAIL_CAP, BENCH_ARGS).
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)

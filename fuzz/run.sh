@@ -13,7 +13,7 @@ set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
 secs=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"parse pipeline cluster"}
+targets=${FUZZ_TARGETS:-"parse pipeline cluster datafile"}
 nice_level=${FUZZ_NICE:-19}
 cargo=${CARGO:-cargo}
 
@@ -63,6 +63,14 @@ for t in $targets; do
             cp protocol-samples/*.json "fuzz/corpus/$t/"
             if [ "$t" = pipeline ]; then generated_seeds "fuzz/corpus/$t"; fi
             dict="-dict=$root/fuzz/json.dict"
+            ;;
+        datafile)
+            # Seed corpus: the data files hailstone saves for the samples.
+            [ -x target/release/hailstone ] || $cargo build --release -p hailstone
+            for f in protocol-samples/*.json; do
+                n=$(basename "$f" .json)
+                target/release/hailstone "$f" -S "fuzz/corpus/$t/$n" >/dev/null 2>&1 || true
+            done
             ;;
         cluster)
             # Parameters (10 bytes) and up to eight 5-byte mutations: use

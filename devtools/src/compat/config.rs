@@ -12,8 +12,18 @@ pub(super) enum Profile {
     None,
 }
 
+/// Which comparison to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Suite {
+    /// The iallocator answers (the default).
+    Answers,
+    /// `-S`, `-t`, `--simulate` and `-p`.
+    DataFiles,
+}
+
 #[derive(Debug)]
 pub(super) struct Config {
+    pub(super) suite: Suite,
     pub(super) profile: Profile,
     pub(super) kinds: Option<Vec<RequestKind>>,
     pub(super) count: Option<usize>,
@@ -36,6 +46,7 @@ pub(super) struct Config {
 
 pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
     let mut c = Config {
+        suite: Suite::Answers,
         profile: Profile::Ci,
         kinds: None,
         count: None,
@@ -73,6 +84,13 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
                             value
                         ))
                     }
+                }
+            }
+            "--suite" => {
+                c.suite = match value.as_str() {
+                    "answers" => Suite::Answers,
+                    "datafiles" => Suite::DataFiles,
+                    _ => return Err(format!("unknown suite '{value}' (answers, datafiles)")),
                 }
             }
             "--kinds" => c.kinds = Some(generate::parse_kinds(&value)?),
@@ -171,7 +189,11 @@ pub(super) fn generated_specs(c: &Config) -> Vec<CaseSpec> {
     let seed = c.seed.unwrap_or(c.profile.seed());
     let mut out = Vec::new();
     for k in kinds {
-        let n = c.count.unwrap_or(c.profile.count(k));
+        let n = c.count.unwrap_or(match c.suite {
+            // Each data-file case runs each program twice or more.
+            Suite::DataFiles => c.profile.count(k) * 2 / 3,
+            Suite::Answers => c.profile.count(k),
+        });
         out.extend(generate::corpus_specs(&[k], n, lo..=hi, seed));
     }
     if c.profile == Profile::Exclusive {

@@ -15,6 +15,7 @@ mod accepted;
 mod case;
 mod classify;
 mod config;
+mod datafiles;
 mod report;
 #[cfg(test)]
 mod tests;
@@ -39,13 +40,23 @@ const HELP: &str = "\
 hailstone-compat: compare hailstone's answers with Ganeti's hail
 
 USAGE:
-  hailstone-compat [--profile ci|full|exclusive|none] [--kinds LIST] [--count N]
+  hailstone-compat [--suite answers|datafiles]
+                   [--profile ci|full|exclusive|none] [--kinds LIST] [--count N]
                    [--nodes MIN-MAX] [--seed BASE] [--samples DIR | --no-samples]
                    [--case FILE]... [--hail PATH] [--hailstone PATH]
                    [--timeout SECS] [--jobs N] [--readme PATH] [--keep DIR]
                    [--install-hail] [--verbose]
   hailstone-compat --profile ci --dump DIR
   hailstone-compat --help
+
+SUITES:
+  answers    the iallocator answers (the default)
+  datafiles  -S, -t, --simulate and -p: both programs save the state before
+             and after each request (-S) and print node tables (-p, three
+             field lists in turn); stdout, stderr and both files must be
+             identical; then both run again with -t on hail's saved state;
+             then both simulate clusters from 71 --simulate specs for
+             allocation samples. Two thirds of the profile's generated cases.
 
 INPUTS:
   Every protocol-samples/*.json (id sample:<file name>; options from the
@@ -253,6 +264,12 @@ pub fn main(args: &[String]) -> ExitCode {
         nodes_arg: c.nodes.unwrap_or(range),
     };
 
+    if c.suite == Suite::DataFiles {
+        let code = run_datafiles(&c, inputs, &shared);
+        let _ = std::fs::remove_dir_all(&tmp);
+        return code;
+    }
+
     let total = inputs.len();
     let started = Instant::now();
     let mut done: Vec<Done> = Vec::with_capacity(total);
@@ -329,6 +346,106 @@ pub fn main(args: &[String]) -> ExitCode {
         started.elapsed().as_secs_f64(),
         hail_time.as_secs_f64(),
         hs_time.as_secs_f64()
+    );
+    if unexplained.is_empty() {
+        println!("\nOK: no unexplained differences");
+        ExitCode::SUCCESS
+    } else {
+        println!("\nFAILED: {} unexplained difference(s)", unexplained.len());
+        ExitCode::from(1)
+    }
+}
+
+/// The data-file suite: every request, then the simulations; a table of
+/// the figures and every unexplained difference.
+fn run_datafiles(c: &Config, inputs: Vec<Input>, shared: &Shared) -> ExitCode {
+    let samples = c
+        .samples
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("protocol-samples"));
+    let sim_requests: Vec<PathBuf> = [
+        "allocate-drbd",
+        "allocate-plain",
+        "multi-allocate",
+        "allocate-spindles",
+        "allocate-file",
+        "relocate-drbd",
+    ]
+    .iter()
+    .map(|n| oracle::absolute(&samples.join(format!("{n}.json"))))
+    .filter(|p| p.is_file())
+    .collect();
+    let mut work: Vec<datafiles::Work> = inputs.into_iter().map(datafiles::Work::Request).collect();
+    if !sim_requests.is_empty() && c.cases.is_empty() {
+        for (n, specs) in datafiles::simulate_specs().into_iter().enumerate() {
+            for k in 0..2 {
+                let request = sim_requests[(2 * n + k) % sim_requests.len()].clone();
+                work.push(datafiles::Work::Simulation(n, specs.clone(), request));
+            }
+        }
+    }
+    let started = Instant::now();
+    let total = work.len();
+    let mut results: Vec<datafiles::Compared> = Vec::new();
+    process::ordered_pool(
+        &work,
+        c.jobs,
+        |i, worker, w| datafiles::process_work(i, w, worker, shared),
+        |done, r| {
+            if c.verbose {
+                for x in &r {
+                    let mark = match (x.differences.is_empty(), x.accepted) {
+                        (true, _) => "ok  ",
+                        (false, true) => "acc ",
+                        (false, false) => "DIFF",
+                    };
+                    println!("{mark} {}", x.id);
+                }
+            }
+            results.extend(r);
+            if (done + 1).is_multiple_of(50) && done + 1 < total {
+                eprintln!("hailstone-compat: {}/{} data-file cases", done + 1, total);
+            }
+        },
+    );
+    let step = |id: &str| {
+        if id.starts_with("simulate:") {
+            "--simulate"
+        } else if id.ends_with(" -t") {
+            "-t (hail's saved state)"
+        } else {
+            "-S and -p"
+        }
+    };
+    println!("step                       runs identical accepted unexplained");
+    for name in ["-S and -p", "-t (hail's saved state)", "--simulate"] {
+        let of: Vec<&datafiles::Compared> =
+            results.iter().filter(|r| step(&r.id) == name).collect();
+        let same = of.iter().filter(|r| r.differences.is_empty()).count();
+        let acc = of
+            .iter()
+            .filter(|r| !r.differences.is_empty() && r.accepted)
+            .count();
+        println!(
+            "{name:<26} {:>4} {same:>9} {acc:>8} {:>11}",
+            of.len(),
+            of.len() - same - acc
+        );
+    }
+    let unexplained: Vec<&datafiles::Compared> = results
+        .iter()
+        .filter(|r| !r.differences.is_empty() && !r.accepted)
+        .collect();
+    for r in &unexplained {
+        println!("\nDIFF {}", r.id);
+        for d in &r.differences {
+            println!("  {d}");
+        }
+    }
+    eprintln!(
+        "hailstone-compat: {} data-file comparisons in {:.1} s",
+        results.len(),
+        started.elapsed().as_secs_f64()
     );
     if unexplained.is_empty() {
         println!("\nOK: no unexplained differences");

@@ -20,6 +20,7 @@ use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::policy::IPolicy;
 use crate::model::{Cluster, Request, TagId};
+use crate::program::datafile;
 use crate::read::loader::{self, LoadError};
 use crate::read::{simulate, text};
 use crate::write::nodes::{print_nodes, PrintNodes};
@@ -210,7 +211,7 @@ fn run_inner(
     // The initial state's text, also the final one's when nothing changed.
     let initial = options.save.as_ref().map(|_| {
         let nodes: Vec<&Node> = cluster.nodes.iter().collect();
-        serialize_state(&cluster, nodes, cluster.instances.iter().collect())
+        datafile::serialize_lists(&cluster, nodes, cluster.instances.iter().collect())
     });
     if let (Some(path), Some(text)) = (&options.save, &initial) {
         out.save(path, "pre-ialloc", "before iallocator run", text.clone());
@@ -257,19 +258,6 @@ fn run_inner(
         out.save(path, "post-ialloc", "after iallocator run", text);
     }
     Ok(answer.render())
-}
-
-/// A cluster's data file text with these nodes and instances.
-fn serialize_state(cluster: &Cluster, nodes: Vec<&Node>, instances: Vec<&Instance>) -> String {
-    let names: Vec<&str> = cluster.nodes.iter().map(|n| n.info.name.as_str()).collect();
-    text_writer::serialize(&text_writer::Contents {
-        groups: &cluster.groups,
-        nodes,
-        instances,
-        node_names: &names,
-        cluster_tags: &cluster.cluster_tags,
-        ipolicy: &cluster.ipolicy,
-    })
 }
 
 /// The data file text of hail's final lists. When hail's node list lacks
