@@ -119,6 +119,9 @@ impl Bench<'_> {
         progress: &str,
     ) -> Result<Chosen, String> {
         let cfg = self.cfg;
+        if mode == Mode::RelocateDataFile {
+            return self.choose_datafile_case(nodes, skip_stone, progress);
+        }
         let mut failures = 0usize;
         for k in 0..SEED_TRIES {
             let t0 = Instant::now();
@@ -187,6 +190,63 @@ impl Bench<'_> {
             input,
             warm,
             notes: vec![note],
+        })
+    }
+
+    /// The data-file case: the relocate mode's cluster of this size saved
+    /// as a data file by hailstone's `-S` (the comparison checks those
+    /// files against hail's), read with `-t` for a two-node relocate
+    /// request; whatever the answer, both programs give the same one.
+    fn choose_datafile_case(
+        &self,
+        nodes: usize,
+        skip_stone: bool,
+        progress: &str,
+    ) -> Result<Chosen, String> {
+        let cfg = self.cfg;
+        let big = generate::generate(&spec_for(Mode::Relocate, nodes, cfg.seed, cfg.mix));
+        let big_input = self.write_request(&big)?;
+        let save = self.dir.join(format!("{}-state", file_stem(&big.id)));
+        let mut args: Vec<std::ffi::OsString> = vec![big_input.clone().into()];
+        args.extend(big.options.iter().map(Into::into));
+        args.push("-S".into());
+        args.push(save.clone().into());
+        let saved = process::run(&process::Invocation {
+            program: &cfg.hailstone,
+            args,
+            cwd: Path::new("/"),
+            cap: cfg.hail_cap,
+            measure_rss: false,
+            scratch: &self.scratch,
+        });
+        let data = save.with_extension("pre-ialloc");
+        if !data.is_file() {
+            return Err(format!(
+                "hailstone did not save {} ({})",
+                data.display(),
+                saved.describe()
+            ));
+        }
+        let _ = std::fs::remove_file(save.with_extension("post-ialloc"));
+        let size = std::fs::metadata(&data).map_or(0, |m| m.len());
+        let tiny = generate::generate(&spec_for(Mode::Relocate, 2, cfg.seed, cfg.mix));
+        let input = self.write_request(&tiny)?;
+        let mut options = tiny.options.clone();
+        options.push("-t".to_owned());
+        options.push(data.display().to_string());
+        eprintln!(
+            "{progress} relocate-datafile {nodes}: {} saved as a {:.1} MB data file, read with {}",
+            big.id,
+            size as f64 / 1e6,
+            tiny.id
+        );
+        let warm = (!skip_stone).then(|| self.warm_up(&input, &options));
+        Ok(Chosen {
+            id: format!("{} read from a data file", big.id),
+            options,
+            input,
+            warm,
+            notes: Vec::new(),
         })
     }
 

@@ -93,6 +93,11 @@ CASES:
                                            in 5 plain, diskless or rbd)
                        relocate            relocate a DRBD instance (new
                                            secondary)
+                       relocate-datafile   the relocate cluster saved as a
+                                           cluster data file and read with
+                                           -t for a two-node relocate
+                                           request (reading the file is
+                                           nearly all of the run)
                        node-evacuate-all   node-evacuate, mode all, every
                                            instance of one node (>= 5)
                        change-group        change-group of one instance
