@@ -6,12 +6,14 @@
 //! * `hostile` — bad and hostile inputs: clear errors, no panic, nothing on
 //!   stdout;
 //! * `cli` — command-line behaviour and exit codes;
+//! * `datafiles` — `-S`, `-t`, `--simulate`, `-p` and bad data files;
 //! * `layers` — the direction of dependencies between the stage folders;
 //! * `properties` — generated clusters: every answer safe and repeatable;
 //! * `safety_checker` — tests of the independent answer checker in
 //!   `support::safety`, which the other tests use to prove answers safe.
 
 mod cli;
+mod datafiles;
 mod hostile;
 mod layers;
 mod properties;

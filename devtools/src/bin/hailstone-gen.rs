@@ -20,7 +20,7 @@ hailstone-gen: synthetic Ganeti iallocator requests (protocol version 2)
 USAGE:
   hailstone-gen [--kind KIND] [--seed N] [--nodes N|MIN-MAX] [--groups G]
                 [--instances-per-node F] [--template T] [--style S] [--random]
-                [--print-options] [--print-id] [-o FILE]
+                [--print-options] [--print-id] [--data-file] [-o FILE]
   hailstone-gen corpus --out DIR --count N [--nodes MIN-MAX] [--kinds K1,K2,...]
                 [--seed BASE]
   hailstone-gen --help
@@ -45,6 +45,10 @@ SINGLE REQUEST (default command):
   --template T           disk template of the request (allocate,
                          multi-allocate, relocate)
   --style S              compact, spaced (Ganeti's own layout) or pretty
+  --data-file            print the cluster of the request as a Ganeti cluster
+                         data file (what hailstone -S saves before the run;
+                         hbal -t and hailstone-balance -t read it) instead
+                         of the request
   --print-options        print the hail options of the case on stderr, on
                          one line, separated by single spaces (an empty line
                          when there are none); pass them to hail after the
@@ -85,6 +89,7 @@ struct Opts {
     ipn: Option<f64>,
     template: Option<DiskTemplate>,
     style: Option<JsonStyle>,
+    data_file: bool,
     random: bool,
     print_options: bool,
     print_id: bool,
@@ -104,6 +109,7 @@ fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
         ipn: None,
         template: None,
         style: None,
+        data_file: false,
         random: false,
         print_options: false,
         print_id: false,
@@ -188,6 +194,7 @@ fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
             }
             "--random" => o.random = true,
             "--print-options" => o.print_options = true,
+            "--data-file" => o.data_file = true,
             "--print-id" => o.print_id = true,
             "--print-spec" => o.print_spec = true,
             "-o" | "--output" => o.out_file = Some(PathBuf::from(v)),
@@ -261,7 +268,19 @@ fn main() -> ExitCode {
     if let Some(s) = o.style {
         spec.style = s;
     }
-    let case = generate::generate(&spec);
+    let mut case = generate::generate(&spec);
+    if o.data_file {
+        match hailstone::program::datafile::from_request(
+            case.request.as_bytes(),
+            &hailstone::program::hail::options::LoadOptions::default(),
+        ) {
+            Ok(text) => case.request = text,
+            Err(e) => {
+                eprintln!("hailstone-gen: the generated request is not read back: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
     if o.print_spec {
         eprintln!("{:#?}", spec);
     }
