@@ -84,6 +84,9 @@ pub struct Instance {
     pub nics: Arc<[Nic]>,
     /// Whether the instance is forthcoming (reserved, not yet created).
     pub forthcoming: bool,
+    /// Its resource utilisation, cpu, mem, dsk, net (`util`): 1 each
+    /// unless given (hbal's `-U`) or cleared (`--ignore-dynu`).
+    pub util: [f64; 4],
 }
 
 impl Instance {

@@ -97,6 +97,9 @@ pub struct Node {
     pub vcpu_ratio: f64,
     /// Spindle limit: policy spindle ratio × total spindles (`hiSpindles`).
     pub hi_spindles: f64,
+    /// Free disk a placement must leave: hbal's `--min-disk` ratio of the
+    /// total, rounded down; 0 otherwise (`loDsk`).
+    pub lo_dsk: i64,
     /// Indices of primary instances, newest last (hail keeps newest first;
     /// see [`Node::primaries`]) (`pList`).
     pub p_list: SmallVec<[i32; 8]>,
@@ -187,6 +190,7 @@ impl Node {
             offline: r.offline,
             vcpu_ratio: 0.0,
             hi_spindles: 0.0,
+            lo_dsk: 0,
             p_list: SmallVec::new(),
             s_list: SmallVec::new(),
             peers: SmallVec::new(),
@@ -236,6 +240,8 @@ pub struct Scalars {
     pub u_cpu_forth: i64,
     pub inst_spindles_forth: f64,
     pub location_score: i64,
+    /// Relative CPU speed (`tCpuSpeed`).
+    pub cpu_speed: f64,
 }
 
 /// Sets primary node `k`'s reservation to `v` (`PeerMap.add`), keeping
@@ -325,6 +331,8 @@ pub struct PriProbe {
     f_spindles_forth: i64,
     inst_spindles_forth: f64,
     u_cpu_forth: i64,
+    /// The instance's utilisation (`util`), added to the node's load.
+    util: [f64; 4],
 }
 
 impl PriProbe {
@@ -354,6 +362,8 @@ pub struct SecProbe {
     f_dsk_forth: i64,
     f_spindles_forth: i64,
     inst_spindles_forth: f64,
+    /// The instance's disk utilisation, added to the node's disk load.
+    util_dsk: f64,
 }
 
 /// Haskell's `delete`: removes the first occurrence, in hail's list order
@@ -427,6 +437,7 @@ impl Node {
             u_cpu: self.u_cpu,
             t_cpu: self.t_cpu,
             util_load: self.util_load,
+            cpu_speed: self.info.cpu_speed,
             conflicting_primaries: self.conflicting_primaries(),
             inst_spindles: self.inst_spindles,
             hi_spindles: self.hi_spindles,
@@ -564,7 +575,7 @@ impl Node {
                 Some(FailMode::Mem)
             } else if uses_disk && f_dsk_forth <= 0 {
                 Some(FailMode::Disk)
-            } else if uses_disk && f_dsk_forth < 0 {
+            } else if uses_disk && f_dsk_forth < self.lo_dsk {
                 // loDsk is always 0 in hail.
                 Some(FailMode::Disk)
             } else if uses_disk && self.excl_storage && f_spindles_forth < 0 {
@@ -600,6 +611,7 @@ impl Node {
                 f_spindles_forth,
                 inst_spindles_forth,
                 u_cpu_forth,
+                util: inst.util,
             });
         }
 
@@ -630,7 +642,7 @@ impl Node {
         if uses_disk && f_dsk <= 0 {
             return Err(FailMode::Disk);
         }
-        if strict && uses_disk && f_dsk < 0 {
+        if strict && uses_disk && f_dsk < self.lo_dsk {
             return Err(FailMode::Disk);
         }
         if uses_disk && self.excl_storage && f_spindles < 0 {
@@ -673,6 +685,7 @@ impl Node {
             f_spindles_forth,
             inst_spindles_forth,
             u_cpu_forth,
+            util: inst.util,
         })
     }
 
@@ -695,8 +708,8 @@ impl Node {
         s.inst_spindles = p.inst_spindles;
         s.u_cpu = p.u_cpu;
         s.n_pri += 1;
-        for l in s.util_load.iter_mut() {
-            *l += 1.0;
+        for (l, u) in s.util_load.iter_mut().zip(p.util) {
+            *l += u;
         }
         s.location_score += p.location_delta;
         s
@@ -720,8 +733,8 @@ impl Node {
         self.f_dsk = p.f_dsk;
         self.fail_n1 = p.fail_n1;
         self.u_cpu = p.u_cpu;
-        for l in self.util_load.iter_mut() {
-            *l += 1.0;
+        for (l, u) in self.util_load.iter_mut().zip(p.util) {
+            *l += u;
         }
         self.inst_spindles = p.inst_spindles;
         self.f_spindles = p.f_spindles;
@@ -784,8 +797,8 @@ impl Node {
             if online {
                 self.u_cpu = self.u_cpu.wrapping_sub(inst.vcpus);
             }
-            for l in self.util_load.iter_mut() {
-                *l -= 1.0;
+            for (l, u) in self.util_load.iter_mut().zip(inst.util) {
+                *l -= u;
             }
             self.location_score = self
                 .location_score
@@ -829,7 +842,7 @@ impl Node {
         let f_spindles_forth = self.new_free_spindles(true, inst, self.f_spindles_forth);
         let inst_spindles_forth = self.new_inst_spindles(true, inst, self.inst_spindles_forth);
         let forth_violation = || -> Option<FailMode> {
-            if !inst.has_secondary() || f_dsk_forth <= 0 || f_dsk_forth < 0 {
+            if !inst.has_secondary() || f_dsk_forth <= 0 || f_dsk_forth < self.lo_dsk {
                 Some(FailMode::Disk)
             } else if self.excl_storage && f_spindles_forth < 0 {
                 Some(FailMode::Spindles)
@@ -860,6 +873,7 @@ impl Node {
                 f_dsk_forth,
                 f_spindles_forth,
                 inst_spindles_forth,
+                util_dsk: inst.util[2],
             });
         }
 
@@ -876,7 +890,7 @@ impl Node {
         if !ignore_disks && f_dsk <= 0 {
             return Err(FailMode::Disk);
         }
-        if strict && f_dsk < 0 {
+        if strict && f_dsk < self.lo_dsk {
             return Err(FailMode::Disk);
         }
         if self.excl_storage && f_spindles < 0 {
@@ -908,6 +922,7 @@ impl Node {
             f_dsk_forth,
             f_spindles_forth,
             inst_spindles_forth,
+            util_dsk: inst.util[2],
         })
     }
 
@@ -926,7 +941,7 @@ impl Node {
         s.fail_n1 = p.fail_n1;
         s.r_mem = p.r_mem;
         s.n_sec += 1;
-        s.util_load[2] += 1.0;
+        s.util_load[2] += p.util_dsk;
         s
     }
 
@@ -943,7 +958,7 @@ impl Node {
         set_peer(&mut self.peers, p.peer, p.peer_mem);
         self.fail_n1 = p.fail_n1;
         self.r_mem = p.r_mem;
-        self.util_load[2] += 1.0;
+        self.util_load[2] += p.util_dsk;
         self.inst_spindles = p.inst_spindles;
         self.f_spindles = p.f_spindles;
     }
@@ -988,7 +1003,7 @@ impl Node {
                 self.r_mem = self.peers.iter().map(|(_, v)| *v).max().unwrap_or(0);
             }
             self.fail_n1 = self.unallocated_mem() <= self.r_mem;
-            self.util_load[2] -= 1.0;
+            self.util_load[2] -= inst.util[2];
         }
         if uses_disk {
             self.f_dsk_forth = self.f_dsk_forth.wrapping_add(inst.dsk);

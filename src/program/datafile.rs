@@ -7,7 +7,8 @@
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::Cluster;
-use crate::read::loader::{self, LoadError, LoadOptions, N1Rule};
+use crate::read::loader::{self, LoadError, LoadOptions};
+use crate::read::merge::MergeOptions;
 use crate::read::text;
 use crate::write::text as text_writer;
 
@@ -32,7 +33,8 @@ pub fn from_request(bytes: &[u8], options: &LoadOptions) -> Result<String, Strin
 ///
 /// Why the file cannot be read (file, line, field).
 pub fn normalize(name: &str, bytes: &[u8]) -> Result<String, String> {
-    let (cluster, _) = text::load(name, bytes, N1Rule::Hail30).map_err(|e| e.to_string())?;
+    let (cluster, _) =
+        text::load(name, bytes, &MergeOptions::default()).map_err(|e| e.to_string())?;
     Ok(serialize(&cluster))
 }
 

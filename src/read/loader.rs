@@ -25,7 +25,7 @@ use crate::read::iallocator::{
     WireInstanceBody, WireNode, WireRequest,
 };
 use crate::read::json::{self, ParseError};
-use crate::read::merge::{merge, owned, tag_sets, Empties, Parts};
+use crate::read::merge::{merge, owned, tag_sets, Empties, MergeOptions, Parts};
 
 /// The rule for a node's initial N+1 flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -130,6 +130,7 @@ fn build_instance(
                 .collect()
         },
         forthcoming: body.forthcoming,
+        util: [1.0; 4],
     }
 }
 
@@ -318,7 +319,12 @@ fn finish(built: Builder, msg: &Message, opts: &LoadOptions) -> Result<Loaded, I
         cluster_tags: owned(&msg.cluster_tags),
         ipolicy: IPolicy::ganeti_default(),
     };
-    let (mut cluster, warnings) = merge(parts, &empty, static_node_memory, opts.n1_rule);
+    let merge_options = MergeOptions {
+        n1_rule: opts.n1_rule,
+        static_node_memory,
+        ignore_dynu: false,
+    };
+    let (mut cluster, warnings) = merge(parts, &empty, &merge_options);
     let request = resolve_request(&mut cluster, &empty, &msg.request)?;
     Ok(Loaded {
         cluster,

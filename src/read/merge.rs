@@ -174,8 +174,8 @@ fn set_pri(node: &mut Node, inst: &Instance) {
     if inst.not_offline() {
         node.u_cpu = node.u_cpu.wrapping_add(inst.vcpus);
     }
-    for l in node.util_load.iter_mut() {
-        *l += 1.0;
+    for (l, u) in node.util_load.iter_mut().zip(inst.util) {
+        *l += u;
     }
     if !node.excl_storage {
         if inst.uses_local_storage() {
@@ -225,7 +225,7 @@ fn set_sec(node: &mut Node, inst: &Instance) {
         return;
     }
     node.s_list.push(inst.idx);
-    node.util_load[2] += 1.0;
+    node.util_load[2] += inst.util[2];
     if !node.excl_storage {
         if inst.uses_local_storage() {
             node.inst_spindles += inst.spindle_use as f64;
@@ -235,23 +235,43 @@ fn set_sec(node: &mut Node, inst: &Instance) {
     }
 }
 
+/// How a cluster is merged: settings of the program that read it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MergeOptions {
+    /// The initial N+1 rule.
+    pub n1_rule: N1Rule,
+    /// Every node's reserved memory becomes this (hail's
+    /// `--static-kvm-node-memory` on a KVM cluster read from a request).
+    pub static_node_memory: Option<i64>,
+    /// `--ignore-dynu`: every instance's utilisation is cleared
+    /// (`clearDynU`).
+    pub ignore_dynu: bool,
+}
+
 /// Merges a cluster as read into the model (`mergeData`, then
-/// `updateMissing`). `static_node_memory` replaces every node's reserved
-/// memory (hail's `--static-kvm-node-memory` on a KVM cluster read from a
-/// request); the warnings come in hail's order.
+/// `updateMissing`); the warnings come in hail's order.
 pub(crate) fn merge(
     parts: Parts,
     empty: &Empties,
-    static_node_memory: Option<i64>,
-    n1_rule: N1Rule,
+    options: &MergeOptions,
 ) -> (Cluster, Vec<String>) {
     let Parts {
         groups,
         nodes,
-        instances,
+        mut instances,
         cluster_tags,
         ipolicy,
     } = parts;
+    let MergeOptions {
+        n1_rule,
+        static_node_memory,
+        ignore_dynu,
+    } = options.clone();
+    if ignore_dynu {
+        for inst in instances.iter_mut() {
+            inst.util = [0.0; 4];
+        }
+    }
     let excl_prefixes: Vec<String> = cluster_tags
         .iter()
         .filter_map(|t| t.strip_prefix(EXCL_PREFIX))

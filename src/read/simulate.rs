@@ -17,7 +17,7 @@ use crate::model::types::AllocPolicy;
 use crate::model::Cluster;
 use crate::read::haskell::{read_bool, read_int, reads_int, split_on};
 use crate::read::loader::N1Rule;
-use crate::read::merge::{merge, Empties, Parts};
+use crate::read::merge::{merge, Empties, MergeOptions, Parts};
 
 /// Builds the simulated cluster of `specs`, in order.
 ///
@@ -75,7 +75,11 @@ pub fn load(specs: &[String], n1_rule: N1Rule) -> Result<Cluster, String> {
         cluster_tags: Vec::new(),
         ipolicy: IPolicy::ganeti_default(),
     };
-    Ok(merge(parts, &Empties::new(), None, n1_rule).0)
+    let options = MergeOptions {
+        n1_rule,
+        ..MergeOptions::default()
+    };
+    Ok(merge(parts, &Empties::new(), &options).0)
 }
 
 /// One group's spec.

@@ -26,8 +26,7 @@ use crate::model::policy::{IPolicy, ISpec, MinMaxISpecs};
 use crate::model::types::{AllocPolicy, DiskTemplate, RunState};
 use crate::model::{find_group, Cluster, NameMatch};
 use crate::read::haskell::{read_double, read_int, split_on, ReadError};
-use crate::read::loader::N1Rule;
-use crate::read::merge::{merge, Empties, Parts};
+use crate::read::merge::{merge, Empties, MergeOptions, Parts};
 
 /// Why a cluster data file cannot be read: where, and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -47,10 +46,10 @@ pub struct TextError {
 pub fn load(
     file: &str,
     bytes: &[u8],
-    n1_rule: N1Rule,
+    options: &MergeOptions,
 ) -> Result<(Cluster, Vec<String>), TextError> {
     let parts = parse(file, bytes)?;
-    Ok(merge(parts, &Empties::new(), None, n1_rule))
+    Ok(merge(parts, &Empties::new(), options))
 }
 
 /// One line of the file: its number and text.
@@ -466,6 +465,7 @@ impl Reader<'_> {
             location_score: 0,
             nics: self.empty.nics.clone(),
             forthcoming,
+            util: [1.0; 4],
         });
         Ok(())
     }

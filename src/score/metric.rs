@@ -107,8 +107,9 @@ pub fn node_values(s: &Scalars) -> NodeValues {
     } else {
         0.0
     };
-    // hail divides the CPU ratio by the CPU speed and the loads by the
-    // utilisation pool, all 1.0; dividing by 1.0 is exact, so it is elided.
+    // hail divides the CPU ratios by the CPU speed (1.0 unless a data file
+    // gives it; dividing by 1.0 is exact) and the loads by the utilisation
+    // pool, always 1.0, which is elided.
     [
         s.p_mem(),
         s.p_dsk(),
@@ -116,7 +117,7 @@ pub fn node_values(s: &Scalars) -> NodeValues {
         p_rem,
         n_pri + n_sec,
         n_pri,
-        s.u_cpu as f64 / s.t_cpu,
+        s.u_cpu as f64 / s.t_cpu / s.cpu_speed,
         s.util_load[0],
         s.util_load[1],
         s.util_load[2],
@@ -125,7 +126,7 @@ pub fn node_values(s: &Scalars) -> NodeValues {
         s.inst_spindles / s.hi_spindles,
         s.f_mem_forth as f64 / s.t_mem,
         s.p_dsk_forth(),
-        s.u_cpu_forth as f64 / s.t_cpu,
+        s.u_cpu_forth as f64 / s.t_cpu / s.cpu_speed,
         s.inst_spindles_forth / s.hi_spindles,
         s.location_score as f64,
         0.0,

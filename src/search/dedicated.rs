@@ -86,6 +86,7 @@ pub fn test_instances(policy: &IPolicy) -> Vec<Instance> {
             location_score: 0,
             nics: Arc::from([]),
             forthcoming: false,
+            util: [1.0; 4],
         })
         .collect()
 }
@@ -483,6 +484,7 @@ mod tests {
             offline: false,
             vcpu_ratio: 4.0,
             hi_spindles: 12.0 * 32.0,
+            lo_dsk: 0,
             p_list: Default::default(),
             s_list: Default::default(),
             peers: Default::default(),

@@ -22,6 +22,7 @@ use crate::model::policy::IPolicy;
 use crate::model::{Cluster, Request, TagId};
 use crate::program::datafile;
 use crate::read::loader::{self, LoadError};
+use crate::read::merge::MergeOptions;
 use crate::read::{simulate, text};
 use crate::write::nodes::{print_nodes, PrintNodes};
 use crate::write::text as text_writer;
@@ -173,7 +174,12 @@ fn run_inner(
                 file.name
             ))
         })?;
-        let (mut cluster, warnings) = text::load(&file.name, contents, options.load.n1_rule)
+        let merge_options = MergeOptions {
+            n1_rule: options.load.n1_rule,
+            ignore_dynu: options.ignore_dynu,
+            ..MergeOptions::default()
+        };
+        let (mut cluster, warnings) = text::load(&file.name, contents, &merge_options)
             .map_err(|e| Failure::Input(format!("cannot load the cluster data file: {e}")))?;
         out.warnings(&warnings);
         let request = rebase(loaded.request, &loaded.cluster, &mut cluster);
