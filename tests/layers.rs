@@ -19,6 +19,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("write", &["model"]),
     ("search", &["model", "score", "write"]),
     ("program", &["model", "read", "score", "search", "write"]),
+    // The extra binaries (like `main.rs`) only call into `program`.
+    ("bin", &["program"]),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

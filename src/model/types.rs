@@ -99,6 +99,21 @@ impl DiskTemplate {
         )
     }
 
+    /// Whether the balancer may move instances of this template unless told
+    /// otherwise (the `movable` flag `Instance.create` sets): drbd and the
+    /// shared-storage templates, not plain, file or diskless.
+    pub fn balancer_movable(self) -> bool {
+        matches!(
+            self,
+            DiskTemplate::Drbd
+                | DiskTemplate::Blockdev
+                | DiskTemplate::SharedFile
+                | DiskTemplate::Gluster
+                | DiskTemplate::Rbd
+                | DiskTemplate::Ext
+        )
+    }
+
     /// The number of nodes an instance of this template occupies.
     pub fn required_nodes(self) -> usize {
         if self == DiskTemplate::Drbd {

@@ -9,6 +9,7 @@
 //! * Must never: hold an algorithm or a format of its own; a program only
 //!   reads options, calls the stages and maps outcomes to exit statuses.
 
+pub mod balance;
 pub mod datafile;
 pub mod getopt;
 pub mod hail;

@@ -322,7 +322,7 @@ fn finish(built: Builder, msg: &Message, opts: &LoadOptions) -> Result<Loaded, I
     let merge_options = MergeOptions {
         n1_rule: opts.n1_rule,
         static_node_memory,
-        ignore_dynu: false,
+        ..MergeOptions::default()
     };
     let (mut cluster, warnings) = merge(parts, &empty, &merge_options);
     let request = resolve_request(&mut cluster, &empty, &msg.request)?;

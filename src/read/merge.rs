@@ -246,6 +246,14 @@ pub struct MergeOptions {
     /// `--ignore-dynu`: every instance's utilisation is cleared
     /// (`clearDynU`).
     pub ignore_dynu: bool,
+    /// Instance utilisation by instance name (hbal's `-U` file), applied
+    /// in order to the one instance of that name; unknown names are
+    /// skipped, as in Ganeti's `mergeData`.
+    pub utilisation: Vec<(String, [f64; 4])>,
+    /// Exclusion tag prefixes given on the command line (hbal's
+    /// `--exclusion-tags`, each already ending in `:`), before those of
+    /// the cluster tags.
+    pub exclusion_prefixes: Vec<String>,
 }
 
 /// Merges a cluster as read into the model (`mergeData`, then
@@ -266,17 +274,30 @@ pub(crate) fn merge(
         n1_rule,
         static_node_memory,
         ignore_dynu,
+        utilisation,
+        exclusion_prefixes,
     } = options.clone();
     if ignore_dynu {
         for inst in instances.iter_mut() {
             inst.util = [0.0; 4];
         }
+    } else {
+        for (name, util) in &utilisation {
+            let mut found = instances.iter_mut().filter(|i| &*i.name == name.as_str());
+            if let (Some(inst), None) = (found.next(), found.next()) {
+                inst.util = *util;
+            }
+        }
     }
-    let excl_prefixes: Vec<String> = cluster_tags
-        .iter()
-        .filter_map(|t| t.strip_prefix(EXCL_PREFIX))
-        .filter(|p| !p.is_empty())
-        .map(str::to_owned)
+    let excl_prefixes: Vec<String> = exclusion_prefixes
+        .into_iter()
+        .chain(
+            cluster_tags
+                .iter()
+                .filter_map(|t| t.strip_prefix(EXCL_PREFIX))
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned),
+        )
         .collect();
     let dsrd_loc_prefixes: Vec<String> = cluster_tags
         .iter()

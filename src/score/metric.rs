@@ -168,6 +168,15 @@ pub fn score_walk<'a, I>(nodes: I, map_value: i64) -> f64
 where
     I: Iterator<Item = (&'a NodeValues, bool)> + Clone,
 {
+    values_walk(nodes, map_value).map_or(0.0, |v| weighted_sum(&v))
+}
+
+/// The 20 statistics of the nodes (hbal's `compDetailedCV`), or `None`
+/// when no node is online (hail's statistics list is then empty).
+pub fn values_walk<'a, I>(nodes: I, map_value: i64) -> Option<[f64; N_COMPONENTS]>
+where
+    I: Iterator<Item = (&'a NodeValues, bool)> + Clone,
+{
     // First pass: counts and sums.
     let mut n_online = 0.0f64;
     let mut online_sums = [0.0f64; N_COMPONENTS];
@@ -185,7 +194,7 @@ where
     }
     if n_online == 0.0 {
         // With no online node hail's statistics list is empty: score 0.
-        return 0.0;
+        return None;
     }
     let mut means = [0.0f64; N_COMPONENTS];
     for k in 0..N_COMPONENTS {
@@ -212,7 +221,7 @@ where
             Aggregation::Map => map_value as f64,
         };
     }
-    weighted_sum(&values)
+    Some(values)
 }
 
 /// The location-exclusion component over a set of nodes: the union of the
@@ -536,6 +545,32 @@ impl ClusterStats {
     }
 }
 
+/// The lowest score the nodes could reach (`optimalCVScore`): what the
+/// failover reservations of drbd instances cost a perfectly balanced
+/// cluster once one node is gone; 0 for fewer than two nodes.
+pub fn optimal_score(nodes: &[&crate::model::node::Node]) -> f64 {
+    if nodes.len() < 2 {
+        return 0.0;
+    }
+    let total = nodes.iter().fold(0.0, |acc, n| acc + n.t_mem);
+    let largest = nodes
+        .iter()
+        .map(|n| n.t_mem)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let one_less = total - largest;
+    // `guard (oneLess > 0)`: NaN fails it too.
+    if one_less.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return 0.0;
+    }
+    let drbd = nodes
+        .iter()
+        .flat_map(|n| n.peers.iter().map(|(_, m)| *m))
+        .fold(0i64, i64::wrapping_add) as f64;
+    let usage = drbd / total;
+    let usage_one_less = drbd / one_less;
+    0.25 * (usage_one_less - usage)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -607,3 +642,4 @@ mod tests {
         assert_eq!(m.value(), 1 - 2);
     }
 }
+

@@ -68,14 +68,20 @@ fn move_to_job(state: &State, inst: &Instance, mv: Move) -> Vec<String> {
             )
         }
     };
-    match mv {
-        Move::Failover => vec![failover(None)],
-        Move::FailoverToAny(t) => vec![failover(Some(t))],
-        Move::ReplaceSecondary(t) => vec![format!(
+    let replace = |t: usize| -> String {
+        format!(
             "{{\"OP_ID\":\"OP_INSTANCE_REPLACE_DISKS\",\"instance_name\":{},\"early_release\":false,\"ignore_ipolicy\":false,\"mode\":\"replace_new_secondary\",\"disks\":[],\"remote_node\":{}}}",
             answer::string(&inst.name),
             answer::string(&node_name(t))
-        )],
+        )
+    };
+    match mv {
+        Move::Failover => vec![failover(None)],
+        Move::FailoverToAny(t) => vec![failover(Some(t))],
+        Move::ReplaceSecondary(t) => vec![replace(t)],
+        Move::ReplacePrimary(t) => vec![failover(None), replace(t), failover(None)],
+        Move::ReplaceAndFailover(t) => vec![replace(t), failover(None)],
+        Move::FailoverAndReplace(t) => vec![failover(None), replace(t)],
     }
 }
 

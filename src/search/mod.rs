@@ -5,14 +5,16 @@
 //!   lost-allocations search of exclusive-storage clusters ([`dedicated`]),
 //!   the global N+1 capacity check ([`globaln1`]), evacuation, relocation
 //!   and group change with their jobs ([`evacuate`]), the allocation
-//!   solutions with their failure tallies ([`solution`]) and GHC's sort for
-//!   hail's exact order ([`ghc_sort`]).
+//!   solutions with their failure tallies ([`solution`]), GHC's sort for
+//!   hail's exact order ([`ghc_sort`]), and the balancing engine of hbal
+//!   and the planners built on it ([`balance`]).
 //! * May use: the model, scoring, and the writing helpers (Haskell
 //!   formatting of the texts hail builds during its search, answer JSON).
 //! * Must never: read input or parse options; print; decide anything from a
 //!   hash map's order or a thread's timing.
 
 pub mod allocate;
+pub mod balance;
 pub mod dedicated;
 pub mod evacuate;
 pub mod ghc_sort;

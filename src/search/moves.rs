@@ -1,6 +1,7 @@
 //! Instance moves (`Cluster.Moves.applyMoveEx`): failover, failover to any
-//! node, and secondary replacement, computed on a [`State`] without
-//! changing it. A move yields the nodes it changes (in hail's write order)
+//! node, secondary replacement, and the three composite moves the balancer
+//! also tries (replace the primary, replace and fail over, fail over and
+//! replace), computed on a [`State`] without changing it. A move yields the nodes it changes (in hail's write order)
 //! and the moved instance; the caller scores it and commits it if chosen.
 
 use smallvec::SmallVec;
@@ -10,7 +11,8 @@ use crate::model::node::{intersection_len, Node};
 use crate::model::types::{FailMode, SoftChecks};
 use crate::search::state::{Crash, State};
 
-/// A move of one instance (`IMove`; hail's allocator uses these three).
+/// A move of one instance (`IMove`; hail's allocator uses the first
+/// three, the balancer all six).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Move {
     /// Swap primary and secondary of a drbd instance.
@@ -19,6 +21,15 @@ pub enum Move {
     FailoverToAny(usize),
     /// Give a drbd instance a new secondary node.
     ReplaceSecondary(usize),
+    /// A drbd instance's new primary is the node, its secondary stays
+    /// (fail over, replace the secondary by the node, fail over).
+    ReplacePrimary(usize),
+    /// The node becomes the new primary and the old primary the secondary
+    /// (replace the secondary by the node, fail over).
+    ReplaceAndFailover(usize),
+    /// The old secondary becomes the primary and the node the new
+    /// secondary (fail over, replace the secondary by the node).
+    FailoverAndReplace(usize),
 }
 
 /// The outcome of a successful move.
@@ -284,6 +295,95 @@ pub fn apply(
             nodes.push((key(old_sdx), int_s));
             nodes.push((new_sdx, new_s));
             nodes.push((key(old_pdx), pnode2));
+            Ok(Moved {
+                nodes,
+                inst: new_inst,
+            })
+        }
+        Move::ReplacePrimary(new_pdx) => {
+            let (old_pdx, old_sdx) = (inst.p_node, inst.s_node);
+            let old_p = state.node(old_pdx)?;
+            let old_s = state.node(old_sdx)?;
+            let tgt = state.node(new_pdx as i32)?;
+            let mut int_p = old_p.clone();
+            int_p.remove_pri(inst);
+            let mut int_s = old_s.clone();
+            int_s.remove_sec(inst);
+            let mut new_inst = inst.clone();
+            new_inst.location_score = location_score(tgt, &int_s);
+            new_inst.p_node = new_pdx as i32;
+            let soft_p = soft.ignored_if(old_p.offline);
+            old_p.check_migration(old_s)?;
+            old_s.check_migration(tgt)?;
+            // The old secondary must host the instance during the two
+            // migrations: added as a primary, then removed again.
+            int_s.add_pri(soft_p, &new_inst)?;
+            int_s.remove_pri(&new_inst);
+            let mut new_p = tgt.clone();
+            new_p.add_pri(soft_p, &new_inst)?;
+            int_s.add_sec(false, soft_p, &new_inst, new_pdx as i32)?;
+            let mut nodes = SmallVec::new();
+            nodes.push((key(old_pdx), int_p));
+            nodes.push((key(old_sdx), int_s));
+            nodes.push((new_pdx, new_p));
+            Ok(Moved {
+                nodes,
+                inst: new_inst,
+            })
+        }
+        Move::ReplaceAndFailover(new_pdx) => {
+            let (old_pdx, old_sdx) = (inst.p_node, inst.s_node);
+            let old_p = state.node(old_pdx)?;
+            let old_s = state.node(old_sdx)?;
+            let tgt = state.node(new_pdx as i32)?;
+            let mut int_p = old_p.clone();
+            int_p.remove_pri(inst);
+            let mut int_s = old_s.clone();
+            int_s.remove_sec(inst);
+            let mut new_inst = inst.clone();
+            new_inst.location_score = location_score(tgt, &int_p);
+            new_inst.p_node = new_pdx as i32;
+            new_inst.s_node = old_pdx;
+            old_p.check_migration(tgt)?;
+            let mut new_p = tgt.clone();
+            new_p.add_pri(soft, &new_inst)?;
+            int_p.add_sec(
+                false,
+                soft.ignored_if(old_s.offline),
+                &new_inst,
+                new_pdx as i32,
+            )?;
+            let mut nodes = SmallVec::new();
+            nodes.push((key(old_pdx), int_p));
+            nodes.push((key(old_sdx), int_s));
+            nodes.push((new_pdx, new_p));
+            Ok(Moved {
+                nodes,
+                inst: new_inst,
+            })
+        }
+        Move::FailoverAndReplace(new_sdx) => {
+            let (old_pdx, old_sdx) = (inst.p_node, inst.s_node);
+            let old_p = state.node(old_pdx)?;
+            let old_s = state.node(old_sdx)?;
+            let tgt = state.node(new_sdx as i32)?;
+            let mut int_p = old_p.clone();
+            int_p.remove_pri(inst);
+            let mut int_s = old_s.clone();
+            int_s.remove_sec(inst);
+            let soft_p = soft.ignored_if(old_p.offline);
+            let mut new_inst = inst.clone();
+            new_inst.location_score = location_score(&int_s, tgt);
+            new_inst.p_node = old_sdx;
+            new_inst.s_node = new_sdx as i32;
+            old_p.check_migration(old_s)?;
+            int_s.add_pri(soft_p, &new_inst)?;
+            let mut new_s = tgt.clone();
+            new_s.add_sec(false, soft_p, &new_inst, old_sdx)?;
+            let mut nodes = SmallVec::new();
+            nodes.push((key(old_sdx), int_s));
+            nodes.push((key(old_pdx), int_p));
+            nodes.push((new_sdx, new_s));
             Ok(Moved {
                 nodes,
                 inst: new_inst,

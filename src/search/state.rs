@@ -206,6 +206,20 @@ impl State {
         )
     }
 
+    /// Running sums of every present node's values.
+    pub fn present_sums(&self) -> crate::score::argmin::GroupSums {
+        crate::score::argmin::GroupSums::new(
+            self.present
+                .iter()
+                .map(|&k| (&self.values[k], self.offline[k])),
+        )
+    }
+
+    /// Number of instance slots (present or not).
+    pub fn inst_slots(&self) -> usize {
+        self.insts.len()
+    }
+
     /// The instance policy of group `g`.
     pub fn policy(&self, g: usize) -> &IPolicy {
         &self.policies[g]
@@ -302,6 +316,26 @@ impl State {
     /// Forgets the undo log (the changes become the new base).
     pub fn commit(&mut self) {
         self.log.clear();
+    }
+
+    /// The 20 statistics of the present nodes (`compDetailedCV`), or
+    /// `None` when no node is online.
+    pub fn statistics(&self) -> Option<[f64; metric::N_COMPONENTS]> {
+        let mut map = LocationExclusion::default();
+        if self.any_instance_map {
+            for &k in &self.present {
+                let node = self.node_at(k);
+                if !node.offline && !node.instance_map.is_empty() {
+                    map.add_node(&node.instance_map);
+                }
+            }
+        }
+        metric::values_walk(
+            self.present
+                .iter()
+                .map(|&k| (&self.values[k], self.offline[k])),
+            map.value(),
+        )
     }
 
     /// The full score of the present nodes (`compCV`), with some nodes

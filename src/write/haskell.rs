@@ -20,7 +20,7 @@
 use std::cmp::Ordering;
 
 use crate::model::group::Group;
-use crate::model::policy::ISpec;
+use crate::model::policy::{IPolicy, ISpec};
 
 /// Formats `x` as Haskell's `printf "%.<decimals>f"` does for a `Double`.
 ///
@@ -40,6 +40,33 @@ pub fn printf_fixed(x: f64, decimals: usize) -> String {
     let sign = if x.is_sign_negative() { "-" } else { "" };
     let (digits, exponent) = float_to_digits(x.abs());
     format!("{sign}{}", fixed_with_decimals(&digits, exponent, decimals))
+}
+
+/// Formats `x` as Haskell's `printf "%.<decimals>g"` does for a `Double`
+/// (`showGFloat`): fixed notation with `decimals` places when `x` is 0 or
+/// `0.1 <= |x| < 10^7`, else GHC's exponent form (`showEFloat`): the
+/// shortest digits rounded to `decimals + 1` significant digits,
+/// `d.ddddde<exp>` with a plain decimal exponent (`1.000000e-9`).
+pub fn printf_general(x: f64, decimals: usize) -> String {
+    if !x.is_finite() {
+        return printf_fixed(x, decimals);
+    }
+    let a = x.abs();
+    if a == 0.0 || (0.1..1e7).contains(&a) {
+        return printf_fixed(x, decimals);
+    }
+    let sign = if x.is_sign_negative() { "-" } else { "" };
+    let (digits, exponent) = float_to_digits(a);
+    let dec = decimals.max(1);
+    let (carry, rounded) = round_to(dec + 1, &digits);
+    let kept = if carry > 0 {
+        &rounded[..rounded.len() - 1]
+    } else {
+        &rounded[..]
+    };
+    let text: String = kept.iter().map(|d| digit_char(*d)).collect();
+    let (first, rest) = text.split_at(1);
+    format!("{sign}{first}.{rest}e{}", exponent - 1 + carry as i32)
 }
 
 /// Formats `x` as Haskell's `printf "%f"` (no precision) does for a
@@ -539,11 +566,10 @@ fn show_ispec(s: &ISpec) -> String {
     )
 }
 
-/// Haskell's derived `show` of a group record, which hail leaks into one
-/// change-group failure message.
-pub fn show_group(group: &Group) -> String {
-    let minmax: Vec<String> = group
-        .ipolicy
+/// Haskell's derived `show` of an instance policy record (hbal's
+/// `Loaded cluster ipolicy` line).
+pub fn show_ipolicy(p: &IPolicy) -> String {
+    let minmax: Vec<String> = p
         .minmax
         .iter()
         .map(|mm| {
@@ -554,26 +580,30 @@ pub fn show_group(group: &Group) -> String {
             )
         })
         .collect();
-    let templates: Vec<&str> = group
-        .ipolicy
-        .disk_templates
-        .iter()
-        .map(|t| t.constructor())
-        .collect();
+    let templates: Vec<&str> = p.disk_templates.iter().map(|t| t.constructor()).collect();
+    format!(
+        "IPolicy {{iPolicyMinMaxISpecs = [{}], iPolicyStdSpec = {}, iPolicyDiskTemplates = [{}], iPolicyVcpuRatio = {}, iPolicySpindleRatio = {}}}",
+        minmax.join(","),
+        show_ispec(&p.std),
+        templates.join(","),
+        show_double(p.vcpu_ratio),
+        show_double(p.spindle_ratio),
+    )
+}
+
+/// Haskell's derived `show` of a group record, which hail leaks into one
+/// change-group failure message.
+pub fn show_group(group: &Group) -> String {
     let networks: Vec<&str> = group.networks.iter().map(String::as_str).collect();
     let tags: Vec<&str> = group.tags.iter().map(String::as_str).collect();
     format!(
-        "Group {{name = {}, uuid = {}, idx = {}, allocPolicy = {}, networks = {}, iPolicy = IPolicy {{iPolicyMinMaxISpecs = [{}], iPolicyStdSpec = {}, iPolicyDiskTemplates = [{}], iPolicyVcpuRatio = {}, iPolicySpindleRatio = {}}}, allTags = {}}}",
+        "Group {{name = {}, uuid = {}, idx = {}, allocPolicy = {}, networks = {}, iPolicy = {}, allTags = {}}}",
         show_string(&group.name),
         show_string(&group.uuid),
         group.idx,
         group.alloc_policy.constructor(),
         show_string_list(&networks),
-        minmax.join(","),
-        show_ispec(&group.ipolicy.std),
-        templates.join(","),
-        show_double(group.ipolicy.vcpu_ratio),
-        show_double(group.ipolicy.spindle_ratio),
+        show_ipolicy(&group.ipolicy),
         show_string_list(&tags),
     )
 }

@@ -10,6 +10,7 @@
 //! * Must never: read input, score or search; decide anything.
 
 pub mod answer;
+pub mod balance;
 pub mod haskell;
 pub mod json;
 pub(crate) mod nodes;

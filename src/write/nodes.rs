@@ -27,6 +27,28 @@ pub const DEFAULT_FIELDS: [&str; 22] = [
 ];
 
 impl PrintNodes {
+    /// The `-p` value as every htools program reads it (`CLI.oPrintNodes`,
+    /// then the field-list interpretation of `Cluster.printNodes`).
+    pub fn from_option(value: &str) -> PrintNodes {
+        let (plus, rest) = match value.strip_prefix('+') {
+            Some(rest) => (true, rest),
+            None => (false, value),
+        };
+        // Ganeti's `sepSplit ','`: nothing for an empty text.
+        let fields: Vec<String> = if rest.is_empty() {
+            Vec::new()
+        } else {
+            rest.split(',').map(str::to_owned).collect()
+        };
+        if plus {
+            PrintNodes::DefaultsPlus(fields)
+        } else if fields.is_empty() {
+            PrintNodes::Defaults
+        } else {
+            PrintNodes::Fields(fields)
+        }
+    }
+
     /// The field names to show.
     pub fn fields(&self) -> Vec<String> {
         let defaults = DEFAULT_FIELDS.iter().map(|f| f.to_string());

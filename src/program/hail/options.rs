@@ -367,7 +367,7 @@ impl Fold {
         let text = value.unwrap_or("");
         let options = &mut self.options;
         match given.id {
-            OptId::PrintNodes => options.print_nodes = Some(parse_print_nodes(text)),
+            OptId::PrintNodes => options.print_nodes = Some(PrintNodes::from_option(text)),
             OptId::Save => options.save = Some(text.to_string()),
             OptId::TextData => options.text_data = Some(text.to_string()),
             OptId::Simulate => options.simulate.insert(0, text.to_string()),
@@ -411,25 +411,6 @@ impl Fold {
             OptId::HelpCompletion => self.completion = true,
         }
         Ok(())
-    }
-}
-
-/// hail's `-p` value handling (`CLI.oPrintNodes`) followed by the field-list
-/// interpretation of `Cluster.printNodes`.
-fn parse_print_nodes(value: &str) -> PrintNodes {
-    let mut fields = Vec::new();
-    let rest = match value.strip_prefix('+') {
-        Some(rest) => {
-            fields.push("+".to_string());
-            rest
-        }
-        None => value,
-    };
-    fields.extend(sep_split(rest));
-    match fields.split_first() {
-        None => PrintNodes::Defaults,
-        Some((first, tail)) if first == "+" => PrintNodes::DefaultsPlus(tail.to_vec()),
-        Some(_) => PrintNodes::Fields(fields),
     }
 }
 
