@@ -5,6 +5,8 @@
 //!   request in `protocol-samples/` (snapshots live in `snapshots/`);
 //! * `hostile` — bad and hostile inputs: clear errors, no panic, nothing on
 //!   stdout;
+//! * `balance` — `hailstone-balance` plans replayed by an independent
+//!   checker (`support::plan`);
 //! * `cli` — command-line behaviour and exit codes;
 //! * `datafiles` — `-S`, `-t`, `--simulate`, `-p` and bad data files;
 //! * `layers` — the direction of dependencies between the stage folders;
@@ -12,6 +14,7 @@
 //! * `safety_checker` — tests of the independent answer checker in
 //!   `support::safety`, which the other tests use to prove answers safe.
 
+mod balance;
 mod cli;
 mod datafiles;
 mod hostile;

@@ -257,30 +257,78 @@ impl GroupSums {
         Some(out)
     }
 
+    /// The approximate score with a few online nodes' values replaced
+    /// (`(old, new, offline)`), from the terms of the unchanged group:
+    /// only the components that change are recomputed, without copying
+    /// the sums. The same result as replacing the values in a copy and
+    /// calling [`GroupSums::approx`].
+    pub fn approx_replacing(
+        &self,
+        base: &Terms,
+        changes: &[(&NodeValues, &NodeValues, bool)],
+        map_value: i64,
+    ) -> Option<(f64, f64)> {
+        if !self.usable || base.empty || self.n_online < 0.5 || changes.iter().any(|c| c.2) {
+            let mut g = self.clone();
+            for (old, new, off) in changes {
+                g.replace(old, new, *off);
+            }
+            return g.approx(map_value);
+        }
+        let mut terms = *base;
+        let mut mask = 0u32;
+        for (old, new, _) in changes {
+            mask |= changed_components(old, new);
+        }
+        while mask != 0 {
+            let k = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            if !COMPONENTS[k].online {
+                continue;
+            }
+            let mut c = self.comps[k];
+            for (old, new, _) in changes {
+                let (x, y) = (old[k], new[k]);
+                if x.to_bits() == y.to_bits() {
+                    continue;
+                }
+                if !x.is_finite() || !y.is_finite() || x.abs() > MAX_VALUE || y.abs() > MAX_VALUE {
+                    return None;
+                }
+                c.sum = c.sum.add(Dd::from(y)).sub(Dd::from(x));
+                c.sum_sq = c.sum_sq.add(Dd::square_of(y)).sub(Dd::square_of(x));
+                c.max_abs = c.max_abs.max(y.abs());
+            }
+            terms.values[k] = self.online_term(k, &c, map_value);
+        }
+        Some(combine(&terms))
+    }
+
     /// One component's approximate value and error bound (see the module
     /// doc for the analysis).
     fn term(&self, k: usize, map_value: i64) -> (f64, f64) {
+        if COMPONENTS[k].online {
+            return self.online_term(k, &self.comps[k], map_value);
+        }
+        let s = self.offline[if k == 4 { 0 } else { 1 }].value();
+        // Recursive summation error of hail's fold, plus the double-double
+        // rounding.
+        let e = gamma(self.n_offline + 1.0) * self.n_offline * self.offline_max + 4.0 * U * s.abs();
+        (s, e)
+    }
+
+    /// The term of an online component from its sums `c`.
+    fn online_term(&self, k: usize, c: &CompSums, map_value: i64) -> (f64, f64) {
         let comp = &COMPONENTS[k];
         let n = self.n_online;
         match comp.aggregation {
             Aggregation::Map => (map_value as f64, 0.0),
-            Aggregation::Sum if !comp.online => {
-                let i = if k == 4 { 0 } else { 1 };
-                let s = self.offline[i].value();
-                // Recursive summation error of hail's fold, plus the
-                // double-double rounding.
-                let e = gamma(self.n_offline + 1.0) * self.n_offline * self.offline_max
-                    + 4.0 * U * s.abs();
-                (s, e)
-            }
             Aggregation::Sum => {
-                let c = &self.comps[k];
                 let s = c.sum.value();
                 let e = gamma(n + 1.0) * n * c.max_abs + 4.0 * U * s.abs();
                 (s, e)
             }
             Aggregation::StdDev => {
-                let c = &self.comps[k];
                 if c.max_abs == 0.0 {
                     // Every value is zero: hail computes exactly 0.
                     return (0.0, 0.0);

@@ -642,4 +642,3 @@ mod tests {
         assert_eq!(m.value(), 1 - 2);
     }
 }
-

@@ -28,7 +28,7 @@ use smallvec::SmallVec;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::types::{MirrorType, SoftChecks};
-use crate::score::argmin::{changed_components, combine, GroupSums, Terms};
+use crate::score::argmin::{GroupSums, Terms};
 use crate::score::metric::{self, NodeValues};
 use crate::search::moves::{self, location_score, Move, Moved};
 use crate::search::state::State;
@@ -266,15 +266,12 @@ impl Scan<'_> {
 
     /// The approximate score with some nodes' values replaced.
     fn approx(&self, changes: &[(usize, NodeValues)]) -> Option<(f64, f64)> {
-        let mut sums = self.sums.clone()?;
-        let mut mask = 0u32;
+        let sums = self.sums.as_ref()?;
+        let mut list: SmallVec<[(&NodeValues, &NodeValues, bool); 3]> = SmallVec::new();
         for (k, v) in changes {
-            let old = self.state.values(*k);
-            mask |= changed_components(old, v);
-            sums.replace(old, v, self.state.node_at(*k).offline);
+            list.push((self.state.values(*k), v, self.state.node_at(*k).offline));
         }
-        let terms = sums.update_terms(self.terms.as_ref()?, mask, self.map_value)?;
-        Some(combine(&terms))
+        sums.approx_replacing(self.terms.as_ref()?, &list, self.map_value)
     }
 }
 
@@ -366,6 +363,9 @@ struct InstanceCtx {
     soft_p: SoftChecks,
     soft_s: SoftChecks,
     soft: SoftChecks,
+    /// The moved instance's record, rewritten for each candidate (its
+    /// location score and nodes) instead of copied.
+    ni: std::cell::RefCell<Instance>,
     /// The old secondary after hosting and releasing the instance as a
     /// primary (`ReplacePrimary`), by the instance's location score.
     tmp_s: std::cell::RefCell<TmpSecondaries>,
@@ -411,6 +411,7 @@ impl InstanceCtx {
             soft_p: soft.ignored_if(pn.offline),
             soft_s,
             soft,
+            ni: std::cell::RefCell::new(inst.clone()),
             tmp_s: std::cell::RefCell::new(SmallVec::new()),
         })
     }
@@ -419,6 +420,10 @@ impl InstanceCtx {
     /// the move fails (the same checks as [`moves::apply`]).
     fn changes(&self, state: &State, mv: Move) -> Result<Changes, ()> {
         let inst = &self.inst;
+        let mut ni_cell = self.ni.borrow_mut();
+        let ni = &mut *ni_cell;
+        ni.p_node = inst.p_node;
+        ni.s_node = inst.s_node;
         let pn = state.node_at(self.p);
         let mut out = Changes::new();
         match mv {
@@ -438,15 +443,14 @@ impl InstanceCtx {
             Move::ReplaceSecondary(t) => {
                 let (s, (_, int_s_values)) = (self.s.ok_or(())?, self.int_s.as_ref().ok_or(())?);
                 let tn = state.node_at(t);
-                let mut ni = inst.clone();
                 ni.location_score = location_score(pn, tn);
                 ni.s_node = t as i32;
                 let ps = tn
-                    .probe_add_sec(false, self.soft_s, &ni, inst.p_node)
+                    .probe_add_sec(false, self.soft_s, &*ni, inst.p_node)
                     .map_err(|_| ())?;
                 let pp = self
                     .int_p
-                    .probe_add_pri(SoftChecks::Ignore, &ni)
+                    .probe_add_pri(SoftChecks::Ignore, &*ni)
                     .map_err(|_| ())?;
                 out.push((s, *int_s_values));
                 out.push((t, values_of(&tn.scalars_with_sec(&ps))));
@@ -456,14 +460,13 @@ impl InstanceCtx {
                 let (s, (_, int_s_values)) = (self.s.ok_or(())?, self.int_s.as_ref().ok_or(())?);
                 let tn = state.node_at(t);
                 pn.check_migration(tn).map_err(|_| ())?;
-                let mut ni = inst.clone();
                 ni.location_score = location_score(tn, &self.int_p);
                 ni.p_node = t as i32;
                 ni.s_node = inst.p_node;
-                let pt = tn.probe_add_pri(self.soft, &ni).map_err(|_| ())?;
+                let pt = tn.probe_add_pri(self.soft, &*ni).map_err(|_| ())?;
                 let pp = self
                     .int_p
-                    .probe_add_sec(false, self.soft_s, &ni, t as i32)
+                    .probe_add_sec(false, self.soft_s, &*ni, t as i32)
                     .map_err(|_| ())?;
                 out.push((self.p, values_of(&self.int_p.scalars_with_sec(&pp))));
                 out.push((s, *int_s_values));
@@ -476,18 +479,17 @@ impl InstanceCtx {
                 let tn = state.node_at(t);
                 pn.check_migration(sn).map_err(|_| ())?;
                 sn.check_migration(tn).map_err(|_| ())?;
-                let mut ni = inst.clone();
                 ni.location_score = location_score(tn, int_s);
                 ni.p_node = t as i32;
-                let pt = tn.probe_add_pri(self.soft_p, &ni).map_err(|_| ())?;
+                let pt = tn.probe_add_pri(self.soft_p, &*ni).map_err(|_| ())?;
                 let mut cache = self.tmp_s.borrow_mut();
                 let pos = match cache.iter().position(|(l, _)| *l == ni.location_score) {
                     Some(pos) => pos,
                     None => {
                         let mut tmp = int_s.clone();
-                        let ok = tmp.add_pri(self.soft_p, &ni).is_ok();
+                        let ok = tmp.add_pri(self.soft_p, &*ni).is_ok();
                         if ok {
-                            tmp.remove_pri(&ni);
+                            tmp.remove_pri(&*ni);
                         }
                         cache.push((ni.location_score, ok.then_some(tmp)));
                         cache.len() - 1
@@ -495,7 +497,7 @@ impl InstanceCtx {
                 };
                 let tmp = cache[pos].1.as_ref().ok_or(())?;
                 let ps = tmp
-                    .probe_add_sec(false, self.soft_p, &ni, t as i32)
+                    .probe_add_sec(false, self.soft_p, &*ni, t as i32)
                     .map_err(|_| ())?;
                 out.push((self.p, self.int_p_values));
                 out.push((s, values_of(&tmp.scalars_with_sec(&ps))));
@@ -507,13 +509,12 @@ impl InstanceCtx {
                 let sn = state.node_at(s);
                 let tn = state.node_at(t);
                 pn.check_migration(sn).map_err(|_| ())?;
-                let mut ni = inst.clone();
                 ni.location_score = location_score(int_s, tn);
                 ni.p_node = s as i32;
                 ni.s_node = t as i32;
-                let ps = int_s.probe_add_pri(self.soft_p, &ni).map_err(|_| ())?;
+                let ps = int_s.probe_add_pri(self.soft_p, &*ni).map_err(|_| ())?;
                 let pt = tn
-                    .probe_add_sec(false, self.soft_p, &ni, s as i32)
+                    .probe_add_sec(false, self.soft_p, &*ni, s as i32)
                     .map_err(|_| ())?;
                 out.push((s, values_of(&int_s.scalars_with_pri(&ps))));
                 out.push((self.p, self.int_p_values));

@@ -1,0 +1,117 @@
+//! `hailstone-balance` end to end on generated clusters: every plan is
+//! replayed by the independent plan checker (`support::plan`), step by
+//! step, and must be safe; the state the checker reaches must be the one
+//! the planner saved with `-S`; the same input gives the same bytes.
+
+use std::process::Command;
+
+use hailstone::program::datafile;
+use hailstone::program::hail::options::LoadOptions;
+use hailstone_devtools::generate::{generate, CaseSpec, RequestKind};
+
+use crate::support::plan;
+
+fn balance(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_hailstone-balance"))
+        .args(args)
+        .output()
+        .expect("run hailstone-balance")
+}
+
+/// The groups of a data file (first section), by name.
+fn groups(text: &str) -> Vec<String> {
+    text.split("\n\n")
+        .next()
+        .unwrap_or("")
+        .lines()
+        .filter_map(|l| l.split('|').next())
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn plans_are_safe_and_match_the_saved_state() {
+    let dir = std::env::temp_dir().join(format!("hailstone-balance-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut moves = 0;
+    let mut plans = 0;
+    for seed in 1..=40u64 {
+        let spec = CaseSpec::random(seed, RequestKind::Relocate, 3..=14);
+        let case = generate(&spec);
+        let Ok(text) = datafile::from_request(case.request.as_bytes(), &LoadOptions::default())
+        else {
+            continue;
+        };
+        let file = dir.join(format!("c{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        for g in groups(&text) {
+            let save = dir.join(format!("c{seed}-{g}"));
+            let save = save.to_str().unwrap();
+            let extra: &[&str] = match seed % 4 {
+                0 => &[],
+                1 => &["--ignore-soft-errors"],
+                2 => &["-E"],
+                _ => &["--no-disk-moves"],
+            };
+            let mut args = vec!["-t", file, "-G", &g, "-C", "-S", save];
+            args.extend_from_slice(extra);
+            let out = balance(&args);
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            // Same input, same bytes.
+            let again = balance(&args);
+            assert_eq!(
+                again.stdout, out.stdout,
+                "{args:?}: output differs between runs"
+            );
+            let Ok(balanced) = std::fs::read_to_string(format!("{save}.balanced")) else {
+                // Nothing to balance: no plan, no final state.
+                continue;
+            };
+            plans += 1;
+            moves += stdout.lines().filter(|l| l.contains(" a=")).count();
+            let mut cluster = plan::parse(&text);
+            let commands = stdout
+                .split("Commands to run to reach the above solution:")
+                .nth(1)
+                .unwrap_or("");
+            let violations = plan::replay(&mut cluster, commands);
+            assert!(
+                violations.is_empty(),
+                "{args:?}: unsafe plan: {violations:#?}\n{stdout}"
+            );
+            let saved = plan::placement(&plan::parse(&balanced));
+            let replayed = plan::placement(&cluster);
+            for (name, nodes) in &saved {
+                assert_eq!(replayed.get(name), Some(nodes), "{args:?}: instance {name}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        plans >= 20 && moves >= 40,
+        "too few plans to prove anything: {plans} plans, {moves} moves"
+    );
+}
+
+/// The checker itself refuses unsafe steps.
+#[test]
+fn plan_checker_refuses_unsafe_steps() {
+    let text = "g|u|preferred||\n\nn1.x|1000|0|500|1000|100|4|N|u|1\nn2.x|1000|0|100|1000|100|4|N|u|1\nn3.x|1000|0|900|1000|100|4|Y|u|1\n\ni1.x|400|80|1|running|Y|n1.x|n2.x|drbd||1\n\n\n";
+    let fresh = || plan::parse(text);
+    // Failing over needs 400 MiB on n2, which has 100.
+    assert!(!plan::replay(&mut fresh(), "gnt-instance migrate -f i1").is_empty());
+    // n3 is offline.
+    assert!(!plan::replay(&mut fresh(), "gnt-instance replace-disks -n n3 i1").is_empty());
+    // A drbd instance cannot move to a named node.
+    assert!(!plan::replay(&mut fresh(), "gnt-instance migrate -f -n n2 i1").is_empty());
+    // Unknown instance.
+    assert!(!plan::replay(&mut fresh(), "gnt-instance migrate -f i9").is_empty());
+}

@@ -1,0 +1,232 @@
+//! An independent checker for balancing plans.
+//!
+//! It answers one question: if Ganeti ran these `gnt-instance` commands one
+//! after another on the cluster of this data file, would any of them put an
+//! instance where Ganeti or the hardware forbids? It reads the data file
+//! with its own small parser (nothing from the `hailstone` library),
+//! replays the commands of `-C` (migrate, failover, `-n` moves,
+//! `replace-disks -n`) on a plain model, checks every intermediate
+//! cluster, and returns the final placement so that a test can compare it
+//! with the state the planner saved (`-S FILE.balanced`).
+//!
+//! Rules, from what Ganeti checks when it runs the job or what a node can
+//! hold: the instance exists; a target node exists, is online and is not
+//! the instance's other node; a failover needs a drbd instance and moves
+//! it to its secondary; a move to a named node needs a shared-storage
+//! template; a secondary replacement needs drbd; after each command every
+//! node's free memory (reported, minus what running instances moved in
+//! take) and free disk (minus the disks placed there) is not negative.
+
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone)]
+pub struct Inst {
+    pub mem: i64,
+    pub dsk: i64,
+    pub running: bool,
+    pub template: String,
+    pub pri: String,
+    pub sec: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub free_mem: i64,
+    pub free_dsk: i64,
+    pub offline: bool,
+}
+
+/// The cluster of a data file: nodes and instances by full name.
+#[derive(Debug, Clone, Default)]
+pub struct Cluster {
+    pub nodes: BTreeMap<String, Node>,
+    pub insts: BTreeMap<String, Inst>,
+}
+
+fn int(s: &str) -> i64 {
+    s.trim().parse::<f64>().map_or(0, |v| v as i64)
+}
+
+/// Reads the node and instance sections of a data file.
+pub fn parse(text: &str) -> Cluster {
+    let sections: Vec<&str> = text.split("\n\n").collect();
+    let mut c = Cluster::default();
+    if let Some(nodes) = sections.get(1) {
+        for line in nodes.lines().filter(|l| !l.is_empty()) {
+            let f: Vec<&str> = line.split('|').collect();
+            if f.len() < 8 {
+                continue;
+            }
+            c.nodes.insert(
+                f[0].to_owned(),
+                Node {
+                    free_mem: int(f[3]),
+                    free_dsk: int(f[5]),
+                    offline: f[7] == "Y",
+                },
+            );
+        }
+    }
+    if let Some(insts) = sections.get(2) {
+        for line in insts.lines().filter(|l| !l.is_empty()) {
+            let f: Vec<&str> = line.split('|').collect();
+            if f.len() < 9 {
+                continue;
+            }
+            c.insts.insert(
+                f[0].to_owned(),
+                Inst {
+                    mem: int(f[1]),
+                    dsk: int(f[2]),
+                    running: matches!(f[4], "running" | "ERROR_up"),
+                    template: f[8].to_owned(),
+                    pri: f[6].to_owned(),
+                    sec: f[7].to_owned(),
+                },
+            );
+        }
+    }
+    c
+}
+
+/// Where every instance is: (primary, secondary) by instance name.
+pub fn placement(c: &Cluster) -> BTreeMap<String, (String, String)> {
+    c.insts
+        .iter()
+        .map(|(n, i)| (n.clone(), (i.pri.clone(), i.sec.clone())))
+        .collect()
+}
+
+/// The full name a `-C` command names by its alias (the name with the
+/// cluster's common domain suffix dropped).
+fn resolve<'a>(names: impl Iterator<Item = &'a String>, alias: &str) -> Option<String> {
+    let found: Vec<&String> = names
+        .filter(|n| *n == alias || n.strip_prefix(alias).is_some_and(|r| r.starts_with('.')))
+        .collect();
+    match found.as_slice() {
+        [one] => Some((*one).clone()),
+        _ => found.iter().find(|n| **n == alias).map(|n| (*n).clone()),
+    }
+}
+
+fn uses_local_disk(template: &str) -> bool {
+    matches!(template, "drbd" | "plain")
+}
+
+/// Replays the `gnt-instance` commands of `commands` (the text `-C` prints)
+/// on `c`; returns the violations (empty when every step is safe).
+pub fn replay(c: &mut Cluster, commands: &str) -> Vec<String> {
+    let mut bad = Vec::new();
+    for line in commands.lines() {
+        let Some(cmd) = line.trim().strip_prefix("gnt-instance ") else {
+            continue;
+        };
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        let node_names: Vec<String> = c.nodes.keys().cloned().collect();
+        let inst_alias = words.last().copied().unwrap_or("");
+        let Some(iname) = resolve(c.insts.keys(), inst_alias) else {
+            bad.push(format!("{cmd}: no instance {inst_alias}"));
+            continue;
+        };
+        let target = words
+            .iter()
+            .position(|w| *w == "-n")
+            .and_then(|p| words.get(p + 1))
+            .map(|t| resolve(node_names.iter(), t));
+        let inst = c.insts[&iname].clone();
+        match (words[0], target) {
+            ("migrate" | "failover", None) => {
+                if inst.template != "drbd" {
+                    bad.push(format!("{cmd}: failover of a {} instance", inst.template));
+                    continue;
+                }
+                let (p, s) = (inst.pri.clone(), inst.sec.clone());
+                if c.nodes.get(&s).is_none_or(|n| n.offline) {
+                    bad.push(format!("{cmd}: secondary {s} is offline or unknown"));
+                }
+                if inst.running {
+                    if let Some(n) = c.nodes.get_mut(&s) {
+                        n.free_mem -= inst.mem;
+                    }
+                    if let Some(n) = c.nodes.get_mut(&p) {
+                        n.free_mem += inst.mem;
+                    }
+                }
+                let i = c.insts.get_mut(&iname).expect("present");
+                i.pri = s;
+                i.sec = p;
+            }
+            ("migrate" | "failover", Some(t)) => {
+                let Some(t) = t else {
+                    bad.push(format!("{cmd}: unknown target node"));
+                    continue;
+                };
+                if inst.template == "drbd" || uses_local_disk(&inst.template) {
+                    bad.push(format!(
+                        "{cmd}: move of a {} instance to a named node",
+                        inst.template
+                    ));
+                }
+                if t == inst.pri || c.nodes.get(&t).is_none_or(|n| n.offline) {
+                    bad.push(format!(
+                        "{cmd}: target {t} is the primary, offline or unknown"
+                    ));
+                }
+                if inst.running {
+                    if let Some(n) = c.nodes.get_mut(&t) {
+                        n.free_mem -= inst.mem;
+                    }
+                    if let Some(n) = c.nodes.get_mut(&inst.pri) {
+                        n.free_mem += inst.mem;
+                    }
+                }
+                c.insts.get_mut(&iname).expect("present").pri = t;
+            }
+            ("replace-disks", Some(t)) => {
+                let Some(t) = t else {
+                    bad.push(format!("{cmd}: unknown target node"));
+                    continue;
+                };
+                if inst.template != "drbd" {
+                    bad.push(format!(
+                        "{cmd}: replace-disks on a {} instance",
+                        inst.template
+                    ));
+                    continue;
+                }
+                if t == inst.pri || t == inst.sec || c.nodes.get(&t).is_none_or(|n| n.offline) {
+                    bad.push(format!("{cmd}: new secondary {t} is one of the instance's nodes, offline or unknown"));
+                }
+                if let Some(n) = c.nodes.get_mut(&t) {
+                    n.free_dsk -= inst.dsk;
+                }
+                if let Some(n) = c.nodes.get_mut(&inst.sec) {
+                    n.free_dsk += inst.dsk;
+                }
+                c.insts.get_mut(&iname).expect("present").sec = t;
+            }
+            _ => bad.push(format!("{cmd}: not a command a plan may contain")),
+        }
+        let touched = [&inst.pri, &inst.sec];
+        let now = &c.insts[&iname];
+        for (name, n) in c
+            .nodes
+            .iter()
+            .filter(|(k, _)| touched.contains(k) || **k == now.pri || **k == now.sec)
+        {
+            if n.free_mem < 0 {
+                bad.push(format!(
+                    "after `{cmd}`: node {name} has {} MiB of memory free",
+                    n.free_mem
+                ));
+            }
+            if n.free_dsk < 0 {
+                bad.push(format!(
+                    "after `{cmd}`: node {name} has {} MiB of disk free",
+                    n.free_dsk
+                ));
+            }
+        }
+    }
+    bad
+}
