@@ -45,10 +45,11 @@ bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes (ab
 fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... to choose; see fuzz/README.md).
 	FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" CARGO="$(CARGO)" fuzz/run.sh
 
-install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone (built without the development tools).
+install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone and the planners in $(PREFIX)/bin (built without the development tools).
 	$(CARGO) build --release --locked -p hailstone
-	install -d $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators
+	install -d $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators/hailstone
+	install -m 0755 target/release/hailstone-balance $(DESTDIR)$(PREFIX)/bin/hailstone-balance
 
 lint: ## Check formatting and clippy warnings.
 	$(CARGO) fmt --check
