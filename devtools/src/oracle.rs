@@ -1,5 +1,6 @@
-//! Finding (and installing) the real hail, shared by the `hailstone-compat`
-//! and `hailstone-bench` tools: path helpers and `--install-hail`.
+//! Finding (and installing) the real htools programs (hail, hbal, hspace),
+//! shared by the `hailstone-compat` and `hailstone-bench` tools: path
+//! helpers and `--install-hail`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -26,16 +27,24 @@ pub fn is_executable(p: &Path) -> bool {
 /// Makes sure hail is at `hail`; with `install`, installs Debian's
 /// ganeti-htools when it is missing. `tool` names the caller in messages.
 pub fn ensure_hail(hail: &Path, install: bool, tool: &str) -> Result<(), String> {
-    if is_executable(hail) {
+    ensure_program(hail, "hail", install, tool)
+}
+
+/// Makes sure the htools program `name` (hail, hbal, hspace) is at `path`;
+/// with `install`, installs Debian's ganeti-htools, which has them all,
+/// when it is missing. `tool` names the caller in messages.
+pub fn ensure_program(path: &Path, name: &str, install: bool, tool: &str) -> Result<(), String> {
+    if is_executable(path) {
         return Ok(());
     }
+    let flag = if name == "hail" { "--hail" } else { "--hbal" };
     if !install {
         return Err(format!(
-            "hail not found at {} (install Debian's ganeti-htools package, pass --hail PATH, or use --install-hail)",
-            hail.display()
+            "{name} not found at {} (install Debian's ganeti-htools package, pass {flag} PATH, or use --install-hail)",
+            path.display()
         ));
     }
-    eprintln!("{tool}: hail missing; running apt-get update && apt-get install -y ganeti-htools");
+    eprintln!("{tool}: {name} missing; running apt-get update && apt-get install -y ganeti-htools");
     let st = Command::new("sh")
         .arg("-c")
         .arg("apt-get update && apt-get install -y ganeti-htools")
@@ -44,16 +53,16 @@ pub fn ensure_hail(hail: &Path, install: bool, tool: &str) -> Result<(), String>
         .map_err(|e| format!("cannot run apt-get: {}", e))?;
     if !st.success() {
         return Err(format!(
-            "installing ganeti-htools failed ({}); run as root, or install it by hand and pass --hail PATH",
+            "installing ganeti-htools failed ({}); run as root, or install it by hand and pass {flag} PATH",
             st
         ));
     }
-    if is_executable(hail) {
+    if is_executable(path) {
         Ok(())
     } else {
         Err(format!(
-            "ganeti-htools installed, but {} is still missing (pass --hail PATH)",
-            hail.display()
+            "ganeti-htools installed, but {} is still missing (pass {flag} PATH)",
+            path.display()
         ))
     }
 }

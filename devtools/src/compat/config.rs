@@ -19,6 +19,8 @@ pub(super) enum Suite {
     Answers,
     /// `-S`, `-t`, `--simulate` and `-p`.
     DataFiles,
+    /// hbal against hailstone-balance.
+    Balance,
 }
 
 #[derive(Debug)]
@@ -35,6 +37,7 @@ pub(super) struct Config {
     pub(super) hail: PathBuf,
     pub(super) hailstone: PathBuf,
     pub(super) timeout: Duration,
+    pub(super) timeout_given: bool,
     pub(super) jobs: usize,
     pub(super) readme: PathBuf,
     pub(super) readme_given: bool,
@@ -42,6 +45,8 @@ pub(super) struct Config {
     pub(super) install_hail: bool,
     pub(super) dump: Option<PathBuf>,
     pub(super) verbose: bool,
+    /// The balance suite's settings.
+    pub(super) balance: BalanceOptions,
 }
 
 pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
@@ -58,6 +63,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
         hail: PathBuf::from(DEFAULT_HAIL),
         hailstone: PathBuf::from(DEFAULT_HAILSTONE),
         timeout: Duration::from_secs(120),
+        timeout_given: false,
         jobs: 2,
         readme: PathBuf::from("README.md"),
         readme_given: false,
@@ -65,6 +71,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
         install_hail: false,
         dump: None,
         verbose: false,
+        balance: BalanceOptions::default(),
     };
     let mut words = toolargs::Args::new(args);
     let flag = |name: &str| matches!(name, "--no-samples" | "--install-hail" | "--verbose" | "-v");
@@ -90,7 +97,12 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
                 c.suite = match value.as_str() {
                     "answers" => Suite::Answers,
                     "datafiles" => Suite::DataFiles,
-                    _ => return Err(format!("unknown suite '{value}' (answers, datafiles)")),
+                    "balance" => Suite::Balance,
+                    _ => {
+                        return Err(format!(
+                            "unknown suite '{value}' (answers, datafiles, balance)"
+                        ))
+                    }
                 }
             }
             "--kinds" => c.kinds = Some(generate::parse_kinds(&value)?),
@@ -122,6 +134,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
                     return Err(format!("invalid timeout '{}'", value));
                 }
                 c.timeout = Duration::from_secs_f64(t);
+                c.timeout_given = true;
             }
             "--jobs" | "-j" => {
                 let j: usize = value
@@ -140,6 +153,13 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
             "--install-hail" => c.install_hail = true,
             "--dump" => c.dump = Some(PathBuf::from(value)),
             "--verbose" | "-v" => c.verbose = true,
+            "--hbal" => c.balance.hbal = PathBuf::from(value),
+            "--balance-bin" => c.balance.balance_bin = PathBuf::from(value),
+            "--hspace" => c.balance.hspace = Some(PathBuf::from(value)),
+            "--testsuite" => c.balance.testsuite = Some(PathBuf::from(value)),
+            "--testsuite-cache" => c.balance.testsuite_cache = PathBuf::from(value),
+            "--parts" => c.balance.parts = Part::parse_list(&value)?,
+            "--only" => c.balance.only = Some(value),
             _ => return Err(format!("unknown argument '{}'", name)),
         }
     }
@@ -192,7 +212,7 @@ pub(super) fn generated_specs(c: &Config) -> Vec<CaseSpec> {
         let n = c.count.unwrap_or(match c.suite {
             // Each data-file case runs each program twice or more.
             Suite::DataFiles => c.profile.count(k) * 2 / 3,
-            Suite::Answers => c.profile.count(k),
+            Suite::Answers | Suite::Balance => c.profile.count(k),
         });
         out.extend(generate::corpus_specs(&[k], n, lo..=hi, seed));
     }

@@ -12,6 +12,7 @@
 //! section of the README.
 
 mod accepted;
+mod balance;
 mod case;
 mod classify;
 mod config;
@@ -31,6 +32,7 @@ use crate::oracle;
 use crate::process::{self, Run, Status};
 use crate::toolargs;
 use accepted::*;
+use balance::{BalanceOptions, Part};
 use case::*;
 use classify::*;
 use config::*;
@@ -40,7 +42,7 @@ const HELP: &str = "\
 hailstone-compat: compare hailstone's answers with Ganeti's hail
 
 USAGE:
-  hailstone-compat [--suite answers|datafiles]
+  hailstone-compat [--suite answers|datafiles|balance]
                    [--profile ci|full|exclusive|none] [--kinds LIST] [--count N]
                    [--nodes MIN-MAX] [--seed BASE] [--samples DIR | --no-samples]
                    [--case FILE]... [--hail PATH] [--hailstone PATH]
@@ -57,6 +59,7 @@ SUITES:
              identical; then both run again with -t on hail's saved state;
              then both simulate clusters from 71 --simulate specs for
              allocation samples. Two thirds of the profile's generated cases.
+  balance    Ganeti's hbal against hailstone-balance (see BALANCE SUITE)
 
 INPUTS:
   Every protocol-samples/*.json (id sample:<file name>; options from the
@@ -114,6 +117,49 @@ OUTPUT:
   --readme PATH      README with the accepted differences (default README.md)
   --keep DIR         copy the inputs (and .args) of differing cases to DIR
   --verbose          also print one line per case
+
+BALANCE SUITE (--suite balance):
+  hbal and hailstone-balance run with the same options; stdout, stderr
+  (each program's output folder written {OUT}), exit status, the -C FILE
+  script and the -S FILE files (.original, .balanced) must be identical.
+  Parts (--parts LIST, default all):
+    generated   clusters from the generator as data files, edited from the
+                seed (master, piled-up primaries, every instance state,
+                auto_balance off, forthcoming, CPU speeds, exclusion,
+                location, desired-location and migration tags, offline
+                nodes, several groups run one by one with -G); each run
+                takes one balancing option family and one output family
+                in turn. ci: 60 clusters of 5-20 nodes (seeds from 1);
+                full: 220 clusters of 5-60 nodes (seeds from 1000);
+                --count, --nodes and --seed override
+    cli         bad input and help texts on the first generated cluster
+    shelltests  Ganeti's hs/shelltests/*.test cases that run hbal (and the
+                cat/diff checks of the files they leave), run in file order
+                with each program; each must meet its expectation and give
+                hbal's bytes; tests of options hailstone-balance lacks
+                (-m, -L, -X, -I, --mond) are listed, not counted; hbal
+                itself must pass them all (else exit status 2)
+    datafiles   every data/htools/*.data file and shelltest fixture, every
+                group, 5 option sets (full: 12)
+  --hbal PATH          hbal (default /usr/lib/ganeti/3.0/usr/bin/hbal;
+                       --install-hail installs ganeti-htools if missing)
+  --balance-bin PATH   the program compared with hbal (default
+                       target/release/hailstone-balance; pass hbal itself
+                       to check the harness: everything must be identical)
+  --hspace PATH        hspace for the shelltest fixtures (default: beside hbal)
+  --testsuite DIR      an unpacked ganeti-testsuite (its root or its test
+                       folder); default: 'apt-get download
+                       ganeti-testsuite=<hbal's version>' and 'dpkg -x' into
+                       --testsuite-cache DIR (default target/ganeti-testsuite)
+                       the first time
+  --only GLOB          only the runs whose id matches ('*' any text), e.g.
+                       'gen/drbd/*', 'cli/*', 'shelltest/htools-hbal.test*'
+  --timeout SECS       cap per run (default 120; full profile 600); runs
+                       where hbal reaches it are listed apart, where only
+                       hailstone-balance does they are differences
+  --keep DIR           keep the inputs of differing runs in DIR
+  Accepted differences: README rows (## Compatibility) whose first cell is
+  `balance:<id glob>`; none yet.
 
 EXIT STATUS: 0 no unexplained difference, 1 unexplained differences,
              2 usage or setup error (e.g. hail missing).
@@ -182,6 +228,25 @@ fn dump(c: &Config, dir: &Path) -> Result<usize, String> {
     Ok(specs.len())
 }
 
+/// The accepted differences of the README (none, with a note, when there
+/// is no README and none was named).
+fn read_allowlist(c: &Config) -> Result<Vec<String>, String> {
+    match std::fs::read_to_string(&c.readme) {
+        Ok(s) => Ok(parse_allowlist(&s)),
+        Err(e) => {
+            if c.readme_given {
+                return Err(format!("cannot read {}: {}", c.readme.display(), e));
+            }
+            eprintln!(
+                "hailstone-compat: note: no {} ({}); no accepted differences",
+                c.readme.display(),
+                e
+            );
+            Ok(Vec::new())
+        }
+    }
+}
+
 fn fail(msg: &str) -> ExitCode {
     eprintln!("hailstone-compat: {}", msg);
     ExitCode::from(2)
@@ -210,6 +275,13 @@ pub fn main(args: &[String]) -> ExitCode {
             Err(e) => fail(&e),
         };
     }
+    if c.suite == Suite::Balance {
+        let allow = match read_allowlist(&c) {
+            Ok(a) => a,
+            Err(e) => return fail(&e),
+        };
+        return balance::run_balance(&c, &c.balance, &allow);
+    }
     c.hail = oracle::absolute(&c.hail);
     c.hailstone = oracle::absolute(&c.hailstone);
     if let Err(e) = oracle::ensure_hail(&c.hail, c.install_hail, "hailstone-compat") {
@@ -221,19 +293,9 @@ pub fn main(args: &[String]) -> ExitCode {
             c.hailstone.display()
         ));
     }
-    let allow = match std::fs::read_to_string(&c.readme) {
-        Ok(s) => parse_allowlist(&s),
-        Err(e) => {
-            if c.readme_given {
-                return fail(&format!("cannot read {}: {}", c.readme.display(), e));
-            }
-            eprintln!(
-                "hailstone-compat: note: no {} ({}); no accepted differences",
-                c.readme.display(),
-                e
-            );
-            Vec::new()
-        }
+    let allow = match read_allowlist(&c) {
+        Ok(a) => a,
+        Err(e) => return fail(&e),
     };
     let inputs = match collect_inputs(&c) {
         Ok(i) => i,
