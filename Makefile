@@ -31,13 +31,15 @@ test: ## Run every test (unit, snapshots, hostile inputs, properties, safety).
 
 COMPAT := target/release/hailstone-compat --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
 
-compat: build ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p (installs hail if missing).
+compat: build ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p; and hailstone-balance with hbal (installs them if missing).
 	$(COMPAT) --profile ci
 	$(COMPAT) --profile ci --suite datafiles
+	$(COMPAT) --profile ci --suite balance
 
-compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type), both suites.
+compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal), every suite.
 	$(COMPAT) --profile full
 	$(COMPAT) --profile full --suite datafiles
+	$(COMPAT) --profile full --suite balance
 
 bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes (about 15 minutes; HAIL_CAP, BENCH_ARGS).
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)
