@@ -41,7 +41,7 @@ compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per 
 	$(COMPAT) --profile full --suite datafiles
 	$(COMPAT) --profile full --suite balance
 
-bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes (about 15 minutes; HAIL_CAP, BENCH_ARGS).
+bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, and hailstone-balance against hbal on 20 to 1,000 (about 25 minutes; HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes balance').
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)
 
 fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... to choose; see fuzz/README.md).

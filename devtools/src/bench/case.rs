@@ -12,6 +12,8 @@ pub(super) enum HailTime {
     Capped,
     /// Not run: hail hit the cap on a smaller cluster of the same mode.
     Skipped,
+    /// Not run by design (hbal above `--hbal-max-nodes`).
+    NotRun,
     /// Hail could not run (or died of a signal).
     Failed(String),
 }
@@ -73,10 +75,14 @@ pub(super) fn answer_success(bytes: &[u8]) -> Option<(bool, String)> {
 pub(super) struct Chosen {
     /// The generator's case id.
     pub(super) id: String,
-    /// The hail options of the case.
+    /// The hail options of the case (after the request file when
+    /// `positional`; for the balance rows, all the arguments).
     pub(super) options: Vec<String>,
-    /// The request file.
+    /// The request file (or the balance rows' data file).
     pub(super) input: PathBuf,
+    /// Whether the programs take `input` as their first argument (the
+    /// iallocators) or not (hbal and hailstone-balance: `-t` in `options`).
+    pub(super) positional: bool,
     /// Hailstone's warm-up run under GNU time (`None` when hailstone is skipped).
     pub(super) warm: Option<Run>,
     /// Notes about the choice.
@@ -96,7 +102,7 @@ impl Bench<'_> {
     pub(super) fn warm_up(&self, input: &Path, opts: &[String]) -> Run {
         run_once(
             &self.cfg.hailstone,
-            input,
+            Some(input),
             opts,
             self.cfg.hail_cap,
             &self.scratch,
@@ -122,6 +128,9 @@ impl Bench<'_> {
         if mode == Mode::RelocateDataFile {
             return self.choose_datafile_case(nodes, skip_stone, progress);
         }
+        if mode == Mode::Balance {
+            return self.choose_balance_case(nodes, skip_stone, progress);
+        }
         let mut failures = 0usize;
         for k in 0..SEED_TRIES {
             let t0 = Instant::now();
@@ -145,6 +154,7 @@ impl Bench<'_> {
                     id: case.id,
                     options: case.options,
                     input,
+                    positional: true,
                     warm: None,
                     notes: Vec::new(),
                 });
@@ -164,6 +174,7 @@ impl Bench<'_> {
                 id: case.id,
                 options: case.options,
                 input,
+                positional: true,
                 warm: Some(warm),
                 notes: Vec::new(),
             });
@@ -188,6 +199,7 @@ impl Bench<'_> {
             id: case.id,
             options: case.options,
             input,
+            positional: true,
             warm,
             notes: vec![note],
         })
@@ -245,6 +257,59 @@ impl Bench<'_> {
             id: format!("{} read from a data file", big.id),
             options,
             input,
+            positional: true,
+            warm,
+            notes: Vec::new(),
+        })
+    }
+
+    /// The balance case: the generator's cluster of this size (one group,
+    /// five DRBD instances per node) saved as a data file the way `hail -S`
+    /// saves it, balanced with `-t FILE -C`.
+    fn choose_balance_case(
+        &self,
+        nodes: usize,
+        skip_stone: bool,
+        progress: &str,
+    ) -> Result<Chosen, String> {
+        let cfg = self.cfg;
+        let t0 = Instant::now();
+        let case = generate::generate(&spec_for(Mode::Balance, nodes, cfg.seed, cfg.mix));
+        let text = hailstone::program::datafile::from_request(
+            case.request.as_bytes(),
+            &hailstone::program::hail::options::LoadOptions::default(),
+        )
+        .map_err(|e| format!("the generated cluster {} is not read back: {e}", case.id))?;
+        let id = case.id.replacen("allocate/", "balance/", 1);
+        let input = self.dir.join(format!("{}.data", file_stem(&id)));
+        std::fs::write(&input, text.as_bytes())
+            .map_err(|e| format!("cannot write the data file {}: {}", input.display(), e))?;
+        let instances = text.split("\n\n").nth(2).map_or(0, |s| s.lines().count());
+        eprintln!(
+            "{progress} balance {nodes}: generated {id} ({instances} instances, {:.2} MB data file) in {:.1} s",
+            text.len() as f64 / 1e6,
+            t0.elapsed().as_secs_f64()
+        );
+        let options = vec![
+            "-t".to_owned(),
+            input.display().to_string(),
+            "-C".to_owned(),
+        ];
+        let warm = (!skip_stone).then(|| {
+            run_once(
+                &cfg.balance_bin,
+                None,
+                &options,
+                cfg.hail_cap,
+                &self.scratch,
+                self.gnu_time,
+            )
+        });
+        Ok(Chosen {
+            id,
+            options,
+            input,
+            positional: false,
             warm,
             notes: Vec::new(),
         })
@@ -266,9 +331,17 @@ impl Bench<'_> {
             id,
             options: opts,
             input,
+            positional,
             warm,
             mut notes,
         } = self.choose_case(mode, nodes, skip_stone, progress)?;
+        let (original, ours) = if mode == Mode::Balance {
+            (&cfg.hbal, &cfg.balance_bin)
+        } else {
+            (&cfg.hail, &cfg.hailstone)
+        };
+        let arg_input = positional.then_some(input.as_path());
+        let skip_hail = skip_hail || (mode == Mode::Balance && nodes > cfg.hbal_max_nodes);
 
         // The warm-up run gives the peak RSS; a warm-up that does not finish
         // ends hailstone's part of the case.
@@ -287,7 +360,10 @@ impl Bench<'_> {
         // Timed runs, hail and hailstone alternating.
         let mut hail_runs: Vec<Duration> = Vec::new();
         let mut hail_last: Option<Run> = None;
-        let mut hail_bad: Option<HailTime> = if skip_hail {
+        let mut hail_bad: Option<HailTime> = if mode == Mode::Balance && nodes > cfg.hbal_max_nodes
+        {
+            Some(HailTime::NotRun)
+        } else if skip_hail {
             Some(HailTime::Skipped)
         } else {
             None
@@ -301,14 +377,7 @@ impl Bench<'_> {
                 break;
             }
             if stone_more {
-                let r = run_once(
-                    &cfg.hailstone,
-                    &input,
-                    &opts,
-                    cfg.hail_cap,
-                    &self.scratch,
-                    false,
-                );
+                let r = run_once(ours, arg_input, &opts, cfg.hail_cap, &self.scratch, false);
                 match r.status {
                     Status::Capped => stone_bad = Some(StoneTime::Capped),
                     Status::SpawnError(_) | Status::Signalled => {
@@ -319,7 +388,14 @@ impl Bench<'_> {
                 stone_last = Some(r);
             }
             if hail_more {
-                let r = run_once(&cfg.hail, &input, &opts, cfg.hail_cap, &self.scratch, false);
+                let r = run_once(
+                    original,
+                    arg_input,
+                    &opts,
+                    cfg.hail_cap,
+                    &self.scratch,
+                    false,
+                );
                 match r.status {
                     Status::Capped => hail_bad = Some(HailTime::Capped),
                     Status::SpawnError(_) | Status::Signalled => {
@@ -334,8 +410,9 @@ impl Bench<'_> {
                     }
                 }
                 eprintln!(
-                    "{}   hail run {}: {:.3} s ({})",
+                    "{}   {} run {}: {:.3} s ({})",
                     progress,
+                    mode.original(),
                     i + 1,
                     r.wall.as_secs_f64(),
                     r.describe()
@@ -375,7 +452,29 @@ impl Bench<'_> {
             _ => Same::NotApplicable,
         };
         let label = format!("{} {}", mode.name(), nodes);
-        if let Some(s) = stone_last.as_ref().or(warm.as_ref()) {
+        let balance_note = |s: &Run| {
+            let text = String::from_utf8_lossy(&s.stdout);
+            match text
+                .lines()
+                .find_map(|l| l.strip_prefix("Solution length="))
+            {
+                Some(n) => format!("{label}: solution length {n}"),
+                None => format!(
+                    "{label}: hailstone-balance printed no solution ({}); stderr: {}",
+                    s.describe(),
+                    head(&s.stderr, SHOW_CHARS)
+                ),
+            }
+        };
+        if let Some(s) = stone_last
+            .as_ref()
+            .or(warm.as_ref())
+            .filter(|_| mode == Mode::Balance)
+        {
+            if s.status != Status::Capped {
+                notes.push(balance_note(s));
+            }
+        } else if let Some(s) = stone_last.as_ref().or(warm.as_ref()) {
             match answer_success(&s.stdout) {
                 Some((true, _)) => {}
                 Some((false, info)) => notes.push(format!(
@@ -395,26 +494,31 @@ impl Bench<'_> {
         if same == Same::No {
             if let (Some(h), Some(s)) = (&hail_last, &stone_last) {
                 notes.push(format!(
-                    "{}: ANSWERS DIFFER ({}; hail {}, hailstone {})\n    hail:      {}\n    hailstone: {}",
+                    "{}: ANSWERS DIFFER ({}; {} {}, {} {})\n    {:<10} {}\n    {:<10} {}",
                     label,
                     id,
+                    mode.original(),
                     h.describe(),
+                    mode.ours(),
                     s.describe(),
+                    format!("{}:", mode.original()),
                     head(&h.stdout, SHOW_CHARS),
+                    format!("{}:", mode.ours()),
                     head(&s.stdout, SHOW_CHARS)
                 ));
             }
         }
         if let HailTime::Failed(why) = &hail {
-            notes.push(format!("{}: hail failed: {}", label, why));
+            notes.push(format!("{}: {} failed: {}", label, mode.original(), why));
         }
         if let StoneTime::Failed(why) = &stone {
-            notes.push(format!("{}: hailstone failed: {}", label, why));
+            notes.push(format!("{}: {} failed: {}", label, mode.ours(), why));
         }
         if stone == StoneTime::Capped {
             notes.push(format!(
-                "{}: HAILSTONE HIT THE CAP ({} s)",
+                "{}: {} HIT THE CAP ({} s)",
                 label,
+                mode.ours().to_uppercase(),
                 cap_text(cfg.hail_cap).trim_start_matches("> ")
             ));
         }
@@ -422,7 +526,7 @@ impl Bench<'_> {
         // Keep the answers next to the request when asked to.
         if cfg.keep.is_some() {
             let stem = file_stem(&id);
-            for (who, run) in [("hail", &hail_last), ("hailstone", &stone_last)] {
+            for (who, run) in [(mode.original(), &hail_last), (mode.ours(), &stone_last)] {
                 if let Some(r) = run {
                     let p = self.dir.join(format!("{}.{}.out", stem, who));
                     if let Err(e) = std::fs::write(&p, &r.stdout) {
@@ -459,11 +563,13 @@ impl Bench<'_> {
             notes,
         };
         eprintln!(
-            "{} {}: hail {} s, hailstone {} s, ratio {}, peak RSS (MB) {}, same answer {}",
+            "{} {}: {} {}, {} {}, ratio {}, peak RSS (MB) {}, same answer {}",
             progress,
             label,
-            hail_cell(&row.hail, cfg.hail_cap),
-            stone_cell(&row.stone, cfg.hail_cap),
+            mode.original(),
+            with_unit(hail_cell(&row.hail, cfg.hail_cap)),
+            mode.ours(),
+            with_unit(stone_cell(&row.stone, cfg.hail_cap)),
             ratio_cell(&row, cfg.hail_cap),
             rss_cell(row.rss_kib),
             same_cell(row.same)
@@ -472,18 +578,30 @@ impl Bench<'_> {
     }
 }
 
-/// One run of `bin INPUT OPTIONS...` as Ganeti runs an iallocator, stopped
-/// at `cap`, under GNU time with `gnu_time`.
+/// One run of `bin INPUT OPTIONS...` as Ganeti runs an iallocator (or
+/// `bin OPTIONS...` without an input), stopped at `cap`, under GNU time
+/// with `gnu_time`.
 pub(super) fn run_once(
     bin: &Path,
-    input: &Path,
+    input: Option<&Path>,
     opts: &[String],
     cap: Duration,
     scratch: &Path,
     gnu_time: bool,
 ) -> Run {
+    let inv = match input {
+        Some(input) => process::Invocation::iallocator(bin, input, opts, cap, scratch),
+        None => process::Invocation {
+            program: bin,
+            args: opts.iter().map(Into::into).collect(),
+            cwd: Path::new("/"),
+            cap,
+            measure_rss: false,
+            scratch,
+        },
+    };
     process::run(&process::Invocation {
         measure_rss: gnu_time,
-        ..process::Invocation::iallocator(bin, input, opts, cap, scratch)
+        ..inv
     })
 }

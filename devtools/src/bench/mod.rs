@@ -48,6 +48,14 @@
 //! benchmark should time real placements), every mismatch with the first 300
 //! characters of both answers, and cases whose generated request does not
 //! have the intended shape. Progress goes to stderr as each case runs.
+//!
+//! The balance rows (mode `balance`, last, in a table of their own) time
+//! Ganeti's `hbal` against `hailstone-balance` the same way: a one-group
+//! cluster of DRBD instances, five per node, saved as a data file the way
+//! `hail -S` saves it, balanced with `-t FILE -C` (stdout compared), on
+//! `--balance-sizes` clusters (20, 60, 100 and 1,000 nodes); hbal is not
+//! run above `--hbal-max-nodes` (100), so the 1,000-node row times
+//! hailstone-balance alone.
 
 mod case;
 mod modes;
@@ -76,7 +84,8 @@ USAGE:
   hailstone-bench [--hail PATH] [--hailstone PATH] [--sizes LIST]
                   [--modes LIST] [--runs N] [--hail-cap SECONDS]
                   [--hail-runs N] [--mix MIX] [--seed S] [--keep DIR]
-                  [--install-hail] [--markdown]
+                  [--hbal PATH] [--balance-bin PATH] [--balance-sizes LIST]
+                  [--hbal-max-nodes N] [--install-hail] [--markdown]
   hailstone-bench --help
 
 CASES:
@@ -101,6 +110,18 @@ CASES:
                        node-evacuate-all   node-evacuate, mode all, every
                                            instance of one node (>= 5)
                        change-group        change-group of one instance
+                       balance             hbal against hailstone-balance:
+                                           balancing a one-group cluster of
+                                           DRBD instances (5 per node) saved
+                                           as a data file as hail -S saves
+                                           it, run as '-t FILE -C', on the
+                                           --balance-sizes clusters
+                     (--modes balance runs only the balance rows)
+  --balance-sizes LIST  cluster sizes of the balance rows (default
+                     20,60,100,1000)
+  --hbal-max-nodes N hbal is not run on larger balance clusters (default
+                     100): hailstone-balance alone, e.g. on 1,000 nodes
+                     and 5,000 instances
   --mix MIX          templates of the existing instances:
                        drbd        all DRBD (the default)
                        drbd-heavy  4 DRBD : 1 plain
@@ -114,6 +135,10 @@ CASES:
 RUNNING:
   --hail PATH        hail binary (default /usr/lib/ganeti/iallocators/hail)
   --hailstone PATH   hailstone binary (default target/release/hailstone)
+  --hbal PATH        hbal (default /usr/lib/ganeti/3.0/usr/bin/hbal)
+  --balance-bin PATH hailstone-balance (default
+                     target/release/hailstone-balance; without --modes, a
+                     missing one only drops the balance rows, with a note)
   --runs N           timed runs per binary and case; the median is shown
                      (default 3)
   --hail-runs N      timed hail runs per case (default: 1 when the first hail
@@ -121,7 +146,7 @@ RUNNING:
   --hail-cap SECONDS kill a run after this long (default 60), hail's or
                      hailstone's; it is then shown as '> SECONDS', and that
                      binary is not run on larger clusters of the same mode
-  --install-hail     if hail is missing, run
+  --install-hail     if hail (or hbal) is missing, run
                      'apt-get update && apt-get install -y ganeti-htools'
                      (needs root)
   --keep DIR         write the requests and both answers to DIR (created if
@@ -146,6 +171,11 @@ EXIT STATUS: 0 no answer differs, 1 an answer differs or hailstone crashed
 const DEFAULT_HAIL: &str = "/usr/lib/ganeti/iallocators/hail";
 const DEFAULT_HAILSTONE: &str = "target/release/hailstone";
 const DEFAULT_SIZES: [usize; 5] = [20, 100, 400, 1000, 2000];
+const DEFAULT_HBAL: &str = "/usr/lib/ganeti/3.0/usr/bin/hbal";
+const DEFAULT_BALANCE: &str = "target/release/hailstone-balance";
+/// Cluster sizes of the balance rows: hbal took 5.5 s on 20 nodes and did
+/// not finish in 20 minutes on 100; hailstone-balance alone on 1,000.
+const DEFAULT_BALANCE_SIZES: [usize; 4] = [20, 60, 100, 1000];
 
 /// Number of node groups of every generated cluster.
 const GROUPS: usize = 2;
@@ -183,14 +213,38 @@ pub fn main(args: &[String]) -> ExitCode {
     };
     cfg.hail = oracle::absolute(&cfg.hail);
     cfg.hailstone = oracle::absolute(&cfg.hailstone);
-    if let Err(e) = oracle::ensure_hail(&cfg.hail, cfg.install_hail, "hailstone-bench") {
-        return fail(&e);
+    cfg.hbal = oracle::absolute(&cfg.hbal);
+    cfg.balance_bin = oracle::absolute(&cfg.balance_bin);
+    if cfg.modes.contains(&Mode::Balance) && !oracle::is_executable(&cfg.balance_bin) {
+        let why = format!(
+            "hailstone-balance binary {} not found or not executable (build it with 'cargo build --release' or pass --balance-bin PATH)",
+            cfg.balance_bin.display()
+        );
+        if cfg.modes_given {
+            return fail(&why);
+        }
+        eprintln!("hailstone-bench: note: no balance rows: {why}");
+        cfg.modes.retain(|&m| m != Mode::Balance);
     }
-    if !oracle::is_executable(&cfg.hailstone) {
-        return fail(&format!(
-            "hailstone binary {} not found or not executable (build it with 'cargo build --release' or pass --hailstone PATH)",
-            cfg.hailstone.display()
-        ));
+    let balance = cfg.modes.contains(&Mode::Balance);
+    let allocator = cfg.modes.iter().any(|&m| m != Mode::Balance);
+    if allocator {
+        if let Err(e) = oracle::ensure_hail(&cfg.hail, cfg.install_hail, "hailstone-bench") {
+            return fail(&e);
+        }
+        if !oracle::is_executable(&cfg.hailstone) {
+            return fail(&format!(
+                "hailstone binary {} not found or not executable (build it with 'cargo build --release' or pass --hailstone PATH)",
+                cfg.hailstone.display()
+            ));
+        }
+    }
+    if balance {
+        if let Err(e) =
+            oracle::ensure_program(&cfg.hbal, "hbal", cfg.install_hail, "hailstone-bench")
+        {
+            return fail(&e);
+        }
     }
     let gnu_time = oracle::is_executable(Path::new(GNU_TIME));
     if !gnu_time {
@@ -224,6 +278,8 @@ pub fn main(args: &[String]) -> ExitCode {
 
     let hail_version = version(&cfg.hail);
     let stone_version = version(&cfg.hailstone);
+    let hbal_version = version(&cfg.hbal);
+    let balance_version = version(&cfg.balance_bin);
     let started = now_utc();
     let bench = Bench {
         cfg: &cfg,
@@ -232,17 +288,26 @@ pub fn main(args: &[String]) -> ExitCode {
         gnu_time,
     };
 
-    // Run size by size, so that the quick small clusters come first; the
-    // table is ordered by mode.
-    let total = cfg.sizes.len() * cfg.modes.len();
+    // Run size by size, so that the quick small clusters come first (the
+    // balance rows last, on their own sizes); the table is ordered by mode.
+    let mut plan: Vec<(Mode, usize)> = Vec::new();
+    for &nodes in &cfg.sizes {
+        for &mode in cfg.modes.iter().filter(|&&m| m != Mode::Balance) {
+            plan.push((mode, nodes));
+        }
+    }
+    if balance {
+        plan.extend(cfg.balance_sizes.iter().map(|&n| (Mode::Balance, n)));
+    }
+    let total = plan.len();
     let mut rows: Vec<Row> = Vec::new();
     // The smallest size at which each binary hit the cap, per mode.
     let mut hail_capped_at: BTreeMap<Mode, usize> = BTreeMap::new();
     let mut stone_capped_at: BTreeMap<Mode, usize> = BTreeMap::new();
     let mut error: Option<String> = None;
     let t_all = Instant::now();
-    'outer: for &nodes in &cfg.sizes {
-        for &mode in &cfg.modes {
+    {
+        for &(mode, nodes) in &plan {
             let progress = format!("[{}/{}]", rows.len() + 1, total);
             let skip_hail = hail_capped_at
                 .get(&mode)
@@ -264,7 +329,7 @@ pub fn main(args: &[String]) -> ExitCode {
                 }
                 Err(e) => {
                     error = Some(e);
-                    break 'outer;
+                    break;
                 }
             }
         }
@@ -280,54 +345,106 @@ pub fn main(args: &[String]) -> ExitCode {
     rows.sort_by_key(|r| (r.mode, r.nodes));
 
     // The report.
+    let originals = match (allocator, balance) {
+        (true, true) => "hail and hbal",
+        (false, true) => "hbal",
+        _ => "hail",
+    };
     let runs_text = match cfg.hail_runs {
-        Some(h) => format!("median of {} runs (hail: {})", cfg.runs, h),
+        Some(h) => format!("median of {} runs ({originals}: {})", cfg.runs, h),
         None => format!(
-            "median of {} runs (hail: 1 run when over {} s)",
+            "median of {} runs ({originals}: 1 run when over {} s)",
             cfg.runs,
             SLOW_HAIL.as_secs()
         ),
     };
-    println!("hailstone-bench: {} vs {}", stone_version, hail_version);
+    if allocator {
+        println!("hailstone-bench: {} vs {}", stone_version, hail_version);
+    }
+    if balance {
+        println!(
+            "hailstone-bench: {} ({}) vs {} ({})",
+            balance_version,
+            cfg.balance_bin.display(),
+            hbal_version,
+            cfg.hbal.display()
+        );
+    }
     println!("machine: {}", machine());
     println!(
         "date: {} (took {:.0} s)",
         started,
         t_all.elapsed().as_secs_f64()
     );
-    println!(
-        "cases: {} node groups, {} instances per node, {}, first seed {}",
-        GROUPS,
-        INSTANCES_PER_NODE,
-        cfg.mix.describe(),
-        cfg.seed
-    );
-    println!(
-        "timing: wall clock, {}; cap {} s; ratio = hail / hailstone",
-        runs_text,
-        cap_text(cfg.hail_cap).trim_start_matches("> ")
-    );
-    println!();
-    if cfg.markdown {
-        print!("{}", markdown_table(&rows, cfg.hail_cap));
-    } else {
-        print!("{}", plain_table(&rows, cfg.hail_cap));
+    if allocator {
+        println!(
+            "cases: {} node groups, {} instances per node, {}, first seed {}",
+            GROUPS,
+            INSTANCES_PER_NODE,
+            cfg.mix.describe(),
+            cfg.seed
+        );
     }
+    if balance {
+        println!(
+            "balance cases: one node group, {} instances per node, all DRBD, saved as a data file as hail -S does, run as '-t FILE -C'; seed {}; hbal not run above {} nodes",
+            INSTANCES_PER_NODE, cfg.seed, cfg.hbal_max_nodes
+        );
+    }
+    println!(
+        "timing: wall clock, {}; cap {} s; ratio = {} / {}",
+        runs_text,
+        cap_text(cfg.hail_cap).trim_start_matches("> "),
+        if allocator { "hail" } else { "hbal" },
+        if balance && allocator {
+            "hailstone (hbal / hailstone-balance)"
+        } else if balance {
+            "hailstone-balance"
+        } else {
+            "hailstone"
+        }
+    );
+    let (balance_rows, allocator_rows): (Vec<Row>, Vec<Row>) =
+        rows.into_iter().partition(|r| r.mode == Mode::Balance);
+    for (part, is_balance) in [(&allocator_rows, false), (&balance_rows, true)] {
+        if part.is_empty() {
+            continue;
+        }
+        println!();
+        if cfg.markdown {
+            print!("{}", markdown_table(part, cfg.hail_cap, is_balance));
+        } else {
+            print!("{}", plain_table(part, cfg.hail_cap, is_balance));
+        }
+    }
+    let rows: Vec<Row> = allocator_rows.into_iter().chain(balance_rows).collect();
     let mut notes: Vec<String> = Vec::new();
     for r in &rows {
         if r.hail == HailTime::Skipped {
             notes.push(format!(
-                "{} {}: hail not run, it exceeded the cap on {} nodes",
+                "{} {}: {} not run, it exceeded the cap on {} nodes",
                 r.mode.name(),
                 r.nodes,
+                r.mode.original(),
                 hail_capped_at.get(&r.mode).copied().unwrap_or(0)
+            ));
+        }
+        if r.hail == HailTime::NotRun {
+            notes.push(format!(
+                "{} {}: {} not run above {} nodes ({} alone)",
+                r.mode.name(),
+                r.nodes,
+                r.mode.original(),
+                cfg.hbal_max_nodes,
+                r.mode.ours()
             ));
         }
         if r.stone == StoneTime::Skipped {
             notes.push(format!(
-                "{} {}: hailstone not run, it exceeded the cap on {} nodes",
+                "{} {}: {} not run, it exceeded the cap on {} nodes",
                 r.mode.name(),
                 r.nodes,
+                r.mode.ours(),
                 stone_capped_at.get(&r.mode).copied().unwrap_or(0)
             ));
         }

@@ -16,11 +16,14 @@ pub(super) enum Mode {
     /// with a two-node relocate request: reading the file is nearly all of
     /// the run, to hold against the relocate row's JSON reading.
     RelocateDataFile,
+    /// hbal against hailstone-balance: balancing a whole cluster read from
+    /// a data file (`-t FILE -C`), on [`Config::balance_sizes`].
+    Balance,
 }
 
 impl Mode {
     /// Every mode, in table order.
-    pub(super) const ALL: [Mode; 7] = [
+    pub(super) const ALL: [Mode; 8] = [
         Mode::AllocateDrbd,
         Mode::AllocatePlain,
         Mode::MultiAllocate,
@@ -28,6 +31,7 @@ impl Mode {
         Mode::RelocateDataFile,
         Mode::NodeEvacuateAll,
         Mode::ChangeGroup,
+        Mode::Balance,
     ];
 
     /// The command-line and table name of the mode.
@@ -40,6 +44,25 @@ impl Mode {
             Mode::NodeEvacuateAll => "node-evacuate-all",
             Mode::ChangeGroup => "change-group",
             Mode::RelocateDataFile => "relocate-datafile",
+            Mode::Balance => "balance",
+        }
+    }
+
+    /// The original program of the mode's rows.
+    pub(super) fn original(self) -> &'static str {
+        if self == Mode::Balance {
+            "hbal"
+        } else {
+            "hail"
+        }
+    }
+
+    /// hailstone's program of the mode's rows.
+    pub(super) fn ours(self) -> &'static str {
+        if self == Mode::Balance {
+            "hailstone-balance"
+        } else {
+            "hailstone"
         }
     }
 
@@ -51,7 +74,7 @@ impl Mode {
     /// The generator's request kind for this mode.
     pub(super) fn kind(self) -> RequestKind {
         match self {
-            Mode::AllocateDrbd | Mode::AllocatePlain => RequestKind::Allocate,
+            Mode::AllocateDrbd | Mode::AllocatePlain | Mode::Balance => RequestKind::Allocate,
             Mode::MultiAllocate => RequestKind::MultiAllocate,
             Mode::Relocate | Mode::RelocateDataFile => RequestKind::Relocate,
             Mode::NodeEvacuateAll => RequestKind::NodeEvacuate(EvacMode::All),
@@ -122,6 +145,37 @@ pub(super) struct Config {
     pub(super) keep: Option<PathBuf>,
     pub(super) install_hail: bool,
     pub(super) markdown: bool,
+    /// Whether `--modes` was given (a missing hailstone-balance is then an
+    /// error rather than a note).
+    pub(super) modes_given: bool,
+    pub(super) hbal: PathBuf,
+    pub(super) balance_bin: PathBuf,
+    /// Cluster sizes of the balance rows.
+    pub(super) balance_sizes: Vec<usize>,
+    /// hbal is not run on larger balance clusters (hailstone-balance alone).
+    pub(super) hbal_max_nodes: usize,
+}
+
+/// Parses a comma-separated list of cluster sizes (sorted, without
+/// duplicates).
+pub(super) fn parse_sizes(name: &str, value: &str) -> Result<Vec<usize>, String> {
+    let mut sizes = Vec::new();
+    for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.replace('_', "").parse::<usize>() {
+            Ok(n) if (4..=100_000).contains(&n) => sizes.push(n),
+            _ => {
+                return Err(format!(
+                    "{name}: '{part}' is not a cluster size between 4 and 100000 nodes"
+                ))
+            }
+        }
+    }
+    if sizes.is_empty() {
+        return Err(format!("{name}: empty list"));
+    }
+    sizes.sort_unstable();
+    sizes.dedup();
+    Ok(sizes)
 }
 
 /// Parses a positive integer option value.
@@ -148,6 +202,11 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
         keep: None,
         install_hail: false,
         markdown: false,
+        modes_given: false,
+        hbal: PathBuf::from(DEFAULT_HBAL),
+        balance_bin: PathBuf::from(DEFAULT_BALANCE),
+        balance_sizes: DEFAULT_BALANCE_SIZES.to_vec(),
+        hbal_max_nodes: 100,
     };
     let takes_value = |name: &str| {
         matches!(
@@ -162,6 +221,10 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
                 | "--mix"
                 | "--seed"
                 | "--keep"
+                | "--hbal"
+                | "--balance-bin"
+                | "--balance-sizes"
+                | "--hbal-max-nodes"
         )
     };
     let mut words = toolargs::Args::new(args);
@@ -183,26 +246,11 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
         match name {
             "--hail" => c.hail = PathBuf::from(value),
             "--hailstone" => c.hailstone = PathBuf::from(value),
-            "--sizes" => {
-                let mut sizes = Vec::new();
-                for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-                    match part.replace('_', "").parse::<usize>() {
-                        Ok(n) if (4..=100_000).contains(&n) => sizes.push(n),
-                        _ => {
-                            return Err(format!(
-                                "--sizes: '{}' is not a cluster size between 4 and 100000 nodes",
-                                part
-                            ))
-                        }
-                    }
-                }
-                if sizes.is_empty() {
-                    return Err("--sizes: empty list".to_string());
-                }
-                sizes.sort_unstable();
-                sizes.dedup();
-                c.sizes = sizes;
-            }
+            "--sizes" => c.sizes = parse_sizes(name, &value)?,
+            "--balance-sizes" => c.balance_sizes = parse_sizes(name, &value)?,
+            "--hbal-max-nodes" => c.hbal_max_nodes = parse_count(name, &value)?,
+            "--hbal" => c.hbal = PathBuf::from(value),
+            "--balance-bin" => c.balance_bin = PathBuf::from(value),
             "--modes" => {
                 let mut modes = Vec::new();
                 for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -231,6 +279,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
                 modes.sort_unstable();
                 modes.dedup();
                 c.modes = modes;
+                c.modes_given = true;
             }
             "--runs" => c.runs = parse_count(name, &value)?,
             "--hail-runs" => c.hail_runs = Some(parse_count(name, &value)?),
@@ -289,6 +338,11 @@ pub(super) fn spec_for(mode: Mode, nodes: usize, seed: u64, mix: Mix) -> CaseSpe
         }
         // The instances to move come from the mix.
         Mode::NodeEvacuateAll | Mode::ChangeGroup => {}
+        // One group of DRBD instances: hbal balances the whole cluster.
+        Mode::Balance => {
+            spec.groups = 1;
+            spec.instance_templates = vec![(DiskTemplate::Drbd, 1)];
+        }
     }
     spec
 }

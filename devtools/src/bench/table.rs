@@ -31,7 +31,17 @@ pub(super) fn hail_cell(h: &HailTime, cap: Duration) -> String {
     match h {
         HailTime::Median(t, _) => secs(*t),
         HailTime::Capped | HailTime::Skipped => cap_text(cap),
+        HailTime::NotRun => "not run".to_string(),
         HailTime::Failed(_) => "failed".to_string(),
+    }
+}
+
+/// A time cell with its unit (`1.85 s`, `> 60 s`; words stay as they are).
+pub(super) fn with_unit(cell: String) -> String {
+    if cell.starts_with('>') || cell.parse::<f64>().is_ok() {
+        format!("{cell} s")
+    } else {
+        cell
     }
 }
 
@@ -64,7 +74,7 @@ pub(super) fn ratio_cell(row: &Row, cap: Duration) -> String {
         HailTime::Capped | HailTime::Skipped => {
             format!("> {}×", ratio_text(cap.as_secs_f64() / stone))
         }
-        HailTime::Failed(_) => "n/a".to_string(),
+        HailTime::Failed(_) | HailTime::NotRun => "n/a".to_string(),
     }
 }
 
@@ -92,6 +102,26 @@ pub(super) const HEADERS: [&str; 7] = [
     "hailstone peak RSS (MB)",
     "same answer",
 ];
+
+/// The headers of the balance rows' table (hbal against hailstone-balance).
+pub(super) const BALANCE_HEADERS: [&str; 7] = [
+    "mode",
+    "nodes",
+    "hbal s",
+    "hailstone-balance s",
+    "ratio",
+    "hailstone-balance peak RSS (MB)",
+    "same output",
+];
+
+/// The headers of a table of allocator rows or of balance rows.
+pub(super) fn headers(balance: bool) -> [&'static str; 7] {
+    if balance {
+        BALANCE_HEADERS
+    } else {
+        HEADERS
+    }
+}
 /// Whether each column is right-aligned (numbers) or left-aligned (text).
 pub(super) const RIGHT: [bool; 7] = [false, true, true, true, true, true, false];
 
@@ -112,10 +142,11 @@ pub(super) fn cells(rows: &[Row], cap: Duration) -> Vec<[String; 7]> {
         .collect()
 }
 
-/// The table as aligned plain text.
-pub(super) fn plain_table(rows: &[Row], cap: Duration) -> String {
+/// The table as aligned plain text (`balance`: the balance rows' headers).
+pub(super) fn plain_table(rows: &[Row], cap: Duration, balance: bool) -> String {
     let body = cells(rows, cap);
-    let mut width: [usize; 7] = HEADERS.map(|h| h.chars().count());
+    let heads = headers(balance);
+    let mut width: [usize; 7] = heads.map(|h| h.chars().count());
     for r in &body {
         for (w, c) in width.iter_mut().zip(r.iter()) {
             *w = (*w).max(c.chars().count());
@@ -141,7 +172,7 @@ pub(super) fn plain_table(rows: &[Row], cap: Duration) -> String {
         s.push('\n');
         s
     };
-    let mut out = line(&HEADERS.map(str::to_string));
+    let mut out = line(&heads.map(str::to_string));
     out.push_str(&line(&width.map(|w| "-".repeat(w))));
     for r in &body {
         out.push_str(&line(r));
@@ -149,9 +180,9 @@ pub(super) fn plain_table(rows: &[Row], cap: Duration) -> String {
     out
 }
 
-/// The table as Markdown.
-pub(super) fn markdown_table(rows: &[Row], cap: Duration) -> String {
-    let mut out = format!("| {} |\n", HEADERS.join(" | "));
+/// The table as Markdown (`balance`: the balance rows' headers).
+pub(super) fn markdown_table(rows: &[Row], cap: Duration, balance: bool) -> String {
+    let mut out = format!("| {} |\n", headers(balance).join(" | "));
     let seps: Vec<&str> = RIGHT
         .iter()
         .map(|&r| if r { "---:" } else { "---" })

@@ -19,6 +19,20 @@ fn parses_options() {
     assert_eq!(c.hail_cap, Duration::from_millis(2500));
     assert_eq!(c.seed, 9);
     assert!(parse_args(&args("--help")).unwrap().is_none());
+    assert!(!c.modes_given || c.modes.len() == 2);
+    let b = parse_args(&args(
+        "--modes balance --balance-sizes 60,20 --hbal-max-nodes 50",
+    ))
+    .unwrap()
+    .unwrap();
+    assert_eq!(b.modes, vec![Mode::Balance]);
+    assert!(b.modes_given);
+    assert_eq!(b.balance_sizes, vec![20, 60]);
+    assert_eq!(b.hbal_max_nodes, 50);
+    let d = parse_args(&args("")).unwrap().unwrap();
+    assert!(!d.modes_given);
+    assert_eq!(d.balance_sizes, vec![20, 60, 100, 1000]);
+    assert!(d.modes.contains(&Mode::Balance));
     assert_eq!(c.mix, Mix::Drbd);
     assert_eq!(
         parse_args(&args("--mix=typical")).unwrap().unwrap().mix,
@@ -33,6 +47,8 @@ fn parses_options() {
         "--runs",
         "--markdown=1",
         "--mix x",
+        "--balance-sizes 3",
+        "--hbal-max-nodes 0",
     ] {
         assert!(parse_args(&args(bad)).is_err(), "{}", bad);
     }
@@ -66,7 +82,8 @@ fn specs_and_shapes() {
             assert_eq!(case.kind, m.kind());
             assert!(case.options.is_empty());
             let v: serde_json::Value = serde_json::from_str(&case.request).unwrap();
-            assert_eq!(v["nodegroups"].as_object().unwrap().len(), GROUPS);
+            let groups = if m == Mode::Balance { 1 } else { GROUPS };
+            assert_eq!(v["nodegroups"].as_object().unwrap().len(), groups);
             assert_eq!(v["nodes"].as_object().unwrap().len(), 20);
             if m == Mode::ChangeGroup {
                 assert_eq!(request_instances(&v).len(), 1);
@@ -74,7 +91,7 @@ fn specs_and_shapes() {
             if m == Mode::NodeEvacuateAll {
                 assert!(request_instances(&v).len() >= 5);
             }
-            if mix == Mix::Drbd {
+            if mix == Mix::Drbd || m == Mode::Balance {
                 for i in v["instances"].as_object().unwrap().values() {
                     assert_eq!(i["disk_template"], "drbd");
                 }
