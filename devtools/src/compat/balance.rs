@@ -591,11 +591,21 @@ fn datafile_runs(testdata: &Path, fixtures: &Path, full: bool) -> Result<Vec<Run
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        let group_runs: Vec<Option<String>> = if groups.len() > 1 {
+        let several = groups.len() > 1;
+        let group_runs: Vec<Option<String>> = if several {
             groups.into_iter().map(Some).collect()
         } else {
             vec![None]
         };
+        if several {
+            // Without -G hbal refuses a cluster of several groups.
+            out.push(RunSpec {
+                id: format!("data/{name}"),
+                args: vec![s("-t"), f.display().to_string()],
+                families: vec![s("defaults")],
+                dynu: None,
+            });
+        }
         for g in group_runs {
             for (family, opts) in &sets {
                 let mut args = vec![s("-t"), f.display().to_string()];
@@ -1032,7 +1042,10 @@ fn report(
     }
     let bad: Vec<&Compared> = results.iter().filter(|r| r.unexplained()).collect();
     if !bad.is_empty() {
-        s.push_str(&format!("\nUnexplained differences ({}):\n", bad.len()));
+        s.push_str(&format!(
+            "\nUnexplained differences ({}; rerun one with --only 'ID' --keep DIR):\n",
+            bad.len()
+        ));
         for r in bad {
             s.push_str(&format!("--- {}\n", r.id));
             if !r.command.is_empty() {
