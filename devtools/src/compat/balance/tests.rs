@@ -369,3 +369,48 @@ fn parts_parse() {
     assert!(Part::parse_list("x").is_err());
     assert!(Part::parse_list("").is_err());
 }
+
+#[test]
+fn shelltests_run_in_order_with_their_variables_and_input() {
+    use super::testsuite::{run_file, TestFile};
+    let dir = crate::process::temp_dir("hailstone-devtools-test").expect("temp dir");
+    let (t, scratch) = (dir.join("T"), dir.join("scratch"));
+    std::fs::create_dir_all(&t).unwrap();
+    std::fs::create_dir_all(&scratch).unwrap();
+    let text = "\
+./test/hs/hbal
+<<<
+hello
+>>>
+hello
+>>>= 0
+echo x > $T/f; ./test/hs/hbal $T/f
+>>> /^x$/
+>>>= 0
+cat $T/f
+>>>
+x
+>>>= 0
+./test/hs/hbal $T/missing
+>>>2 /No such file/
+>>>= !0
+";
+    let file = TestFile {
+        name: "x.test".to_owned(),
+        tests: parse(text).unwrap(),
+    };
+    // `cat` stands in for hbal.
+    let runs = run_file(
+        &file,
+        Path::new("/bin/cat"),
+        &t,
+        &dir,
+        &scratch,
+        Duration::from_secs(20),
+    );
+    assert_eq!(runs.len(), 4);
+    for (k, r) in runs.iter().enumerate() {
+        assert!(r.misses.is_empty(), "test {k}: {:?}", r.misses);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

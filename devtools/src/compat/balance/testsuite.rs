@@ -321,7 +321,8 @@ pub struct TestRun {
 }
 
 /// Runs the tests of a file in order against `program` in the fixture
-/// folder `t` (a fresh copy of the fixtures), each with `sh -c`.
+/// folder `t` (a fresh copy of the fixtures), each with `sh -c` (and its
+/// `<<<` text, if any, on standard input).
 pub fn run_file(
     file: &TestFile,
     program: &Path,
@@ -335,7 +336,17 @@ pub fn run_file(
     file.tests
         .iter()
         .map(|test| {
-            let command = expand_vars(&test.command, &vars).replace(PROGRAM, &prog);
+            let mut command = expand_vars(&test.command, &vars).replace(PROGRAM, &prog);
+            if let Some(input) = &test.stdin {
+                // Standard input (`<<<`) from a file beside the fixtures.
+                let path = scratch.join("stdin");
+                if std::fs::write(&path, input).is_ok() {
+                    command = format!(
+                        "( {command}\n) < {}",
+                        shell_quote(&path.display().to_string())
+                    );
+                }
+            }
             let run = process::run(&process::Invocation {
                 program: Path::new("/bin/sh"),
                 args: vec!["-c".into(), command.into()],
