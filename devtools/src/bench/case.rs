@@ -341,7 +341,6 @@ impl Bench<'_> {
             (&cfg.hail, &cfg.hailstone)
         };
         let arg_input = positional.then_some(input.as_path());
-        let skip_hail = skip_hail || (mode == Mode::Balance && nodes > cfg.hbal_max_nodes);
 
         // The warm-up run gives the peak RSS; a warm-up that does not finish
         // ends hailstone's part of the case.
