@@ -74,7 +74,8 @@ impl Shape {
 /// One generated cluster.
 #[derive(Clone, Debug)]
 pub struct Cluster {
-    /// `gen/<shape>/n<nodes>/s<seed>`.
+    /// `gen/<shape>/n<nodes>/s<seed>`, with `+split` when an instance has
+    /// its nodes in two groups.
     pub id: String,
     /// The data file.
     pub data: DataFile,
@@ -206,8 +207,15 @@ pub fn generate_cluster(
     if data.groups_with_nodes().len() > 1 && r.chance(0.08) && split_instance(&mut data, &mut r) {
         edits.push("split-instance");
     }
+    // A split instance makes hbal crash on some outputs (README: the
+    // hbal-split-insts rows), so the id says so.
+    let split = if edits.contains(&"split-instance") {
+        "+split"
+    } else {
+        ""
+    };
     Ok(Cluster {
-        id: format!("gen/{}/n{}/s{}", shape.name(), n, seed),
+        id: format!("gen/{}/n{}/s{}{split}", shape.name(), n, seed),
         data,
         edits,
     })
