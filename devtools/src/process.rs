@@ -79,7 +79,8 @@ pub struct Run {
     pub stdout: Vec<u8>,
     /// What it printed on stderr.
     pub stderr: Vec<u8>,
-    /// Peak RSS in KiB (runs under GNU time only).
+    /// Peak RSS in KiB (runs under GNU time only; for a run stopped at the
+    /// cap, the peak so far of its process group, read from `/proc`).
     pub rss_kib: Option<u64>,
 }
 
@@ -154,12 +155,20 @@ pub fn run(inv: &Invocation<'_>) -> Run {
     // exits. The group id cannot be reused before `wait` reaps the child.
     let pgid = child.id();
     let capped = Arc::new(AtomicBool::new(false));
+    // The group's peak RSS when it is stopped at the cap (GNU time, killed
+    // with it, reports nothing then).
+    let hwm_at_cap = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let watchdog = {
         let capped = Arc::clone(&capped);
+        let hwm_at_cap = Arc::clone(&hwm_at_cap);
         let cap = inv.cap;
+        let measure = inv.measure_rss;
         std::thread::spawn(move || {
             if let Err(mpsc::RecvTimeoutError::Timeout) = done_rx.recv_timeout(cap) {
+                if measure {
+                    hwm_at_cap.store(group_peak_rss_kib(pgid), Ordering::SeqCst);
+                }
                 capped.store(true, Ordering::SeqCst);
                 kill_group(pgid);
             }
@@ -179,14 +188,16 @@ pub fn run(inv: &Invocation<'_>) -> Run {
             None => Status::Signalled,
         },
     };
-    let rss_kib = if inv.measure_rss {
+    let rss_kib = if !inv.measure_rss {
+        None
+    } else if status == Status::Capped {
+        Some(hwm_at_cap.load(Ordering::SeqCst)).filter(|&k| k > 0)
+    } else {
         // GNU time may put "Command exited with non-zero status N" before
         // the value.
         std::fs::read_to_string(&time_path)
             .ok()
             .and_then(|t| t.lines().rev().find_map(|l| l.trim().parse::<u64>().ok()))
-    } else {
-        None
     };
     Run {
         status,
@@ -195,6 +206,41 @@ pub fn run(inv: &Invocation<'_>) -> Run {
         stderr: std::fs::read(&err_path).unwrap_or_default(),
         rss_kib,
     }
+}
+
+/// The largest peak RSS (`VmHWM`, KiB) among the live processes of
+/// process group `pgid` (0 when none can be read).
+fn group_peak_rss_kib(pgid: u32) -> u64 {
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let mut peak = 0;
+    for e in rd.flatten() {
+        let path = e.path();
+        let Ok(stat) = std::fs::read_to_string(path.join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid pgrp ...`; comm may hold spaces and ')'.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let pgrp = rest
+            .split_whitespace()
+            .nth(2)
+            .and_then(|p| p.parse::<u32>().ok());
+        if pgrp != Some(pgid) {
+            continue;
+        }
+        let status = std::fs::read_to_string(path.join("status")).unwrap_or_default();
+        let hwm = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0);
+        peak = peak.max(hwm);
+    }
+    peak
 }
 
 /// Kills process group `pgid` with SIGKILL.
@@ -320,6 +366,15 @@ mod tests {
         let r = run(&slow);
         assert_eq!(r.status, Status::Capped);
         assert!(r.wall < Duration::from_secs(10));
+        if Path::new(GNU_TIME).exists() {
+            // The peak RSS of a capped run is read before it is stopped.
+            let r = run(&Invocation {
+                measure_rss: true,
+                ..slow
+            });
+            assert_eq!(r.status, Status::Capped);
+            assert!(r.rss_kib.is_some_and(|k| k > 0), "{:?}", r.rss_kib);
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

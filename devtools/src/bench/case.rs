@@ -513,6 +513,12 @@ impl Bench<'_> {
         if let StoneTime::Failed(why) = &stone {
             notes.push(format!("{}: {} failed: {}", label, mode.ours(), why));
         }
+        if rss_kib.is_some() && warm.as_ref().is_some_and(|w| w.status == Status::Capped) {
+            notes.push(format!(
+                "{label}: {}'s peak RSS is the peak when its run was stopped at the cap",
+                mode.ours()
+            ));
+        }
         if stone == StoneTime::Capped {
             notes.push(format!(
                 "{}: {} HIT THE CAP ({} s)",
