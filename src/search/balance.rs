@@ -197,7 +197,7 @@ fn relocatable(state: &State, movable: &[bool], options: &BalanceOptions) -> Vec
 struct Scan<'s> {
     state: &'s State,
     online: Vec<usize>,
-    sums: Option<GroupSums>,
+    sums: GroupSums,
     terms: Option<Terms>,
     map_value: i64,
     any_location: bool,
@@ -228,8 +228,7 @@ impl Scan<'_> {
                 continue;
             }
             let ctx = InstanceCtx::new(self.state, inst, self.options.soft);
-            let exact_only = self.sums.is_none()
-                || self.terms.is_none()
+            let exact_only = self.terms.is_none()
                 || ctx.is_none()
                 || (self.any_location && !inst.excl_tags.is_empty());
             for &mv in &moves_buf {
@@ -266,7 +265,7 @@ impl Scan<'_> {
 
     /// The approximate score with some nodes' values replaced.
     fn approx(&self, changes: &[(usize, NodeValues)]) -> Option<(f64, f64)> {
-        let sums = self.sums.as_ref()?;
+        let sums = &self.sums;
         let mut list: SmallVec<[(&NodeValues, &NodeValues, bool); 3]> = SmallVec::new();
         for (k, v) in changes {
             list.push((self.state.values(*k), v, self.state.node_at(*k).offline));
@@ -301,7 +300,7 @@ fn best_step(
     let scan = Scan {
         state,
         online,
-        sums: Some(sums),
+        sums,
         terms,
         map_value,
         any_location,

@@ -225,6 +225,41 @@ impl Nodes for Overlay<'_> {
     }
 }
 
+/// The nodes of a drbd instance's composite move to node `target`, with the
+/// instance already taken off its primary and secondary (hbal's `int_p`
+/// and `int_s`, computed before any check, as in `applyMoveEx`).
+struct DrbdMove<'a> {
+    old_pdx: i32,
+    old_sdx: i32,
+    old_p: &'a Node,
+    old_s: &'a Node,
+    tgt: &'a Node,
+    int_p: Node,
+    int_s: Node,
+}
+
+impl<'a> DrbdMove<'a> {
+    fn new(state: &'a impl Nodes, inst: &Instance, target: usize) -> Result<Self, Crash> {
+        let (old_pdx, old_sdx) = (inst.p_node, inst.s_node);
+        let old_p = state.node(old_pdx)?;
+        let old_s = state.node(old_sdx)?;
+        let tgt = state.node(target as i32)?;
+        let mut int_p = old_p.clone();
+        int_p.remove_pri(inst);
+        let mut int_s = old_s.clone();
+        int_s.remove_sec(inst);
+        Ok(DrbdMove {
+            old_pdx,
+            old_sdx,
+            old_p,
+            old_s,
+            tgt,
+            int_p,
+            int_s,
+        })
+    }
+}
+
 /// Computes a move (`applyMoveEx force`).
 pub fn apply(
     state: &impl Nodes,
@@ -291,24 +326,25 @@ pub fn apply(
             let mut new_s = tgt.clone();
             new_s.add_sec(false, soft_s, &new_inst, old_pdx)?;
             pnode2.add_pri(SoftChecks::Ignore, &new_inst)?;
-            let mut nodes = SmallVec::new();
-            nodes.push((key(old_sdx), int_s));
-            nodes.push((new_sdx, new_s));
-            nodes.push((key(old_pdx), pnode2));
             Ok(Moved {
-                nodes,
+                nodes: SmallVec::from_iter([
+                    (key(old_sdx), int_s),
+                    (new_sdx, new_s),
+                    (key(old_pdx), pnode2),
+                ]),
                 inst: new_inst,
             })
         }
         Move::ReplacePrimary(new_pdx) => {
-            let (old_pdx, old_sdx) = (inst.p_node, inst.s_node);
-            let old_p = state.node(old_pdx)?;
-            let old_s = state.node(old_sdx)?;
-            let tgt = state.node(new_pdx as i32)?;
-            let mut int_p = old_p.clone();
-            int_p.remove_pri(inst);
-            let mut int_s = old_s.clone();
-            int_s.remove_sec(inst);
+            let DrbdMove {
+                old_pdx,
+                old_sdx,
+                old_p,
+                old_s,
+                tgt,
+                int_p,
+                mut int_s,
+            } = DrbdMove::new(state, inst, new_pdx)?;
             let mut new_inst = inst.clone();
             new_inst.location_score = location_score(tgt, &int_s);
             new_inst.p_node = new_pdx as i32;
@@ -322,24 +358,25 @@ pub fn apply(
             let mut new_p = tgt.clone();
             new_p.add_pri(soft_p, &new_inst)?;
             int_s.add_sec(false, soft_p, &new_inst, new_pdx as i32)?;
-            let mut nodes = SmallVec::new();
-            nodes.push((key(old_pdx), int_p));
-            nodes.push((key(old_sdx), int_s));
-            nodes.push((new_pdx, new_p));
             Ok(Moved {
-                nodes,
+                nodes: SmallVec::from_iter([
+                    (key(old_pdx), int_p),
+                    (key(old_sdx), int_s),
+                    (new_pdx, new_p),
+                ]),
                 inst: new_inst,
             })
         }
         Move::ReplaceAndFailover(new_pdx) => {
-            let (old_pdx, old_sdx) = (inst.p_node, inst.s_node);
-            let old_p = state.node(old_pdx)?;
-            let old_s = state.node(old_sdx)?;
-            let tgt = state.node(new_pdx as i32)?;
-            let mut int_p = old_p.clone();
-            int_p.remove_pri(inst);
-            let mut int_s = old_s.clone();
-            int_s.remove_sec(inst);
+            let DrbdMove {
+                old_pdx,
+                old_sdx,
+                old_p,
+                old_s,
+                tgt,
+                mut int_p,
+                int_s,
+            } = DrbdMove::new(state, inst, new_pdx)?;
             let mut new_inst = inst.clone();
             new_inst.location_score = location_score(tgt, &int_p);
             new_inst.p_node = new_pdx as i32;
@@ -353,24 +390,25 @@ pub fn apply(
                 &new_inst,
                 new_pdx as i32,
             )?;
-            let mut nodes = SmallVec::new();
-            nodes.push((key(old_pdx), int_p));
-            nodes.push((key(old_sdx), int_s));
-            nodes.push((new_pdx, new_p));
             Ok(Moved {
-                nodes,
+                nodes: SmallVec::from_iter([
+                    (key(old_pdx), int_p),
+                    (key(old_sdx), int_s),
+                    (new_pdx, new_p),
+                ]),
                 inst: new_inst,
             })
         }
         Move::FailoverAndReplace(new_sdx) => {
-            let (old_pdx, old_sdx) = (inst.p_node, inst.s_node);
-            let old_p = state.node(old_pdx)?;
-            let old_s = state.node(old_sdx)?;
-            let tgt = state.node(new_sdx as i32)?;
-            let mut int_p = old_p.clone();
-            int_p.remove_pri(inst);
-            let mut int_s = old_s.clone();
-            int_s.remove_sec(inst);
+            let DrbdMove {
+                old_pdx,
+                old_sdx,
+                old_p,
+                old_s,
+                tgt,
+                int_p,
+                mut int_s,
+            } = DrbdMove::new(state, inst, new_sdx)?;
             let soft_p = soft.ignored_if(old_p.offline);
             let mut new_inst = inst.clone();
             new_inst.location_score = location_score(&int_s, tgt);
@@ -380,12 +418,12 @@ pub fn apply(
             int_s.add_pri(soft_p, &new_inst)?;
             let mut new_s = tgt.clone();
             new_s.add_sec(false, soft_p, &new_inst, old_sdx)?;
-            let mut nodes = SmallVec::new();
-            nodes.push((key(old_sdx), int_s));
-            nodes.push((key(old_pdx), int_p));
-            nodes.push((new_sdx, new_s));
             Ok(Moved {
-                nodes,
+                nodes: SmallVec::from_iter([
+                    (key(old_sdx), int_s),
+                    (key(old_pdx), int_p),
+                    (new_sdx, new_s),
+                ]),
                 inst: new_inst,
             })
         }
