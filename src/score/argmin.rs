@@ -319,19 +319,27 @@ impl GroupSums {
 
     /// The term of an online component from its sums `c`.
     fn online_term(&self, k: usize, c: &CompSums, map_value: i64) -> (f64, f64) {
+        self.online_term_var(k, c, map_value).0
+    }
+
+    /// The term of an online component from its sums `c`, with the
+    /// variance it comes from and a bound on that variance's distance to
+    /// the true one (both 0 for the components that are not standard
+    /// deviations).
+    fn online_term_var(&self, k: usize, c: &CompSums, map_value: i64) -> ((f64, f64), f64, f64) {
         let comp = &COMPONENTS[k];
         let n = self.n_online;
         match comp.aggregation {
-            Aggregation::Map => (map_value as f64, 0.0),
+            Aggregation::Map => ((map_value as f64, 0.0), 0.0, 0.0),
             Aggregation::Sum => {
                 let s = c.sum.value();
                 let e = gamma(n + 1.0) * n * c.max_abs + 4.0 * U * s.abs();
-                (s, e)
+                ((s, e), 0.0, 0.0)
             }
             Aggregation::StdDev => {
                 if c.max_abs == 0.0 {
                     // Every value is zero: hail computes exactly 0.
-                    return (0.0, 0.0);
+                    return ((0.0, 0.0), 0.0, 0.0);
                 }
                 // The variance from the sums, in plain floating point: its
                 // distance to the true variance is at most `var_err` (the
@@ -346,22 +354,30 @@ impl GroupSums {
                 let var = var_f.max(0.0);
                 let dd_err = (n + 16.0) * 1e-29 * (c.max_abs * c.max_abs) + 1e-300;
                 let var_err = dd_err + 16.0 * U * ((sq.abs() + mean_sq) / n + var_f.abs());
-                // hail's two-pass error: the computed mean is off by at most
-                // delta; then d bounds the computed variance's distance to
-                // the true one.
-                let m = c.max_abs;
-                let delta = (gamma(n + 1.0) + U) * m;
-                let d = delta * delta + gamma(n + 4.0) * (var + delta * delta) + var_err;
-                let sd = var.sqrt();
-                let dist = if sd > 0.0 {
-                    d.sqrt().min(d / sd)
-                } else {
-                    d.sqrt()
-                };
-                let e = dist + U * (sd + d.sqrt()) + 2.0 * U * sd;
-                (sd, e)
+                let (sd, e) = std_dev_term(var, var_err, c.max_abs, gamma(n + 1.0), gamma(n + 4.0));
+                ((sd, e), var, var_err)
             }
         }
+    }
+}
+
+/// A standard-deviation term and its error bound from a variance `var`
+/// within `var_err` of the true one: hail's two-pass computation has the
+/// mean off by at most delta (`g1` = gamma(n + 1), `g4` = gamma(n + 4),
+/// `max_abs` bounding the values); then `d` bounds the distance between
+/// hail's computed variance and ours, and the square root's distance
+/// follows (`|√a - √b| <= |a - b| / √a`, or `<= √|a - b|`).
+#[inline]
+fn std_dev_term(var: f64, var_err: f64, max_abs: f64, g1: f64, g4: f64) -> (f64, f64) {
+    let delta = (g1 + U) * max_abs;
+    let d = delta * delta + g4 * (var + delta * delta) + var_err;
+    let sd = var.sqrt();
+    if sd > 0.0 && d <= var {
+        // Here √d <= sd, so the rounding terms below are at most 4u sd.
+        (sd, d / sd + 4.0 * U * sd)
+    } else {
+        let rd = d.sqrt();
+        (sd, rd + U * (sd + rd) + 2.0 * U * sd)
     }
 }
 
@@ -392,6 +408,215 @@ pub fn combine(t: &Terms) -> (f64, f64) {
     err += gamma(N_COMPONENTS as f64) * abs_terms + 4.0 * U * score.abs();
     // A margin for everything the analysis rounds away.
     (score, 2.0 * err + f64::MIN_POSITIVE)
+}
+
+/// A group's score prepared for many candidates that each replace the
+/// values of a few online nodes ([`ScoreBase::approx`]): per component the
+/// group's sum, variance and term, and the weighted sums of the terms, so
+/// that a candidate costs a few operations per changed component and no
+/// copy. The approximation and its bound are those of
+/// [`GroupSums::approx_replacing`], with the candidate's variance computed
+/// as the group's plus the change (which loses nothing to cancellation).
+#[derive(Debug, Clone)]
+pub struct ScoreBase {
+    n: f64,
+    inv_n: f64,
+    inv_n2: f64,
+    g1: f64,
+    g4: f64,
+    comps: [BaseComp; N_COMPONENTS],
+    /// The sums of the values in double-double (for [`ScoreBase::drift_from`]).
+    sums: [Dd; N_COMPONENTS],
+    score: f64,
+    /// Sum of the weighted error bounds.
+    w_err: f64,
+    /// Sum of the weighted terms' magnitudes and error bounds.
+    w_abs: f64,
+}
+
+/// One component of a [`ScoreBase`].
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct BaseComp {
+    /// The sum of the values.
+    pub(crate) sum: f64,
+    /// The variance and its error bound (standard deviations only).
+    pub(crate) var: f64,
+    pub(crate) var_err: f64,
+    max_abs: f64,
+    /// The term and its error bound.
+    value: f64,
+    err: f64,
+}
+
+impl GroupSums {
+    /// The group prepared for [`ScoreBase::approx`], or `None` when the
+    /// shortcut does not apply (no online node, or unusable values).
+    pub fn base(&self, map_value: i64) -> Option<ScoreBase> {
+        let terms = self.terms(map_value)?;
+        if terms.empty {
+            return None;
+        }
+        let n = self.n_online;
+        let mut b = ScoreBase {
+            n,
+            inv_n: 1.0 / n,
+            inv_n2: 1.0 / (n * n),
+            g1: gamma(n + 1.0),
+            g4: gamma(n + 4.0),
+            comps: [BaseComp::default(); N_COMPONENTS],
+            sums: [Dd::default(); N_COMPONENTS],
+            score: 0.0,
+            w_err: 0.0,
+            w_abs: 0.0,
+        };
+        for (k, comp) in COMPONENTS.iter().enumerate() {
+            let (value, err) = terms.values[k];
+            let (var, var_err) = if comp.online {
+                let (_, var, var_err) = self.online_term_var(k, &self.comps[k], map_value);
+                (var, var_err)
+            } else {
+                (0.0, 0.0)
+            };
+            b.comps[k] = BaseComp {
+                sum: self.comps[k].sum.value(),
+                var,
+                var_err,
+                max_abs: self.comps[k].max_abs,
+                value,
+                err,
+            };
+            b.sums[k] = self.comps[k].sum;
+            let w = comp.weight;
+            b.score += w * value;
+            b.w_err += w * err;
+            b.w_abs += (w * value).abs() + w * err;
+        }
+        Some(b)
+    }
+}
+
+impl BaseComp {
+    /// The component's term.
+    pub(crate) fn value(&self) -> f64 {
+        self.value
+    }
+
+    /// The term's error bound.
+    pub(crate) fn err(&self) -> f64 {
+        self.err
+    }
+}
+
+impl ScoreBase {
+    /// The number of online nodes.
+    pub(crate) fn n(&self) -> f64 {
+        self.n
+    }
+
+    /// The components' prepared values.
+    pub(crate) fn comps(&self) -> &[BaseComp; N_COMPONENTS] {
+        &self.comps
+    }
+
+    /// The change of each component's sum from `prev` to `self`.
+    pub(crate) fn sum_changes(&self, prev: &ScoreBase) -> [f64; N_COMPONENTS] {
+        let mut out = [0.0; N_COMPONENTS];
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = self.sums[k].sub(prev.sums[k]).value();
+        }
+        out
+    }
+
+    /// The approximate score and its error bound with some online nodes'
+    /// values replaced (`(old, new)` pairs), or `None` when a value is out
+    /// of the shortcut's range. `observe(k, var, var_err, d1)` sees, for
+    /// every standard-deviation component that changes, the candidate's
+    /// variance with its error bound and the change of the component's sum.
+    #[inline]
+    pub fn approx(
+        &self,
+        changes: &[(&NodeValues, &NodeValues)],
+        mut observe: impl FnMut(usize, f64, f64, f64),
+    ) -> Option<(f64, f64)> {
+        let mut mask = 0u32;
+        for (old, new) in changes {
+            mask |= changed_components(old, new);
+        }
+        let (mut score, mut w_err, mut w_abs) = (self.score, self.w_err, self.w_abs);
+        let mut moved = 0.0;
+        while mask != 0 {
+            let k = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let comp = &COMPONENTS[k];
+            if !comp.online {
+                continue;
+            }
+            let base = &self.comps[k];
+            let (mut d1, mut d2, mut a1, mut a2) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+            let mut max_abs = base.max_abs;
+            for (old, new) in changes {
+                let (x, y) = (old[k], new[k]);
+                if x.to_bits() == y.to_bits() {
+                    continue;
+                }
+                if !x.is_finite() || !y.is_finite() || x.abs() > MAX_VALUE || y.abs() > MAX_VALUE {
+                    return None;
+                }
+                d1 += y - x;
+                d2 += (y - x) * (y + x);
+                let m = x.abs() + y.abs();
+                a1 += m;
+                a2 += m * m;
+                max_abs = max_abs.max(y.abs());
+            }
+            let (value, err) = match comp.aggregation {
+                Aggregation::Map => continue,
+                Aggregation::Sum => {
+                    let v = base.sum + d1;
+                    let e = self.g1 * self.n * max_abs + 4.0 * U * v.abs() + 4.0 * U * a1;
+                    (v, e)
+                }
+                Aggregation::StdDev => {
+                    if max_abs == 0.0 {
+                        (0.0, 0.0)
+                    } else {
+                        // (S2 + d2)/n - ((S1 + d1)/n)^2, as the group's
+                        // variance plus the change; the roundings of d1, d2
+                        // and of this expression are within 16u of the
+                        // magnitudes involved.
+                        let s = base.sum;
+                        let cross = (2.0 * s * d1 + d1 * d1) * self.inv_n2;
+                        let var_f = base.var + d2 * self.inv_n - cross;
+                        let var = var_f.max(0.0);
+                        let var_err = base.var_err
+                            + 16.0
+                                * U
+                                * (base.var
+                                    + d2.abs() * self.inv_n
+                                    + cross.abs()
+                                    + (s.abs() + d1.abs()) * a1 * self.inv_n2
+                                    + a2 * self.inv_n
+                                    + var_f.abs());
+                        observe(k, var, var_err, d1);
+                        std_dev_term(var, var_err, max_abs, self.g1, self.g4)
+                    }
+                }
+            };
+            let w = comp.weight;
+            score += w * value - w * base.value;
+            w_err += w * err - w * base.err;
+            w_abs += ((w * value).abs() + w * err) - ((w * base.value).abs() + w * base.err);
+            moved += (w * value).abs() + (w * base.value).abs();
+        }
+        // hail's weighted sum (see [`combine`]), plus the rounding of the
+        // updates above.
+        let err = w_err
+            + gamma(N_COMPONENTS as f64) * w_abs
+            + 4.0 * U * score.abs()
+            + gamma(2.0 * N_COMPONENTS as f64 + 2.0)
+                * (self.score.abs() + moved + self.w_abs + w_abs);
+        Some((score, 2.0 * err + f64::MIN_POSITIVE))
+    }
 }
 
 /// The components whose values differ between two nodes' values, as bits.

@@ -2,9 +2,12 @@
 //!
 //! * Owns: the cluster metric with hail's exact floating-point procedure
 //!   ([`metric`]) and the bounded approximation that finds the best-scoring
-//!   candidate without scoring all of them exactly ([`argmin`]).
+//!   candidate without scoring all of them exactly ([`argmin`]), and the
+//!   bounds that carry a set of candidates' scores over a change of the
+//!   group ([`spread`]).
 //! * May use: the model.
 //! * Must never: do IO, change the model, or allocate per candidate.
 
 pub mod argmin;
 pub mod metric;
+pub mod spread;

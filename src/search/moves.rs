@@ -32,6 +32,20 @@ pub enum Move {
     FailoverAndReplace(usize),
 }
 
+impl Move {
+    /// The node the move names (`None` for a failover).
+    pub fn target(self) -> Option<usize> {
+        match self {
+            Move::Failover => None,
+            Move::FailoverToAny(t)
+            | Move::ReplaceSecondary(t)
+            | Move::ReplacePrimary(t)
+            | Move::ReplaceAndFailover(t)
+            | Move::FailoverAndReplace(t) => Some(t),
+        }
+    }
+}
+
 /// The outcome of a successful move.
 #[derive(Debug, Clone)]
 pub struct Moved {

@@ -1,0 +1,270 @@
+//! One instance's candidate moves in a balancing step (hbal's
+//! `possibleMoves` and `checkInstanceMove`) and what each candidate does to
+//! the nodes it touches, computed without copying the cluster.
+//!
+//! Candidates are identified within their instance by a rank that follows
+//! hbal's order (the failover first, then by target node and move kind),
+//! so that candidates found at different times can be put back in the
+//! order hbal tries them.
+
+use smallvec::SmallVec;
+
+use crate::model::instance::Instance;
+use crate::model::node::Node;
+use crate::model::types::{MirrorType, SoftChecks};
+use crate::score::metric::{self, NodeValues};
+use crate::search::moves::{self, location_score, Move};
+use crate::search::state::State;
+
+use super::BalanceOptions;
+
+/// A candidate's place in hbal's order among its instance's candidates.
+pub(super) fn rank(mv: Move) -> u64 {
+    let kind = match mv {
+        Move::Failover => return 0,
+        Move::FailoverToAny(_) | Move::ReplaceSecondary(_) => 0,
+        Move::ReplaceAndFailover(_) => 1,
+        Move::ReplacePrimary(_) => 2,
+        Move::FailoverAndReplace(_) => 3,
+    };
+    let t = mv.target().unwrap_or(0) as u64;
+    (t + 1) * 4 + kind
+}
+
+/// The candidate moves of one instance (`checkInstanceMove`), in hbal's
+/// order: the failover if `failover` is set, then the moves to every
+/// online node (`targets` = `None`) or only to the nodes in `list`
+/// (`Some(list)`, ascending).
+pub(super) fn candidate_moves(
+    state: &State,
+    online: &[usize],
+    inst: &Instance,
+    options: &BalanceOptions,
+    targets: Option<&[usize]>,
+    failover: bool,
+    out: &mut Vec<Move>,
+) {
+    out.clear();
+    let (p, s) = (inst.p_node, inst.s_node);
+    let mir = inst.mirror_type();
+    let use_sec = s >= 0 && online.binary_search(&(s as usize)).is_ok() && options.inst_moves;
+    if mir == MirrorType::Internal && use_sec && failover {
+        out.push(Move::Failover);
+    }
+    let pri_off = state.node(p).map(|n| n.offline).unwrap_or(false);
+    let rest = options.restricted_migration;
+    let chosen: &[usize] = targets.unwrap_or(online);
+    for &t in chosen {
+        if t as i32 == p || t as i32 == s {
+            continue;
+        }
+        if targets.is_some() && online.binary_search(&t).is_err() {
+            continue;
+        }
+        match mir {
+            MirrorType::None => {}
+            MirrorType::External => {
+                if options.inst_moves {
+                    out.push(Move::FailoverToAny(t));
+                }
+            }
+            MirrorType::Internal => {
+                if !options.disk_moves {
+                    continue;
+                }
+                if !options.inst_moves || (rest && !pri_off) {
+                    out.push(Move::ReplaceSecondary(t));
+                } else if use_sec && !rest {
+                    out.extend([
+                        Move::ReplaceSecondary(t),
+                        Move::ReplaceAndFailover(t),
+                        Move::ReplacePrimary(t),
+                        Move::FailoverAndReplace(t),
+                    ]);
+                } else if use_sec {
+                    out.extend([
+                        Move::ReplaceSecondary(t),
+                        Move::ReplaceAndFailover(t),
+                        Move::FailoverAndReplace(t),
+                    ]);
+                } else {
+                    out.extend([Move::ReplaceSecondary(t), Move::ReplaceAndFailover(t)]);
+                }
+            }
+        }
+    }
+}
+
+/// One instance's removal from its nodes, computed once for all its
+/// candidates.
+pub(super) struct InstanceCtx {
+    inst: Instance,
+    p: usize,
+    s: Option<usize>,
+    int_p: Node,
+    int_p_values: NodeValues,
+    int_s: Option<(Node, NodeValues)>,
+    soft_p: SoftChecks,
+    soft_s: SoftChecks,
+    soft: SoftChecks,
+    /// The moved instance's record, rewritten for each candidate (its
+    /// location score and nodes) instead of copied.
+    ni: std::cell::RefCell<Instance>,
+    /// The old secondary after hosting and releasing the instance as a
+    /// primary (`ReplacePrimary`), by the instance's location score.
+    tmp_s: std::cell::RefCell<TmpSecondaries>,
+}
+
+pub(super) type Changes = SmallVec<[(usize, NodeValues); 3]>;
+
+/// The old secondary after hosting and releasing the instance, by location
+/// score (`None` when it cannot host it).
+type TmpSecondaries = SmallVec<[(i64, Option<Node>); 2]>;
+
+fn values_of(s: &crate::model::node::Scalars) -> NodeValues {
+    metric::node_values(s)
+}
+
+impl InstanceCtx {
+    pub(super) fn new(state: &State, inst: &Instance, soft: SoftChecks) -> Option<InstanceCtx> {
+        let p = usize::try_from(inst.p_node).ok()?;
+        let pn = state.node(inst.p_node).ok()?;
+        let mut int_p = pn.clone();
+        int_p.remove_pri(inst);
+        let int_p_values = values_of(&int_p.scalars());
+        let (s, int_s, soft_s) = if inst.s_node >= 0 {
+            let sn = state.node(inst.s_node).ok()?;
+            let mut int_s = sn.clone();
+            int_s.remove_sec(inst);
+            let v = values_of(&int_s.scalars());
+            (
+                Some(inst.s_node as usize),
+                Some((int_s, v)),
+                soft.ignored_if(sn.offline),
+            )
+        } else {
+            (None, None, soft)
+        };
+        Some(InstanceCtx {
+            inst: inst.clone(),
+            p,
+            s,
+            int_p,
+            int_p_values,
+            int_s,
+            soft_p: soft.ignored_if(pn.offline),
+            soft_s,
+            soft,
+            ni: std::cell::RefCell::new(inst.clone()),
+            tmp_s: std::cell::RefCell::new(SmallVec::new()),
+        })
+    }
+
+    /// The nodes a move changes and their new metric values, or `Err` when
+    /// the move fails (the same checks as [`moves::apply`]).
+    pub(super) fn changes(&self, state: &State, mv: Move) -> Result<Changes, ()> {
+        let inst = &self.inst;
+        let mut ni_cell = self.ni.borrow_mut();
+        let ni = &mut *ni_cell;
+        ni.p_node = inst.p_node;
+        ni.s_node = inst.s_node;
+        let pn = state.node_at(self.p);
+        let mut out = Changes::new();
+        match mv {
+            Move::Failover => {
+                let m = moves::apply(state, inst, mv, self.soft).map_err(|_| ())?;
+                for (k, n) in m.final_nodes() {
+                    out.push((k, values_of(&n.scalars())));
+                }
+            }
+            Move::FailoverToAny(t) => {
+                let tn = state.node_at(t);
+                pn.check_migration(tn).map_err(|_| ())?;
+                let pr = tn.probe_add_pri(self.soft_p, inst).map_err(|_| ())?;
+                out.push((self.p, self.int_p_values));
+                out.push((t, values_of(&tn.scalars_with_pri(&pr))));
+            }
+            Move::ReplaceSecondary(t) => {
+                let (s, (_, int_s_values)) = (self.s.ok_or(())?, self.int_s.as_ref().ok_or(())?);
+                let tn = state.node_at(t);
+                ni.location_score = location_score(pn, tn);
+                ni.s_node = t as i32;
+                let ps = tn
+                    .probe_add_sec(false, self.soft_s, &*ni, inst.p_node)
+                    .map_err(|_| ())?;
+                let pp = self
+                    .int_p
+                    .probe_add_pri(SoftChecks::Ignore, &*ni)
+                    .map_err(|_| ())?;
+                out.push((s, *int_s_values));
+                out.push((t, values_of(&tn.scalars_with_sec(&ps))));
+                out.push((self.p, values_of(&self.int_p.scalars_with_pri(&pp))));
+            }
+            Move::ReplaceAndFailover(t) => {
+                let (s, (_, int_s_values)) = (self.s.ok_or(())?, self.int_s.as_ref().ok_or(())?);
+                let tn = state.node_at(t);
+                pn.check_migration(tn).map_err(|_| ())?;
+                ni.location_score = location_score(tn, &self.int_p);
+                ni.p_node = t as i32;
+                ni.s_node = inst.p_node;
+                let pt = tn.probe_add_pri(self.soft, &*ni).map_err(|_| ())?;
+                let pp = self
+                    .int_p
+                    .probe_add_sec(false, self.soft_s, &*ni, t as i32)
+                    .map_err(|_| ())?;
+                out.push((self.p, values_of(&self.int_p.scalars_with_sec(&pp))));
+                out.push((s, *int_s_values));
+                out.push((t, values_of(&tn.scalars_with_pri(&pt))));
+            }
+            Move::ReplacePrimary(t) => {
+                let s = self.s.ok_or(())?;
+                let (int_s, _) = self.int_s.as_ref().ok_or(())?;
+                let sn = state.node_at(s);
+                let tn = state.node_at(t);
+                pn.check_migration(sn).map_err(|_| ())?;
+                sn.check_migration(tn).map_err(|_| ())?;
+                ni.location_score = location_score(tn, int_s);
+                ni.p_node = t as i32;
+                let pt = tn.probe_add_pri(self.soft_p, &*ni).map_err(|_| ())?;
+                let mut cache = self.tmp_s.borrow_mut();
+                let pos = match cache.iter().position(|(l, _)| *l == ni.location_score) {
+                    Some(pos) => pos,
+                    None => {
+                        let mut tmp = int_s.clone();
+                        let ok = tmp.add_pri(self.soft_p, &*ni).is_ok();
+                        if ok {
+                            tmp.remove_pri(&*ni);
+                        }
+                        cache.push((ni.location_score, ok.then_some(tmp)));
+                        cache.len() - 1
+                    }
+                };
+                let tmp = cache[pos].1.as_ref().ok_or(())?;
+                let ps = tmp
+                    .probe_add_sec(false, self.soft_p, &*ni, t as i32)
+                    .map_err(|_| ())?;
+                out.push((self.p, self.int_p_values));
+                out.push((s, values_of(&tmp.scalars_with_sec(&ps))));
+                out.push((t, values_of(&tn.scalars_with_pri(&pt))));
+            }
+            Move::FailoverAndReplace(t) => {
+                let s = self.s.ok_or(())?;
+                let (int_s, _) = self.int_s.as_ref().ok_or(())?;
+                let sn = state.node_at(s);
+                let tn = state.node_at(t);
+                pn.check_migration(sn).map_err(|_| ())?;
+                ni.location_score = location_score(int_s, tn);
+                ni.p_node = s as i32;
+                ni.s_node = t as i32;
+                let ps = int_s.probe_add_pri(self.soft_p, &*ni).map_err(|_| ())?;
+                let pt = tn
+                    .probe_add_sec(false, self.soft_p, &*ni, s as i32)
+                    .map_err(|_| ())?;
+                out.push((s, values_of(&int_s.scalars_with_pri(&ps))));
+                out.push((self.p, self.int_p_values));
+                out.push((t, values_of(&tn.scalars_with_sec(&pt))));
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,491 @@
+//! One balancing step: the best move from the current state by hbal's rule
+//! (the first candidate, in hbal's order, with the lowest score, and only
+//! if strictly below the current score), without scoring every candidate.
+//!
+//! A candidate's score is approximated in O(1) from the group's running
+//! sums with a rigorous error bound ([`GroupSums::approx_replacing`]);
+//! only the candidates whose interval reaches below the best upper end
+//! (the ceiling) are applied and scored exactly as hbal does, in hbal's
+//! order, so ties go to the same candidate.
+//!
+//! Across steps, most candidates are not even approximated again. A step
+//! changes two or three nodes; a candidate none of whose nodes changed
+//! sees the change only through the group's sums, so a lower bound of all
+//! of an instance's candidates ([`Spread`]) is carried to the next step
+//! ([`Spread::rebase`]). Each step then
+//!
+//! 1. scans in full the instances whose primary or secondary changed (and
+//!    all of them on the first step), and for every other instance only
+//!    the moves to the changed nodes, widening its spread with them;
+//! 2. scans in full, lowest bound first, the instances whose bound still
+//!    reaches below the ceiling, which only falls as they are scanned;
+//! 3. scores exactly, in hbal's order, the candidates whose interval
+//!    reaches below the final ceiling.
+//!
+//! Every candidate left out has a score provably above some candidate's,
+//! so the winner is hbal's. The first part runs on two threads over two
+//! halves of the instances; the candidates are put back in hbal's order
+//! before the exact scoring, so the result never depends on the threads.
+
+use smallvec::SmallVec;
+
+use crate::score::argmin::{GroupSums, ScoreBase, Terms};
+use crate::score::metric::NodeValues;
+use crate::score::spread::Drift;
+use crate::search::moves::{self, Move, Moved};
+use crate::search::state::State;
+
+use super::candidates::{candidate_moves, rank, InstanceCtx};
+use super::record::{Record, FAILOVER};
+use super::{relocatable, BalanceOptions, Placement};
+
+/// What one step leaves for the next: per instance what is known of its
+/// candidates, and the group it was computed on.
+pub(super) struct Memo {
+    /// By instance key; `None` when the instance must be scanned in full.
+    records: Vec<Option<Record>>,
+    /// The last step's group.
+    prev: Option<ScoreBase>,
+    /// The nodes the last accepted move changed.
+    changed: SmallVec<[usize; 4]>,
+}
+
+impl Memo {
+    /// Nothing known yet: the first step scans every instance.
+    pub(super) fn new(inst_slots: usize) -> Memo {
+        Memo {
+            records: vec![None; inst_slots],
+            prev: None,
+            changed: SmallVec::new(),
+        }
+    }
+
+    /// Notes the nodes the accepted move changed.
+    pub(super) fn accepted(&mut self, moved: &Moved) {
+        self.changed = moved.final_nodes().iter().map(|(k, _)| *k).collect();
+        self.changed.sort_unstable();
+        self.changed.dedup();
+    }
+}
+
+/// A candidate left for exact scoring.
+#[derive(Debug, Clone, Copy)]
+struct Survivor {
+    key: usize,
+    rank: u64,
+    mv: Move,
+    /// The approximate score and its error bound; `None` forces the exact
+    /// score.
+    approx: Option<(f64, f64)>,
+}
+
+/// The candidates found so far that may still win, and the lowest upper
+/// end of any candidate's interval (or the current score).
+struct Found {
+    survivors: Vec<Survivor>,
+    ceiling: f64,
+    /// Keep every candidate (for checks).
+    #[cfg(debug_assertions)]
+    keep_all: bool,
+}
+
+impl Found {
+    fn new(ceiling: f64) -> Found {
+        Found {
+            survivors: Vec::new(),
+            ceiling,
+            #[cfg(debug_assertions)]
+            keep_all: false,
+        }
+    }
+
+    fn push(&mut self, s: Survivor) {
+        #[cfg(debug_assertions)]
+        if self.keep_all {
+            self.survivors.push(s);
+            return;
+        }
+        if let Some((a, e)) = s.approx {
+            if a - e > self.ceiling {
+                return;
+            }
+            self.ceiling = self.ceiling.min(a + e);
+        }
+        self.survivors.push(s);
+        // Drop the survivors the lowered ceiling rules out, keeping the
+        // list short.
+        if self.survivors.len() > 256 {
+            let c = self.ceiling;
+            self.survivors
+                .retain(|s| s.approx.is_none_or(|(a, e)| a - e <= c));
+        }
+    }
+}
+
+/// Which of an instance's candidates to look at.
+#[derive(Debug, Clone, Copy)]
+enum Which<'a> {
+    /// All of them: what was known is forgotten.
+    All,
+    /// The moves to these nodes (ascending), and the failover if asked.
+    Some {
+        targets: &'a [usize],
+        failover: bool,
+    },
+}
+
+/// What a step's scans share.
+struct Scan<'s> {
+    state: &'s State,
+    online: Vec<usize>,
+    /// By node key: the node's position in `online`.
+    online_pos: Vec<usize>,
+    sums: GroupSums,
+    terms: Option<Terms>,
+    base: Option<ScoreBase>,
+    map_value: i64,
+    any_location: bool,
+    options: &'s BalanceOptions,
+    /// The current score.
+    ini: f64,
+}
+
+impl Scan<'_> {
+    /// The record slot of a move.
+    fn slot(&self, mv: Move) -> usize {
+        match mv.target() {
+            None => FAILOVER,
+            Some(t) => self.online_pos[t] + 1,
+        }
+    }
+
+    /// Approximates the candidates `which` of instance `k`, adding those
+    /// that may win to `found` and noting them in `record`, which becomes
+    /// `None` when a candidate cannot be covered.
+    fn instance(
+        &self,
+        k: usize,
+        which: Which<'_>,
+        record: &mut Option<Record>,
+        found: &mut Found,
+        moves_buf: &mut Vec<Move>,
+    ) {
+        let Ok(inst) = self.state.inst(k as i32) else {
+            *record = None;
+            return;
+        };
+        let (targets, failover) = match which {
+            Which::All => {
+                *record = self
+                    .base
+                    .as_ref()
+                    .map(|b| Record::new(b, self.ini, self.online.len()));
+                (None, true)
+            }
+            Which::Some { targets, failover } => (Some(targets), failover),
+        };
+        candidate_moves(
+            self.state,
+            &self.online,
+            inst,
+            self.options,
+            targets,
+            failover,
+            moves_buf,
+        );
+        if let (Which::Some { .. }, Some(rec)) = (which, record.as_mut()) {
+            for &mv in moves_buf.iter() {
+                rec.clear(self.slot(mv));
+            }
+        }
+        if moves_buf.is_empty() {
+            return;
+        }
+        let ctx = InstanceCtx::new(self.state, inst, self.options.soft);
+        let (Some(terms), Some(ctx), false) = (
+            self.terms.as_ref(),
+            ctx.as_ref(),
+            self.any_location && !inst.excl_tags.is_empty(),
+        ) else {
+            // Scored exactly, every step.
+            *record = None;
+            for &mv in moves_buf.iter() {
+                found.push(Survivor {
+                    key: k,
+                    rank: rank(mv),
+                    mv,
+                    approx: None,
+                });
+            }
+            return;
+        };
+        for &mv in moves_buf.iter() {
+            let Ok(changes) = ctx.changes(self.state, mv) else {
+                continue;
+            };
+            let any_offline = changes.iter().any(|(n, _)| self.state.node_at(*n).offline);
+            let approx = match (&self.base, any_offline) {
+                (Some(base), false) => {
+                    let mut list: SmallVec<[(&NodeValues, &NodeValues); 3]> = SmallVec::new();
+                    for (n, v) in &changes {
+                        list.push((self.state.values(*n), v));
+                    }
+                    match record.as_mut() {
+                        Some(rec) => {
+                            let sp = rec.spread_mut();
+                            let r = base.approx(&list, |k, var, var_err, d1| {
+                                sp.cover_component(k, var, var_err, d1)
+                            });
+                            match r {
+                                Some((a, e)) => rec.cover(self.slot(mv), a - e),
+                                None => *record = None,
+                            }
+                            r
+                        }
+                        None => base.approx(&list, |_, _, _, _| {}),
+                    }
+                }
+                _ => {
+                    // A move off an offline node: the slower general
+                    // approximation, and the instance is scanned in full
+                    // every step.
+                    *record = None;
+                    let mut list: SmallVec<[(&NodeValues, &NodeValues, bool); 3]> = SmallVec::new();
+                    for (n, v) in &changes {
+                        list.push((self.state.values(*n), v, self.state.node_at(*n).offline));
+                    }
+                    self.sums.approx_replacing(terms, &list, self.map_value)
+                }
+            };
+            found.push(Survivor {
+                key: k,
+                rank: rank(mv),
+                mv,
+                approx,
+            });
+        }
+    }
+
+    /// The first part of a step over the instances `keys`, whose records
+    /// are `records` (indexed by key minus `offset`): full scans of the
+    /// instances without a usable record, the moves to the `changed` nodes
+    /// for the others. Returns what was found and the keys that were not
+    /// scanned in full.
+    fn first_pass(
+        &self,
+        keys: &[usize],
+        records: &mut [Option<Record>],
+        offset: usize,
+        changed: &[usize],
+        drift: Option<&Drift>,
+    ) -> (Found, Vec<usize>) {
+        let mut found = Found::new(self.ini);
+        let mut partial = Vec::new();
+        let mut moves_buf = Vec::new();
+        for &k in keys {
+            let slot = &mut records[k - offset];
+            let touched = self.state.inst(k as i32).is_ok_and(|inst| {
+                inst.all_nodes()
+                    .iter()
+                    .any(|&n| n >= 0 && changed.binary_search(&(n as usize)).is_ok())
+            });
+            let usable = match (drift, slot.as_mut()) {
+                (Some(d), Some(rec)) if !touched => {
+                    rec.rebase(d);
+                    true
+                }
+                _ => false,
+            };
+            if usable {
+                let which = Which::Some {
+                    targets: changed,
+                    failover: false,
+                };
+                self.instance(k, which, slot, &mut found, &mut moves_buf);
+                if slot.is_some() {
+                    partial.push(k);
+                    continue;
+                }
+            }
+            self.instance(k, Which::All, slot, &mut found, &mut moves_buf);
+        }
+        (found, partial)
+    }
+}
+
+#[cfg(debug_assertions)]
+impl Scan<'_> {
+    /// Checks the carried bounds against every candidate scanned afresh:
+    /// a candidate's true score is at most its upper end, and never below
+    /// its slot's bound.
+    fn verify_records(&self, partial: &[usize], records: &[Option<Record>]) {
+        let mut moves_buf = Vec::new();
+        for &k in partial {
+            let Some(rec) = records[k].as_ref() else {
+                continue;
+            };
+            let mut fresh = None;
+            let mut found = Found::new(f64::INFINITY);
+            found.keep_all = true;
+            self.instance(k, Which::All, &mut fresh, &mut found, &mut moves_buf);
+            for s in &found.survivors {
+                if let Some((a, e)) = s.approx {
+                    let bound = rec.slot_bound(self.slot(s.mv));
+                    assert!(
+                        a + e >= bound,
+                        "instance {k}, {:?}: score at most {} but carried bound {bound}",
+                        s.mv,
+                        a + e
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The best step from the current state, if any candidate scores strictly
+/// below `ini`: the placement and the move to commit.
+pub(super) fn best_step(
+    state: &State,
+    movable: &[bool],
+    options: &BalanceOptions,
+    ini: f64,
+    memo: &mut Memo,
+) -> Option<(Placement, Moved)> {
+    let keys = relocatable(state, movable, options);
+    let online: Vec<usize> = state
+        .node_keys()
+        .filter(|&k| !state.node_at(k).offline)
+        .collect();
+    let sums = state.present_sums();
+    let stats = state.cluster_stats();
+    let map_value = stats.map_value_after(&[]);
+    let terms = sums.terms(map_value);
+    let base = sums.base(map_value);
+    let any_location = state
+        .node_keys()
+        .any(|k| !state.node_at(k).info.location_tags.is_empty());
+    let drift = match (&memo.prev, &base) {
+        (Some(prev), Some(now)) => Drift::between(prev, now),
+        _ => None,
+    };
+    // Records of instances not considered now go stale.
+    let mut records = std::mem::take(&mut memo.records);
+    records.resize(state.inst_slots(), None);
+    let mut next = 0;
+    for &k in &keys {
+        records[next..k].iter_mut().for_each(|r| *r = None);
+        next = k + 1;
+    }
+    records[next..].iter_mut().for_each(|r| *r = None);
+    let mut online_pos = vec![usize::MAX; online.last().map_or(0, |&k| k + 1)];
+    for (i, &k) in online.iter().enumerate() {
+        online_pos[k] = i;
+    }
+    let scan = Scan {
+        state,
+        online,
+        online_pos,
+        sums,
+        terms,
+        base,
+        map_value,
+        any_location,
+        options,
+        ini,
+    };
+    let changed = memo.changed.clone();
+    let d = drift.as_ref();
+    // 1. Full scans where needed, moves to the changed nodes elsewhere.
+    let parts: Vec<(Found, Vec<usize>)> = if keys.len() >= 64 {
+        let mid = keys.len() / 2;
+        let (ka, kb) = keys.split_at(mid);
+        let (ra, rb) = records.split_at_mut(kb[0]);
+        std::thread::scope(|sc| {
+            let h = sc.spawn(|| scan.first_pass(kb, rb, kb[0], &changed, d));
+            let first = scan.first_pass(ka, ra, 0, &changed, d);
+            let second = match h.join() {
+                Ok(p) => p,
+                Err(e) => std::panic::resume_unwind(e),
+            };
+            vec![first, second]
+        })
+    } else {
+        vec![scan.first_pass(&keys, &mut records, 0, &changed, d)]
+    };
+    let mut found = Found::new(ini);
+    let mut partial = Vec::new();
+    for (f, p) in parts {
+        found.ceiling = found.ceiling.min(f.ceiling);
+        found.survivors.extend(f.survivors);
+        partial.extend(p);
+    }
+    #[cfg(debug_assertions)]
+    scan.verify_records(&partial, &records);
+    // 2. The candidates of those instances whose bound reaches below the
+    // ceiling, lowest bound first. The margin covers the rounding of the
+    // bounds themselves, far below any difference between moves.
+    let margin = 1e-9 * (ini.abs() + 1.0);
+    let mut order: Vec<(f64, usize)> = partial
+        .iter()
+        .filter_map(|&k| {
+            let lb = records[k].as_mut()?.lower_bound();
+            lb.is_finite().then_some((lb, k))
+        })
+        .collect();
+    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut moves_buf = Vec::new();
+    let mut targets = Vec::new();
+    for (lb, k) in order {
+        if lb - margin > found.ceiling {
+            break;
+        }
+        let Some(rec) = records[k].as_ref() else {
+            continue;
+        };
+        let mut failover = false;
+        targets.clear();
+        for slot in rec.slots_up_to(found.ceiling + margin) {
+            if slot == FAILOVER {
+                failover = true;
+            } else {
+                targets.push(scan.online[slot - 1]);
+            }
+        }
+        let which = Which::Some {
+            targets: &targets,
+            failover,
+        };
+        scan.instance(k, which, &mut records[k], &mut found, &mut moves_buf);
+    }
+    memo.records = records;
+    memo.prev = scan.base;
+    // 3. Exact scores of the survivors, in hbal's order.
+    let ceiling = found.ceiling;
+    let mut survivors = found.survivors;
+    survivors.retain(|s| s.approx.is_none_or(|(a, e)| a - e <= ceiling));
+    survivors.sort_by_key(|s| (s.key, s.rank));
+    survivors.dedup_by_key(|s| (s.key, s.rank));
+    let mut best: Option<(Placement, Moved)> = None;
+    for s in survivors {
+        let Ok(inst) = state.inst(s.key as i32) else {
+            continue;
+        };
+        let Ok(moved) = moves::apply(state, inst, s.mv, options.soft) else {
+            continue;
+        };
+        let score = state.score_with(&moved.final_nodes());
+        let bound = best.as_ref().map_or(ini, |(b, _)| b.score);
+        if score < bound {
+            let placement = Placement {
+                inst: s.key,
+                old_nodes: (inst.p_node, inst.s_node),
+                new_nodes: (moved.inst.p_node, moved.inst.s_node),
+                mv: s.mv,
+                score,
+            };
+            best = Some((placement, moved));
+        }
+    }
+    best
+}
