@@ -115,3 +115,49 @@ fn plan_checker_refuses_unsafe_steps() {
     // Unknown instance.
     assert!(!plan::replay(&mut fresh(), "gnt-instance migrate -f i9").is_empty());
 }
+
+/// `-I` balances the request's cluster, read once: the same bytes as `-t`
+/// on that cluster saved as a data file; a bad request is an error on
+/// stderr, exit status 1, nothing on stdout.
+#[test]
+fn ialloc_source_is_the_saved_cluster() {
+    let dir = std::env::temp_dir().join(format!("hailstone-balance-ialloc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut compared = 0;
+    for seed in 1..=12u64 {
+        let spec = CaseSpec::random(seed, RequestKind::Relocate, 3..=14);
+        let case = generate(&spec);
+        let Ok(text) = datafile::from_request(case.request.as_bytes(), &LoadOptions::default())
+        else {
+            continue;
+        };
+        let req = dir.join(format!("r{seed}.json"));
+        let data = dir.join(format!("r{seed}.data"));
+        std::fs::write(&req, &case.request).unwrap();
+        std::fs::write(&data, &text).unwrap();
+        for g in groups(&text) {
+            let from_req = balance(&["-I", req.to_str().unwrap(), "-G", &g, "-C", "-p"]);
+            let from_data = balance(&["-t", data.to_str().unwrap(), "-G", &g, "-C", "-p"]);
+            assert_eq!(
+                from_req.status.code(),
+                from_data.status.code(),
+                "seed {seed}"
+            );
+            assert_eq!(from_req.stdout, from_data.stdout, "seed {seed} group {g}");
+            assert_eq!(from_req.stderr, from_data.stderr, "seed {seed} group {g}");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 12, "only {compared} comparisons");
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\"cluster_name\": ").unwrap();
+    let out = balance(&["-I", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("Error: failed to load data, aborting: ") && err.contains("bad.json"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -19,6 +19,7 @@ use crate::model::Cluster;
 use crate::program::datafile;
 use crate::program::getopt::Exit;
 use crate::read::haskell::{read_double, split_on};
+use crate::read::loader::LoadOptions;
 use crate::read::merge::MergeOptions;
 use crate::read::text;
 use crate::score::metric::{optimal_score, COMPONENTS};
@@ -160,14 +161,13 @@ fn load(o: &Options, err: &mut dyn Write) -> Result<(Cluster, Vec<bool>), Stop> 
             let bytes = std::fs::read(path).map_err(|e| failed(open_error(path, &e)))?;
             text::load(path, &bytes, &merge).map_err(|e| failed(e.to_string()))?
         }
-        (None, Some(_)) => {
-            return Err(Stop {
-                code: 2,
-                message: format!(
-                    "{PROGRAM}: option --ialloc-src is not implemented yet; save the \
-                     request's cluster as a data file and use -t\n"
-                ),
-            })
+        (None, Some(path)) => {
+            // The request's cluster as `hail -S` saves it, read once (hbal
+            // merges it twice: see the README's compatibility section).
+            let bytes = std::fs::read(path).map_err(|e| failed(open_error(path, &e)))?;
+            let data = datafile::from_request(&bytes, &LoadOptions::default())
+                .map_err(|m| failed(format!("{path}: {m}")))?;
+            text::load(path, data.as_bytes(), &merge).map_err(|e| failed(e.to_string()))?
         }
         (None, None) => return Err(failed("No backend selected! Exiting.".to_owned())),
     };
