@@ -160,16 +160,16 @@ impl InstanceCtx {
         })
     }
 
-    /// The nodes a move changes and their new metric values, or `Err` when
-    /// the move fails (the same checks as [`moves::apply`]).
-    pub(super) fn changes(&self, state: &State, mv: Move) -> Result<Changes, ()> {
+    /// The nodes a move changes and their new metric values, into `out`,
+    /// or `Err` when the move fails (the same checks as [`moves::apply`]).
+    pub(super) fn changes(&self, state: &State, mv: Move, out: &mut Changes) -> Result<(), ()> {
         let inst = &self.inst;
         let mut ni_cell = self.ni.borrow_mut();
         let ni = &mut *ni_cell;
         ni.p_node = inst.p_node;
         ni.s_node = inst.s_node;
         let pn = state.node_at(self.p);
-        let mut out = Changes::new();
+        out.clear();
         match mv {
             Move::Failover => {
                 let m = moves::apply(state, inst, mv, self.soft).map_err(|_| ())?;
@@ -265,6 +265,6 @@ impl InstanceCtx {
                 out.push((t, values_of(&tn.scalars_with_sec(&pt))));
             }
         }
-        Ok(out)
+        Ok(())
     }
 }

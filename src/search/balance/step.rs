@@ -35,7 +35,7 @@ use crate::score::spread::Drift;
 use crate::search::moves::{self, Move, Moved};
 use crate::search::state::State;
 
-use super::candidates::{candidate_moves, rank, InstanceCtx};
+use super::candidates::{candidate_moves, rank, Changes, InstanceCtx};
 use super::record::{Record, FAILOVER};
 use super::{relocatable, BalanceOptions, Placement};
 
@@ -97,6 +97,12 @@ impl Found {
             #[cfg(debug_assertions)]
             keep_all: false,
         }
+    }
+
+    /// Takes in what another scan found.
+    fn merge(&mut self, other: Found) {
+        self.ceiling = self.ceiling.min(other.ceiling);
+        self.survivors.extend(other.survivors);
     }
 
     fn push(&mut self, s: Survivor) {
@@ -219,10 +225,11 @@ impl Scan<'_> {
             }
             return;
         };
+        let mut changes = Changes::new();
         for &mv in moves_buf.iter() {
-            let Ok(changes) = ctx.changes(self.state, mv) else {
+            if ctx.changes(self.state, mv, &mut changes).is_err() {
                 continue;
-            };
+            }
             let any_offline = changes.iter().any(|(n, _)| self.state.node_at(*n).offline);
             let approx = match (&self.base, any_offline) {
                 (Some(base), false) => {
@@ -267,10 +274,9 @@ impl Scan<'_> {
     }
 
     /// The first part of a step over the instances `keys`, whose records
-    /// are `records` (indexed by key minus `offset`): full scans of the
-    /// instances without a usable record, the moves to the `changed` nodes
-    /// for the others. Returns what was found and the keys that were not
-    /// scanned in full.
+    /// are `records` (indexed by key minus `offset`): the moves to the
+    /// `changed` nodes of the instances with a usable record. Returns what
+    /// was found, those instances, and the instances to scan in full.
     fn first_pass(
         &self,
         keys: &[usize],
@@ -278,9 +284,10 @@ impl Scan<'_> {
         offset: usize,
         changed: &[usize],
         drift: Option<&Drift>,
-    ) -> (Found, Vec<usize>) {
+    ) -> (Found, Vec<usize>, Vec<usize>) {
         let mut found = Found::new(self.ini);
         let mut partial = Vec::new();
+        let mut full = Vec::new();
         let mut moves_buf = Vec::new();
         for &k in keys {
             let slot = &mut records[k - offset];
@@ -307,10 +314,51 @@ impl Scan<'_> {
                     continue;
                 }
             }
-            self.instance(k, Which::All, slot, &mut found, &mut moves_buf);
+            full.push(k);
         }
-        (found, partial)
+        (found, partial, full)
     }
+
+    /// Full scans of the instances `keys` (records indexed as in
+    /// [`Scan::first_pass`]).
+    fn full_pass(&self, keys: &[usize], records: &mut [Option<Record>], offset: usize) -> Found {
+        let mut found = Found::new(self.ini);
+        let mut moves_buf = Vec::new();
+        for &k in keys {
+            self.instance(
+                k,
+                Which::All,
+                &mut records[k - offset],
+                &mut found,
+                &mut moves_buf,
+            );
+        }
+        found
+    }
+}
+
+/// Runs `work` over the instances `keys` (ascending) and their records,
+/// in two halves on two threads when there are enough of them; the
+/// results come in key order.
+fn in_halves<T: Send>(
+    keys: &[usize],
+    records: &mut [Option<Record>],
+    work: impl Fn(&[usize], &mut [Option<Record>], usize) -> T + Sync,
+) -> Vec<T> {
+    if keys.len() < 16 {
+        return vec![work(keys, records, 0)];
+    }
+    let (ka, kb) = keys.split_at(keys.len() / 2);
+    let (ra, rb) = records.split_at_mut(kb[0]);
+    std::thread::scope(|sc| {
+        let h = sc.spawn(|| work(kb, rb, kb[0]));
+        let first = work(ka, ra, 0);
+        let second = match h.join() {
+            Ok(p) => p,
+            Err(e) => std::panic::resume_unwind(e),
+        };
+        vec![first, second]
+    })
 }
 
 #[cfg(debug_assertions)]
@@ -396,29 +444,28 @@ pub(super) fn best_step(
     };
     let changed = memo.changed.clone();
     let d = drift.as_ref();
-    // 1. Full scans where needed, moves to the changed nodes elsewhere.
-    let parts: Vec<(Found, Vec<usize>)> = if keys.len() >= 64 {
-        let mid = keys.len() / 2;
-        let (ka, kb) = keys.split_at(mid);
-        let (ra, rb) = records.split_at_mut(kb[0]);
-        std::thread::scope(|sc| {
-            let h = sc.spawn(|| scan.first_pass(kb, rb, kb[0], &changed, d));
-            let first = scan.first_pass(ka, ra, 0, &changed, d);
-            let second = match h.join() {
-                Ok(p) => p,
-                Err(e) => std::panic::resume_unwind(e),
-            };
-            vec![first, second]
+    // 1. The moves to the changed nodes of the instances with a usable
+    // record, then full scans of the others (each part split evenly over
+    // two threads).
+    let mut found = Found::new(ini);
+    let mut partial = Vec::new();
+    let mut full = Vec::new();
+    let first = if keys.len() >= 64 {
+        in_halves(&keys, &mut records, |ks, rs, off| {
+            scan.first_pass(ks, rs, off, &changed, d)
         })
     } else {
         vec![scan.first_pass(&keys, &mut records, 0, &changed, d)]
     };
-    let mut found = Found::new(ini);
-    let mut partial = Vec::new();
-    for (f, p) in parts {
-        found.ceiling = found.ceiling.min(f.ceiling);
-        found.survivors.extend(f.survivors);
+    for (f, p, u) in first {
+        found.merge(f);
         partial.extend(p);
+        full.extend(u);
+    }
+    for f in in_halves(&full, &mut records, |ks, rs, off| {
+        scan.full_pass(ks, rs, off)
+    }) {
+        found.merge(f);
     }
     #[cfg(debug_assertions)]
     scan.verify_records(&partial, &records);
