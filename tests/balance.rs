@@ -30,6 +30,15 @@ fn groups(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The generated cluster of `seed` (a relocate request's cluster, 3 to 14
+/// nodes): the request and its data file, if the request is valid.
+fn generated_cluster(seed: u64) -> Option<(String, String)> {
+    let spec = CaseSpec::random(seed, RequestKind::Relocate, 3..=14);
+    let case = generate(&spec);
+    let text = datafile::from_request(case.request.as_bytes(), &LoadOptions::default()).ok()?;
+    Some((case.request, text))
+}
+
 #[test]
 fn plans_are_safe_and_match_the_saved_state() {
     let dir = std::env::temp_dir().join(format!("hailstone-balance-test-{}", std::process::id()));
@@ -37,10 +46,7 @@ fn plans_are_safe_and_match_the_saved_state() {
     let mut moves = 0;
     let mut plans = 0;
     for seed in 1..=40u64 {
-        let spec = CaseSpec::random(seed, RequestKind::Relocate, 3..=14);
-        let case = generate(&spec);
-        let Ok(text) = datafile::from_request(case.request.as_bytes(), &LoadOptions::default())
-        else {
+        let Some((_, text)) = generated_cluster(seed) else {
             continue;
         };
         let file = dir.join(format!("c{seed}.data"));
@@ -125,15 +131,12 @@ fn ialloc_source_is_the_saved_cluster() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut compared = 0;
     for seed in 1..=12u64 {
-        let spec = CaseSpec::random(seed, RequestKind::Relocate, 3..=14);
-        let case = generate(&spec);
-        let Ok(text) = datafile::from_request(case.request.as_bytes(), &LoadOptions::default())
-        else {
+        let Some((request, text)) = generated_cluster(seed) else {
             continue;
         };
         let req = dir.join(format!("r{seed}.json"));
         let data = dir.join(format!("r{seed}.data"));
-        std::fs::write(&req, &case.request).unwrap();
+        std::fs::write(&req, &request).unwrap();
         std::fs::write(&data, &text).unwrap();
         for g in groups(&text) {
             let from_req = balance(&["-I", req.to_str().unwrap(), "-G", &g, "-C", "-p"]);
