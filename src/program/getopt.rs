@@ -301,6 +301,53 @@ fn short_option<Id: Copy>(
     }
 }
 
+/// A program's option fold: what each option occurrence does, and whether
+/// the common options asked for help, the version or completion.
+pub trait Fold<Id> {
+    /// Applies one option occurrence; `Err` carries the program's message.
+    fn apply(&mut self, given: &Given<Id>) -> Result<(), String>;
+    /// `--help`, `--version` and `--help-completion` (in that priority).
+    fn asked(&self) -> (bool, bool, bool);
+}
+
+/// The part of parsing every htools program shares (`parseOptsInner`):
+/// GetOpt's scan and its error report, the options folded in order (the
+/// first bad value stops with exit 1), then `--help` (`usage`),
+/// `--version` (`version`) and `--help-completion` (with `arguments` for
+/// the completion's argument line) printed with exit 0. Returns the
+/// non-option arguments.
+///
+/// # Errors
+///
+/// The [`Exit`] the program takes instead of running.
+pub fn parse_with<Id: Copy>(
+    table: &[OptDescr<Id>],
+    args: &[OsString],
+    fold: &mut impl Fold<Id>,
+    usage: &str,
+    version: impl FnOnce() -> String,
+    arguments: &str,
+) -> Result<Vec<OsString>, Exit> {
+    let scan = scan(table, args);
+    if let Some(exit) = command_line_error(&scan, usage) {
+        return Err(exit);
+    }
+    for given in &scan.given {
+        fold.apply(given).map_err(|msg| value_error(&msg))?;
+    }
+    let (help, version_asked, completion) = fold.asked();
+    if help {
+        return Err(Exit::Stdout(usage.to_owned()));
+    }
+    if version_asked {
+        return Err(Exit::Stdout(version()));
+    }
+    if completion {
+        return Err(Exit::Stdout(completion_text(table, arguments)));
+    }
+    Ok(scan.non_options)
+}
+
 /// GetOpt's error report, when the scan found any: every scanning error at
 /// once, first the ambiguous, missing-argument and unexpected-argument
 /// errors, then the unrecognised options, each group in command-line order,

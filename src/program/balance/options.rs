@@ -122,27 +122,15 @@ impl Default for Options {
 ///
 /// The [`Exit`] hbal would take instead of running.
 pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
-    let scan = getopt::scan(OPTIONS, args);
-    if let Some(exit) = getopt::command_line_error(&scan, &usage()) {
-        return Err(exit);
-    }
     let mut fold = Fold::default();
-    for given in &scan.given {
-        fold.apply(given).map_err(|msg| getopt::value_error(&msg))?;
-    }
-    if fold.help {
-        return Err(Exit::Stdout(usage()));
-    }
-    if fold.version {
-        return Err(Exit::Stdout(format!(
+    let version = || {
+        format!(
             "{PROGRAM} version {}\ncompatible with hbal (ganeti) 3.0.2\n",
             env!("CARGO_PKG_VERSION")
-        )));
-    }
-    if fold.completion {
-        return Err(Exit::Stdout(getopt::completion_text(OPTIONS, "")));
-    }
-    if !scan.non_options.is_empty() {
+        )
+    };
+    let non_options = getopt::parse_with(OPTIONS, args, &mut fold, &usage(), version, "")?;
+    if !non_options.is_empty() {
         return Err(getopt::error_exit(
             "This program doesn't take any arguments.",
         ));
@@ -287,7 +275,11 @@ fn double(name: &str, text: &str) -> Result<f64, String> {
     read_double(text).map_err(|e| e.message(name, text))
 }
 
-impl Fold {
+impl getopt::Fold<OptId> for Fold {
+    fn asked(&self) -> (bool, bool, bool) {
+        (self.help, self.version, self.completion)
+    }
+
     fn apply(&mut self, given: &Given<OptId>) -> Result<(), String> {
         let name = getopt::long_name(OPTIONS, given.id);
         let value = getopt::value_text(given, name)?;

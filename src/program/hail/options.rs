@@ -120,27 +120,16 @@ pub struct Invocation {
 /// output (stdout, exit 0), a wrong number of arguments (exit 1), and, for
 /// hailstone only, options that are not implemented yet (exit 2).
 pub fn parse(args: &[OsString]) -> Result<Invocation, Exit> {
-    let scan = getopt::scan(OPTIONS, args);
-    if let Some(exit) = getopt::command_line_error(&scan, &usage()) {
-        return Err(exit);
-    }
-
     let mut fold = Fold::default();
-    for given in &scan.given {
-        fold.apply(given).map_err(|msg| getopt::value_error(&msg))?;
-    }
-
-    if fold.help {
-        return Err(Exit::Stdout(usage()));
-    }
-    if fold.version {
-        return Err(Exit::Stdout(version_text()));
-    }
-    if fold.completion {
-        return Err(Exit::Stdout(getopt::completion_text(OPTIONS, "file 1 1\n")));
-    }
-
-    let mut non_options = scan.non_options.into_iter();
+    let non_options = getopt::parse_with(
+        OPTIONS,
+        args,
+        &mut fold,
+        &usage(),
+        version_text,
+        "file 1 1\n",
+    )?;
+    let mut non_options = non_options.into_iter();
     let input = match (non_options.next(), non_options.next()) {
         (None, _) => return Err(getopt::error_exit("This program needs an input file.")),
         (Some(_), Some(_)) => {
@@ -359,7 +348,11 @@ struct Fold {
     completion: bool,
 }
 
-impl Fold {
+impl getopt::Fold<OptId> for Fold {
+    fn asked(&self) -> (bool, bool, bool) {
+        (self.help, self.version, self.completion)
+    }
+
     /// Applies one option occurrence; `Err` carries hail's message.
     fn apply(&mut self, given: &Given<OptId>) -> Result<(), String> {
         let name = getopt::long_name(OPTIONS, given.id);
@@ -417,6 +410,7 @@ impl Fold {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::program::getopt::Fold as _;
 
     /// The option table of the help text, as hail prints it, plus hailstone's
     /// `--n1-rule` line.
