@@ -2,30 +2,34 @@
 //! (the first candidate, in hbal's order, with the lowest score, and only
 //! if strictly below the current score), without scoring every candidate.
 //!
-//! A candidate's score is approximated in O(1) from the group's running
-//! sums with a rigorous error bound ([`GroupSums::approx_replacing`]);
-//! only the candidates whose interval reaches below the best upper end
-//! (the ceiling) are applied and scored exactly as hbal does, in hbal's
-//! order, so ties go to the same candidate.
+//! A candidate's score is approximated in O(1) from the group's prepared
+//! sums with a rigorous error bound ([`ScoreBase::approx`]; a move off an
+//! offline node uses [`GroupSums::approx_replacing`]); only the candidates
+//! whose interval reaches below the best upper end (the ceiling) are
+//! applied and scored exactly as hbal does, in hbal's order, so ties go to
+//! the same candidate.
 //!
 //! Across steps, most candidates are not even approximated again. A step
 //! changes two or three nodes; a candidate none of whose nodes changed
-//! sees the change only through the group's sums, so a lower bound of all
-//! of an instance's candidates ([`Spread`]) is carried to the next step
-//! ([`Spread::rebase`]). Each step then
+//! sees the change only through the group's sums, so each instance's
+//! [`Record`] (a lower bound per target node and for its failover) is
+//! carried to the next step over the group's [`Drift`]
+//! ([`crate::score::spread`]). Each step then
 //!
-//! 1. scans in full the instances whose primary or secondary changed (and
-//!    all of them on the first step), and for every other instance only
-//!    the moves to the changed nodes, widening its spread with them;
-//! 2. scans in full, lowest bound first, the instances whose bound still
-//!    reaches below the ceiling, which only falls as they are scanned;
+//! 1. for every instance with a record, approximates only its moves to the
+//!    changed nodes; then scans in full the instances whose primary or
+//!    secondary changed (and all of them on the first step);
+//! 2. lowest bound first, approximates the moves of the other instances to
+//!    the targets whose bound still reaches below the ceiling, which only
+//!    falls as they are looked at;
 //! 3. scores exactly, in hbal's order, the candidates whose interval
 //!    reaches below the final ceiling.
 //!
 //! Every candidate left out has a score provably above some candidate's,
-//! so the winner is hbal's. The first part runs on two threads over two
-//! halves of the instances; the candidates are put back in hbal's order
-//! before the exact scoring, so the result never depends on the threads.
+//! so the winner is hbal's. The two parts of 1. each run on two threads
+//! over two halves of their instances; the candidates are put back in
+//! hbal's order before the exact scoring, so the result never depends on
+//! the threads.
 
 use smallvec::SmallVec;
 
