@@ -425,7 +425,7 @@ pub struct ScoreBase {
     g1: f64,
     g4: f64,
     comps: [BaseComp; N_COMPONENTS],
-    /// The sums of the values in double-double (for [`ScoreBase::drift_from`]).
+    /// The sums of the values in double-double (for [`ScoreBase::sum_changes`]).
     sums: [Dd; N_COMPONENTS],
     score: f64,
     /// Sum of the weighted error bounds.
