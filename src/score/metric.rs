@@ -4,7 +4,7 @@
 //! bit-identical.
 //!
 //! Two procedures exist, as in hail, and they give different bits:
-//! * the full computation ([`score_nodes`], [`score_with`]): two-pass
+//! * the full computation ([`score_walk`], [`values_walk`]): two-pass
 //!   population standard deviations and left-to-right sums over the nodes
 //!   in index order. hail uses it for single-node placement, evacuation and
 //!   relocation;
@@ -377,7 +377,7 @@ impl StatArray {
         }
     }
 
-    /// Each component's current value (what [`StatArray::score`] sums).
+    /// Each component's current value (what the score sums).
     pub fn values(&self, map_value: i64) -> [f64; N_COMPONENTS] {
         let mut values = [0.0f64; N_COMPONENTS];
         for (k, stat) in self.0.iter().enumerate() {
