@@ -304,10 +304,27 @@ fn short_option<Id: Copy>(
 /// A program's option fold: what each option occurrence does, and whether
 /// the common options asked for help, the version or completion.
 pub trait Fold<Id> {
-    /// Applies one option occurrence; `Err` carries the program's message.
-    fn apply(&mut self, given: &Given<Id>) -> Result<(), String>;
+    /// Applies one occurrence of option `id` with its value, if any; `Err`
+    /// carries the program's message.
+    fn apply(&mut self, id: Id, value: Option<&str>) -> Result<(), String>;
     /// `--help`, `--version` and `--help-completion` (in that priority).
     fn asked(&self) -> (bool, bool, bool);
+}
+
+/// Applies one option occurrence to `fold`: its long name and its value
+/// text (an error when the value is not UTF-8).
+///
+/// # Errors
+///
+/// The program's message for a bad value.
+pub fn fold_one<Id: Copy + PartialEq>(
+    table: &[OptDescr<Id>],
+    fold: &mut impl Fold<Id>,
+    given: &Given<Id>,
+) -> Result<(), String> {
+    let name = long_name(table, given.id);
+    let value = value_text(given, name)?;
+    fold.apply(given.id, value)
 }
 
 /// The part of parsing every htools program shares (`parseOptsInner`):
@@ -320,7 +337,7 @@ pub trait Fold<Id> {
 /// # Errors
 ///
 /// The [`Exit`] the program takes instead of running.
-pub fn parse_with<Id: Copy>(
+pub fn parse_with<Id: Copy + PartialEq>(
     table: &[OptDescr<Id>],
     args: &[OsString],
     fold: &mut impl Fold<Id>,
@@ -333,7 +350,7 @@ pub fn parse_with<Id: Copy>(
         return Err(exit);
     }
     for given in &scan.given {
-        fold.apply(given).map_err(|msg| value_error(&msg))?;
+        fold_one(table, fold, given).map_err(|msg| value_error(&msg))?;
     }
     let (help, version_asked, completion) = fold.asked();
     if help {

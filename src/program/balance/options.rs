@@ -13,7 +13,7 @@ use std::ffi::OsString;
 
 use crate::model::types::SoftChecks;
 pub use crate::program::getopt::Exit;
-use crate::program::getopt::{self, ArgKind, Given, OptDescr};
+use crate::program::getopt::{self, ArgKind, OptDescr};
 use crate::read::haskell::{read_double, read_int, sep_split};
 use crate::write::nodes::PrintNodes;
 
@@ -280,12 +280,10 @@ impl getopt::Fold<OptId> for Fold {
         (self.help, self.version, self.completion)
     }
 
-    fn apply(&mut self, given: &Given<OptId>) -> Result<(), String> {
-        let name = getopt::long_name(OPTIONS, given.id);
-        let value = getopt::value_text(given, name)?;
+    fn apply(&mut self, id: OptId, value: Option<&str>) -> Result<(), String> {
         let text = value.unwrap_or("");
         let o = &mut self.options;
-        match given.id {
+        match id {
             OptId::PrintNodes => o.print_nodes = Some(PrintNodes::from_option(text)),
             OptId::PrintInstances => o.print_instances = true,
             OptId::PrintCommands => o.print_commands = Some(value.unwrap_or("-").to_owned()),

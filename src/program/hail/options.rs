@@ -26,7 +26,7 @@ pub use crate::read::loader::{LoadOptions, N1Rule};
 pub use crate::search::AlgorithmOptions;
 pub use crate::write::nodes::PrintNodes;
 
-use crate::program::getopt::{self, ArgKind, Given, OptDescr};
+use crate::program::getopt::{self, ArgKind, OptDescr};
 use crate::read::haskell::{read_int, sep_split};
 
 /// The program name printed wherever hail prints `hail`.
@@ -354,12 +354,10 @@ impl getopt::Fold<OptId> for Fold {
     }
 
     /// Applies one option occurrence; `Err` carries hail's message.
-    fn apply(&mut self, given: &Given<OptId>) -> Result<(), String> {
-        let name = getopt::long_name(OPTIONS, given.id);
-        let value = getopt::value_text(given, name)?;
+    fn apply(&mut self, id: OptId, value: Option<&str>) -> Result<(), String> {
         let text = value.unwrap_or("");
         let options = &mut self.options;
-        match given.id {
+        match id {
             OptId::PrintNodes => options.print_nodes = Some(PrintNodes::from_option(text)),
             OptId::Save => options.save = Some(text.to_string()),
             OptId::TextData => options.text_data = Some(text.to_string()),
@@ -410,7 +408,6 @@ impl getopt::Fold<OptId> for Fold {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::getopt::Fold as _;
 
     /// The option table of the help text, as hail prints it, plus hailstone's
     /// `--n1-rule` line.
@@ -467,7 +464,7 @@ mod tests {
         );
         let mut fold = Fold::default();
         for given in &scan.given {
-            if let Err(msg) = fold.apply(given) {
+            if let Err(msg) = getopt::fold_one(OPTIONS, &mut fold, given) {
                 panic!("{list:?}: {msg}");
             }
         }
