@@ -307,14 +307,22 @@ impl GroupSums {
     /// One component's approximate value and error bound (see the module
     /// doc for the analysis).
     fn term(&self, k: usize, map_value: i64) -> (f64, f64) {
+        self.term_var(k, map_value).0
+    }
+
+    /// One component's term, with the variance behind it and that
+    /// variance's error bound (0 for the components that are not standard
+    /// deviations).
+    fn term_var(&self, k: usize, map_value: i64) -> ((f64, f64), (f64, f64)) {
         if COMPONENTS[k].online {
-            return self.online_term(k, &self.comps[k], map_value);
+            let (t, var, var_err) = self.online_term_var(k, &self.comps[k], map_value);
+            return (t, (var, var_err));
         }
         let s = self.offline[if k == 4 { 0 } else { 1 }].value();
         // Recursive summation error of hail's fold, plus the double-double
         // rounding.
         let e = gamma(self.n_offline + 1.0) * self.n_offline * self.offline_max + 4.0 * U * s.abs();
-        (s, e)
+        ((s, e), (0.0, 0.0))
     }
 
     /// The term of an online component from its sums `c`.
@@ -452,8 +460,7 @@ impl GroupSums {
     /// The group prepared for [`ScoreBase::approx`], or `None` when the
     /// shortcut does not apply (no online node, or unusable values).
     pub fn base(&self, map_value: i64) -> Option<ScoreBase> {
-        let terms = self.terms(map_value)?;
-        if terms.empty {
+        if !self.usable || self.n_online < 0.5 {
             return None;
         }
         let n = self.n_online;
@@ -470,13 +477,7 @@ impl GroupSums {
             w_abs: 0.0,
         };
         for (k, comp) in COMPONENTS.iter().enumerate() {
-            let (value, err) = terms.values[k];
-            let (var, var_err) = if comp.online {
-                let (_, var, var_err) = self.online_term_var(k, &self.comps[k], map_value);
-                (var, var_err)
-            } else {
-                (0.0, 0.0)
-            };
+            let ((value, err), (var, var_err)) = self.term_var(k, map_value);
             b.comps[k] = BaseComp {
                 sum: self.comps[k].sum.value(),
                 var,
