@@ -342,14 +342,15 @@ impl Scan<'_> {
 }
 
 /// Runs `work` over the instances `keys` (ascending) and their records,
-/// in two halves on two threads when there are enough of them; the
-/// results come in key order.
+/// in two halves on two threads when there are at least `min_len` of them
+/// (fewer are not worth a thread); the results come in key order.
 fn in_halves<T: Send>(
     keys: &[usize],
     records: &mut [Option<Record>],
+    min_len: usize,
     work: impl Fn(&[usize], &mut [Option<Record>], usize) -> T + Sync,
 ) -> Vec<T> {
-    if keys.len() < 16 {
+    if keys.len() < min_len.max(2) {
         return vec![work(keys, records, 0)];
     }
     let (ka, kb) = keys.split_at(keys.len() / 2);
@@ -454,19 +455,17 @@ pub(super) fn best_step(
     let mut found = Found::new(ini);
     let mut partial = Vec::new();
     let mut full = Vec::new();
-    let first = if keys.len() >= 64 {
-        in_halves(&keys, &mut records, |ks, rs, off| {
-            scan.first_pass(ks, rs, off, &changed, d)
-        })
-    } else {
-        vec![scan.first_pass(&keys, &mut records, 0, &changed, d)]
-    };
+    // A first pass over an instance costs a few candidates, a full scan
+    // thousands: the thresholds for a second thread differ.
+    let first = in_halves(&keys, &mut records, 64, |ks, rs, off| {
+        scan.first_pass(ks, rs, off, &changed, d)
+    });
     for (f, p, u) in first {
         found.merge(f);
         partial.extend(p);
         full.extend(u);
     }
-    for f in in_halves(&full, &mut records, |ks, rs, off| {
+    for f in in_halves(&full, &mut records, 16, |ks, rs, off| {
         scan.full_pass(ks, rs, off)
     }) {
         found.merge(f);
