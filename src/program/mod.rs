@@ -13,3 +13,4 @@ pub mod balance;
 pub mod datafile;
 pub mod getopt;
 pub mod hail;
+pub mod plan;

@@ -17,6 +17,9 @@ use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::Cluster;
 use crate::program::datafile;
+use crate::program::plan::{
+    alias_of, commands_text, open_error, split_jobs, step_job, stop, write_file, MoveJob, Stop,
+};
 use crate::program::getopt::Exit;
 use crate::read::haskell::{read_double, split_on};
 use crate::read::loader::LoadOptions;
@@ -24,41 +27,11 @@ use crate::read::merge::MergeOptions;
 use crate::read::text;
 use crate::score::metric::{optimal_score, COMPONENTS};
 use crate::search::balance::{self, BalanceOptions, Placement};
-use crate::search::moves::Move;
 use crate::search::state::State;
-use crate::write::balance::{self as texts, MoveText};
+use crate::write::balance as texts;
 use crate::write::haskell::{printf_fixed, printf_general, show_string, show_string_list};
 use crate::write::nodes::{print_nodes, PrintNodes};
 use options::{Options, PROGRAM};
-
-/// Why a run stopped early: the exit status and the text for stderr.
-#[derive(Debug)]
-pub struct Stop {
-    pub code: u8,
-    pub message: String,
-}
-
-fn stop(message: String) -> Stop {
-    Stop { code: 1, message }
-}
-
-impl From<std::io::Error> for Stop {
-    fn from(e: std::io::Error) -> Stop {
-        stop(format!("{PROGRAM}: <stdout>: {e}\n"))
-    }
-}
-
-/// GHC's text for an I/O error on opening `path` (`openFile: ...`).
-fn open_error(path: &str, e: &std::io::Error) -> String {
-    use std::io::ErrorKind;
-    let what = match e.kind() {
-        ErrorKind::NotFound => "does not exist (No such file or directory)".to_owned(),
-        ErrorKind::PermissionDenied => "permission denied (Permission denied)".to_owned(),
-        _ if e.raw_os_error() == Some(21) => "inappropriate type (is a directory)".to_owned(),
-        _ => e.to_string(),
-    };
-    format!("{path}: openFile: {what}")
-}
 
 /// Runs `hailstone-balance` with `args` (without `argv[0]`); returns the
 /// exit status.
@@ -80,7 +53,7 @@ pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
         Ok(()) => 0,
         Err(s) => {
             let _ = out.flush();
-            let _ = err.write_all(s.message.as_bytes());
+            let _ = err.write_all(s.text(PROGRAM).as_bytes());
             s.code
         }
     }
@@ -256,41 +229,6 @@ fn common_suffix(cluster: &Cluster) -> &str {
     }
 }
 
-/// One accepted step as `-C` needs it: involved nodes and commands.
-struct MoveJob {
-    nodes: Vec<i32>,
-    commands: Vec<String>,
-}
-
-/// `splitJobs`: consecutive moves on disjoint nodes share a job set,
-/// decided from the last move backwards.
-fn split_jobs(jobs: &[MoveJob]) -> Vec<Vec<&MoveJob>> {
-    let mut sets: Vec<Vec<&MoveJob>> = Vec::new();
-    let mut buf: Vec<i32> = Vec::new();
-    for job in jobs.iter().rev() {
-        match sets.first_mut() {
-            Some(first) if !job.nodes.iter().any(|n| buf.contains(n)) => {
-                first.insert(0, job);
-                let mut nb = job.nodes.clone();
-                nb.extend_from_slice(&buf);
-                buf = nb;
-            }
-            _ => {
-                sets.insert(0, vec![job]);
-                buf = job.nodes.clone();
-            }
-        }
-    }
-    sets
-}
-
-fn alias_of(cluster_names: &[(String, usize)], k: i32) -> &str {
-    usize::try_from(k)
-        .ok()
-        .and_then(|k| cluster_names.get(k))
-        .map_or("", |(n, a)| &n[..(*a).min(n.len())])
-}
-
 fn print_instance_map(
     err: &mut dyn Write,
     heading: &str,
@@ -395,8 +333,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     }
     if let (Some(path), Some(text)) = (&o.save, &original) {
         let file = format!("{path}.original");
-        std::fs::write(&file, text)
-            .map_err(|e| stop(format!("{PROGRAM}: {}\n", open_error(&file, &e))))?;
+        write_file(PROGRAM, &file, text)?;
         writeln!(
             err,
             "The cluster state before balancing has been written to file '{file}'"
@@ -630,11 +567,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         if o.first_job_group {
             sets.truncate(1);
         }
-        let sets: Vec<Vec<Vec<String>>> = sets
-            .iter()
-            .map(|s| s.iter().map(|j| j.commands.clone()).collect())
-            .collect();
-        let text = texts::format_commands(&sets);
+        let text = commands_text(&sets);
         if dest == "-" {
             let heading = if o.first_job_group {
                 "First set of jobs:"
@@ -643,8 +576,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             };
             out.write_all(texts::commands_for_stdout(heading, &text).as_bytes())?;
         } else {
-            std::fs::write(dest, texts::commands_script(&text))
-                .map_err(|e| stop(format!("{PROGRAM}: {}\n", open_error(dest, &e))))?;
+            write_file(PROGRAM, dest, &texts::commands_script(&text))?;
             writeln!(out, "The commands have been written to file '{dest}'")?;
         }
     }
@@ -655,8 +587,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         let file = format!("{path}.balanced");
         let text = datafile::serialize_lists(&cluster, fin_nodes.clone(), fin_insts.clone());
         out.flush()?;
-        std::fs::write(&file, text)
-            .map_err(|e| stop(format!("{PROGRAM}: {}\n", open_error(&file, &e))))?;
+        write_file(PROGRAM, &file, &text)?;
         writeln!(
             err,
             "The cluster state after balancing has been written to file '{file}'"
@@ -704,18 +635,11 @@ fn step_texts(
             format!("{}:{}", alias_of(names, a), alias_of(names, b))
         }
     };
-    let c = alias_of(names, p.new_nodes.0);
-    let d = alias_of(names, p.new_nodes.1);
-    let mv = match p.mv {
-        Move::Failover => MoveText::Failover,
-        Move::FailoverToAny(_) => MoveText::FailoverToAny(c),
-        Move::FailoverAndReplace(_) => MoveText::FailoverAndReplace(d),
-        Move::ReplaceSecondary(_) => MoveText::ReplaceSecondary(d),
-        Move::ReplaceAndFailover(_) => MoveText::ReplaceAndFailover(c),
-        Move::ReplacePrimary(_) => MoveText::ReplacePrimary(c),
-    };
     let running = inst.is_some_and(|i| i.run_state.is_running());
-    let (a, commands) = texts::move_commands(mv, inam, running);
+    let template = inst.map_or(crate::model::types::DiskTemplate::Diskless, |i| {
+        i.disk_template
+    });
+    let (a, job) = step_job(p, template, inam, running, names);
     let line = texts::solution_line(
         pos,
         imlen,
@@ -726,14 +650,7 @@ fn step_texts(
         p.score,
         &a,
     );
-    let mut nodes: Vec<i32> = Vec::new();
-    let old_all = inst.map(|i| i.all_nodes()).unwrap_or_default();
-    for n in [p.new_nodes.0, p.new_nodes.1].into_iter().chain(old_all) {
-        if n >= 0 && !nodes.contains(&n) {
-            nodes.push(n);
-        }
-    }
-    (line, MoveJob { nodes, commands })
+    (line, job)
 }
 
 #[cfg(test)]

@@ -1,0 +1,181 @@
+//! What the balancing planners (`hailstone-balance`, `hailstone-squeeze`)
+//! share around a plan: how a run stops early with Ganeti's texts, the
+//! `gnt-instance` job of each accepted step and the grouping of jobs into
+//! job sets (`Cluster.splitJobs`).
+
+use crate::model::instance::NO_NODE;
+use crate::model::types::DiskTemplate;
+use crate::search::balance::Placement;
+use crate::search::moves::Move;
+use crate::write::balance::{self as texts, MoveText};
+
+/// Why a run stopped early: the exit status and the text for stderr.
+#[derive(Debug)]
+pub struct Stop {
+    pub code: u8,
+    pub message: String,
+    /// Whether the program's name goes before the message (an error on
+    /// stdout, which Haskell reports as `program: <stdout>: ...`).
+    pub named: bool,
+}
+
+/// A stop with exit status 1.
+pub fn stop(message: String) -> Stop {
+    Stop {
+        code: 1,
+        message,
+        named: false,
+    }
+}
+
+impl From<std::io::Error> for Stop {
+    fn from(e: std::io::Error) -> Stop {
+        Stop {
+            code: 1,
+            message: format!("<stdout>: {e}\n"),
+            named: true,
+        }
+    }
+}
+
+impl Stop {
+    /// The text for stderr, for the program `program`.
+    pub fn text(&self, program: &str) -> String {
+        if self.named {
+            format!("{program}: {}", self.message)
+        } else {
+            self.message.clone()
+        }
+    }
+}
+
+/// GHC's text for an I/O error on opening `path` (`openFile: ...`).
+pub fn open_error(path: &str, e: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    let what = match e.kind() {
+        ErrorKind::NotFound => "does not exist (No such file or directory)".to_owned(),
+        ErrorKind::PermissionDenied => "permission denied (Permission denied)".to_owned(),
+        _ if e.raw_os_error() == Some(21) => "inappropriate type (is a directory)".to_owned(),
+        _ => e.to_string(),
+    };
+    format!("{path}: openFile: {what}")
+}
+
+/// Writes `text` to `path`, or the stop a Haskell program's uncaught
+/// `writeFile` exception gives (`program: path: openFile: ...`).
+pub fn write_file(program: &str, path: &str, text: &str) -> Result<(), Stop> {
+    std::fs::write(path, text).map_err(|e| stop(format!("{program}: {}\n", open_error(path, &e))))
+}
+
+/// Node names and alias lengths, by node index.
+pub type Names = [(String, usize)];
+
+/// The alias (name without the common suffix) of node `k`; empty for no
+/// node.
+pub fn alias_of(names: &Names, k: i32) -> &str {
+    usize::try_from(k)
+        .ok()
+        .and_then(|k| names.get(k))
+        .map_or("", |(n, a)| &n[..(*a).min(n.len())])
+}
+
+/// One accepted step as `-C` needs it: the nodes it involves and its
+/// commands.
+pub struct MoveJob {
+    pub nodes: Vec<i32>,
+    pub commands: Vec<String>,
+}
+
+/// The job of step `p` of an instance (named `inst_name` in the commands)
+/// with disk template `template`, migrated when `running`; also the
+/// move's `a=` text. Node names in the commands are aliases of the nodes
+/// after the move (`computeMoves`).
+pub fn step_job(
+    p: &Placement,
+    template: DiskTemplate,
+    inst_name: &str,
+    running: bool,
+    names: &Names,
+) -> (String, MoveJob) {
+    let c = alias_of(names, p.new_nodes.0);
+    let d = alias_of(names, p.new_nodes.1);
+    let mv = match p.mv {
+        Move::Failover => MoveText::Failover,
+        Move::FailoverToAny(_) => MoveText::FailoverToAny(c),
+        Move::FailoverAndReplace(_) => MoveText::FailoverAndReplace(d),
+        Move::ReplaceSecondary(_) => MoveText::ReplaceSecondary(d),
+        Move::ReplaceAndFailover(_) => MoveText::ReplaceAndFailover(c),
+        Move::ReplacePrimary(_) => MoveText::ReplacePrimary(c),
+    };
+    let (a, commands) = texts::move_commands(mv, inst_name, running);
+    // `involvedNodes`: the new primary and secondary, then the instance's
+    // nodes before the move, without repeats.
+    let old_all = if template == DiskTemplate::Drbd {
+        vec![p.old_nodes.0, p.old_nodes.1]
+    } else {
+        vec![p.old_nodes.0]
+    };
+    let mut nodes: Vec<i32> = Vec::new();
+    for n in [p.new_nodes.0, p.new_nodes.1].into_iter().chain(old_all) {
+        if n >= 0 && n != NO_NODE && !nodes.contains(&n) {
+            nodes.push(n);
+        }
+    }
+    (a, MoveJob { nodes, commands })
+}
+
+/// `splitJobs`: consecutive moves on disjoint nodes share a job set,
+/// decided from the last move backwards.
+pub fn split_jobs(jobs: &[MoveJob]) -> Vec<Vec<&MoveJob>> {
+    let mut sets: Vec<Vec<&MoveJob>> = Vec::new();
+    let mut buf: Vec<i32> = Vec::new();
+    for job in jobs.iter().rev() {
+        match sets.first_mut() {
+            Some(first) if !job.nodes.iter().any(|n| buf.contains(n)) => {
+                first.insert(0, job);
+                let mut nb = job.nodes.clone();
+                nb.extend_from_slice(&buf);
+                buf = nb;
+            }
+            _ => {
+                sets.insert(0, vec![job]);
+                buf = job.nodes.clone();
+            }
+        }
+    }
+    sets
+}
+
+/// The commands text of job sets (`formatCmds`).
+pub fn commands_text(sets: &[Vec<&MoveJob>]) -> String {
+    let sets: Vec<Vec<Vec<String>>> = sets
+        .iter()
+        .map(|s| s.iter().map(|j| j.commands.clone()).collect())
+        .collect();
+    texts::format_commands(&sets)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(nodes: &[i32]) -> MoveJob {
+        MoveJob {
+            nodes: nodes.to_vec(),
+            commands: vec![format!("{nodes:?}")],
+        }
+    }
+
+    /// Job sets are decided from the newest move backwards: the last move
+    /// opens a set, and an older one joins it while its nodes are new.
+    #[test]
+    fn jobs_split_from_the_end() {
+        let jobs = [job(&[0]), job(&[1, 2]), job(&[2]), job(&[3])];
+        let sets = split_jobs(&jobs);
+        let shape: Vec<Vec<&[i32]>> = sets
+            .iter()
+            .map(|s| s.iter().map(|j| j.nodes.as_slice()).collect())
+            .collect();
+        assert_eq!(shape, vec![vec![&[0][..], &[1, 2][..]], vec![&[2][..], &[3][..]]]);
+    }
+}
