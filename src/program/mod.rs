@@ -14,3 +14,4 @@ pub mod datafile;
 pub mod getopt;
 pub mod hail;
 pub mod plan;
+pub mod squeeze;

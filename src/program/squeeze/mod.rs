@@ -1,0 +1,247 @@
+//! `hailstone-squeeze`: hsqueeze's program (`Program/Hsqueeze.hs`) on the
+//! planner of [`crate::search::squeeze`]: the cluster is read from a data
+//! file or an iallocator request, the nodes to power off (or the standby
+//! nodes to power on) are chosen, and the node list, the commands of the
+//! plan and the saved states come out as hsqueeze 3.0.2 prints them.
+
+pub mod options;
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use crate::model::instance::Instance;
+use crate::model::node::Node;
+use crate::model::Cluster;
+use crate::program::datafile;
+use crate::program::getopt::Exit;
+use crate::program::plan::{
+    alias_of, commands_text, open_error, split_jobs, step_job, stop, write_file, MoveJob, Names,
+    Stop,
+};
+use crate::read::loader::LoadOptions;
+use crate::read::merge::MergeOptions;
+use crate::read::text;
+use crate::search::squeeze::{offline_candidates, online_candidates, Decision, Squeeze, Trial};
+use crate::write::balance::{commands_for_stdout, commands_script};
+use options::{Options, PROGRAM};
+
+/// Runs `hailstone-squeeze` with `args` (without `argv[0]`); returns the
+/// exit status.
+pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    let options = match options::parse(args) {
+        Ok(o) => o,
+        Err(Exit::Stdout(text)) => {
+            return match out.write_all(text.as_bytes()) {
+                Ok(()) => 0,
+                Err(_) => 1,
+            };
+        }
+        Err(Exit::Stderr { code, message }) => {
+            let _ = err.write_all(message.as_bytes());
+            return code;
+        }
+    };
+    match run(&options, out, err) {
+        Ok(()) => 0,
+        Err(s) => {
+            let _ = out.flush();
+            let _ = err.write_all(s.text(PROGRAM).as_bytes());
+            s.code
+        }
+    }
+}
+
+/// Reads the cluster (`loadExternalData`: the data file, else the
+/// request) and prints the loader's warnings.
+fn load(o: &Options, err: &mut dyn Write) -> Result<Cluster, Stop> {
+    let merge = MergeOptions::default();
+    let failed = |m: String| stop(format!("Error: failed to load data, aborting: {m}\n"));
+    let (cluster, warnings) = match (&o.text_data, &o.ialloc_src) {
+        (Some(path), _) => {
+            let bytes = std::fs::read(path).map_err(|e| failed(open_error(path, &e)))?;
+            text::load(path, &bytes, &merge).map_err(|e| failed(e.to_string()))?
+        }
+        (None, Some(path)) => {
+            let bytes = std::fs::read(path).map_err(|e| failed(open_error(path, &e)))?;
+            let data = datafile::from_request(&bytes, &LoadOptions::default())
+                .map_err(|m| failed(format!("{path}: {m}")))?;
+            text::load(path, data.as_bytes(), &merge).map_err(|e| failed(e.to_string()))?
+        }
+        (None, None) => return Err(failed("No backend selected! Exiting.".to_owned())),
+    };
+    // hsqueeze has no -q: the warnings always show.
+    if !warnings.is_empty() {
+        let mut text = String::from("Warning: cluster has inconsistent data:\n");
+        for w in &warnings {
+            text.push_str(&format!("  - {w}\n"));
+        }
+        text.push('\n');
+        err.write_all(text.as_bytes())?;
+    }
+    Ok(cluster)
+}
+
+/// The commands of a trial's balancing (`formatCmds . splitJobs`):
+/// instances by full name, nodes by alias.
+fn move_commands(cluster: &Cluster, trial: &Trial, names: &Names) -> String {
+    let jobs: Vec<MoveJob> = trial
+        .steps
+        .iter()
+        .map(|p| {
+            let inst = &cluster.instances[p.inst];
+            step_job(
+                p,
+                inst.disk_template,
+                &inst.name,
+                inst.run_state.is_running(),
+                names,
+            )
+            .1
+        })
+        .collect();
+    commands_text(&split_jobs(&jobs))
+}
+
+/// The `gnt-node` lines for `nodes`, each `  gnt-node <what> <alias>...`.
+fn node_commands(nodes: &[usize], names: &Names, line: impl Fn(&str) -> String) -> String {
+    nodes
+        .iter()
+        .map(|&k| line(alias_of(names, k as i32)))
+        .collect()
+}
+
+/// The cluster after a trial, as a data file.
+fn trial_data(cluster: &Cluster, trial: &Trial) -> String {
+    match &trial.state {
+        Some(state) => {
+            let nodes: Vec<&Node> = state.node_keys().map(|k| state.node_at(k)).collect();
+            let insts: Vec<&Instance> = state.instances().collect();
+            datafile::serialize_lists(cluster, nodes, insts)
+        }
+        None => datafile::serialize(cluster),
+    }
+}
+
+/// Prints the commands (`maybeSaveCommands`) to stdout or a script.
+fn save_commands(o: &Options, out: &mut dyn Write, cmds: &str) -> Result<(), Stop> {
+    match o.print_commands.as_deref() {
+        None => Ok(()),
+        Some("-") => {
+            out.write_all(commands_for_stdout("Commands to run:", cmds).as_bytes())?;
+            Ok(())
+        }
+        Some(dest) => {
+            out.flush()?;
+            write_file(PROGRAM, dest, &commands_script(cmds))?;
+            writeln!(out, "The commands have been written to file '{dest}'")?;
+            Ok(())
+        }
+    }
+}
+
+/// Writes the final state to `<S>.squeezed`, with `what` in the message.
+fn save_final(
+    o: &Options,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    what: &str,
+    data: impl FnOnce() -> String,
+) -> Result<(), Stop> {
+    if let Some(path) = &o.save {
+        let file = format!("{path}.squeezed");
+        out.flush()?;
+        write_file(PROGRAM, &file, &data())?;
+        writeln!(
+            err,
+            "The cluster state {what} has been written to file '{file}'"
+        )?;
+    }
+    Ok(())
+}
+
+fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+    let cluster = load(o, err)?;
+    if let Some(path) = &o.save {
+        let file = format!("{path}.original");
+        write_file(PROGRAM, &file, &datafile::serialize(&cluster))?;
+        writeln!(
+            err,
+            "The cluster state before hsqueeze run has been written to file '{file}'"
+        )?;
+    }
+    let names: Vec<(String, usize)> = cluster
+        .nodes
+        .iter()
+        .map(|n| (n.info.name.clone(), n.info.alias_len))
+        .collect();
+    let full_names = |keys: &[usize]| -> Vec<&str> {
+        keys.iter()
+            .map(|&k| cluster.nodes[k].info.name.as_str())
+            .collect()
+    };
+    if o.verbose > 1 {
+        let off = full_names(&offline_candidates(&cluster)).join(",");
+        let on = full_names(&online_candidates(&cluster)).join(",");
+        writeln!(out, "Offline candidates: {off}")?;
+        writeln!(out, "Online candidates: {on}")?;
+    }
+    let heading = |out: &mut dyn Write, text: &str| -> Result<(), Stop> {
+        if !o.no_headers {
+            writeln!(out, "'{text}'")?;
+        }
+        Ok(())
+    };
+    let planner = Squeeze::new(&cluster);
+    match planner.decide(o.minimal_resources, o.target_resources) {
+        Decision::Online {
+            nodes,
+            enough,
+            trial,
+        } => {
+            heading(out, "Nodes to online")?;
+            for name in full_names(&nodes) {
+                writeln!(out, "{name}")?;
+            }
+            if o.verbose > 1 && !enough {
+                writeln!(out, "Onlining all nodes will not yield enough capacity")?;
+            }
+            let mut cmds = String::from("echo Power Commands\n");
+            cmds.push_str(&node_commands(&nodes, &names, |a| {
+                format!("  gnt-node power -f on {a}\n")
+            }));
+            cmds.push_str(&move_commands(&cluster, &trial, &names));
+            save_commands(o, out, &cmds)?;
+            save_final(o, out, err, "after hsqueeze expansion", || {
+                trial_data(&cluster, &trial)
+            })?;
+        }
+        Decision::NoAction => {
+            heading(out, "No action")?;
+            save_commands(o, out, "echo Nothing to do")?;
+            save_final(o, out, err, "after hsqueeze doing nothing", || {
+                datafile::serialize(&cluster)
+            })?;
+        }
+        Decision::Offline { nodes, trial } => {
+            heading(out, "Nodes to offline")?;
+            for name in full_names(&nodes) {
+                writeln!(out, "{name}")?;
+            }
+            let mut cmds = move_commands(&cluster, &trial, &names);
+            cmds.push_str("\necho Tagging Commands\n");
+            cmds.push_str(&node_commands(&nodes, &names, |a| {
+                format!("  gnt-node add-tags {a} htools:standby:auto\n")
+            }));
+            cmds.push_str("\necho Power Commands\n");
+            cmds.push_str(&node_commands(&nodes, &names, |a| {
+                format!("  gnt-node power -f off {a}\n")
+            }));
+            save_commands(o, out, &cmds)?;
+            save_final(o, out, err, "after hsqueeze run", || {
+                trial_data(&cluster, &trial)
+            })?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,254 @@
+//! hsqueeze's command line for `hailstone-squeeze`: the same options,
+//! abbreviations, value messages and exit codes as `hsqueeze` (Ganeti
+//! 3.0.2), plus `-I` (an iallocator request as the cluster, as hbal has it).
+//!
+//! The outcomes are checked in hsqueeze's order: GetOpt errors (exit 2),
+//! option value errors in command-line order (exit 1), `--help`,
+//! `--version`, `--help-completion` (stdout, exit 0), then extra arguments
+//! (exit 1). The options that reach a live cluster (`-L`, `-X`) are refused
+//! with exit status 2: hailstone-squeeze reads data files and iallocator
+//! requests only.
+
+use std::ffi::OsString;
+
+pub use crate::program::getopt::Exit;
+use crate::program::getopt::{self, ArgKind, OptDescr};
+use crate::read::haskell::{read_double, read_int};
+
+/// The program name printed wherever hsqueeze prints `hsqueeze`.
+pub const PROGRAM: &str = "hailstone-squeeze";
+
+/// The options of one run, after value conversion (defaults as
+/// hsqueeze's).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// `-t FILE`: the cluster data file.
+    pub text_data: Option<String>,
+    /// `-I FILE`: an iallocator request as the cluster.
+    pub ialloc_src: Option<String>,
+    /// `--minimal-resources`: below this reserve on some node, standby
+    /// nodes are powered on (in standard instances).
+    pub minimal_resources: f64,
+    /// `--target-resources`: the reserve every node keeps after nodes are
+    /// powered off (in standard instances).
+    pub target_resources: f64,
+    /// `-S FILE`: save the cluster before and after.
+    pub save: Option<String>,
+    /// `-C[FILE]`: the commands, to stdout (`-`) or to a script FILE.
+    pub print_commands: Option<String>,
+    /// Verbosity: 1, plus one per `-v`.
+    pub verbose: i64,
+    /// `--no-headers`: no quoted heading line.
+    pub no_headers: bool,
+    /// `--static-kvm-node-memory` (no effect on data files).
+    pub static_kvm_node_memory: i64,
+    /// The options hailstone-squeeze refuses, by long name, in order.
+    pub refused: Vec<&'static str>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            text_data: None,
+            ialloc_src: None,
+            minimal_resources: 2.0,
+            target_resources: 2.0,
+            save: None,
+            print_commands: None,
+            verbose: 1,
+            no_headers: false,
+            static_kvm_node_memory: 4096,
+            refused: Vec::new(),
+        }
+    }
+}
+
+/// Parses the command line (without `argv[0]`).
+///
+/// # Errors
+///
+/// The [`Exit`] hsqueeze would take instead of running.
+pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
+    let mut fold = Fold::default();
+    let version = || {
+        format!(
+            "{PROGRAM} version {}\ncompatible with hsqueeze (ganeti) 3.0.2\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    };
+    let non_options = getopt::parse_with(OPTIONS, args, &mut fold, &usage(), version, "")?;
+    if !non_options.is_empty() {
+        return Err(getopt::error_exit(
+            "This program doesn't take any arguments.",
+        ));
+    }
+    if let Some(first) = fold.options.refused.first() {
+        return Err(Exit::Stderr {
+            code: 2,
+            message: format!(
+                "{PROGRAM}: option --{first} is accepted by hsqueeze but not implemented in \
+                 {PROGRAM}: it reads the cluster from data files (-t) and iallocator \
+                 requests (-I) only, and never talks to a live cluster\n"
+            ),
+        });
+    }
+    Ok(fold.options)
+}
+
+/// The help text.
+pub fn usage() -> String {
+    let header = format!(
+        "{PROGRAM} version {}\nUsage: {PROGRAM} [OPTION...]",
+        env!("CARGO_PKG_VERSION")
+    );
+    getopt::usage(&header, OPTIONS)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OptId {
+    Luxi,
+    TextData,
+    IallocSrc,
+    Exec,
+    MinimalResources,
+    TargetResources,
+    Save,
+    PrintCommands,
+    Verbose,
+    NoHeaders,
+    StaticKvmNodeMemory,
+    Version,
+    Help,
+    HelpCompletion,
+}
+
+const fn opt(
+    id: OptId,
+    short: Option<char>,
+    long: &'static str,
+    kind: ArgKind,
+    help: &'static str,
+    completion: &'static str,
+) -> OptDescr<OptId> {
+    OptDescr {
+        id,
+        short,
+        long,
+        kind,
+        help,
+        completion,
+    }
+}
+
+/// hsqueeze's options, in hsqueeze's (help) order, with `-I` after `-t`.
+const OPTIONS: &[OptDescr<OptId>] = &[
+    opt(OptId::Luxi, Some('L'), "luxi", ArgKind::Opt("SOCKET"), "collect data via Luxi, optionally using the given SOCKET path [/var/run/ganeti/socket/ganeti-query]", "file"),
+    opt(OptId::TextData, Some('t'), "text-data", ArgKind::Req("FILE"), "the cluster data FILE", "file"),
+    opt(OptId::IallocSrc, Some('I'), "ialloc-src", ArgKind::Req("FILE"), "Specify an iallocator spec as the cluster data source", "file"),
+    opt(OptId::Exec, Some('X'), "exec", ArgKind::No, "execute the suggested moves via Luxi (only available when using it for data gathering)", "none"),
+    opt(OptId::MinimalResources, None, "minimal-resources", ArgKind::Req("FACTOR"), "minimal resources to be present on each in multiples of the standard allocation for not onlining standby nodes", "float"),
+    opt(OptId::TargetResources, None, "target-resources", ArgKind::Req("FACTOR"), "target resources to be left on each node after squeezing in multiples of the standard allocation", "float"),
+    opt(OptId::Save, Some('S'), "save", ArgKind::Req("FILE"), "Save cluster state at the end of the processing to FILE", "none"),
+    opt(OptId::PrintCommands, Some('C'), "print-commands", ArgKind::Opt("FILE"), "print the ganeti command list for reaching the solution, if an argument is passed then write the commands to a file named as such", "none"),
+    opt(OptId::Verbose, Some('v'), "verbose", ArgKind::No, "increase the verbosity level", "none"),
+    opt(OptId::NoHeaders, None, "no-headers", ArgKind::No, "do not show a header line", "none"),
+    opt(OptId::StaticKvmNodeMemory, None, "static-kvm-node-memory", ArgKind::Req("N"), "use static node memory [in MB] on KVM instead of value reported by hypervisor. Use 0 to take value reported from hypervisor.", "integer"),
+    opt(OptId::Version, Some('V'), "version", ArgKind::No, "show the version of the program", "none"),
+    opt(OptId::Help, Some('h'), "help", ArgKind::No, "show help", "none"),
+    opt(OptId::HelpCompletion, None, "help-completion", ArgKind::No, "show completion info", "none"),
+];
+
+#[derive(Debug, Default)]
+struct Fold {
+    options: Options,
+    help: bool,
+    version: bool,
+    completion: bool,
+}
+
+fn double(name: &str, text: &str) -> Result<f64, String> {
+    read_double(text).map_err(|e| e.message(name, text))
+}
+
+impl getopt::Fold<OptId> for Fold {
+    fn asked(&self) -> (bool, bool, bool) {
+        (self.help, self.version, self.completion)
+    }
+
+    fn apply(&mut self, id: OptId, value: Option<&str>) -> Result<(), String> {
+        let text = value.unwrap_or("");
+        let o = &mut self.options;
+        match id {
+            OptId::Luxi => o.refused.push("luxi"),
+            OptId::TextData => o.text_data = Some(text.to_owned()),
+            OptId::IallocSrc => o.ialloc_src = Some(text.to_owned()),
+            OptId::Exec => o.refused.push("exec"),
+            OptId::MinimalResources => o.minimal_resources = double("minimal resources", text)?,
+            OptId::TargetResources => o.target_resources = double("target resources", text)?,
+            OptId::Save => o.save = Some(text.to_owned()),
+            OptId::PrintCommands => o.print_commands = Some(value.unwrap_or("-").to_owned()),
+            OptId::Verbose => o.verbose += 1,
+            OptId::NoHeaders => o.no_headers = true,
+            OptId::StaticKvmNodeMemory => {
+                o.static_kvm_node_memory =
+                    read_int(text).map_err(|e| e.message("static node memory", text))?;
+            }
+            OptId::Version => self.version = true,
+            OptId::Help => self.help = true,
+            OptId::HelpCompletion => self.completion = true,
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(list: &[&str]) -> Result<Options, Exit> {
+        parse(&list.iter().map(OsString::from).collect::<Vec<_>>())
+    }
+
+    /// The option rows of the help text are hsqueeze 3.0.2's, line for
+    /// line, with `-I` added.
+    #[test]
+    fn help_rows_are_hsqueezes() {
+        let text = usage();
+        let rows: Vec<&str> = text.lines().skip(2).collect();
+        assert_eq!(rows.len(), 14);
+        assert_eq!(
+            rows[4],
+            "              --minimal-resources=FACTOR  minimal resources to be present on each in multiples of the standard allocation for not onlining standby nodes"
+        );
+        assert_eq!(
+            rows[9],
+            "              --no-headers                do not show a header line"
+        );
+    }
+
+    #[test]
+    fn values_and_errors() {
+        let o = run(&["-t", "f", "--targ=1.5", "-vv", "--no-h", "-Cx"]).unwrap();
+        assert_eq!(o.target_resources, 1.5);
+        assert_eq!(o.minimal_resources, 2.0);
+        assert_eq!(o.verbose, 3);
+        assert!(o.no_headers);
+        assert_eq!(o.print_commands.as_deref(), Some("x"));
+        let Err(Exit::Stderr { code, message }) = run(&["--minimal-resources=abc"]) else {
+            panic!("expected an error")
+        };
+        assert_eq!(code, 1);
+        assert_eq!(
+            message,
+            "Error while parsing command line arguments:\nminimal resources: cannot parse string 'abc'\n"
+        );
+        let Err(Exit::Stderr { code, .. }) = run(&["-X"]) else {
+            panic!("expected a refusal")
+        };
+        assert_eq!(code, 2);
+        let Err(Exit::Stderr { code, .. }) = run(&["--bogus"]) else {
+            panic!("expected a GetOpt error")
+        };
+        assert_eq!(code, 2);
+    }
+}

@@ -1,0 +1,418 @@
+//! hsqueeze's planner (`Program/Hsqueeze.hs`, Ganeti 3.0.2) on the
+//! balancing engine: which nodes to power off when the cluster is quiet,
+//! or which standby nodes to power on when it runs short.
+//!
+//! * A *trial* marks some nodes offline (or online), balances the whole
+//!   cluster as one table (every group's online nodes are targets, minimum
+//!   gain 0, no length limit) from the loaded state, and succeeds when
+//!   every instance's primary is online and every node, offline ones and
+//!   the master included, could still take the reserve instance as a new
+//!   primary with strict checks (`allNodesCapacityFor`).
+//! * Offlining: the candidates (online, not master, no secondaries, no
+//!   plain or drbd primaries), sorted by descending primary count (stable),
+//!   are tried greedily from the end, each trial with the nodes chosen so
+//!   far; the target reserve is `--target-resources` times the cluster
+//!   policy's standard instance.
+//! * Onlining, when some node cannot take the minimal reserve already: the
+//!   shortest prefix (the empty one first) of the offline standby nodes, in
+//!   node order, whose trial succeeds; all of them when none does.
+//!
+//! Each trial is hsqueeze's, so the result is hsqueeze's; what is faster
+//! is how the trials are run. A trial that cannot succeed whatever the
+//! balancing does (an unmovable instance left on an offline node, or less
+//! memory on the online nodes than the instances and the reserve need) is
+//! failed without balancing. Greedy offlining runs the next trial on a
+//! second thread, betting that it sees the same outcome as the last one;
+//! a lost bet is thrown away, so results are taken in hsqueeze's order and
+//! never depend on the threads.
+
+use std::sync::Arc;
+
+use crate::model::instance::{Instance, NO_NODE};
+use crate::model::node::Node;
+use crate::model::policy::ISpec;
+use crate::model::types::{DiskTemplate, RunState, SoftChecks};
+use crate::model::Cluster;
+use crate::search::balance::{self, BalanceOptions, Placement};
+use crate::search::state::State;
+
+/// The prefix of the node tag that marks a standby node.
+pub const STANDBY_PREFIX: &str = "htools:standby:";
+
+/// GHC's `floor :: Double -> Int` (its `floorDoubleInt` rule): truncation
+/// as the x86-64 `cvttsd2si` instruction does it (NaN and out-of-range
+/// values give `i64::MIN`), then one less when that is above `x`.
+pub fn ghc_floor(x: f64) -> i64 {
+    // 2^63 as a double; `x >= 2^63 || x < -2^63` overflow the conversion.
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    let n = if x.is_nan() || !(-LIMIT..LIMIT).contains(&x) {
+        i64::MIN
+    } else {
+        x as i64
+    };
+    if x < n as f64 {
+        n.wrapping_sub(1)
+    } else {
+        n
+    }
+}
+
+/// hsqueeze's reserve instance (`instanceFromSpecAndFactor`): `factor`
+/// times the standard spec's memory, CPUs and spindles, externally
+/// mirrored, without disks, running.
+pub fn reserve_instance(std: &ISpec, factor: f64) -> Instance {
+    let scaled = |v: i64| ghc_floor(factor * v as f64);
+    Instance {
+        name: Arc::from("targetInstance"),
+        alias_len: "targetInstance".len(),
+        idx: -1,
+        mem: scaled(std.memory_size),
+        dsk: 0,
+        disks: Arc::from([]),
+        vcpus: scaled(std.cpu_count),
+        run_state: RunState::Running,
+        auto_balance: false,
+        p_node: NO_NODE,
+        s_node: NO_NODE,
+        disk_template: DiskTemplate::Ext,
+        spindle_use: scaled(std.spindle_use),
+        tags: Arc::from([]),
+        excl_tags: Arc::from([]),
+        dsrd_loc_tags: Arc::from([]),
+        location_score: 0,
+        nics: Arc::from([]),
+        forthcoming: false,
+        util: [1.0; 4],
+    }
+}
+
+/// Whether every node could take `reserve` as a new primary with strict
+/// checks (`allNodesCapacityFor`).
+pub fn capacity_for<'a>(mut nodes: impl Iterator<Item = &'a Node>, reserve: &Instance) -> bool {
+    nodes.all(|n| n.probe_add_pri(SoftChecks::Enforce, reserve).is_ok())
+}
+
+/// Whether a node carries a standby tag.
+pub fn has_standby_tag(node: &Node) -> bool {
+    node.info.tags.iter().any(|t| t.starts_with(STANDBY_PREFIX))
+}
+
+/// The nodes that may be powered off, in the order hsqueeze keeps them:
+/// online, not the master, without secondaries or local-storage primaries,
+/// most primaries first (ties in node order).
+pub fn offline_candidates(cluster: &Cluster) -> Vec<usize> {
+    let local = |k: &i32| {
+        usize::try_from(*k)
+            .ok()
+            .and_then(|k| cluster.instances.get(k))
+            .is_some_and(Instance::uses_local_storage)
+    };
+    let mut out: Vec<usize> = (0..cluster.nodes.len())
+        .filter(|&k| {
+            let n = &cluster.nodes[k];
+            !n.offline && !n.info.master && n.s_list.is_empty() && !n.p_list.iter().any(local)
+        })
+        .collect();
+    // Stable: equal counts keep node order.
+    out.sort_by_key(|&k| std::cmp::Reverse(cluster.nodes[k].p_list.len()));
+    out
+}
+
+/// The nodes that may be powered on: offline with a standby tag, in node
+/// order.
+pub fn online_candidates(cluster: &Cluster) -> Vec<usize> {
+    (0..cluster.nodes.len())
+        .filter(|&k| cluster.nodes[k].offline && has_standby_tag(&cluster.nodes[k]))
+        .collect()
+}
+
+/// The balancing of every trial: hsqueeze's `Alg.defaultOptions` with
+/// minimum gain 0 and no stopping rule but a strict improvement.
+fn trial_options() -> BalanceOptions {
+    BalanceOptions {
+        soft: SoftChecks::Enforce,
+        disk_moves: true,
+        inst_moves: true,
+        restricted_migration: false,
+        evac_mode: false,
+        min_gain: 0.0,
+        min_gain_limit: 0.0,
+        max_length: -1,
+        stop_score: f64::NEG_INFINITY,
+    }
+}
+
+/// A trial's outcome.
+pub struct Trial {
+    /// Whether the nodes could be switched (see the module doc).
+    pub ok: bool,
+    /// The balancing's steps, oldest first (empty when the trial was
+    /// failed without balancing).
+    pub steps: Vec<Placement>,
+    /// The cluster after the switch and the balancing (`None` when the
+    /// trial was failed without balancing).
+    pub state: Option<State>,
+}
+
+/// What hsqueeze decides.
+pub enum Decision {
+    /// Some node cannot take the minimal reserve: power on these standby
+    /// nodes (`enough` false when even all of them do not suffice).
+    Online {
+        nodes: Vec<usize>,
+        enough: bool,
+        trial: Trial,
+    },
+    /// Nothing to power off.
+    NoAction,
+    /// Power off these nodes (in candidate order).
+    Offline { nodes: Vec<usize>, trial: Trial },
+}
+
+/// The planner over one loaded cluster.
+pub struct Squeeze<'a> {
+    cluster: &'a Cluster,
+    /// By instance key: whether the balancer may move it (template, and
+    /// not split over two groups).
+    movable: Vec<bool>,
+    /// Total memory in use by primaries, summed over all nodes.
+    used_mem: i128,
+}
+
+/// The magnitude below which the memory pre-check's sums cannot differ
+/// from Ganeti's wrapping arithmetic.
+const SANE: i128 = 1 << 52;
+
+impl<'a> Squeeze<'a> {
+    /// Prepares the planner.
+    pub fn new(cluster: &'a Cluster) -> Squeeze<'a> {
+        let group = |k: i32| usize::try_from(k).ok().map(|k| cluster.nodes[k].group);
+        let movable = cluster
+            .instances
+            .iter()
+            .map(|i| {
+                let split = i.s_node != NO_NODE && group(i.p_node) != group(i.s_node);
+                i.disk_template.balancer_movable() && !split
+            })
+            .collect();
+        let used_mem = cluster.nodes.iter().map(|n| i128::from(n.i_mem)).sum();
+        Squeeze {
+            cluster,
+            movable,
+            used_mem,
+        }
+    }
+
+    /// Whether the trial switching `nodes` to `offline` surely fails
+    /// whatever the balancing does: an instance that cannot move would be
+    /// left on an offline node, or the online nodes lack the memory for
+    /// the instances plus the reserve on each.
+    fn surely_fails(&self, nodes: &[usize], offline: bool, reserve: &Instance) -> bool {
+        let is_offline = |k: usize| {
+            if nodes.contains(&k) {
+                offline
+            } else {
+                self.cluster.nodes[k].offline
+            }
+        };
+        let stuck = self.cluster.instances.iter().enumerate().any(|(k, i)| {
+            let on_offline = usize::try_from(i.p_node).is_ok_and(is_offline);
+            on_offline && !(self.movable[k] && i.auto_balance)
+        });
+        if stuck {
+            return true;
+        }
+        let r_mem = i128::from(reserve.mem);
+        if !(0..SANE).contains(&r_mem) || !(0..SANE).contains(&self.used_mem) {
+            return false;
+        }
+        let mut room: i128 = 0;
+        for (k, n) in self.cluster.nodes.iter().enumerate() {
+            if is_offline(k) {
+                continue;
+            }
+            let parts = [
+                crate::model::node::truncate(n.t_mem),
+                n.n_mem,
+                n.x_mem.max(0),
+                n.i_mem,
+            ];
+            if parts.iter().any(|v| !(-SANE..SANE).contains(&i128::from(*v))) {
+                return false;
+            }
+            // A node keeps room for the reserve when its unallocated memory
+            // exceeds the reserve's: it holds at most this much.
+            room += i128::from(parts[0]) - i128::from(parts[1]) - i128::from(parts[2]) - r_mem - 1;
+        }
+        room < self.used_mem
+    }
+
+    /// One trial: `nodes` switched to `offline`, the cluster balanced, the
+    /// outcome checked against `reserve`. With `precheck`, a trial that
+    /// surely fails is not balanced.
+    pub fn trial(&self, nodes: &[usize], offline: bool, reserve: &Instance, precheck: bool) -> Trial {
+        if precheck && self.surely_fails(nodes, offline, reserve) {
+            return Trial {
+                ok: false,
+                steps: Vec::new(),
+                state: None,
+            };
+        }
+        let mut list = self.cluster.nodes.clone();
+        for &k in nodes {
+            list[k].offline = offline;
+        }
+        let mut state = State::from_lists(
+            list,
+            self.cluster.instances.clone(),
+            &self.cluster.groups,
+        );
+        let score = state.score_with(&[]);
+        let steps = balance::balance(&mut state, &self.movable, &trial_options(), score, |_, _| {});
+        let on_online = state
+            .instances()
+            .all(|i| state.node(i.p_node).map_or(true, |n| !n.offline));
+        let ok = on_online && capacity_for(state.node_keys().map(|k| state.node_at(k)), reserve);
+        Trial {
+            ok,
+            steps,
+            state: Some(state),
+        }
+    }
+
+    /// hsqueeze's decision for the reserve factors `minimal` and `target`.
+    pub fn decide(&self, minimal: f64, target: f64) -> Decision {
+        let std = &self.cluster.ipolicy.std;
+        let min_inst = reserve_instance(std, minimal);
+        let target_inst = reserve_instance(std, target);
+        if !capacity_for(self.cluster.nodes.iter(), &min_inst) {
+            let cands = online_candidates(self.cluster);
+            let mut last = None;
+            for len in 0..=cands.len() {
+                let trial = self.trial(&cands[..len], false, &min_inst, true);
+                if trial.ok {
+                    return Decision::Online {
+                        nodes: cands[..len].to_vec(),
+                        enough: true,
+                        trial,
+                    };
+                }
+                last = Some(trial);
+            }
+            // Nothing suffices: all of them, balanced (the last trial,
+            // unless it was failed without balancing).
+            let trial = match last {
+                Some(t) if t.state.is_some() => t,
+                _ => self.trial(&cands, false, &min_inst, false),
+            };
+            return Decision::Online {
+                nodes: cands,
+                enough: false,
+                trial,
+            };
+        }
+        let cands = offline_candidates(self.cluster);
+        let (chosen, trial) = self.greedy_offline(&cands, &target_inst);
+        match trial {
+            Some(trial) if !chosen.is_empty() => Decision::Offline {
+                nodes: chosen,
+                trial,
+            },
+            _ => Decision::NoAction,
+        }
+    }
+
+    /// `greedyOfflineNodes`: from the last candidate to the first, a node
+    /// joins the chosen ones when the trial with all of them succeeds.
+    /// Returns the chosen nodes in candidate order and the last successful
+    /// trial (which is the plan).
+    fn greedy_offline(&self, cands: &[usize], reserve: &Instance) -> (Vec<usize>, Option<Trial>) {
+        let mut chosen: Vec<usize> = Vec::new();
+        let mut plan: Option<Trial> = None;
+        let mut last_ok = true;
+        let mut i = cands.len();
+        let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        while i > 0 {
+            let node = cands[i - 1];
+            let with = |chosen: &[usize], extra: usize| {
+                let mut set = vec![extra];
+                set.extend_from_slice(chosen);
+                set
+            };
+            let set = with(&chosen, node);
+            if !parallel || i == 1 {
+                let t = self.trial(&set, true, reserve, true);
+                if t.ok {
+                    chosen = set;
+                    plan = Some(t);
+                }
+                i -= 1;
+                continue;
+            }
+            // The next trial, betting on this one's outcome being the last
+            // one's.
+            let next = cands[i - 2];
+            let bet_set = if last_ok {
+                with(&set, next)
+            } else {
+                with(&chosen, next)
+            };
+            let (t, bet) = std::thread::scope(|s| {
+                let h = s.spawn(|| self.trial(&bet_set, true, reserve, true));
+                let t = self.trial(&set, true, reserve, true);
+                (t, h.join())
+            });
+            let bet = bet.unwrap_or_else(|p| std::panic::resume_unwind(p));
+            let won = t.ok == last_ok;
+            last_ok = t.ok;
+            if t.ok {
+                chosen = set;
+                plan = Some(t);
+            }
+            i -= 1;
+            if won {
+                last_ok = bet.ok;
+                if bet.ok {
+                    chosen = bet_set;
+                    plan = Some(bet);
+                }
+                i -= 1;
+            }
+        }
+        (chosen, plan)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floor_is_ghcs() {
+        assert_eq!(ghc_floor(2.5), 2);
+        assert_eq!(ghc_floor(-2.5), -3);
+        assert_eq!(ghc_floor(-0.0), 0);
+        assert_eq!(ghc_floor(3.0), 3);
+        assert_eq!(ghc_floor(f64::NAN), i64::MIN);
+        assert_eq!(ghc_floor(f64::INFINITY), i64::MIN);
+        assert_eq!(ghc_floor(1e300), i64::MIN);
+        // -Inf truncates to i64::MIN, which is above -Inf: one less wraps.
+        assert_eq!(ghc_floor(f64::NEG_INFINITY), i64::MAX);
+        assert_eq!(ghc_floor(-1e300), i64::MAX);
+    }
+
+    #[test]
+    fn reserve_scales_the_standard_spec() {
+        let std = ISpec {
+            memory_size: 128,
+            cpu_count: 1,
+            disk_size: 1024,
+            disk_count: 1,
+            nic_count: 1,
+            spindle_use: 1,
+        };
+        let r = reserve_instance(&std, 2.5);
+        assert_eq!((r.mem, r.vcpus, r.spindle_use, r.dsk), (320, 2, 2, 0));
+        assert!(!r.uses_local_storage());
+    }
+}
