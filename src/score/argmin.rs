@@ -533,10 +533,26 @@ impl ScoreBase {
     /// of the shortcut's range. `observe(k, var, var_err, d1)` sees, for
     /// every standard-deviation component that changes, the candidate's
     /// variance with its error bound and the change of the component's sum.
-    #[inline]
+    #[cfg(test)]
     pub fn approx(
         &self,
         changes: &[(&NodeValues, &NodeValues)],
+        observe: impl FnMut(usize, f64, f64, f64),
+    ) -> Option<(f64, f64)> {
+        self.approx_leaving(changes, &[], observe)
+    }
+
+    /// [`ScoreBase::approx`] for a candidate that also changes some
+    /// offline nodes (`offline`, `(old, new)` pairs), as a move off an
+    /// offline node does: an offline node counts only in the offline
+    /// components, plain sums that change by the difference of its values.
+    /// `None` also when an offline node's value grows in magnitude (the
+    /// bound of the sums' rounding assumes the largest value stays).
+    #[inline]
+    pub fn approx_leaving(
+        &self,
+        changes: &[(&NodeValues, &NodeValues)],
+        offline: &[(&NodeValues, &NodeValues)],
         mut observe: impl FnMut(usize, f64, f64, f64),
     ) -> Option<(f64, f64)> {
         let mut mask = 0u32;
@@ -603,6 +619,33 @@ impl ScoreBase {
                     }
                 }
             };
+            let w = comp.weight;
+            score += w * value - w * base.value;
+            w_err += w * err - w * base.err;
+            w_abs += ((w * value).abs() + w * err) - ((w * base.value).abs() + w * base.err);
+            moved += (w * value).abs() + (w * base.value).abs();
+        }
+        for (k, comp) in COMPONENTS.iter().enumerate() {
+            if comp.online || offline.is_empty() {
+                continue;
+            }
+            let mut d = 0.0f64;
+            for (old, new) in offline {
+                let (x, y) = (old[k], new[k]);
+                if !x.is_finite() || !y.is_finite() || y.abs() > x.abs() || x.abs() > MAX_VALUE {
+                    return None;
+                }
+                d += y - x;
+            }
+            if d == 0.0 {
+                continue;
+            }
+            // The offline sum's bound covers values up to the largest one,
+            // which does not grow; the new sum's own rounding adds 4u of
+            // the change (and of the rounding of `d`).
+            let base = &self.comps[k];
+            let value = base.value + d;
+            let err = base.err + 8.0 * U * (d.abs() + value.abs());
             let w = comp.weight;
             score += w * value - w * base.value;
             w_err += w * err - w * base.err;
@@ -790,6 +833,53 @@ mod tests {
             }
             assert_bound_holds(&sums2, &vals2, &offline, round);
         }
+    }
+
+    /// A move off an offline node: the base's approximation with the
+    /// offline node's counts lowered is within its bound of the exact
+    /// score.
+    #[test]
+    fn bound_covers_moves_off_offline_nodes() {
+        let mut seed = 0x0ff1_14e5_0000_0001u64;
+        let mut checked = 0;
+        for round in 0..400 {
+            let n = 3 + (rng(&mut seed) % 120) as usize;
+            let vals: Vec<NodeValues> = (0..n)
+                .map(|_| random_values(&mut seed, round % 2 == 0))
+                .collect();
+            let offline: Vec<bool> = (0..n).map(|i| i == 0 || rng(&mut seed).is_multiple_of(6)).collect();
+            let sums = GroupSums::new(vals.iter().zip(offline.iter().copied()));
+            let Some(base) = sums.base(0) else { continue };
+            let on = (1..n).find(|&i| !offline[i]);
+            let Some(on) = on else { continue };
+            // The offline node loses part of its counts; the online node
+            // takes new values.
+            let mut off_new = vals[0];
+            for k in [4, 5] {
+                off_new[k] = (off_new[k] - (rng(&mut seed) % 3) as f64).max(0.0);
+            }
+            let on_new = random_values(&mut seed, round % 2 == 0);
+            let Some((a, e)) =
+                base.approx_leaving(&[(&vals[on], &on_new)], &[(&vals[0], &off_new)], |_, _, _, _| {})
+            else {
+                continue;
+            };
+            let exact = metric::score_with(
+                n,
+                |i| match i {
+                    0 => (&off_new, true),
+                    i if i == on => (&on_new, false),
+                    i => (&vals[i], offline[i]),
+                },
+                0,
+            );
+            assert!(
+                (a - exact).abs() <= e,
+                "round {round}: approx {a} exact {exact} bound {e}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 300, "only {checked} rounds checked");
     }
 
     /// The bound holds where the variance cancels badly: values with a

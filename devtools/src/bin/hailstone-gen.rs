@@ -19,7 +19,8 @@ hailstone-gen: synthetic Ganeti iallocator requests (protocol version 2)
 
 USAGE:
   hailstone-gen [--kind KIND] [--seed N] [--nodes N|MIN-MAX] [--groups G]
-                [--instances-per-node F] [--template T] [--style S] [--random]
+                [--instances-per-node F] [--template T] [--instance-templates L]
+                [--tightness F] [--style S] [--random]
                 [--print-options] [--print-id] [--data-file] [-o FILE]
   hailstone-gen corpus --out DIR --count N [--nodes MIN-MAX] [--kinds K1,K2,...]
                 [--seed BASE]
@@ -44,6 +45,9 @@ SINGLE REQUEST (default command):
   --instances-per-node F average instances per node (overrides --random's)
   --template T           disk template of the request (allocate,
                          multi-allocate, relocate)
+  --instance-templates L the existing instances' templates, weighted:
+                         T[:W],... (e.g. ext or ext:3,sharedfile:1)
+  --tightness F          target memory fill of the nodes, 0.05 to 1.0
   --style S              compact, spaced (Ganeti's own layout) or pretty
   --data-file            print the cluster of the request as a Ganeti cluster
                          data file (what hailstone -S saves before the run;
@@ -87,6 +91,8 @@ struct Opts {
     nodes: Option<(usize, usize)>,
     groups: Option<usize>,
     ipn: Option<f64>,
+    instance_templates: Option<Vec<(DiskTemplate, u32)>>,
+    tightness: Option<f64>,
     template: Option<DiskTemplate>,
     style: Option<JsonStyle>,
     data_file: bool,
@@ -107,6 +113,8 @@ fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
         nodes: None,
         groups: None,
         ipn: None,
+        instance_templates: None,
+        tightness: None,
         template: None,
         style: None,
         data_file: false,
@@ -135,6 +143,8 @@ fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
                 | "--groups"
                 | "--instances-per-node"
                 | "--template"
+                | "--instance-templates"
+                | "--tightness"
                 | "--style"
                 | "-o"
                 | "--output"
@@ -183,6 +193,26 @@ fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
                     DiskTemplate::parse(&v)
                         .ok_or_else(|| format!("unknown disk template '{}'", v))?,
                 )
+            }
+            "--instance-templates" => {
+                let mut list = Vec::new();
+                for item in v.split(',') {
+                    let (name, weight) = item.split_once(':').unwrap_or((item, "1"));
+                    let t = DiskTemplate::parse(name)
+                        .ok_or_else(|| format!("unknown disk template '{}'", name))?;
+                    let w: u32 = weight
+                        .parse()
+                        .map_err(|_| format!("invalid weight '{}'", weight))?;
+                    list.push((t, w));
+                }
+                o.instance_templates = Some(list);
+            }
+            "--tightness" => {
+                let f: f64 = v.parse().map_err(|_| format!("invalid number '{}'", v))?;
+                if !(0.05..=1.0).contains(&f) {
+                    return Err(format!("--tightness out of range: {}", v));
+                }
+                o.tightness = Some(f)
             }
             "--style" => {
                 o.style = Some(match v.as_str() {
@@ -264,6 +294,12 @@ fn main() -> ExitCode {
     }
     if let Some(t) = o.template {
         spec.template = Some(t);
+    }
+    if let Some(list) = &o.instance_templates {
+        spec.instance_templates = list.clone();
+    }
+    if let Some(f) = o.tightness {
+        spec.tightness = f;
     }
     if let Some(s) = o.style {
         spec.style = s;

@@ -3,8 +3,9 @@
 //! if strictly below the current score), without scoring every candidate.
 //!
 //! A candidate's score is approximated in O(1) from the group's prepared
-//! sums with a rigorous error bound ([`ScoreBase::approx`]; a move off an
-//! offline node uses [`GroupSums::approx_replacing`]); only the candidates
+//! sums with a rigorous error bound ([`ScoreBase::approx_leaving`], which
+//! also takes a move off an offline node: those nodes count only in the
+//! offline sums); only the candidates
 //! whose interval reaches below the best upper end (the ceiling) are
 //! applied and scored exactly as hbal does, in hbal's order, so ties go to
 //! the same candidate.
@@ -234,32 +235,41 @@ impl Scan<'_> {
             if ctx.changes(self.state, mv, &mut changes).is_err() {
                 continue;
             }
-            let any_offline = changes.iter().any(|(n, _)| self.state.node_at(*n).offline);
-            let approx = match (&self.base, any_offline) {
-                (Some(base), false) => {
-                    let mut list: SmallVec<[(&NodeValues, &NodeValues); 3]> = SmallVec::new();
-                    for (n, v) in &changes {
-                        list.push((self.state.values(*n), v));
+            // The changed online nodes, and the offline ones a move off an
+            // offline node changes.
+            let mut list: SmallVec<[(&NodeValues, &NodeValues); 3]> = SmallVec::new();
+            let mut off: SmallVec<[(&NodeValues, &NodeValues); 2]> = SmallVec::new();
+            for (n, v) in &changes {
+                if self.state.node_at(*n).offline {
+                    off.push((self.state.values(*n), v));
+                } else {
+                    list.push((self.state.values(*n), v));
+                }
+            }
+            let fast = self.base.as_ref().and_then(|base| match record.as_mut() {
+                Some(rec) => {
+                    let sp = rec.spread_mut();
+                    base.approx_leaving(&list, &off, |k, var, var_err, d1| {
+                        sp.cover_component(k, var, var_err, d1)
+                    })
+                }
+                None => base.approx_leaving(&list, &off, |_, _, _, _| {}),
+            });
+            let approx = match (fast, self.base.is_some()) {
+                (Some((a, e)), _) => {
+                    if let Some(rec) = record.as_mut() {
+                        rec.cover(self.slot(mv), a - e);
                     }
-                    match record.as_mut() {
-                        Some(rec) => {
-                            let sp = rec.spread_mut();
-                            let r = base.approx(&list, |k, var, var_err, d1| {
-                                sp.cover_component(k, var, var_err, d1)
-                            });
-                            match r {
-                                Some((a, e)) => rec.cover(self.slot(mv), a - e),
-                                None => *record = None,
-                            }
-                            r
-                        }
-                        None => base.approx(&list, |_, _, _, _| {}),
-                    }
+                    Some((a, e))
+                }
+                (None, true) if off.is_empty() => {
+                    *record = None;
+                    None
                 }
                 _ => {
-                    // A move off an offline node: the slower general
-                    // approximation, and the instance is scanned in full
-                    // every step.
+                    // No prepared base, or an offline node's value would
+                    // grow: the slower general approximation, and the
+                    // instance is scanned in full every step.
                     *record = None;
                     let mut list: SmallVec<[(&NodeValues, &NodeValues, bool); 3]> = SmallVec::new();
                     for (n, v) in &changes {
