@@ -31,15 +31,17 @@ test: ## Run every test (unit, snapshots, hostile inputs, properties, safety).
 
 COMPAT := target/release/hailstone-compat --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
 
-compat: build ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p; and hailstone-balance with hbal (installs them if missing).
+compat: build ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p; hailstone-balance with hbal; hailstone-squeeze with hsqueeze (installs them if missing).
 	$(COMPAT) --profile ci
 	$(COMPAT) --profile ci --suite datafiles
 	$(COMPAT) --profile ci --suite balance
+	$(COMPAT) --profile ci --suite squeeze
 
-compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal), every suite.
+compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal; 300 of 4-24 for hsqueeze), every suite.
 	$(COMPAT) --profile full
 	$(COMPAT) --profile full --suite datafiles
 	$(COMPAT) --profile full --suite balance
+	$(COMPAT) --profile full --suite squeeze
 
 bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, and hailstone-balance against hbal on 20 to 1,000 (about 25 minutes; HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes balance').
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)
@@ -52,6 +54,7 @@ install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone 
 	install -d $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators/hailstone
 	install -m 0755 target/release/hailstone-balance $(DESTDIR)$(PREFIX)/bin/hailstone-balance
+	install -m 0755 target/release/hailstone-squeeze $(DESTDIR)$(PREFIX)/bin/hailstone-squeeze
 
 lint: ## Check formatting and clippy warnings.
 	$(CARGO) fmt --check

@@ -7,6 +7,8 @@
 //!   stdout;
 //! * `balance` — `hailstone-balance` plans replayed by an independent
 //!   checker (`support::plan`);
+//! * `squeeze` — `hailstone-squeeze` plans replayed by the same checker:
+//!   freed nodes empty, every node left with the reserve;
 //! * `cli` — command-line behaviour and exit codes;
 //! * `datafiles` — `-S`, `-t`, `--simulate`, `-p` and bad data files;
 //! * `layers` — the direction of dependencies between the stage folders;
@@ -23,4 +25,5 @@ mod properties;
 mod run;
 mod safety_checker;
 mod samples;
+mod squeeze;
 mod support;

@@ -5,9 +5,12 @@
 //! instance where Ganeti or the hardware forbids? It reads the data file
 //! with its own small parser (nothing from the `hailstone` library),
 //! replays the commands of `-C` (migrate, failover, `-n` moves,
-//! `replace-disks -n`) on a plain model, checks every intermediate
-//! cluster, and returns the final placement so that a test can compare it
-//! with the state the planner saved (`-S FILE.balanced`).
+//! `replace-disks -n`, and a squeeze plan's `gnt-node power` and
+//! `add-tags`) on a plain model, checks every intermediate cluster, and
+//! returns the final placement so that a test can compare it with the
+//! state the planner saved (`-S FILE.balanced`, `FILE.squeezed`). A node
+//! powered off must hold no instance; [`reserve_violations`] checks the
+//! memory a squeeze plan promises to leave on every online node.
 //!
 //! Rules, from what Ganeti checks when it runs the job or what a node can
 //! hold: the instance exists; a target node exists, is online and is not
@@ -113,11 +116,73 @@ fn uses_local_disk(template: &str) -> bool {
     matches!(template, "drbd" | "plain")
 }
 
-/// Replays the `gnt-instance` commands of `commands` (the text `-C` prints)
-/// on `c`; returns the violations (empty when every step is safe).
+/// A `gnt-node` command of a plan: `power -f on|off NODE` switches the
+/// node (a node powered off must hold no instance), `add-tags NODE TAG`
+/// needs the node.
+fn node_command(c: &mut Cluster, cmd: &str, bad: &mut Vec<String>) {
+    let words: Vec<&str> = cmd.split_whitespace().collect();
+    let node_names: Vec<String> = c.nodes.keys().cloned().collect();
+    let (what, alias) = match words.as_slice() {
+        ["power", "-f", what @ ("on" | "off"), node] => (*what, *node),
+        ["add-tags", node, _tag] => ("tag", *node),
+        _ => {
+            bad.push(format!("gnt-node {cmd}: not a command a plan may contain"));
+            return;
+        }
+    };
+    let Some(name) = resolve(node_names.iter(), alias) else {
+        bad.push(format!("gnt-node {cmd}: unknown node {alias}"));
+        return;
+    };
+    match what {
+        "off" => {
+            let held: Vec<&String> = c
+                .insts
+                .iter()
+                .filter(|(_, i)| i.pri == name || i.sec == name)
+                .map(|(n, _)| n)
+                .collect();
+            if !held.is_empty() {
+                bad.push(format!("gnt-node {cmd}: the node still holds {held:?}"));
+            }
+            c.nodes.get_mut(&name).expect("present").offline = true;
+        }
+        "on" => c.nodes.get_mut(&name).expect("present").offline = false,
+        _ => {}
+    }
+}
+
+/// The ways the cluster falls short of a reserve: an instance whose
+/// primary is offline, or an online node without more than `mem` MiB of
+/// memory free.
+pub fn reserve_violations(c: &Cluster, mem: i64) -> Vec<String> {
+    let mut bad = Vec::new();
+    for (name, i) in &c.insts {
+        if c.nodes.get(&i.pri).is_none_or(|n| n.offline) {
+            bad.push(format!("instance {name} is on offline node {}", i.pri));
+        }
+    }
+    for (name, n) in &c.nodes {
+        if !n.offline && n.free_mem <= mem {
+            bad.push(format!(
+                "node {name} keeps {} MiB free, not more than the reserve {mem}",
+                n.free_mem
+            ));
+        }
+    }
+    bad
+}
+
+/// Replays the commands of `commands` (the text `-C` prints: `gnt-instance`
+/// moves, and the `gnt-node` power and tag commands of a squeeze plan) on
+/// `c` in order; returns the violations (empty when every step is safe).
 pub fn replay(c: &mut Cluster, commands: &str) -> Vec<String> {
     let mut bad = Vec::new();
     for line in commands.lines() {
+        if let Some(cmd) = line.trim().strip_prefix("gnt-node ") {
+            node_command(c, cmd, &mut bad);
+            continue;
+        }
         let Some(cmd) = line.trim().strip_prefix("gnt-instance ") else {
             continue;
         };

@@ -33,14 +33,14 @@
 //! accepted only by a README row (section `## Compatibility`) whose first
 //! cell is a backticked `balance:<id glob>`; there is none yet.
 
-mod clusters;
-mod datafile;
+pub(super) mod clusters;
+pub(super) mod datafile;
 mod regex;
-mod shelltest;
-mod side;
+pub(super) mod shelltest;
+pub(super) mod side;
 #[cfg(test)]
 mod tests;
-mod testsuite;
+pub(super) mod testsuite;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -21,6 +21,8 @@ pub(super) enum Suite {
     DataFiles,
     /// hbal against hailstone-balance.
     Balance,
+    /// hsqueeze against hailstone-squeeze.
+    Squeeze,
 }
 
 #[derive(Debug)]
@@ -45,8 +47,11 @@ pub(super) struct Config {
     pub(super) install_hail: bool,
     pub(super) dump: Option<PathBuf>,
     pub(super) verbose: bool,
-    /// The balance suite's settings.
+    /// The balance suite's settings (the test suite's location and the
+    /// parts are the squeeze suite's too).
     pub(super) balance: BalanceOptions,
+    /// The squeeze suite's programs.
+    pub(super) squeeze: super::squeeze::SqueezeOptions,
 }
 
 pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
@@ -72,6 +77,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
         dump: None,
         verbose: false,
         balance: BalanceOptions::default(),
+        squeeze: super::squeeze::SqueezeOptions::default(),
     };
     let mut words = toolargs::Args::new(args);
     let flag = |name: &str| matches!(name, "--no-samples" | "--install-hail" | "--verbose" | "-v");
@@ -98,9 +104,10 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
                     "answers" => Suite::Answers,
                     "datafiles" => Suite::DataFiles,
                     "balance" => Suite::Balance,
+                    "squeeze" => Suite::Squeeze,
                     _ => {
                         return Err(format!(
-                            "unknown suite '{value}' (answers, datafiles, balance)"
+                            "unknown suite '{value}' (answers, datafiles, balance, squeeze)"
                         ))
                     }
                 }
@@ -160,6 +167,8 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
             "--testsuite-cache" => c.balance.testsuite_cache = PathBuf::from(value),
             "--parts" => c.balance.parts = Part::parse_list(&value)?,
             "--only" => c.balance.only = Some(value),
+            "--hsqueeze" => c.squeeze.hsqueeze = PathBuf::from(value),
+            "--squeeze-bin" => c.squeeze.squeeze_bin = PathBuf::from(value),
             _ => return Err(format!("unknown argument '{}'", name)),
         }
     }
@@ -212,7 +221,7 @@ pub(super) fn generated_specs(c: &Config) -> Vec<CaseSpec> {
         let n = c.count.unwrap_or(match c.suite {
             // Each data-file case runs each program twice or more.
             Suite::DataFiles => c.profile.count(k) * 2 / 3,
-            Suite::Answers | Suite::Balance => c.profile.count(k),
+            Suite::Answers | Suite::Balance | Suite::Squeeze => c.profile.count(k),
         });
         out.extend(generate::corpus_specs(&[k], n, lo..=hi, seed));
     }

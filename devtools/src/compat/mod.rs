@@ -18,6 +18,7 @@ mod classify;
 mod config;
 mod datafiles;
 mod report;
+mod squeeze;
 #[cfg(test)]
 mod tests;
 
@@ -42,7 +43,7 @@ const HELP: &str = "\
 hailstone-compat: compare hailstone's answers with Ganeti's hail
 
 USAGE:
-  hailstone-compat [--suite answers|datafiles|balance]
+  hailstone-compat [--suite answers|datafiles|balance|squeeze]
                    [--profile ci|full|exclusive|none] [--kinds LIST] [--count N]
                    [--nodes MIN-MAX] [--seed BASE] [--samples DIR | --no-samples]
                    [--case FILE]... [--hail PATH] [--hailstone PATH]
@@ -60,6 +61,7 @@ SUITES:
              then both simulate clusters from 71 --simulate specs for
              allocation samples. Two thirds of the profile's generated cases.
   balance    Ganeti's hbal against hailstone-balance (see BALANCE SUITE)
+  squeeze    Ganeti's hsqueeze against hailstone-squeeze (see SQUEEZE SUITE)
 
 INPUTS:
   Every protocol-samples/*.json (id sample:<file name>; options from the
@@ -159,7 +161,27 @@ BALANCE SUITE (--suite balance):
                        hailstone-balance does they are differences
   --keep DIR           keep the inputs of differing runs in DIR
   Accepted differences: README rows (## Compatibility) whose first cell is
-  `balance:<id glob>`; none yet.
+  `balance:<id glob>`.
+
+SQUEEZE SUITE (--suite squeeze):
+  hsqueeze and hailstone-squeeze run with the same options; stdout, stderr,
+  exit status, the -C FILE script and the -S FILE files (.original,
+  .squeezed) must be identical. Parts (--parts, as for balance):
+    generated   clusters of ext, sharedfile and mixed instances at low and
+                high memory use, with offline standby nodes, a master,
+                auto_balance off and other states; two runs each (-v -C -S,
+                then drawn reserve factors with -C FILE). ci: 110 clusters
+                of 4-12 nodes (seeds from 1); full: 300 of 4-24 nodes
+                (seeds from 3000)
+    cli         bad input and help texts on the first generated cluster
+    shelltests  every test of Ganeti's htools-hsqueeze.test (both programs
+                must meet its expectations and give the same bytes)
+    datafiles   every data/htools/*.data file with three option sets
+  --hsqueeze PATH      hsqueeze (default /usr/lib/ganeti/3.0/usr/bin/hsqueeze)
+  --squeeze-bin PATH   the program compared (default
+                       target/release/hailstone-squeeze)
+  --testsuite, --only, --timeout as for balance.
+  Accepted differences: README rows whose first cell is `squeeze:<id glob>`.
 
 EXIT STATUS: 0 no unexplained difference, 1 unexplained differences,
              2 usage or setup error (e.g. hail missing).
@@ -281,6 +303,13 @@ pub fn main(args: &[String]) -> ExitCode {
             Err(e) => return fail(&e),
         };
         return balance::run_balance(&c, &c.balance, &allow);
+    }
+    if c.suite == Suite::Squeeze {
+        let allow = match read_allowlist(&c) {
+            Ok(a) => a,
+            Err(e) => return fail(&e),
+        };
+        return squeeze::run_squeeze(&c, &c.balance, &c.squeeze, &allow);
     }
     c.hail = oracle::absolute(&c.hail);
     c.hailstone = oracle::absolute(&c.hailstone);

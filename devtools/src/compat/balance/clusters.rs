@@ -222,7 +222,7 @@ pub fn generate_cluster(
 }
 
 /// Makes one online node the master.
-fn set_master(data: &mut DataFile, r: &mut Rng) -> bool {
+pub fn set_master(data: &mut DataFile, r: &mut Rng) -> bool {
     let online: Vec<usize> = (0..data.nodes().len())
         .filter(|&k| data.nodes()[k].get(node::FLAG).map(String::as_str) == Some("N"))
         .collect();
@@ -318,7 +318,7 @@ fn move_primary(data: &mut DataFile, k: usize, target: &str) {
 
 /// Gives some instances the states the generator does not make, keeping
 /// the primary's reported free memory consistent.
-fn other_states(data: &mut DataFile, r: &mut Rng) {
+pub fn other_states(data: &mut DataFile, r: &mut Rng) {
     const STATES: [&str; 7] = [
         "ERROR_up",
         "USER_down",

@@ -11,6 +11,7 @@ pub mod node {
     pub const F_DSK: usize = 5;
     pub const FLAG: usize = 7;
     pub const GROUP: usize = 8;
+    pub const TAGS: usize = 10;
     pub const CPU_SPEED: usize = 14;
 }
 

@@ -116,11 +116,24 @@ pub fn normalise(bytes: &[u8], folder: &Path, name: &str) -> String {
 /// side `b`: exit status, stdout, stderr (each side's output folder
 /// written `{OUT}`) and the files they wrote, each with a short diff.
 pub fn differences(a: &Side, a_out: &Path, b: &Side, b_out: &Path) -> Vec<String> {
+    differences_of(("hbal", "hailstone-balance"), a, a_out, b, b_out)
+}
+
+/// [`differences`] for the programs named `names` (the original's first).
+pub fn differences_of(
+    names: (&str, &str),
+    a: &Side,
+    a_out: &Path,
+    b: &Side,
+    b_out: &Path,
+) -> Vec<String> {
     let mut out = Vec::new();
     if a.run.status != b.run.status {
         out.push(format!(
-            "exit status: hbal {}, hailstone-balance {}",
+            "exit status: {} {}, {} {}",
+            names.0,
             a.run.describe(),
+            names.1,
             b.run.describe()
         ));
     }
@@ -133,15 +146,15 @@ pub fn differences(a: &Side, a_out: &Path, b: &Side, b_out: &Path) -> Vec<String
             out.push(format!("{what} differs:\n{}", short_diff(&x, &y, 8)));
         }
     }
-    let names: std::collections::BTreeSet<&String> = a.files.keys().chain(b.files.keys()).collect();
-    for name in names {
+    let files: std::collections::BTreeSet<&String> = a.files.keys().chain(b.files.keys()).collect();
+    for name in files {
         match (a.files.get(name), b.files.get(name)) {
             (Some(x), Some(y)) if x != y => out.push(format!(
                 "file {name} differs:\n{}",
                 short_diff(&String::from_utf8_lossy(x), &String::from_utf8_lossy(y), 8)
             )),
-            (Some(_), None) => out.push(format!("file {name}: written by hbal only")),
-            (None, Some(_)) => out.push(format!("file {name}: written by hailstone-balance only")),
+            (Some(_), None) => out.push(format!("file {name}: written by {} only", names.0)),
+            (None, Some(_)) => out.push(format!("file {name}: written by {} only", names.1)),
             _ => {}
         }
     }
