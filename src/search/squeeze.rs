@@ -128,7 +128,7 @@ pub fn online_candidates(cluster: &Cluster) -> Vec<usize> {
 
 /// The balancing of every trial: hsqueeze's `Alg.defaultOptions` with
 /// minimum gain 0 and no stopping rule but a strict improvement.
-fn trial_options() -> BalanceOptions {
+fn trial_options(threads: bool) -> BalanceOptions {
     BalanceOptions {
         soft: SoftChecks::Enforce,
         disk_moves: true,
@@ -139,6 +139,7 @@ fn trial_options() -> BalanceOptions {
         min_gain_limit: 0.0,
         max_length: -1,
         stop_score: f64::NEG_INFINITY,
+        threads,
     }
 }
 
@@ -250,7 +251,14 @@ impl<'a> Squeeze<'a> {
     /// One trial: `nodes` switched to `offline`, the cluster balanced, the
     /// outcome checked against `reserve`. With `precheck`, a trial that
     /// surely fails is not balanced.
-    pub fn trial(&self, nodes: &[usize], offline: bool, reserve: &Instance, precheck: bool) -> Trial {
+    pub fn trial(
+        &self,
+        nodes: &[usize],
+        offline: bool,
+        reserve: &Instance,
+        precheck: bool,
+        threads: bool,
+    ) -> Trial {
         if precheck && self.surely_fails(nodes, offline, reserve) {
             return Trial {
                 ok: false,
@@ -268,7 +276,13 @@ impl<'a> Squeeze<'a> {
             &self.cluster.groups,
         );
         let score = state.score_with(&[]);
-        let steps = balance::balance(&mut state, &self.movable, &trial_options(), score, |_, _| {});
+        let steps = balance::balance(
+            &mut state,
+            &self.movable,
+            &trial_options(threads),
+            score,
+            |_, _| {},
+        );
         let on_online = state
             .instances()
             .all(|i| state.node(i.p_node).map_or(true, |n| !n.offline));
@@ -289,7 +303,7 @@ impl<'a> Squeeze<'a> {
             let cands = online_candidates(self.cluster);
             let mut last = None;
             for len in 0..=cands.len() {
-                let trial = self.trial(&cands[..len], false, &min_inst, true);
+                let trial = self.trial(&cands[..len], false, &min_inst, true, true);
                 if trial.ok {
                     return Decision::Online {
                         nodes: cands[..len].to_vec(),
@@ -303,7 +317,7 @@ impl<'a> Squeeze<'a> {
             // unless it was failed without balancing).
             let trial = match last {
                 Some(t) if t.state.is_some() => t,
-                _ => self.trial(&cands, false, &min_inst, false),
+                _ => self.trial(&cands, false, &min_inst, false, true),
             };
             return Decision::Online {
                 nodes: cands,
@@ -341,7 +355,7 @@ impl<'a> Squeeze<'a> {
             };
             let set = with(&chosen, node);
             if !parallel || i == 1 {
-                let t = self.trial(&set, true, reserve, true);
+                let t = self.trial(&set, true, reserve, true, true);
                 if t.ok {
                     chosen = set;
                     plan = Some(t);
@@ -358,8 +372,9 @@ impl<'a> Squeeze<'a> {
                 with(&chosen, next)
             };
             let (t, bet) = std::thread::scope(|s| {
-                let h = s.spawn(|| self.trial(&bet_set, true, reserve, true));
-                let t = self.trial(&set, true, reserve, true);
+                // Two balancings side by side: each on one thread.
+                let h = s.spawn(|| self.trial(&bet_set, true, reserve, true, false));
+                let t = self.trial(&set, true, reserve, true, false);
                 (t, h.join())
             });
             let bet = bet.unwrap_or_else(|p| std::panic::resume_unwind(p));

@@ -128,8 +128,8 @@ impl Bench<'_> {
         if mode == Mode::RelocateDataFile {
             return self.choose_datafile_case(nodes, skip_stone, progress);
         }
-        if mode == Mode::Balance {
-            return self.choose_balance_case(nodes, skip_stone, progress);
+        if mode.is_planner() {
+            return self.choose_planner_case(mode, nodes, skip_stone, progress);
         }
         let mut failures = 0usize;
         for k in 0..SEED_TRIES {
@@ -263,30 +263,32 @@ impl Bench<'_> {
         })
     }
 
-    /// The balance case: the generator's cluster of this size (one group,
-    /// five DRBD instances per node) saved as a data file the way `hail -S`
-    /// saves it, balanced with `-t FILE -C`.
-    fn choose_balance_case(
+    /// A planner's case: the generator's cluster of this size (one group,
+    /// five DRBD instances per node for balance, ext for squeeze) saved as
+    /// a data file the way `hail -S` saves it, planned with `-t FILE -C`.
+    fn choose_planner_case(
         &self,
+        mode: Mode,
         nodes: usize,
         skip_stone: bool,
         progress: &str,
     ) -> Result<Chosen, String> {
         let cfg = self.cfg;
         let t0 = Instant::now();
-        let case = generate::generate(&spec_for(Mode::Balance, nodes, cfg.seed, cfg.mix));
+        let case = generate::generate(&spec_for(mode, nodes, cfg.seed, cfg.mix));
         let text = hailstone::program::datafile::from_request(
             case.request.as_bytes(),
             &hailstone::program::hail::options::LoadOptions::default(),
         )
         .map_err(|e| format!("the generated cluster {} is not read back: {e}", case.id))?;
-        let id = case.id.replacen("allocate/", "balance/", 1);
+        let id = case.id.replacen("allocate/", &format!("{}/", mode.name()), 1);
         let input = self.dir.join(format!("{}.data", file_stem(&id)));
         std::fs::write(&input, text.as_bytes())
             .map_err(|e| format!("cannot write the data file {}: {}", input.display(), e))?;
         let instances = text.split("\n\n").nth(2).map_or(0, |s| s.lines().count());
         eprintln!(
-            "{progress} balance {nodes}: generated {id} ({instances} instances, {:.2} MB data file) in {:.1} s",
+            "{progress} {} {nodes}: generated {id} ({instances} instances, {:.2} MB data file) in {:.1} s",
+            mode.name(),
             text.len() as f64 / 1e6,
             t0.elapsed().as_secs_f64()
         );
@@ -297,7 +299,11 @@ impl Bench<'_> {
         ];
         let warm = (!skip_stone).then(|| {
             run_once(
-                &cfg.balance_bin,
+                if mode == Mode::Squeeze {
+                    &cfg.squeeze_bin
+                } else {
+                    &cfg.balance_bin
+                },
                 None,
                 &options,
                 cfg.hail_cap,
@@ -337,6 +343,8 @@ impl Bench<'_> {
         } = self.choose_case(mode, nodes, skip_stone, progress)?;
         let (original, ours) = if mode == Mode::Balance {
             (&cfg.hbal, &cfg.balance_bin)
+        } else if mode == Mode::Squeeze {
+            (&cfg.hsqueeze, &cfg.squeeze_bin)
         } else {
             (&cfg.hail, &cfg.hailstone)
         };

@@ -85,7 +85,8 @@ USAGE:
                   [--modes LIST] [--runs N] [--hail-cap SECONDS]
                   [--hail-runs N] [--mix MIX] [--seed S] [--keep DIR]
                   [--hbal PATH] [--balance-bin PATH] [--balance-sizes LIST]
-                  [--hbal-max-nodes N] [--install-hail] [--markdown]
+                  [--hbal-max-nodes N] [--hsqueeze PATH] [--squeeze-bin PATH]
+                  [--squeeze-sizes LIST] [--install-hail] [--markdown]
   hailstone-bench --help
 
 CASES:
@@ -116,12 +117,21 @@ CASES:
                                            as a data file as hail -S saves
                                            it, run as '-t FILE -C', on the
                                            --balance-sizes clusters
+                       squeeze             hsqueeze against hailstone-squeeze:
+                                           choosing nodes to power off on a
+                                           one-group cluster of ext
+                                           instances (5 per node), '-t FILE
+                                           -C', on the --squeeze-sizes
+                                           clusters
                      (--modes balance runs only the balance rows)
   --balance-sizes LIST  cluster sizes of the balance rows (default
                      20,60,100,1000)
   --hbal-max-nodes N hbal is not run on larger balance clusters (default
                      100): hailstone-balance alone, e.g. on 1,000 nodes
                      and 5,000 instances
+  --squeeze-sizes LIST  cluster sizes of the squeeze rows (default
+                     20,60,200); hsqueeze is not run on clusters larger
+                     than one where it reached the cap
   --mix MIX          templates of the existing instances:
                        drbd        all DRBD (the default)
                        drbd-heavy  4 DRBD : 1 plain
@@ -139,6 +149,9 @@ RUNNING:
   --balance-bin PATH hailstone-balance (default
                      target/release/hailstone-balance; without --modes, a
                      missing one only drops the balance rows, with a note)
+  --hsqueeze PATH    hsqueeze (default /usr/lib/ganeti/3.0/usr/bin/hsqueeze)
+  --squeeze-bin PATH hailstone-squeeze (default
+                     target/release/hailstone-squeeze)
   --runs N           timed runs per binary and case; the median is shown
                      (default 3)
   --hail-runs N      timed hail runs per case (default: 1 when the first hail
@@ -173,6 +186,11 @@ const DEFAULT_HAILSTONE: &str = "target/release/hailstone";
 const DEFAULT_SIZES: [usize; 5] = [20, 100, 400, 1000, 2000];
 const DEFAULT_HBAL: &str = "/usr/lib/ganeti/3.0/usr/bin/hbal";
 const DEFAULT_BALANCE: &str = "target/release/hailstone-balance";
+const DEFAULT_HSQUEEZE: &str = "/usr/lib/ganeti/3.0/usr/bin/hsqueeze";
+const DEFAULT_SQUEEZE: &str = "target/release/hailstone-squeeze";
+/// Cluster sizes of the squeeze rows: hsqueeze took 19 s on 20 nodes of
+/// ext instances and did not finish in 20 minutes on 60.
+const DEFAULT_SQUEEZE_SIZES: [usize; 3] = [20, 60, 200];
 /// Cluster sizes of the balance rows: hbal took 5.5 s on 20 nodes and did
 /// not finish in 20 minutes on 100; hailstone-balance alone on 1,000.
 const DEFAULT_BALANCE_SIZES: [usize; 4] = [20, 60, 100, 1000];
@@ -215,19 +233,28 @@ pub fn main(args: &[String]) -> ExitCode {
     cfg.hailstone = oracle::absolute(&cfg.hailstone);
     cfg.hbal = oracle::absolute(&cfg.hbal);
     cfg.balance_bin = oracle::absolute(&cfg.balance_bin);
-    if cfg.modes.contains(&Mode::Balance) && !oracle::is_executable(&cfg.balance_bin) {
-        let why = format!(
-            "hailstone-balance binary {} not found or not executable (build it with 'cargo build --release' or pass --balance-bin PATH)",
-            cfg.balance_bin.display()
-        );
-        if cfg.modes_given {
-            return fail(&why);
+    cfg.hsqueeze = oracle::absolute(&cfg.hsqueeze);
+    cfg.squeeze_bin = oracle::absolute(&cfg.squeeze_bin);
+    for (mode, bin, flag) in [
+        (Mode::Balance, cfg.balance_bin.clone(), "--balance-bin"),
+        (Mode::Squeeze, cfg.squeeze_bin.clone(), "--squeeze-bin"),
+    ] {
+        if cfg.modes.contains(&mode) && !oracle::is_executable(&bin) {
+            let why = format!(
+                "{} binary {} not found or not executable (build it with 'cargo build --release' or pass {flag} PATH)",
+                mode.ours(),
+                bin.display()
+            );
+            if cfg.modes_given {
+                return fail(&why);
+            }
+            eprintln!("hailstone-bench: note: no {} rows: {why}", mode.name());
+            cfg.modes.retain(|&m| m != mode);
         }
-        eprintln!("hailstone-bench: note: no balance rows: {why}");
-        cfg.modes.retain(|&m| m != Mode::Balance);
     }
     let balance = cfg.modes.contains(&Mode::Balance);
-    let allocator = cfg.modes.iter().any(|&m| m != Mode::Balance);
+    let squeeze = cfg.modes.contains(&Mode::Squeeze);
+    let allocator = cfg.modes.iter().any(|&m| !m.is_planner());
     if allocator {
         if let Err(e) = oracle::ensure_hail(&cfg.hail, cfg.install_hail, "hailstone-bench") {
             return fail(&e);
@@ -242,6 +269,13 @@ pub fn main(args: &[String]) -> ExitCode {
     if balance {
         if let Err(e) =
             oracle::ensure_program(&cfg.hbal, "hbal", cfg.install_hail, "hailstone-bench")
+        {
+            return fail(&e);
+        }
+    }
+    if squeeze {
+        if let Err(e) =
+            oracle::ensure_program(&cfg.hsqueeze, "hsqueeze", cfg.install_hail, "hailstone-bench")
         {
             return fail(&e);
         }
@@ -280,6 +314,8 @@ pub fn main(args: &[String]) -> ExitCode {
     let stone_version = version(&cfg.hailstone);
     let hbal_version = version(&cfg.hbal);
     let balance_version = version(&cfg.balance_bin);
+    let hsqueeze_version = version(&cfg.hsqueeze);
+    let squeeze_version = version(&cfg.squeeze_bin);
     let started = now_utc();
     let bench = Bench {
         cfg: &cfg,
@@ -292,12 +328,15 @@ pub fn main(args: &[String]) -> ExitCode {
     // balance rows last, on their own sizes); the table is ordered by mode.
     let mut plan: Vec<(Mode, usize)> = Vec::new();
     for &nodes in &cfg.sizes {
-        for &mode in cfg.modes.iter().filter(|&&m| m != Mode::Balance) {
+        for &mode in cfg.modes.iter().filter(|&&m| !m.is_planner()) {
             plan.push((mode, nodes));
         }
     }
     if balance {
         plan.extend(cfg.balance_sizes.iter().map(|&n| (Mode::Balance, n)));
+    }
+    if squeeze {
+        plan.extend(cfg.squeeze_sizes.iter().map(|&n| (Mode::Squeeze, n)));
     }
     let total = plan.len();
     let mut rows: Vec<Row> = Vec::new();
@@ -345,11 +384,17 @@ pub fn main(args: &[String]) -> ExitCode {
     rows.sort_by_key(|r| (r.mode, r.nodes));
 
     // The report.
-    let originals = match (allocator, balance) {
-        (true, true) => "hail and hbal",
-        (false, true) => "hbal",
-        _ => "hail",
-    };
+    let mut names: Vec<&str> = Vec::new();
+    if allocator {
+        names.push("hail");
+    }
+    if balance {
+        names.push("hbal");
+    }
+    if squeeze {
+        names.push("hsqueeze");
+    }
+    let originals = names.join(" and ");
     let runs_text = match cfg.hail_runs {
         Some(h) => format!("median of {} runs ({originals}: {})", cfg.runs, h),
         None => format!(
@@ -368,6 +413,15 @@ pub fn main(args: &[String]) -> ExitCode {
             cfg.balance_bin.display(),
             hbal_version,
             cfg.hbal.display()
+        );
+    }
+    if squeeze {
+        println!(
+            "hailstone-bench: {} ({}) vs {} ({})",
+            squeeze_version,
+            cfg.squeeze_bin.display(),
+            hsqueeze_version,
+            cfg.hsqueeze.display()
         );
     }
     println!("machine: {}", machine());
@@ -391,33 +445,37 @@ pub fn main(args: &[String]) -> ExitCode {
             INSTANCES_PER_NODE, cfg.seed, cfg.hbal_max_nodes
         );
     }
+    if squeeze {
+        println!(
+            "squeeze cases: one node group, {} instances per node, all ext, saved as a data file as hail -S does, run as '-t FILE -C'; seed {}; hsqueeze not run on larger clusters once it reached the cap",
+            INSTANCES_PER_NODE, cfg.seed
+        );
+    }
     println!(
-        "timing: wall clock, {}; cap {} s; ratio = {} / {}",
+        "timing: wall clock, {}; cap {} s; ratio = the original's time / hailstone's (each table names both)",
         runs_text,
         cap_text(cfg.hail_cap).trim_start_matches("> "),
-        if allocator { "hail" } else { "hbal" },
-        if balance && allocator {
-            "hailstone (hbal / hailstone-balance)"
-        } else if balance {
-            "hailstone-balance"
-        } else {
-            "hailstone"
-        }
     );
-    let (balance_rows, allocator_rows): (Vec<Row>, Vec<Row>) =
-        rows.into_iter().partition(|r| r.mode == Mode::Balance);
-    for (part, is_balance) in [(&allocator_rows, false), (&balance_rows, true)] {
-        if part.is_empty() {
+    let (planner_rows, allocator_rows): (Vec<Row>, Vec<Row>) =
+        rows.into_iter().partition(|r| r.mode.is_planner());
+    let (balance_rows, squeeze_rows): (Vec<Row>, Vec<Row>) =
+        planner_rows.into_iter().partition(|r| r.mode == Mode::Balance);
+    for part in [&allocator_rows, &balance_rows, &squeeze_rows] {
+        let Some(first) = part.first() else {
             continue;
-        }
+        };
         println!();
         if cfg.markdown {
-            print!("{}", markdown_table(part, cfg.hail_cap, is_balance));
+            print!("{}", markdown_table(part, cfg.hail_cap, first.mode));
         } else {
-            print!("{}", plain_table(part, cfg.hail_cap, is_balance));
+            print!("{}", plain_table(part, cfg.hail_cap, first.mode));
         }
     }
-    let rows: Vec<Row> = allocator_rows.into_iter().chain(balance_rows).collect();
+    let rows: Vec<Row> = allocator_rows
+        .into_iter()
+        .chain(balance_rows)
+        .chain(squeeze_rows)
+        .collect();
     let mut notes: Vec<String> = Vec::new();
     for r in &rows {
         if r.hail == HailTime::Skipped {

@@ -19,11 +19,15 @@ pub(super) enum Mode {
     /// hbal against hailstone-balance: balancing a whole cluster read from
     /// a data file (`-t FILE -C`), on [`Config::balance_sizes`].
     Balance,
+    /// hsqueeze against hailstone-squeeze: planning which nodes to power
+    /// off on a cluster of ext instances (`-t FILE -C`), on
+    /// [`Config::squeeze_sizes`].
+    Squeeze,
 }
 
 impl Mode {
     /// Every mode, in table order.
-    pub(super) const ALL: [Mode; 8] = [
+    pub(super) const ALL: [Mode; 9] = [
         Mode::AllocateDrbd,
         Mode::AllocatePlain,
         Mode::MultiAllocate,
@@ -32,6 +36,7 @@ impl Mode {
         Mode::NodeEvacuateAll,
         Mode::ChangeGroup,
         Mode::Balance,
+        Mode::Squeeze,
     ];
 
     /// The command-line and table name of the mode.
@@ -45,24 +50,31 @@ impl Mode {
             Mode::ChangeGroup => "change-group",
             Mode::RelocateDataFile => "relocate-datafile",
             Mode::Balance => "balance",
+            Mode::Squeeze => "squeeze",
         }
+    }
+
+    /// Whether the mode times a planner on a data file (its own table and
+    /// sizes) rather than the iallocator.
+    pub(super) fn is_planner(self) -> bool {
+        matches!(self, Mode::Balance | Mode::Squeeze)
     }
 
     /// The original program of the mode's rows.
     pub(super) fn original(self) -> &'static str {
-        if self == Mode::Balance {
-            "hbal"
-        } else {
-            "hail"
+        match self {
+            Mode::Balance => "hbal",
+            Mode::Squeeze => "hsqueeze",
+            _ => "hail",
         }
     }
 
     /// hailstone's program of the mode's rows.
     pub(super) fn ours(self) -> &'static str {
-        if self == Mode::Balance {
-            "hailstone-balance"
-        } else {
-            "hailstone"
+        match self {
+            Mode::Balance => "hailstone-balance",
+            Mode::Squeeze => "hailstone-squeeze",
+            _ => "hailstone",
         }
     }
 
@@ -74,7 +86,9 @@ impl Mode {
     /// The generator's request kind for this mode.
     pub(super) fn kind(self) -> RequestKind {
         match self {
-            Mode::AllocateDrbd | Mode::AllocatePlain | Mode::Balance => RequestKind::Allocate,
+            Mode::AllocateDrbd | Mode::AllocatePlain | Mode::Balance | Mode::Squeeze => {
+                RequestKind::Allocate
+            }
             Mode::MultiAllocate => RequestKind::MultiAllocate,
             Mode::Relocate | Mode::RelocateDataFile => RequestKind::Relocate,
             Mode::NodeEvacuateAll => RequestKind::NodeEvacuate(EvacMode::All),
@@ -154,6 +168,10 @@ pub(super) struct Config {
     pub(super) balance_sizes: Vec<usize>,
     /// hbal is not run on larger balance clusters (hailstone-balance alone).
     pub(super) hbal_max_nodes: usize,
+    pub(super) hsqueeze: PathBuf,
+    pub(super) squeeze_bin: PathBuf,
+    /// Cluster sizes of the squeeze rows.
+    pub(super) squeeze_sizes: Vec<usize>,
 }
 
 /// Parses a comma-separated list of cluster sizes (sorted, without
@@ -207,6 +225,9 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
         balance_bin: PathBuf::from(DEFAULT_BALANCE),
         balance_sizes: DEFAULT_BALANCE_SIZES.to_vec(),
         hbal_max_nodes: 100,
+        hsqueeze: PathBuf::from(DEFAULT_HSQUEEZE),
+        squeeze_bin: PathBuf::from(DEFAULT_SQUEEZE),
+        squeeze_sizes: DEFAULT_SQUEEZE_SIZES.to_vec(),
     };
     let takes_value = |name: &str| {
         matches!(
@@ -223,6 +244,9 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
                 | "--keep"
                 | "--hbal"
                 | "--balance-bin"
+                | "--squeeze-sizes"
+                | "--hsqueeze"
+                | "--squeeze-bin"
                 | "--balance-sizes"
                 | "--hbal-max-nodes"
         )
@@ -251,6 +275,9 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
             "--hbal-max-nodes" => c.hbal_max_nodes = parse_count(name, &value)?,
             "--hbal" => c.hbal = PathBuf::from(value),
             "--balance-bin" => c.balance_bin = PathBuf::from(value),
+            "--squeeze-sizes" => c.squeeze_sizes = parse_sizes(name, &value)?,
+            "--hsqueeze" => c.hsqueeze = PathBuf::from(value),
+            "--squeeze-bin" => c.squeeze_bin = PathBuf::from(value),
             "--modes" => {
                 let mut modes = Vec::new();
                 for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -342,6 +369,12 @@ pub(super) fn spec_for(mode: Mode, nodes: usize, seed: u64, mix: Mix) -> CaseSpe
         Mode::Balance => {
             spec.groups = 1;
             spec.instance_templates = vec![(DiskTemplate::Drbd, 1)];
+        }
+        // One group of ext instances: every node but the master may be
+        // powered off.
+        Mode::Squeeze => {
+            spec.groups = 1;
+            spec.instance_templates = vec![(DiskTemplate::Ext, 1)];
         }
     }
     spec

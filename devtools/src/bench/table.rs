@@ -103,24 +103,22 @@ pub(super) const HEADERS: [&str; 7] = [
     "same answer",
 ];
 
-/// The headers of the balance rows' table (hbal against hailstone-balance).
-pub(super) const BALANCE_HEADERS: [&str; 7] = [
-    "mode",
-    "nodes",
-    "hbal s",
-    "hailstone-balance s",
-    "ratio",
-    "hailstone-balance peak RSS (MB)",
-    "same output",
-];
-
-/// The headers of a table of allocator rows or of balance rows.
-pub(super) fn headers(balance: bool) -> [&'static str; 7] {
-    if balance {
-        BALANCE_HEADERS
-    } else {
-        HEADERS
+/// The headers of a table of `mode`'s rows (a planner's name its
+/// original and hailstone's program).
+pub(super) fn headers(mode: Mode) -> [String; 7] {
+    if !mode.is_planner() {
+        return HEADERS.map(str::to_owned);
     }
+    let (a, b) = (mode.original(), mode.ours());
+    [
+        "mode".to_owned(),
+        "nodes".to_owned(),
+        format!("{a} s"),
+        format!("{b} s"),
+        "ratio".to_owned(),
+        format!("{b} peak RSS (MB)"),
+        "same output".to_owned(),
+    ]
 }
 /// Whether each column is right-aligned (numbers) or left-aligned (text).
 pub(super) const RIGHT: [bool; 7] = [false, true, true, true, true, true, false];
@@ -142,11 +140,11 @@ pub(super) fn cells(rows: &[Row], cap: Duration) -> Vec<[String; 7]> {
         .collect()
 }
 
-/// The table as aligned plain text (`balance`: the balance rows' headers).
-pub(super) fn plain_table(rows: &[Row], cap: Duration, balance: bool) -> String {
+/// The table as aligned plain text, with the headers of `mode`'s rows.
+pub(super) fn plain_table(rows: &[Row], cap: Duration, mode: Mode) -> String {
     let body = cells(rows, cap);
-    let heads = headers(balance);
-    let mut width: [usize; 7] = heads.map(|h| h.chars().count());
+    let heads = headers(mode);
+    let mut width: [usize; 7] = heads.clone().map(|h| h.chars().count());
     for r in &body {
         for (w, c) in width.iter_mut().zip(r.iter()) {
             *w = (*w).max(c.chars().count());
@@ -172,7 +170,7 @@ pub(super) fn plain_table(rows: &[Row], cap: Duration, balance: bool) -> String 
         s.push('\n');
         s
     };
-    let mut out = line(&heads.map(str::to_string));
+    let mut out = line(&heads);
     out.push_str(&line(&width.map(|w| "-".repeat(w))));
     for r in &body {
         out.push_str(&line(r));
@@ -180,9 +178,9 @@ pub(super) fn plain_table(rows: &[Row], cap: Duration, balance: bool) -> String 
     out
 }
 
-/// The table as Markdown (`balance`: the balance rows' headers).
-pub(super) fn markdown_table(rows: &[Row], cap: Duration, balance: bool) -> String {
-    let mut out = format!("| {} |\n", headers(balance).join(" | "));
+/// The table as Markdown, with the headers of `mode`'s rows.
+pub(super) fn markdown_table(rows: &[Row], cap: Duration, mode: Mode) -> String {
+    let mut out = format!("| {} |\n", headers(mode).join(" | "));
     let seps: Vec<&str> = RIGHT
         .iter()
         .map(|&r| if r { "---:" } else { "---" })

@@ -82,7 +82,7 @@ fn specs_and_shapes() {
             assert_eq!(case.kind, m.kind());
             assert!(case.options.is_empty());
             let v: serde_json::Value = serde_json::from_str(&case.request).unwrap();
-            let groups = if m == Mode::Balance { 1 } else { GROUPS };
+            let groups = if m.is_planner() { 1 } else { GROUPS };
             assert_eq!(v["nodegroups"].as_object().unwrap().len(), groups);
             assert_eq!(v["nodes"].as_object().unwrap().len(), 20);
             if m == Mode::ChangeGroup {
@@ -91,9 +91,15 @@ fn specs_and_shapes() {
             if m == Mode::NodeEvacuateAll {
                 assert!(request_instances(&v).len() >= 5);
             }
-            if mix == Mix::Drbd || m == Mode::Balance {
+            let template = match m {
+                Mode::Squeeze => Some("ext"),
+                Mode::Balance => Some("drbd"),
+                _ if mix == Mix::Drbd => Some("drbd"),
+                _ => None,
+            };
+            if let Some(t) = template {
                 for i in v["instances"].as_object().unwrap().values() {
-                    assert_eq!(i["disk_template"], "drbd");
+                    assert_eq!(i["disk_template"], t);
                 }
             }
         }

@@ -525,6 +525,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         min_gain_limit: o.min_gain_limit,
         max_length: o.max_length,
         stop_score: opt_cv + o.min_score,
+        threads: true,
     };
     let mut jobs: Vec<MoveJob> = Vec::new();
     let mut io_error: Option<std::io::Error> = None;

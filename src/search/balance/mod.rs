@@ -50,6 +50,9 @@ pub struct BalanceOptions {
     /// The score at or below which balancing stops (hbal: the optimal
     /// score plus `-e`).
     pub stop_score: f64,
+    /// Whether a step may scan on a second thread (off when the caller
+    /// already runs balancings side by side). Never changes a result.
+    pub threads: bool,
 }
 
 /// One accepted step.

@@ -467,7 +467,9 @@ pub(super) fn best_step(
     let mut full = Vec::new();
     // A first pass over an instance costs a few candidates, a full scan
     // thousands: the thresholds for a second thread differ.
-    let first = in_halves(&keys, &mut records, 64, |ks, rs, off| {
+    // Without threads, no scan is split.
+    let split = |n: usize| if options.threads { n } else { usize::MAX };
+    let first = in_halves(&keys, &mut records, split(64), |ks, rs, off| {
         scan.first_pass(ks, rs, off, &changed, d)
     });
     for (f, p, u) in first {
@@ -475,7 +477,7 @@ pub(super) fn best_step(
         partial.extend(p);
         full.extend(u);
     }
-    for f in in_halves(&full, &mut records, 16, |ks, rs, off| {
+    for f in in_halves(&full, &mut records, split(16), |ks, rs, off| {
         scan.full_pass(ks, rs, off)
     }) {
         found.merge(f);
