@@ -28,7 +28,7 @@ fn squeeze(args: &[&str]) -> std::process::Output {
 fn generated_cluster(seed: u64) -> Option<String> {
     let mut spec = CaseSpec::random(seed, RequestKind::Allocate, 3..=12);
     spec.instance_templates = vec![(DiskTemplate::Ext, 3), (DiskTemplate::Sharedfile, 1)];
-    spec.groups = 1 + (seed % 5 == 0) as usize;
+    spec.groups = 1 + usize::from(seed.is_multiple_of(5));
     spec.features.offline_nodes = false;
     spec.tightness = [0.15, 0.4, 0.7, 0.9][(seed % 4) as usize];
     spec.instances_per_node = [1.0, 2.5, 4.0][(seed % 3) as usize];
@@ -79,7 +79,8 @@ fn plans_are_safe_free_nodes_and_keep_the_reserve() {
         let file = file.to_str().unwrap();
         let save = dir.join(format!("c{seed}"));
         let save = save.to_str().unwrap();
-        let (target, minimal) = [(2.0, 2.0), (16.0, 8.0), (64.0, 32.0), (0.5, 128.0)][(seed % 4) as usize];
+        let (target, minimal) =
+            [(2.0, 2.0), (16.0, 8.0), (64.0, 32.0), (0.5, 128.0)][(seed % 4) as usize];
         let t = format!("--target-resources={target}");
         let m = format!("--minimal-resources={minimal}");
         let args = ["-v", "-v", "-C", "-S", save, &t, &m, "-t", file];
@@ -91,11 +92,18 @@ fn plans_are_safe_free_nodes_and_keep_the_reserve() {
             "{args:?}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        assert_eq!(squeeze(&args).stdout, out.stdout, "{args:?}: output differs between runs");
+        assert_eq!(
+            squeeze(&args).stdout,
+            out.stdout,
+            "{args:?}: output differs between runs"
+        );
         let commands = stdout.split("Commands to run:").nth(1).unwrap_or("");
         let mut cluster = plan::parse(&text);
         let violations = plan::replay(&mut cluster, commands);
-        assert!(violations.is_empty(), "{args:?}: unsafe plan: {violations:#?}\n{stdout}");
+        assert!(
+            violations.is_empty(),
+            "{args:?}: unsafe plan: {violations:#?}\n{stdout}"
+        );
         moves += commands.matches("gnt-instance ").count();
         let std_mem = std_memory(&text);
         let reserve = if stdout.contains("'Nodes to offline'") {
@@ -110,13 +118,23 @@ fn plans_are_safe_free_nodes_and_keep_the_reserve() {
         };
         if let Some(mem) = reserve {
             let short = plan::reserve_violations(&cluster, mem);
-            assert!(short.is_empty(), "{args:?}: reserve not kept: {short:#?}\n{stdout}");
+            assert!(
+                short.is_empty(),
+                "{args:?}: reserve not kept: {short:#?}\n{stdout}"
+            );
         }
         let squeezed = std::fs::read_to_string(format!("{save}.squeezed")).unwrap();
         let saved = plan::parse(&squeezed);
-        assert_eq!(plan::placement(&saved), plan::placement(&cluster), "{args:?}");
+        assert_eq!(
+            plan::placement(&saved),
+            plan::placement(&cluster),
+            "{args:?}"
+        );
         for (name, n) in &saved.nodes {
-            assert_eq!(n.offline, cluster.nodes[name].offline, "{args:?}: node {name}");
+            assert_eq!(
+                n.offline, cluster.nodes[name].offline,
+                "{args:?}: node {name}"
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -134,7 +152,11 @@ fn plan_checker_refuses_unsafe_power_off() {
     let fresh = || plan::parse(text);
     assert!(!plan::replay(&mut fresh(), "gnt-node power -f off n1").is_empty());
     let mut c = fresh();
-    assert!(plan::replay(&mut c, "gnt-instance migrate -f -n n2 i1\ngnt-node power -f off n1").is_empty());
+    assert!(plan::replay(
+        &mut c,
+        "gnt-instance migrate -f -n n2 i1\ngnt-node power -f off n1"
+    )
+    .is_empty());
     assert!(plan::reserve_violations(&c, 400).is_empty());
     assert!(!plan::reserve_violations(&c, 500).is_empty());
     assert!(!plan::replay(&mut fresh(), "gnt-node power -f off n9").is_empty());

@@ -176,6 +176,9 @@ mod tests {
             .iter()
             .map(|s| s.iter().map(|j| j.nodes.as_slice()).collect())
             .collect();
-        assert_eq!(shape, vec![vec![&[0][..], &[1, 2][..]], vec![&[2][..], &[3][..]]]);
+        assert_eq!(
+            shape,
+            vec![vec![&[0][..], &[1, 2][..]], vec![&[2][..], &[3][..]]]
+        );
     }
 }

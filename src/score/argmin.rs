@@ -847,7 +847,9 @@ mod tests {
             let vals: Vec<NodeValues> = (0..n)
                 .map(|_| random_values(&mut seed, round % 2 == 0))
                 .collect();
-            let offline: Vec<bool> = (0..n).map(|i| i == 0 || rng(&mut seed).is_multiple_of(6)).collect();
+            let offline: Vec<bool> = (0..n)
+                .map(|i| i == 0 || rng(&mut seed).is_multiple_of(6))
+                .collect();
             let sums = GroupSums::new(vals.iter().zip(offline.iter().copied()));
             let Some(base) = sums.base(0) else { continue };
             let on = (1..n).find(|&i| !offline[i]);
@@ -859,9 +861,11 @@ mod tests {
                 off_new[k] = (off_new[k] - (rng(&mut seed) % 3) as f64).max(0.0);
             }
             let on_new = random_values(&mut seed, round % 2 == 0);
-            let Some((a, e)) =
-                base.approx_leaving(&[(&vals[on], &on_new)], &[(&vals[0], &off_new)], |_, _, _, _| {})
-            else {
+            let Some((a, e)) = base.approx_leaving(
+                &[(&vals[on], &on_new)],
+                &[(&vals[0], &off_new)],
+                |_, _, _, _| {},
+            ) else {
                 continue;
             };
             let exact = metric::score_with(

@@ -238,7 +238,10 @@ impl<'a> Squeeze<'a> {
                 n.x_mem.max(0),
                 n.i_mem,
             ];
-            if parts.iter().any(|v| !(-SANE..SANE).contains(&i128::from(*v))) {
+            if parts
+                .iter()
+                .any(|v| !(-SANE..SANE).contains(&i128::from(*v)))
+            {
                 return false;
             }
             // A node keeps room for the reserve when its unallocated memory
@@ -270,11 +273,8 @@ impl<'a> Squeeze<'a> {
         for &k in nodes {
             list[k].offline = offline;
         }
-        let mut state = State::from_lists(
-            list,
-            self.cluster.instances.clone(),
-            &self.cluster.groups,
-        );
+        let mut state =
+            State::from_lists(list, self.cluster.instances.clone(), &self.cluster.groups);
         let score = state.score_with(&[]);
         let steps = balance::balance(
             &mut state,

@@ -281,7 +281,9 @@ impl Bench<'_> {
             &hailstone::program::hail::options::LoadOptions::default(),
         )
         .map_err(|e| format!("the generated cluster {} is not read back: {e}", case.id))?;
-        let id = case.id.replacen("allocate/", &format!("{}/", mode.name()), 1);
+        let id = case
+            .id
+            .replacen("allocate/", &format!("{}/", mode.name()), 1);
         let input = self.dir.join(format!("{}.data", file_stem(&id)));
         std::fs::write(&input, text.as_bytes())
             .map_err(|e| format!("cannot write the data file {}: {}", input.display(), e))?;

@@ -274,9 +274,12 @@ pub fn main(args: &[String]) -> ExitCode {
         }
     }
     if squeeze {
-        if let Err(e) =
-            oracle::ensure_program(&cfg.hsqueeze, "hsqueeze", cfg.install_hail, "hailstone-bench")
-        {
+        if let Err(e) = oracle::ensure_program(
+            &cfg.hsqueeze,
+            "hsqueeze",
+            cfg.install_hail,
+            "hailstone-bench",
+        ) {
             return fail(&e);
         }
     }
@@ -458,8 +461,9 @@ pub fn main(args: &[String]) -> ExitCode {
     );
     let (planner_rows, allocator_rows): (Vec<Row>, Vec<Row>) =
         rows.into_iter().partition(|r| r.mode.is_planner());
-    let (balance_rows, squeeze_rows): (Vec<Row>, Vec<Row>) =
-        planner_rows.into_iter().partition(|r| r.mode == Mode::Balance);
+    let (balance_rows, squeeze_rows): (Vec<Row>, Vec<Row>) = planner_rows
+        .into_iter()
+        .partition(|r| r.mode == Mode::Balance);
     for part in [&allocator_rows, &balance_rows, &squeeze_rows] {
         let Some(first) = part.first() else {
             continue;

@@ -245,7 +245,8 @@ fn generate_cluster(
 /// The two runs on a generated cluster.
 fn generated_runs(k: usize, id: &str, data: &DataFile) -> Vec<RunSpec> {
     let mut r = Rng::new(0xc0ffee ^ (k as u64).wrapping_mul(0x2545_f491));
-    let factor = |r: &mut Rng| (*r.pick(&["0", "0.5", "1", "2", "4", "8", "16", "32", "64"])).to_owned();
+    let factor =
+        |r: &mut Rng| (*r.pick(&["0", "0.5", "1", "2", "4", "8", "16", "32", "64"])).to_owned();
     let files = vec![("cluster.data".to_owned(), data.text())];
     let s = |x: &str| x.to_owned();
     let mut second = vec![
@@ -289,9 +290,18 @@ fn cli_runs(data: &DataFile) -> Vec<RunSpec> {
         ("completion", &["--help-completion"]),
         ("unknown-option", &["--bogus", "-t", "{IN}/cluster.data"]),
         ("missing-value", &["-t"]),
-        ("bad-factor", &["--target-resources=x", "-t", "{IN}/cluster.data"]),
-        ("leftover-factor", &["--minimal-resources=1.", "-t", "{IN}/cluster.data"]),
-        ("bad-int", &["--static-kvm-node-memory=1.5", "-t", "{IN}/cluster.data"]),
+        (
+            "bad-factor",
+            &["--target-resources=x", "-t", "{IN}/cluster.data"],
+        ),
+        (
+            "leftover-factor",
+            &["--minimal-resources=1.", "-t", "{IN}/cluster.data"],
+        ),
+        (
+            "bad-int",
+            &["--static-kvm-node-memory=1.5", "-t", "{IN}/cluster.data"],
+        ),
         ("extra-argument", &["-t", "{IN}/cluster.data", "extra"]),
         ("no-backend", &[]),
         ("missing-file", &["-t", "{IN}/no-such.data"]),
@@ -299,11 +309,26 @@ fn cli_runs(data: &DataFile) -> Vec<RunSpec> {
         ("empty-file", &["-t", "{IN}/empty.data"]),
         ("luxi", &["-L", "-t", "{IN}/cluster.data"]),
         ("exec", &["-X", "-t", "{IN}/cluster.data"]),
-        ("save-bad-path", &["-S", "{OUT}/no/dir/x", "-t", "{IN}/cluster.data"]),
-        ("commands-bad-path", &["-C{OUT}/no/dir/x", "-t", "{IN}/cluster.data"]),
-        ("abbreviations", &["--targ=1", "--min=0.5", "--no-h", "-t", "{IN}/cluster.data"]),
-        ("nan-factor", &["--target-resources=NaN", "-t", "{IN}/cluster.data"]),
-        ("negative-factor", &["--target-resources=-1", "-v", "-t", "{IN}/cluster.data"]),
+        (
+            "save-bad-path",
+            &["-S", "{OUT}/no/dir/x", "-t", "{IN}/cluster.data"],
+        ),
+        (
+            "commands-bad-path",
+            &["-C{OUT}/no/dir/x", "-t", "{IN}/cluster.data"],
+        ),
+        (
+            "abbreviations",
+            &["--targ=1", "--min=0.5", "--no-h", "-t", "{IN}/cluster.data"],
+        ),
+        (
+            "nan-factor",
+            &["--target-resources=NaN", "-t", "{IN}/cluster.data"],
+        ),
+        (
+            "negative-factor",
+            &["--target-resources=-1", "-v", "-t", "{IN}/cluster.data"],
+        ),
     ];
     let files = vec![
         ("cluster.data".to_owned(), data.text()),
@@ -332,12 +357,22 @@ fn datafile_runs(testdata: &Path) -> Result<Vec<RunSpec>, String> {
     files.sort();
     let sets: [(&str, &[&str]); 3] = [
         ("verbose", &["-v", "-C", "-S", "{OUT}/state"]),
-        ("reserve", &["-v", "-C", "--minimal-resources=4", "--target-resources=5"]),
-        ("zero", &["--no-headers", "--target-resources=0", "-C{OUT}/cmds.sh"]),
+        (
+            "reserve",
+            &["-v", "-C", "--minimal-resources=4", "--target-resources=5"],
+        ),
+        (
+            "zero",
+            &["--no-headers", "--target-resources=0", "-C{OUT}/cmds.sh"],
+        ),
     ];
     let mut out = Vec::new();
     for f in files {
-        let name = f.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let name = f
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         for (set, args) in sets {
             let mut a: Vec<String> = args.iter().map(|x| (*x).to_owned()).collect();
             a.push("-t".to_owned());
@@ -379,7 +414,9 @@ pub(super) fn run_squeeze(
 ) -> ExitCode {
     let hsqueeze = oracle::absolute(&s.hsqueeze);
     let squeeze = oracle::absolute(&s.squeeze_bin);
-    if let Err(e) = oracle::ensure_program(&hsqueeze, "hsqueeze", c.install_hail, "hailstone-compat") {
+    if let Err(e) =
+        oracle::ensure_program(&hsqueeze, "hsqueeze", c.install_hail, "hailstone-compat")
+    {
         return fail(&e);
     }
     if !oracle::is_executable(&squeeze) {
@@ -396,7 +433,11 @@ pub(super) fn run_squeeze(
         .filter(|p| PARTS.contains(p))
         .collect();
     let wants = |p: &str| parts.contains(&p);
-    let selected = |id: &str| b.only.as_ref().is_none_or(|g| super::accepted::glob_match(g, id));
+    let selected = |id: &str| {
+        b.only
+            .as_ref()
+            .is_none_or(|g| super::accepted::glob_match(g, id))
+    };
     let mut work: Vec<Work> = Vec::new();
     let (count, range, seed) = corpus(c);
     let mut first: Option<DataFile> = None;
@@ -421,7 +462,12 @@ pub(super) fn run_squeeze(
     }
     if wants("cli") {
         if let Some(d) = &first {
-            work.extend(cli_runs(d).into_iter().filter(|r| selected(&r.id)).map(Work::Run));
+            work.extend(
+                cli_runs(d)
+                    .into_iter()
+                    .filter(|r| selected(&r.id))
+                    .map(Work::Run),
+            );
         }
     }
     let mut testdata = PathBuf::new();
@@ -464,7 +510,9 @@ pub(super) fn run_squeeze(
         }
         if wants("datafiles") {
             match datafile_runs(&testdata) {
-                Ok(runs) => work.extend(runs.into_iter().filter(|r| selected(&r.id)).map(Work::Run)),
+                Ok(runs) => {
+                    work.extend(runs.into_iter().filter(|r| selected(&r.id)).map(Work::Run))
+                }
                 Err(e) => return fail(&e),
             }
         }
@@ -552,7 +600,10 @@ fn compare(w: &Work, base: &Path, sh: &Shared<'_>) -> Compared {
         walls: (Duration::ZERO, Duration::ZERO),
         outcome: None,
     };
-    let (hf, qf) = (Folders::new(base, "hsqueeze"), Folders::new(base, "squeeze"));
+    let (hf, qf) = (
+        Folders::new(base, "hsqueeze"),
+        Folders::new(base, "squeeze"),
+    );
     let result = match w {
         Work::Run(spec) => {
             out.id = spec.id.clone();
@@ -614,7 +665,8 @@ fn run_pair(
 ) -> Result<(Side, Side), String> {
     let input = base.join("in");
     let _ = std::fs::remove_dir_all(&input);
-    std::fs::create_dir_all(&input).map_err(|e| format!("cannot create {}: {e}", input.display()))?;
+    std::fs::create_dir_all(&input)
+        .map_err(|e| format!("cannot create {}: {e}", input.display()))?;
     for (name, text) in &spec.files {
         std::fs::write(input.join(name), text)
             .map_err(|e| format!("cannot write {}: {e}", input.join(name).display()))?;
@@ -677,7 +729,11 @@ fn report(results: &[Compared]) -> String {
             rs.len()
         ));
         if part == "generated" {
-            let count = |w: &str| rs.iter().filter(|r| r.outcome.is_some_and(|o| o.0 == w)).count();
+            let count = |w: &str| {
+                rs.iter()
+                    .filter(|r| r.outcome.is_some_and(|o| o.0 == w))
+                    .count()
+            };
             let moves: usize = rs.iter().filter_map(|r| r.outcome.map(|o| o.1)).sum();
             s.push_str(&format!(
                 "  hsqueeze's decisions: {} offline, {} online, {} no action, {} with --no-headers, {} errors; {moves} instance commands\n",
@@ -689,7 +745,8 @@ fn report(results: &[Compared]) -> String {
             ));
         }
         if part == "shelltests" {
-            let pass = |f: fn(&Compared) -> &Vec<String>| rs.iter().filter(|r| f(r).is_empty()).count();
+            let pass =
+                |f: fn(&Compared) -> &Vec<String>| rs.iter().filter(|r| f(r).is_empty()).count();
             s.push_str(&format!(
                 "  shelltests passing their own expectations: hsqueeze {}/{}, hailstone-squeeze {}/{}\n",
                 pass(|r| &r.misses.0),
@@ -699,7 +756,10 @@ fn report(results: &[Compared]) -> String {
             ));
         }
     }
-    for r in results.iter().filter(|r| r.unexplained() || !r.misses.0.is_empty()) {
+    for r in results
+        .iter()
+        .filter(|r| r.unexplained() || !r.misses.0.is_empty())
+    {
         s.push_str(&format!("\nDIFF {}\n  {}\n", r.id, r.command));
         if let Some(e) = &r.error {
             s.push_str(&format!("  error: {e}\n"));

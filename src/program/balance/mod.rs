@@ -17,10 +17,10 @@ use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::Cluster;
 use crate::program::datafile;
+use crate::program::getopt::Exit;
 use crate::program::plan::{
     alias_of, commands_text, open_error, split_jobs, step_job, stop, write_file, MoveJob, Stop,
 };
-use crate::program::getopt::Exit;
 use crate::read::haskell::{read_double, split_on};
 use crate::read::loader::LoadOptions;
 use crate::read::merge::MergeOptions;
