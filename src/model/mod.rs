@@ -105,6 +105,20 @@ pub fn find_group(groups: &[Group], name: &str) -> NameMatch {
 }
 
 impl Cluster {
+    /// Whether the balancer may move `inst`: its template allows moves and
+    /// its nodes are in one group (`mergeData` clears `movable` for an
+    /// instance split over two groups).
+    pub fn balancer_movable(&self, inst: &instance::Instance) -> bool {
+        let group = |k: i32| {
+            usize::try_from(k)
+                .ok()
+                .and_then(|k| self.nodes.get(k))
+                .map(|n| n.group)
+        };
+        let split = inst.s_node != instance::NO_NODE && group(inst.p_node) != group(inst.s_node);
+        inst.disk_template.balancer_movable() && !split
+    }
+
     /// Finds a node by full name or alias.
     pub fn find_node(&self, name: &str) -> NameMatch {
         find_unique(&self.nodes, |n| {

@@ -365,6 +365,36 @@ pub fn parse_with<Id: Copy + PartialEq>(
     Ok(scan.non_options)
 }
 
+/// The checks after parsing that the planners (`hailstone-balance`,
+/// `hailstone-squeeze`) share: no non-option arguments (exit 1), then none
+/// of the live-cluster options that `program` refuses although `original`
+/// accepts them (`refused`, long names in command-line order; exit 2).
+///
+/// # Errors
+///
+/// The [`Exit`] for the first failing check.
+pub fn planner_checks(
+    non_options: &[OsString],
+    refused: &[&str],
+    program: &str,
+    original: &str,
+) -> Result<(), Exit> {
+    if !non_options.is_empty() {
+        return Err(error_exit("This program doesn't take any arguments."));
+    }
+    if let Some(first) = refused.first() {
+        return Err(Exit::Stderr {
+            code: 2,
+            message: format!(
+                "{program}: option --{first} is accepted by {original} but not implemented in \
+                 {program}: it reads the cluster from data files (-t) and iallocator \
+                 requests (-I) only, and never talks to a live cluster\n"
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// GetOpt's error report, when the scan found any: every scanning error at
 /// once, first the ambiguous, missing-argument and unexpected-argument
 /// errors, then the unrecognised options, each group in command-line order,

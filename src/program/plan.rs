@@ -3,8 +3,16 @@
 //! `gnt-instance` job of each accepted step and the grouping of jobs into
 //! job sets (`Cluster.splitJobs`).
 
+use std::io::Write;
+
 use crate::model::instance::NO_NODE;
 use crate::model::types::DiskTemplate;
+use crate::model::Cluster;
+use crate::program::datafile;
+use crate::program::getopt::Exit;
+use crate::read::loader::LoadOptions;
+use crate::read::merge::MergeOptions;
+use crate::read::text;
 use crate::search::balance::Placement;
 use crate::search::moves::Move;
 use crate::write::balance::{self as texts, MoveText};
@@ -65,6 +73,81 @@ pub fn open_error(path: &str, e: &std::io::Error) -> String {
 /// `writeFile` exception gives (`program: path: openFile: ...`).
 pub fn write_file(program: &str, path: &str, text: &str) -> Result<(), Stop> {
     std::fs::write(path, text).map_err(|e| stop(format!("{program}: {}\n", open_error(path, &e))))
+}
+
+/// A planner's process: the command line's outcome (`parsed`) printed when
+/// it is an exit, else `run` with the options, its stop printed for
+/// `program`. Returns the exit status.
+pub fn main<O>(
+    program: &str,
+    parsed: Result<O, Exit>,
+    run: impl FnOnce(&O, &mut dyn Write, &mut dyn Write) -> Result<(), Stop>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    let options = match parsed {
+        Ok(o) => o,
+        Err(Exit::Stdout(text)) => {
+            return match out.write_all(text.as_bytes()) {
+                Ok(()) => 0,
+                Err(_) => 1,
+            };
+        }
+        Err(Exit::Stderr { code, message }) => {
+            let _ = err.write_all(message.as_bytes());
+            return code;
+        }
+    };
+    match run(&options, out, err) {
+        Ok(()) => 0,
+        Err(s) => {
+            let _ = out.flush();
+            let _ = err.write_all(s.text(program).as_bytes());
+            s.code
+        }
+    }
+}
+
+/// The stop for a cluster that cannot be loaded (`loadExternalData`).
+pub fn load_failed(message: String) -> Stop {
+    stop(format!("Error: failed to load data, aborting: {message}\n"))
+}
+
+/// Reads the cluster of a planner (`loadExternalData`): the data file
+/// `text_data`, else the cluster of the iallocator request `ialloc_src`
+/// (as `hail -S` saves it, read once); with the loader's warnings.
+pub fn read_cluster(
+    text_data: Option<&str>,
+    ialloc_src: Option<&str>,
+    merge: &MergeOptions,
+) -> Result<(Cluster, Vec<String>), Stop> {
+    match (text_data, ialloc_src) {
+        (Some(path), _) => {
+            let bytes = std::fs::read(path).map_err(|e| load_failed(open_error(path, &e)))?;
+            text::load(path, &bytes, merge).map_err(|e| load_failed(e.to_string()))
+        }
+        (None, Some(path)) => {
+            let bytes = std::fs::read(path).map_err(|e| load_failed(open_error(path, &e)))?;
+            let data = datafile::from_request(&bytes, &LoadOptions::default())
+                .map_err(|m| load_failed(format!("{path}: {m}")))?;
+            text::load(path, data.as_bytes(), merge).map_err(|e| load_failed(e.to_string()))
+        }
+        (None, None) => Err(load_failed("No backend selected! Exiting.".to_owned())),
+    }
+}
+
+/// The loader's warnings as htools print them on stderr (nothing when
+/// there are none).
+pub fn warnings_text(warnings: &[String]) -> String {
+    if warnings.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from("Warning: cluster has inconsistent data:\n");
+    for w in warnings {
+        text.push_str(&format!("  - {w}\n"));
+    }
+    text.push('\n');
+    text
 }
 
 /// Node names and alias lengths, by node index.

@@ -187,14 +187,10 @@ const SANE: i128 = 1 << 52;
 impl<'a> Squeeze<'a> {
     /// Prepares the planner.
     pub fn new(cluster: &'a Cluster) -> Squeeze<'a> {
-        let group = |k: i32| usize::try_from(k).ok().map(|k| cluster.nodes[k].group);
         let movable = cluster
             .instances
             .iter()
-            .map(|i| {
-                let split = i.s_node != NO_NODE && group(i.p_node) != group(i.s_node);
-                i.disk_template.balancer_movable() && !split
-            })
+            .map(|i| cluster.balancer_movable(i))
             .collect();
         let used_mem = cluster.nodes.iter().map(|n| i128::from(n.i_mem)).sum();
         Squeeze {

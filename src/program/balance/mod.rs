@@ -17,14 +17,12 @@ use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::Cluster;
 use crate::program::datafile;
-use crate::program::getopt::Exit;
 use crate::program::plan::{
-    alias_of, commands_text, open_error, split_jobs, step_job, stop, write_file, MoveJob, Stop,
+    self, alias_of, commands_text, open_error, split_jobs, step_job, stop, write_file, MoveJob,
+    Stop,
 };
 use crate::read::haskell::{read_double, split_on};
-use crate::read::loader::LoadOptions;
 use crate::read::merge::MergeOptions;
-use crate::read::text;
 use crate::score::metric::{optimal_score, COMPONENTS};
 use crate::search::balance::{self, BalanceOptions, Placement};
 use crate::search::state::State;
@@ -36,27 +34,7 @@ use options::{Options, PROGRAM};
 /// Runs `hailstone-balance` with `args` (without `argv[0]`); returns the
 /// exit status.
 pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
-    let options = match options::parse(args) {
-        Ok(o) => o,
-        Err(Exit::Stdout(text)) => {
-            return match out.write_all(text.as_bytes()) {
-                Ok(()) => 0,
-                Err(_) => 1,
-            };
-        }
-        Err(Exit::Stderr { code, message }) => {
-            let _ = err.write_all(message.as_bytes());
-            return code;
-        }
-    };
-    match run(&options, out, err) {
-        Ok(()) => 0,
-        Err(s) => {
-            let _ = out.flush();
-            let _ = err.write_all(s.text(PROGRAM).as_bytes());
-            s.code
-        }
-    }
+    plan::main(PROGRAM, options::parse(args), run, out, err)
 }
 
 /// Ganeti's `lookupName`: an exact name, or the only name that starts with
@@ -128,22 +106,10 @@ fn load(o: &Options, err: &mut dyn Write) -> Result<(Cluster, Vec<bool>), Stop> 
             .collect(),
         ..MergeOptions::default()
     };
-    let failed = |m: String| stop(format!("Error: failed to load data, aborting: {m}\n"));
-    let (cluster, warnings) = match (&o.text_data, &o.ialloc_src) {
-        (Some(path), _) => {
-            let bytes = std::fs::read(path).map_err(|e| failed(open_error(path, &e)))?;
-            text::load(path, &bytes, &merge).map_err(|e| failed(e.to_string()))?
-        }
-        (None, Some(path)) => {
-            // The request's cluster as `hail -S` saves it, read once (hbal
-            // merges it twice: see the README's compatibility section).
-            let bytes = std::fs::read(path).map_err(|e| failed(open_error(path, &e)))?;
-            let data = datafile::from_request(&bytes, &LoadOptions::default())
-                .map_err(|m| failed(format!("{path}: {m}")))?;
-            text::load(path, data.as_bytes(), &merge).map_err(|e| failed(e.to_string()))?
-        }
-        (None, None) => return Err(failed("No backend selected! Exiting.".to_owned())),
-    };
+    // `-I` reads the request's cluster once (hbal merges it twice: see the
+    // README's compatibility section).
+    let (cluster, warnings) =
+        plan::read_cluster(o.text_data.as_deref(), o.ialloc_src.as_deref(), &merge)?;
     // Selected and excluded instances (`mergeData`).
     let names: Vec<&str> = cluster.instances.iter().map(|i| &*i.name).collect();
     let mut unknown: Vec<String> = Vec::new();
@@ -160,31 +126,23 @@ fn load(o: &Options, err: &mut dyn Write) -> Result<(Cluster, Vec<bool>), Stop> 
     let selected = resolve(&o.select_instances);
     let excluded = resolve(&o.exclude_instances);
     if !unknown.is_empty() {
-        return Err(failed(format!(
+        return Err(plan::load_failed(format!(
             "Unknown instance(s): {}",
             show_string_list(&unknown.iter().map(String::as_str).collect::<Vec<_>>())
         )));
     }
-    let node_group = |k: i32| usize::try_from(k).ok().map(|k| cluster.nodes[k].group);
     let movable = cluster
         .instances
         .iter()
         .map(|i| {
             let name = i.name.to_string();
-            let split = i.s_node != NO_NODE && node_group(i.p_node) != node_group(i.s_node);
-            i.disk_template.balancer_movable()
+            cluster.balancer_movable(i)
                 && !excluded.contains(&name)
                 && (selected.is_empty() || selected.contains(&name))
-                && !split
         })
         .collect();
-    if o.verbose != 0 && !warnings.is_empty() {
-        let mut text = String::from("Warning: cluster has inconsistent data:\n");
-        for w in &warnings {
-            text.push_str(&format!("  - {w}\n"));
-        }
-        text.push('\n');
-        err.write_all(text.as_bytes())?;
+    if o.verbose != 0 {
+        err.write_all(plan::warnings_text(&warnings).as_bytes())?;
     }
     Ok((cluster, movable))
 }

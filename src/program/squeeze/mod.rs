@@ -13,14 +13,10 @@ use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::Cluster;
 use crate::program::datafile;
-use crate::program::getopt::Exit;
 use crate::program::plan::{
-    alias_of, commands_text, open_error, split_jobs, step_job, stop, write_file, MoveJob, Names,
-    Stop,
+    self, alias_of, commands_text, split_jobs, step_job, write_file, MoveJob, Names, Stop,
 };
-use crate::read::loader::LoadOptions;
 use crate::read::merge::MergeOptions;
-use crate::read::text;
 use crate::search::squeeze::{offline_candidates, online_candidates, Decision, Squeeze, Trial};
 use crate::write::balance::{commands_for_stdout, commands_script};
 use options::{Options, PROGRAM};
@@ -28,56 +24,19 @@ use options::{Options, PROGRAM};
 /// Runs `hailstone-squeeze` with `args` (without `argv[0]`); returns the
 /// exit status.
 pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
-    let options = match options::parse(args) {
-        Ok(o) => o,
-        Err(Exit::Stdout(text)) => {
-            return match out.write_all(text.as_bytes()) {
-                Ok(()) => 0,
-                Err(_) => 1,
-            };
-        }
-        Err(Exit::Stderr { code, message }) => {
-            let _ = err.write_all(message.as_bytes());
-            return code;
-        }
-    };
-    match run(&options, out, err) {
-        Ok(()) => 0,
-        Err(s) => {
-            let _ = out.flush();
-            let _ = err.write_all(s.text(PROGRAM).as_bytes());
-            s.code
-        }
-    }
+    plan::main(PROGRAM, options::parse(args), run, out, err)
 }
 
 /// Reads the cluster (`loadExternalData`: the data file, else the
 /// request) and prints the loader's warnings.
 fn load(o: &Options, err: &mut dyn Write) -> Result<Cluster, Stop> {
-    let merge = MergeOptions::default();
-    let failed = |m: String| stop(format!("Error: failed to load data, aborting: {m}\n"));
-    let (cluster, warnings) = match (&o.text_data, &o.ialloc_src) {
-        (Some(path), _) => {
-            let bytes = std::fs::read(path).map_err(|e| failed(open_error(path, &e)))?;
-            text::load(path, &bytes, &merge).map_err(|e| failed(e.to_string()))?
-        }
-        (None, Some(path)) => {
-            let bytes = std::fs::read(path).map_err(|e| failed(open_error(path, &e)))?;
-            let data = datafile::from_request(&bytes, &LoadOptions::default())
-                .map_err(|m| failed(format!("{path}: {m}")))?;
-            text::load(path, data.as_bytes(), &merge).map_err(|e| failed(e.to_string()))?
-        }
-        (None, None) => return Err(failed("No backend selected! Exiting.".to_owned())),
-    };
+    let (cluster, warnings) = plan::read_cluster(
+        o.text_data.as_deref(),
+        o.ialloc_src.as_deref(),
+        &MergeOptions::default(),
+    )?;
     // hsqueeze has no -q: the warnings always show.
-    if !warnings.is_empty() {
-        let mut text = String::from("Warning: cluster has inconsistent data:\n");
-        for w in &warnings {
-            text.push_str(&format!("  - {w}\n"));
-        }
-        text.push('\n');
-        err.write_all(text.as_bytes())?;
-    }
+    err.write_all(plan::warnings_text(&warnings).as_bytes())?;
     Ok(cluster)
 }
 

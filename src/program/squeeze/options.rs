@@ -77,21 +77,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
         )
     };
     let non_options = getopt::parse_with(OPTIONS, args, &mut fold, &usage(), version, "")?;
-    if !non_options.is_empty() {
-        return Err(getopt::error_exit(
-            "This program doesn't take any arguments.",
-        ));
-    }
-    if let Some(first) = fold.options.refused.first() {
-        return Err(Exit::Stderr {
-            code: 2,
-            message: format!(
-                "{PROGRAM}: option --{first} is accepted by hsqueeze but not implemented in \
-                 {PROGRAM}: it reads the cluster from data files (-t) and iallocator \
-                 requests (-I) only, and never talks to a live cluster\n"
-            ),
-        });
-    }
+    getopt::planner_checks(&non_options, &fold.options.refused, PROGRAM, "hsqueeze")?;
     Ok(fold.options)
 }
 
