@@ -281,9 +281,14 @@ impl Bench<'_> {
             &hailstone::program::hail::options::LoadOptions::default(),
         )
         .map_err(|e| format!("the generated cluster {} is not read back: {e}", case.id))?;
-        let id = case
-            .id
-            .replacen("allocate/", &format!("{}/", mode.name()), 1);
+        // The request's template means nothing to a planner: the id names
+        // the instances' template instead.
+        let instances_template = if mode == Mode::Squeeze { "ext" } else { "drbd" };
+        let id = case.id.replacen(
+            "allocate/drbd/",
+            &format!("{}/{instances_template}/", mode.name()),
+            1,
+        );
         let input = self.dir.join(format!("{}.data", file_stem(&id)));
         std::fs::write(&input, text.as_bytes())
             .map_err(|e| format!("cannot write the data file {}: {}", input.display(), e))?;
@@ -475,13 +480,42 @@ impl Bench<'_> {
                 ),
             }
         };
+        let squeeze_note = |s: &Run| {
+            let text = String::from_utf8_lossy(&s.stdout);
+            let count = |what: &str| {
+                text.lines()
+                    .filter(|l| l.trim_start().starts_with(what))
+                    .count()
+            };
+            let (off, on) = (
+                count("gnt-node power -f off "),
+                count("gnt-node power -f on "),
+            );
+            if s.status != Status::Exited(0) {
+                format!(
+                    "{label}: hailstone-squeeze failed ({}); stderr: {}",
+                    s.describe(),
+                    head(&s.stderr, SHOW_CHARS)
+                )
+            } else if off > 0 {
+                format!("{label}: {off} nodes powered off")
+            } else if on > 0 {
+                format!("{label}: {on} nodes powered on")
+            } else {
+                format!("{label}: no action")
+            }
+        };
         if let Some(s) = stone_last
             .as_ref()
             .or(warm.as_ref())
-            .filter(|_| mode == Mode::Balance)
+            .filter(|_| mode.is_planner())
         {
             if s.status != Status::Capped {
-                notes.push(balance_note(s));
+                notes.push(if mode == Mode::Balance {
+                    balance_note(s)
+                } else {
+                    squeeze_note(s)
+                });
             }
         } else if let Some(s) = stone_last.as_ref().or(warm.as_ref()) {
             match answer_success(&s.stdout) {

@@ -96,17 +96,28 @@ pub(super) fn candidate_moves(
 }
 
 /// One instance's removal from its nodes, computed once for all its
-/// candidates.
-pub(super) struct InstanceCtx {
-    inst: Instance,
+/// candidates. Only an instance with a secondary needs its nodes without
+/// it ([`Mirrored`]); the others need only their primary's metric values
+/// without them, which a step may already know.
+pub(super) struct InstanceCtx<'s> {
+    inst: &'s Instance,
     p: usize,
-    s: Option<usize>,
-    int_p: Node,
+    /// The primary's metric values without the instance.
     int_p_values: NodeValues,
-    int_s: Option<(Node, NodeValues)>,
     soft_p: SoftChecks,
-    soft_s: SoftChecks,
     soft: SoftChecks,
+    mirrored: Option<Mirrored>,
+}
+
+/// What the moves of an instance with a secondary need.
+struct Mirrored {
+    s: usize,
+    /// The primary without the instance.
+    int_p: Node,
+    /// The secondary without the instance, and its metric values.
+    int_s: Node,
+    int_s_values: NodeValues,
+    soft_s: SoftChecks,
     /// The moved instance's record, rewritten for each candidate (its
     /// location score and nodes) instead of copied.
     ni: std::cell::RefCell<Instance>,
@@ -125,49 +136,63 @@ fn values_of(s: &crate::model::node::Scalars) -> NodeValues {
     metric::node_values(s)
 }
 
-impl InstanceCtx {
-    pub(super) fn new(state: &State, inst: &Instance, soft: SoftChecks) -> Option<InstanceCtx> {
+impl<'s> InstanceCtx<'s> {
+    /// The context of `inst`; `known_p_values`, when given, are its
+    /// primary's metric values without it (as [`InstanceCtx::p_values`]
+    /// gave them, the primary unchanged since).
+    pub(super) fn new(
+        state: &State,
+        inst: &'s Instance,
+        soft: SoftChecks,
+        known_p_values: Option<NodeValues>,
+    ) -> Option<InstanceCtx<'s>> {
         let p = usize::try_from(inst.p_node).ok()?;
         let pn = state.node(inst.p_node).ok()?;
-        let mut int_p = pn.clone();
-        int_p.remove_pri(inst);
-        let int_p_values = values_of(&int_p.scalars());
-        let (s, int_s, soft_s) = if inst.s_node >= 0 {
+        let without_p = || {
+            let mut int_p = pn.clone();
+            int_p.remove_pri(inst);
+            let v = values_of(&int_p.scalars());
+            (int_p, v)
+        };
+        let (int_p_values, mirrored) = if inst.s_node >= 0 {
             let sn = state.node(inst.s_node).ok()?;
             let mut int_s = sn.clone();
             int_s.remove_sec(inst);
-            let v = values_of(&int_s.scalars());
-            (
-                Some(inst.s_node as usize),
-                Some((int_s, v)),
-                soft.ignored_if(sn.offline),
-            )
+            let int_s_values = values_of(&int_s.scalars());
+            let (int_p, int_p_values) = without_p();
+            let m = Mirrored {
+                s: inst.s_node as usize,
+                int_p,
+                int_s,
+                int_s_values,
+                soft_s: soft.ignored_if(sn.offline),
+                ni: std::cell::RefCell::new(inst.clone()),
+                tmp_s: std::cell::RefCell::new(SmallVec::new()),
+            };
+            (int_p_values, Some(m))
         } else {
-            (None, None, soft)
+            let values = known_p_values.unwrap_or_else(|| without_p().1);
+            (values, None)
         };
         Some(InstanceCtx {
-            inst: inst.clone(),
+            inst,
             p,
-            s,
-            int_p,
             int_p_values,
-            int_s,
             soft_p: soft.ignored_if(pn.offline),
-            soft_s,
             soft,
-            ni: std::cell::RefCell::new(inst.clone()),
-            tmp_s: std::cell::RefCell::new(SmallVec::new()),
+            mirrored,
         })
+    }
+
+    /// The primary's metric values without the instance.
+    pub(super) fn p_values(&self) -> NodeValues {
+        self.int_p_values
     }
 
     /// The nodes a move changes and their new metric values, into `out`,
     /// or `Err` when the move fails (the same checks as [`moves::apply`]).
     pub(super) fn changes(&self, state: &State, mv: Move, out: &mut Changes) -> Result<(), ()> {
-        let inst = &self.inst;
-        let mut ni_cell = self.ni.borrow_mut();
-        let ni = &mut *ni_cell;
-        ni.p_node = inst.p_node;
-        ni.s_node = inst.s_node;
+        let inst = self.inst;
         let pn = state.node_at(self.p);
         out.clear();
         match mv {
@@ -176,6 +201,7 @@ impl InstanceCtx {
                 for (k, n) in m.final_nodes() {
                     out.push((k, values_of(&n.scalars())));
                 }
+                return Ok(());
             }
             Move::FailoverToAny(t) => {
                 let tn = state.node_at(t);
@@ -183,42 +209,47 @@ impl InstanceCtx {
                 let pr = tn.probe_add_pri(self.soft_p, inst).map_err(|_| ())?;
                 out.push((self.p, self.int_p_values));
                 out.push((t, values_of(&tn.scalars_with_pri(&pr))));
+                return Ok(());
             }
+            _ => {}
+        }
+        let m = self.mirrored.as_ref().ok_or(())?;
+        let (s, int_p, int_s) = (m.s, &m.int_p, &m.int_s);
+        let mut ni_cell = m.ni.borrow_mut();
+        let ni = &mut *ni_cell;
+        ni.p_node = inst.p_node;
+        ni.s_node = inst.s_node;
+        match mv {
+            Move::Failover | Move::FailoverToAny(_) => return Err(()),
             Move::ReplaceSecondary(t) => {
-                let (s, (_, int_s_values)) = (self.s.ok_or(())?, self.int_s.as_ref().ok_or(())?);
                 let tn = state.node_at(t);
                 ni.location_score = location_score(pn, tn);
                 ni.s_node = t as i32;
                 let ps = tn
-                    .probe_add_sec(false, self.soft_s, &*ni, inst.p_node)
+                    .probe_add_sec(false, m.soft_s, &*ni, inst.p_node)
                     .map_err(|_| ())?;
-                let pp = self
-                    .int_p
+                let pp = int_p
                     .probe_add_pri(SoftChecks::Ignore, &*ni)
                     .map_err(|_| ())?;
-                out.push((s, *int_s_values));
+                out.push((s, m.int_s_values));
                 out.push((t, values_of(&tn.scalars_with_sec(&ps))));
-                out.push((self.p, values_of(&self.int_p.scalars_with_pri(&pp))));
+                out.push((self.p, values_of(&int_p.scalars_with_pri(&pp))));
             }
             Move::ReplaceAndFailover(t) => {
-                let (s, (_, int_s_values)) = (self.s.ok_or(())?, self.int_s.as_ref().ok_or(())?);
                 let tn = state.node_at(t);
                 pn.check_migration(tn).map_err(|_| ())?;
-                ni.location_score = location_score(tn, &self.int_p);
+                ni.location_score = location_score(tn, int_p);
                 ni.p_node = t as i32;
                 ni.s_node = inst.p_node;
                 let pt = tn.probe_add_pri(self.soft, &*ni).map_err(|_| ())?;
-                let pp = self
-                    .int_p
-                    .probe_add_sec(false, self.soft_s, &*ni, t as i32)
+                let pp = int_p
+                    .probe_add_sec(false, m.soft_s, &*ni, t as i32)
                     .map_err(|_| ())?;
-                out.push((self.p, values_of(&self.int_p.scalars_with_sec(&pp))));
-                out.push((s, *int_s_values));
+                out.push((self.p, values_of(&int_p.scalars_with_sec(&pp))));
+                out.push((s, m.int_s_values));
                 out.push((t, values_of(&tn.scalars_with_pri(&pt))));
             }
             Move::ReplacePrimary(t) => {
-                let s = self.s.ok_or(())?;
-                let (int_s, _) = self.int_s.as_ref().ok_or(())?;
                 let sn = state.node_at(s);
                 let tn = state.node_at(t);
                 pn.check_migration(sn).map_err(|_| ())?;
@@ -226,7 +257,7 @@ impl InstanceCtx {
                 ni.location_score = location_score(tn, int_s);
                 ni.p_node = t as i32;
                 let pt = tn.probe_add_pri(self.soft_p, &*ni).map_err(|_| ())?;
-                let mut cache = self.tmp_s.borrow_mut();
+                let mut cache = m.tmp_s.borrow_mut();
                 let pos = match cache.iter().position(|(l, _)| *l == ni.location_score) {
                     Some(pos) => pos,
                     None => {
@@ -248,8 +279,6 @@ impl InstanceCtx {
                 out.push((t, values_of(&tn.scalars_with_pri(&pt))));
             }
             Move::FailoverAndReplace(t) => {
-                let s = self.s.ok_or(())?;
-                let (int_s, _) = self.int_s.as_ref().ok_or(())?;
                 let sn = state.node_at(s);
                 let tn = state.node_at(t);
                 pn.check_migration(sn).map_err(|_| ())?;

@@ -9,6 +9,7 @@
 //! that may still win.
 
 use crate::score::argmin::ScoreBase;
+use crate::score::metric::NodeValues;
 use crate::score::spread::{Drift, Spread};
 
 /// The slot of an instance's failover.
@@ -25,6 +26,9 @@ pub(super) struct Record {
     slots: Vec<f32>,
     /// The least slot value; `None` when it must be recomputed.
     min: Option<f32>,
+    /// The metric values of the instance's primary without it (the
+    /// primary does not change while the record is kept).
+    p_values: Option<NodeValues>,
 }
 
 /// `x` as an `f32` no greater than `x` (NaN as minus infinity, so that it
@@ -52,7 +56,18 @@ impl Record {
             offset: 0.0,
             slots: vec![f32::INFINITY; n_online + 1],
             min: Some(f32::INFINITY),
+            p_values: None,
         }
+    }
+
+    /// The instance's primary's metric values without it, once noted.
+    pub(super) fn p_values(&self) -> Option<NodeValues> {
+        self.p_values
+    }
+
+    /// Notes the instance's primary's metric values without it.
+    pub(super) fn note_p_values(&mut self, values: NodeValues) {
+        self.p_values = Some(values);
     }
 
     /// The spread of the candidates, to widen with a new candidate.

@@ -212,7 +212,11 @@ impl Scan<'_> {
         if moves_buf.is_empty() {
             return;
         }
-        let ctx = InstanceCtx::new(self.state, inst, self.options.soft);
+        let known = record.as_ref().and_then(Record::p_values);
+        let ctx = InstanceCtx::new(self.state, inst, self.options.soft, known);
+        if let (Some(rec), Some(ctx), None) = (record.as_mut(), ctx.as_ref(), known) {
+            rec.note_p_values(ctx.p_values());
+        }
         let (Some(terms), Some(ctx), false) = (
             self.terms.as_ref(),
             ctx.as_ref(),
