@@ -778,6 +778,49 @@ def _():
   return run_tool(spec, alloc_argv("new1", "plain", (10240,), 2048, 2))
 
 
+# --- failures modelled on Ganeti's tracker (what --explain must name) ---------
+
+@sample("allocate-spindle-ratio.json", readme=(
+        'spindle-ratio 1.0 with one spindle per node, every node already '
+        'holding a plain instance: each node would use 2 spindles where 1 is '
+        'allowed, which hail reports only as `FailDisk: 3`. [gnt-instance '
+        'add; group ipolicy in the spec]'))
+def _():
+  spec = cluster(
+    [(1, node()), (2, node()), (3, node())],
+    [("vol1", inst([1], template="plain", memory=2048)),
+     ("vol2", inst([2], template="plain", memory=2048)),
+     ("vol3", inst([3], template="plain", memory=2048))],
+    groups=groups(("default", "preferred",
+                   {"ipolicy": {"spindle-ratio": 1.0}})))
+  return run_tool(spec, alloc_argv("new1", "plain", (10240,), 2048))
+
+
+@sample("allocate-small-dom0.json", readme=(
+        'Xen nodes declaring 1 GiB for dom0 whose reported free memory is 3 '
+        'GiB lower (a dom0 larger than declared): the 4 GiB instance gets '
+        '`FailMem: 3` on 8 GiB nodes that look half empty. [gnt-instance add;'
+        ' node free memory lowered in the spec]'))
+def _():
+  spec = cluster(
+    [(1, node(mem=8192, dom0=1024)), (2, node(mem=8192, dom0=1024)),
+     (3, node(mem=8192, dom0=1024))],
+    [("small1", inst([1], template="plain", memory=1024))],
+    hv="xen-pvm")
+  for k in (1, 2, 3):
+    spec["nodes"][n(k)]["memory_free"] -= 3072
+  return run_tool(spec, alloc_argv("new1", "plain", (10240,), 4096))
+
+
+@sample("allocate-policy-memory.json", readme=(
+        'an instance of 33484 MiB against the default policy maximum of 32768 '
+        'MiB (716 MiB over): `FailMem: 12` for every pair, although the nodes '
+        'have the memory. [gnt-instance add]'))
+def _():
+  spec = cluster([(k, node(mem=65536)) for k in (1, 2, 3, 4)])
+  return run_tool(spec, alloc_argv("new1", "drbd", (10240,), 33484, 2))
+
+
 # --- exclusive storage, spindles, dedicated allocation ------------------------
 
 def es_node(group=None, spindles=12, **kw):

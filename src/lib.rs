@@ -9,12 +9,14 @@
 //! * [`score`] — hail's cluster metric and the bounded argmin;
 //! * [`search`] — the what-if state, moves, allocation, N+1, evacuation;
 //! * [`write`] — the answer envelope and Haskell's formatting;
+//! * [`explain`] — why the answer is what it is (`--explain`), after it;
 //! * [`program`] — each command: its options and how it runs the stages.
 //!
 //! Dependencies point one way (`read → model ← score ← search → write`,
-//! and `program` above all of them); `tests/layers.rs` fails when a lower
+//! `explain` above `search`, and `program` above all of them); `tests/layers.rs` fails when a lower
 //! stage uses a higher one. `ARCHITECTURE.md` has the map and the rules.
 
+pub(crate) mod explain;
 pub(crate) mod model;
 pub mod program;
 pub mod read;

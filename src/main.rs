@@ -62,6 +62,9 @@ fn main() -> ExitCode {
         }
     }
     eprint!("{}", outcome.stderr);
+    if let Some(explained) = &outcome.explanation {
+        write_explanation(explained, &options);
+    }
     match outcome.answer {
         Ok(answer) => {
             let mut out = std::io::stdout().lock();
@@ -77,6 +80,34 @@ fn main() -> ExitCode {
                 Failure::Run(e) => eprintln!("hailstone: {e}"),
             }
             ExitCode::from(exit_code(&failure))
+        }
+    }
+}
+
+/// Writes the explanation where `--explain` says. The answer does not
+/// depend on it: when it cannot be written, a warning goes to stderr and
+/// the answer is still printed.
+fn write_explanation(explained: &Result<pipeline::Explained, String>, options: &cli::Options) {
+    let e = match explained {
+        Ok(e) => e,
+        Err(message) => {
+            eprintln!("hailstone: warning: {message}");
+            return;
+        }
+    };
+    let Some(to) = &options.explain else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    match pipeline::explanation_path(to, &e.subject, options.explain_format, now) {
+        None => eprint!("{}", e.text),
+        Some(path) => {
+            if let Err(err) = std::fs::write(&path, &e.text) {
+                eprintln!(
+                    "hailstone: warning: cannot write the explanation to {:?}: {err}",
+                    path.display().to_string()
+                );
+            }
         }
     }
 }

@@ -4,9 +4,9 @@
 //! `make compat` (`--suite datafiles`) holds the same outputs against
 //! hail's byte for byte; these tests hold the behaviour hailstone owns.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::run::{assert_contract, hailstone};
+use crate::run::{assert_contract, hailstone, scratch};
 
 fn sample(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -14,14 +14,6 @@ fn sample(name: &str) -> String {
         .join(name)
         .display()
         .to_string()
-}
-
-/// A fresh folder for one test's files.
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hailstone-test-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch folder");
-    dir
 }
 
 fn read(path: &Path) -> String {

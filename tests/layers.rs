@@ -18,7 +18,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("score", &["model"]),
     ("write", &["model"]),
     ("search", &["model", "score", "write"]),
-    ("program", &["model", "read", "score", "search", "write"]),
+    ("explain", &["model", "score", "search", "write"]),
+    (
+        "program",
+        &["explain", "model", "read", "score", "search", "write"],
+    ),
     // The extra binaries (like `main.rs`) only call into `program`.
     ("bin", &["program"]),
 ];

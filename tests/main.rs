@@ -11,6 +11,8 @@
 //!   freed nodes empty, every node left with the reserve;
 //! * `cli` — command-line behaviour and exit codes;
 //! * `datafiles` — `-S`, `-t`, `--simulate`, `-p` and bad data files;
+//! * `explain` — `--explain`: the same answer, snapshots of every
+//!   sample's explanation, the tracker's cases named;
 //! * `layers` — the direction of dependencies between the stage folders;
 //! * `properties` — generated clusters: every answer safe and repeatable;
 //! * `safety_checker` — tests of the independent answer checker in
@@ -19,6 +21,7 @@
 mod balance;
 mod cli;
 mod datafiles;
+mod explain;
 mod hostile;
 mod layers;
 mod properties;

@@ -45,6 +45,14 @@ pub fn on_stdin(request: &[u8], options: &[&str]) -> Output {
     hailstone(&args, Some(request))
 }
 
+/// A fresh folder for one test's files.
+pub fn scratch(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("hailstone-test-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
+
 /// Runs hailstone on a file.
 pub fn on_file(path: &Path, options: &[String]) -> Output {
     let p = path.to_string_lossy().into_owned();

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::run::{assert_contract, on_file};
 
-fn sidecar_args(sample: &Path) -> Vec<String> {
+pub fn sidecar_args(sample: &Path) -> Vec<String> {
     let args = sample.with_extension("args");
     match std::fs::read_to_string(&args) {
         Ok(text) => text

@@ -16,6 +16,7 @@ pub mod group;
 pub mod instance;
 pub mod node;
 pub mod policy;
+pub mod refusal;
 pub mod types;
 
 use std::collections::BTreeMap;

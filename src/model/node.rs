@@ -15,6 +15,7 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use super::instance::Instance;
+use super::refusal::{Check, Refusal};
 use super::TagId;
 use crate::model::types::{FailMode, SoftChecks};
 
@@ -550,11 +551,20 @@ impl Node {
 
     /// Checks adding `inst` as a primary and computes the result
     /// (`addPriEx`). [`SoftChecks::Ignore`] skips the soft checks.
+    #[inline]
     pub fn probe_add_pri(&self, soft: SoftChecks, inst: &Instance) -> Result<PriProbe, FailMode> {
+        self.check_add_pri(soft, inst).map_err(|r| r.mode)
+    }
+
+    /// [`Node::probe_add_pri`] with the refused check's numbers.
+    #[inline]
+    pub fn check_add_pri(&self, soft: SoftChecks, inst: &Instance) -> Result<PriProbe, Refusal> {
         let strict = soft == SoftChecks::Enforce;
         let uses_disk = inst.uses_local_storage();
         let l_cpu = self.vcpu_ratio;
         let online = inst.not_offline();
+        let mem_need = if inst.uses_memory() { inst.mem } else { 0 };
+        let now = Refusal::now;
 
         let f_mem_forth = self.f_mem_forth.wrapping_sub(inst.mem);
         let f_dsk_forth = if uses_disk {
@@ -569,24 +579,30 @@ impl Node {
         } else {
             self.u_cpu_forth
         };
-        let forth_violation = || -> Option<FailMode> {
+        let forth_violation = || -> Option<Refusal> {
             let p_cpu_forth = u_cpu_forth as f64 / self.t_cpu;
-            if f_mem_forth <= 0 {
-                Some(FailMode::Mem)
+            let (mode, check) = if f_mem_forth <= 0 {
+                let (need, free) = (inst.mem, self.f_mem_forth);
+                (FailMode::Mem, Check::Memory { need, free })
             } else if uses_disk && f_dsk_forth <= 0 {
-                Some(FailMode::Disk)
+                let (need, free) = (inst.dsk, self.f_dsk_forth);
+                (FailMode::Disk, Check::Disk { need, free })
             } else if uses_disk && f_dsk_forth < self.lo_dsk {
                 // loDsk is always 0 in hail.
-                Some(FailMode::Disk)
+                let (left, reserve) = (f_dsk_forth, self.lo_dsk);
+                (FailMode::Disk, Check::DiskReserve { left, reserve })
             } else if uses_disk && self.excl_storage && f_spindles_forth < 0 {
-                Some(FailMode::Spindles)
+                let free = self.f_spindles_forth;
+                let need = free.wrapping_sub(f_spindles_forth);
+                (FailMode::Spindles, Check::Spindles { need, free })
             } else if uses_disk && inst_spindles_forth > self.hi_spindles {
-                Some(FailMode::Disk)
+                (FailMode::Disk, self.spindle_ratio(inst_spindles_forth))
             } else if l_cpu >= 0.0 && l_cpu < p_cpu_forth {
-                Some(FailMode::Cpu)
+                (FailMode::Cpu, self.vcpu_check(u_cpu_forth))
             } else {
-                None
-            }
+                return None;
+            };
+            Some(Refusal::forthcoming(mode, check))
         };
         let conflicts_delta = self.conflicts_delta(inst);
 
@@ -615,11 +631,7 @@ impl Node {
             });
         }
 
-        let i_mem = if inst.uses_memory() {
-            self.i_mem.wrapping_add(inst.mem)
-        } else {
-            self.i_mem
-        };
+        let i_mem = self.i_mem.wrapping_add(mem_need);
         let new_free_mem = unallocated_mem(self.t_mem, self.n_mem, i_mem, self.x_mem);
         let fail_n1 = new_free_mem <= self.r_mem;
         let f_dsk = if uses_disk {
@@ -637,33 +649,50 @@ impl Node {
         let p_cpu = u_cpu as f64 / self.t_cpu;
 
         if new_free_mem <= 0 {
-            return Err(FailMode::Mem);
+            let free = self.unallocated_mem();
+            return Err(now(
+                FailMode::Mem,
+                Check::Memory {
+                    need: mem_need,
+                    free,
+                },
+            ));
         }
         if uses_disk && f_dsk <= 0 {
-            return Err(FailMode::Disk);
+            let (need, free) = (inst.dsk, self.f_dsk);
+            return Err(now(FailMode::Disk, Check::Disk { need, free }));
         }
         if strict && uses_disk && f_dsk < self.lo_dsk {
-            return Err(FailMode::Disk);
+            let (left, reserve) = (f_dsk, self.lo_dsk);
+            return Err(now(FailMode::Disk, Check::DiskReserve { left, reserve }));
         }
         if uses_disk && self.excl_storage && f_spindles < 0 {
-            return Err(FailMode::Spindles);
+            let free = self.f_spindles;
+            let need = free.wrapping_sub(f_spindles);
+            return Err(now(FailMode::Spindles, Check::Spindles { need, free }));
         }
         if strict && uses_disk && inst_spindles > self.hi_spindles {
-            return Err(FailMode::Disk);
+            return Err(now(FailMode::Disk, self.spindle_ratio(inst_spindles)));
         }
         if strict && fail_n1 && !self.fail_n1 {
-            return Err(FailMode::Mem);
+            let check = Check::N1Reserve {
+                left: new_free_mem,
+                reserved: self.r_mem,
+                peer: self.largest_peer(),
+            };
+            return Err(now(FailMode::Mem, check));
         }
         if strict && l_cpu >= 0.0 && l_cpu < p_cpu {
-            return Err(FailMode::Cpu);
+            return Err(now(FailMode::Cpu, self.vcpu_check(u_cpu)));
         }
-        if strict
-            && inst
+        if strict {
+            if let Some(&tag) = inst
                 .excl_tags
                 .iter()
-                .any(|t| self.p_tags.iter().any(|(k, _)| k == t))
-        {
-            return Err(FailMode::Tags);
+                .find(|t| self.p_tags.iter().any(|(k, _)| k == *t))
+            {
+                return Err(now(FailMode::Tags, Check::ExclusionTag { tag }));
+            }
         }
         if strict {
             if let Some(f) = forth_violation() {
@@ -687,6 +716,36 @@ impl Node {
             u_cpu_forth,
             util: inst.util,
         })
+    }
+
+    /// The spindle-ratio check's numbers for `used` spindles.
+    fn spindle_ratio(&self, used: f64) -> Check {
+        Check::SpindleRatio {
+            used,
+            limit: self.hi_spindles,
+            total: self.t_spindles,
+        }
+    }
+
+    /// The vCPU-ratio check's numbers for `vcpus` virtual CPUs.
+    fn vcpu_check(&self, vcpus: i64) -> Check {
+        Check::VcpuRatio {
+            vcpus,
+            cpus: self.t_cpu,
+            ratio: self.vcpu_ratio,
+        }
+    }
+
+    /// The primary node whose instances' failover needs the most memory
+    /// here (the first of equals), if any.
+    pub fn largest_peer(&self) -> Option<i32> {
+        let mut best: Option<(i32, i64)> = None;
+        for &(k, m) in &self.peers {
+            if best.is_none_or(|(_, b)| m > b) {
+                best = Some((k, m));
+            }
+        }
+        best.map(|(k, _)| k)
     }
 
     /// The metric's view of the node after a successful primary probe.
@@ -827,6 +886,7 @@ impl Node {
     /// computes the result (`addSecExEx`). `ignore_disks` skips the free
     /// disk check (failing over off an offline primary);
     /// [`SoftChecks::Ignore`] skips the soft checks.
+    #[inline]
     pub fn probe_add_sec(
         &self,
         ignore_disks: bool,
@@ -834,25 +894,49 @@ impl Node {
         inst: &Instance,
         pdx: i32,
     ) -> Result<SecProbe, FailMode> {
+        self.check_add_sec(ignore_disks, soft, inst, pdx)
+            .map_err(|r| r.mode)
+    }
+
+    /// [`Node::probe_add_sec`] with the refused check's numbers.
+    #[inline]
+    pub fn check_add_sec(
+        &self,
+        ignore_disks: bool,
+        soft: SoftChecks,
+        inst: &Instance,
+        pdx: i32,
+    ) -> Result<SecProbe, Refusal> {
         let strict = soft == SoftChecks::Enforce;
         let need = if inst.uses_sec_mem() { inst.mem } else { 0 };
         let peer_mem = self.peer_mem(pdx).wrapping_add(need);
+        let now = Refusal::now;
 
         let f_dsk_forth = self.f_dsk_forth.wrapping_sub(inst.dsk);
         let f_spindles_forth = self.new_free_spindles(true, inst, self.f_spindles_forth);
         let inst_spindles_forth = self.new_inst_spindles(true, inst, self.inst_spindles_forth);
-        let forth_violation = || -> Option<FailMode> {
-            if !inst.has_secondary() || f_dsk_forth <= 0 || f_dsk_forth < self.lo_dsk {
-                Some(FailMode::Disk)
+        let forth_violation = || -> Option<Refusal> {
+            let (mode, check) = if !inst.has_secondary() {
+                (FailMode::Disk, Check::NoSecondary)
+            } else if f_dsk_forth <= 0 {
+                let (need, free) = (inst.dsk, self.f_dsk_forth);
+                (FailMode::Disk, Check::Disk { need, free })
+            } else if f_dsk_forth < self.lo_dsk {
+                let (left, reserve) = (f_dsk_forth, self.lo_dsk);
+                (FailMode::Disk, Check::DiskReserve { left, reserve })
             } else if self.excl_storage && f_spindles_forth < 0 {
-                Some(FailMode::Spindles)
+                let free = self.f_spindles_forth;
+                let need = free.wrapping_sub(f_spindles_forth);
+                (FailMode::Spindles, Check::Spindles { need, free })
             } else if inst_spindles_forth > self.hi_spindles {
-                Some(FailMode::Disk)
+                (FailMode::Disk, self.spindle_ratio(inst_spindles_forth))
             } else if need >= self.f_mem_forth {
-                Some(FailMode::Mem)
+                let free = self.f_mem_forth;
+                (FailMode::Mem, Check::FailoverMemory { need, free })
             } else {
-                None
-            }
+                return None;
+            };
+            Some(Refusal::forthcoming(mode, check))
         };
 
         if inst.forthcoming {
@@ -885,25 +969,42 @@ impl Node {
         let fail_n1 = old_mem <= r_mem;
 
         if !inst.has_secondary() {
-            return Err(FailMode::Disk);
+            return Err(now(FailMode::Disk, Check::NoSecondary));
         }
         if !ignore_disks && f_dsk <= 0 {
-            return Err(FailMode::Disk);
+            let (need, free) = (inst.dsk, self.f_dsk);
+            return Err(now(FailMode::Disk, Check::Disk { need, free }));
         }
         if strict && f_dsk < self.lo_dsk {
-            return Err(FailMode::Disk);
+            let (left, reserve) = (f_dsk, self.lo_dsk);
+            return Err(now(FailMode::Disk, Check::DiskReserve { left, reserve }));
         }
         if self.excl_storage && f_spindles < 0 {
-            return Err(FailMode::Spindles);
+            let free = self.f_spindles;
+            let need = free.wrapping_sub(f_spindles);
+            return Err(now(FailMode::Spindles, Check::Spindles { need, free }));
         }
         if strict && inst_spindles > self.hi_spindles {
-            return Err(FailMode::Disk);
+            return Err(now(FailMode::Disk, self.spindle_ratio(inst_spindles)));
         }
         if strict && need >= old_mem {
-            return Err(FailMode::Mem);
+            let free = old_mem;
+            return Err(now(FailMode::Mem, Check::FailoverMemory { need, free }));
         }
         if strict && fail_n1 && !self.fail_n1 {
-            return Err(FailMode::Mem);
+            // The reservation that fails is this primary's when it grew
+            // past the others.
+            let peer = if peer_mem >= self.r_mem {
+                Some(pdx)
+            } else {
+                self.largest_peer()
+            };
+            let check = Check::N1Reserve {
+                left: old_mem,
+                reserved: r_mem,
+                peer,
+            };
+            return Err(now(FailMode::Mem, check));
         }
         if strict {
             if let Some(f) = forth_violation() {

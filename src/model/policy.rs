@@ -3,6 +3,7 @@
 //! (`Instance.instMatchesPolicy`).
 
 use super::instance::Instance;
+use super::refusal::{Check, PolicyBound, PolicyResource, Refusal};
 use super::types::{DiskTemplate, FailMode};
 
 /// One instance specification bound (`ISpec`), all in Ganeti units (MiB,
@@ -73,68 +74,111 @@ impl IPolicy {
     }
 }
 
-/// Which bound of a min/max pair is being checked.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Bound {
-    /// The instance must not be below the spec.
-    Min,
-    /// The instance must not be above the spec.
-    Max,
-}
-
-impl Bound {
+impl PolicyBound {
     /// Whether `value` violates the bound `limit`.
     fn violated(self, value: i64, limit: i64) -> bool {
         match self {
-            Bound::Min => value < limit,
-            Bound::Max => value > limit,
+            PolicyBound::Min => value < limit,
+            PolicyBound::Max => value > limit,
         }
     }
 }
 
 /// Checks one bound (`instCompareISpec`), failing with the first offending
 /// resource in hail's order: memory, any disk size, vcpus, spindles, disk
-/// count (not for diskless). `nic-count` is never checked.
+/// count (not for diskless). `nic-count` is never checked. `pair` is the
+/// spec pair's position, for the refusal.
 fn check_bound(
     inst: &Instance,
     spec: &ISpec,
-    bound: Bound,
+    bound: PolicyBound,
     excl_storage: bool,
-) -> Result<(), FailMode> {
+    pair: usize,
+) -> Result<(), Refusal> {
+    let fail = |mode, resource, value, limit| {
+        Err(Refusal::now(
+            mode,
+            Check::Policy {
+                pair,
+                bound,
+                resource,
+                value,
+                limit,
+            },
+        ))
+    };
     if bound.violated(inst.mem, spec.memory_size) {
-        return Err(FailMode::Mem);
+        return fail(
+            FailMode::Mem,
+            PolicyResource::Memory,
+            inst.mem,
+            spec.memory_size,
+        );
     }
-    if inst
+    if let Some(d) = inst
         .disks
         .iter()
-        .any(|d| bound.violated(d.size, spec.disk_size))
+        .find(|d| bound.violated(d.size, spec.disk_size))
     {
-        return Err(FailMode::Disk);
+        return fail(
+            FailMode::Disk,
+            PolicyResource::DiskSize,
+            d.size,
+            spec.disk_size,
+        );
     }
     if bound.violated(inst.vcpus, spec.cpu_count) {
-        return Err(FailMode::Cpu);
+        return fail(
+            FailMode::Cpu,
+            PolicyResource::Cpus,
+            inst.vcpus,
+            spec.cpu_count,
+        );
     }
-    if excl_storage {
-        match inst.total_spindles() {
-            None => return Err(FailMode::Spindles),
-            Some(sp) if bound.violated(sp, spec.spindle_use) => return Err(FailMode::Spindles),
-            Some(_) => {}
-        }
-    } else if bound.violated(inst.spindle_use, spec.spindle_use) {
-        return Err(FailMode::Spindles);
+    let spindles = if excl_storage {
+        // Unknown spindles fail either bound.
+        inst.total_spindles().ok_or_else(|| {
+            let check = Check::Policy {
+                pair,
+                bound,
+                resource: PolicyResource::Spindles,
+                value: -1,
+                limit: spec.spindle_use,
+            };
+            Refusal::now(FailMode::Spindles, check)
+        })?
+    } else {
+        inst.spindle_use
+    };
+    if bound.violated(spindles, spec.spindle_use) {
+        return fail(
+            FailMode::Spindles,
+            PolicyResource::Spindles,
+            spindles,
+            spec.spindle_use,
+        );
     }
-    if inst.disk_template != DiskTemplate::Diskless
-        && bound.violated(inst.disks.len() as i64, spec.disk_count)
-    {
-        return Err(FailMode::DiskCount);
+    let count = inst.disks.len() as i64;
+    if inst.disk_template != DiskTemplate::Diskless && bound.violated(count, spec.disk_count) {
+        return fail(
+            FailMode::DiskCount,
+            PolicyResource::DiskCount,
+            count,
+            spec.disk_count,
+        );
     }
     Ok(())
 }
 
 /// Checks an instance against one min/max pair: the min bound first.
-fn check_minmax(inst: &Instance, mm: &MinMaxISpecs, excl_storage: bool) -> Result<(), FailMode> {
-    check_bound(inst, &mm.min, Bound::Min, excl_storage)?;
-    check_bound(inst, &mm.max, Bound::Max, excl_storage)
+fn check_minmax(
+    inst: &Instance,
+    mm: &MinMaxISpecs,
+    excl_storage: bool,
+    pair: usize,
+) -> Result<(), Refusal> {
+    check_bound(inst, &mm.min, PolicyBound::Min, excl_storage, pair)?;
+    check_bound(inst, &mm.max, PolicyBound::Max, excl_storage, pair)
 }
 
 impl IPolicy {
@@ -142,11 +186,17 @@ impl IPolicy {
     /// given exclusive-storage flag (`instMatchesPolicy`). The instance must
     /// fit any one min/max pair (when all fail, the first pair's failure is
     /// reported), then its template must be allowed (else `FailDisk`).
+    #[inline]
     pub fn check(&self, inst: &Instance, excl_storage: bool) -> Result<(), FailMode> {
+        self.check_detail(inst, excl_storage).map_err(|r| r.mode)
+    }
+
+    /// [`IPolicy::check`] with the refused bound.
+    pub fn check_detail(&self, inst: &Instance, excl_storage: bool) -> Result<(), Refusal> {
         if !self.minmax.is_empty() {
             let mut first_failure = None;
-            for mm in &self.minmax {
-                match check_minmax(inst, mm, excl_storage) {
+            for (pair, mm) in self.minmax.iter().enumerate() {
+                match check_minmax(inst, mm, excl_storage, pair) {
                     Ok(()) => {
                         first_failure = None;
                         break;
@@ -165,7 +215,11 @@ impl IPolicy {
         if self.disk_templates.contains(&inst.disk_template) {
             Ok(())
         } else {
-            Err(FailMode::Disk)
+            let template = inst.disk_template;
+            Err(Refusal::now(
+                FailMode::Disk,
+                Check::PolicyTemplate { template },
+            ))
         }
     }
 }

@@ -4,7 +4,7 @@
 //! bit-identical.
 //!
 //! Two procedures exist, as in hail, and they give different bits:
-//! * the full computation ([`score_walk`], [`values_walk`]): two-pass
+//! * the full computation ([`values_walk`], then [`weighted_sum`]): two-pass
 //!   population standard deviations and left-to-right sums over the nodes
 //!   in index order. hail uses it for single-node placement, evacuation and
 //!   relocation;
@@ -46,9 +46,8 @@ pub enum Aggregation {
 pub struct Component {
     /// Weight in the score.
     pub weight: f64,
-    /// hail's name for it (`detailedCVInfoExt`); documents the table and
-    /// will label hbal's statistics.
-    #[allow(dead_code)]
+    /// hail's name for it (`detailedCVInfoExt`); labels the components in
+    /// explanations.
     pub name: &'static str,
     /// Aggregation over nodes.
     pub aggregation: Aggregation,
@@ -136,7 +135,7 @@ pub fn node_values(s: &Scalars) -> NodeValues {
 
 /// Weighted sum of component values, left to right from 0
 /// (`compCVfromStats`).
-fn weighted_sum(values: &[f64; N_COMPONENTS]) -> f64 {
+pub fn weighted_sum(values: &[f64; N_COMPONENTS]) -> f64 {
     let mut acc = 0.0;
     for (k, v) in values.iter().enumerate() {
         acc += COMPONENTS[k].weight * v;
@@ -164,6 +163,7 @@ where
 /// which the compiler may vectorise without reordering any one sum.
 /// Components that a node does not contribute to are still accumulated
 /// into spare lanes and never read.
+#[cfg(test)]
 pub fn score_walk<'a, I>(nodes: I, map_value: i64) -> f64
 where
     I: Iterator<Item = (&'a NodeValues, bool)> + Clone,

@@ -298,6 +298,23 @@ fn choose(
     Ok((None, dropped))
 }
 
+/// A candidate's new nodes (primary, then secondary) with the instance
+/// placed on them, as the search builds them for the winner; for a
+/// candidate whose checks passed.
+pub fn candidate_nodes(
+    state: &State,
+    inst: &Instance,
+    p: usize,
+    s: Option<usize>,
+    opts: &AllocOptions,
+) -> Vec<(usize, Node)> {
+    let loc = match s {
+        Some(s) => location_score(state.node_at(p), state.node_at(s)),
+        None => 0,
+    };
+    materialize(state, &placed(inst, p, s, loc), p, s, opts)
+}
+
 /// Builds the placement's new nodes (they were only probed before).
 fn materialize(
     state: &State,
@@ -770,30 +787,148 @@ pub fn rank_groups<M: Metric>(
     node_groups: &[Group],
     results: Vec<(usize, Result<AllocSolution<M>, SearchError>)>,
 ) -> Option<(usize, AllocSolution<M>)> {
-    let mut good: Vec<(usize, AllocSolution<M>)> = Vec::new();
-    for (g, r) in results {
+    let first = rank_group_results(node_groups, &results).first().copied()?;
+    match results.into_iter().nth(first)? {
+        (g, Ok(sol)) => Some((g, sol)),
+        (_, Err(_)) => None,
+    }
+}
+
+/// [`rank_groups`]'s order as positions in `results`, best first; groups
+/// that cannot win are left out.
+pub fn rank_group_results<M: Metric>(
+    node_groups: &[Group],
+    results: &[(usize, Result<AllocSolution<M>, SearchError>)],
+) -> Vec<usize> {
+    let mut good: Vec<usize> = Vec::new();
+    for (i, (g, r)) in results.iter().enumerate() {
         if let Ok(sol) = r {
-            if sol.best.is_some() && node_groups[g].is_allocable() {
-                good.push((g, sol));
+            if sol.best.is_some() && node_groups[*g].is_allocable() {
+                good.push(i);
             }
         }
     }
     good.reverse();
-    let key = |x: &(usize, AllocSolution<M>)| -> (AllocPolicy, Option<M>) {
-        (
-            node_groups[x.0].alloc_policy,
-            x.1.best.as_ref().map(|b| b.metric.clone()),
-        )
+    let key = |i: usize| -> (AllocPolicy, Option<&M>) {
+        let (g, r) = &results[i];
+        let metric = r
+            .as_ref()
+            .ok()
+            .and_then(|s| s.best.as_ref())
+            .map(|b| &b.metric);
+        (node_groups[*g].alloc_policy, metric)
     };
-    let sorted = ghc_sort::sort_by(good, |a, b| {
+    ghc_sort::sort_by(good, |&a, &b| {
         let (pa, ma) = key(a);
         let (pb, mb) = key(b);
         pa.cmp(&pb).then_with(|| match (ma, mb) {
-            (Some(x), Some(y)) => x.hs_compare(&y),
+            (Some(x), Some(y)) => x.hs_compare(y),
             _ => std::cmp::Ordering::Equal,
         })
-    });
-    sorted.into_iter().next()
+    })
+}
+
+/// Every allowed group's search for one instance (the loop of
+/// `findBestAllocGroup`), before ranking.
+pub struct GroupSearch {
+    /// The groups owning nodes, with their node keys.
+    pub groups: Vec<(usize, Vec<usize>)>,
+    /// Whether any group was allowed.
+    pub any_allowed: bool,
+    /// The allowed groups refused for their networks, with hail's message.
+    pub unconnected: Vec<(usize, String)>,
+    /// The other allowed groups' results, in group order.
+    pub results: Vec<(usize, Result<AllocSolution<f64>, SearchError>)>,
+}
+
+/// Searches every allowed group for the instance, scoring and checking
+/// capacity over the whole state. Fails only on a lookup hail crashes on.
+pub fn search_groups(
+    node_groups: &[Group],
+    state: &mut State,
+    allowed: Option<&[usize]>,
+    inst: &Instance,
+    count: i64,
+    opts: &AllocOptions,
+) -> Result<GroupSearch, Crash> {
+    let groups = split_groups(state, node_groups.len());
+    let mut any_allowed = false;
+    let mut unconnected = Vec::new();
+    let mut results = Vec::new();
+    for (g, keys) in groups
+        .iter()
+        .filter(|(g, _)| allowed.is_none_or(|a| a.contains(g)))
+    {
+        any_allowed = true;
+        let group = &node_groups[*g];
+        if !has_required_networks(group, inst) {
+            let message = format!(
+                "group {} is not connected to a network required by instance {}",
+                group.name, inst.name
+            );
+            unconnected.push((*g, message));
+            continue;
+        }
+        let r = gen_alloc_nodes(state, keys, count, opts.restrict.as_deref())
+            .and_then(|nodes| try_alloc(state, inst, &nodes, opts));
+        if let Err(SearchError::Crash(c)) = r {
+            return Err(c);
+        }
+        results.push((*g, r));
+    }
+    Ok(GroupSearch {
+        groups,
+        any_allowed,
+        unconnected,
+        results,
+    })
+}
+
+impl GroupSearch {
+    /// Every message: network refusals, then each group's description.
+    pub fn messages(&self, node_groups: &[Group]) -> Vec<String> {
+        let mut messages: Vec<String> = self.unconnected.iter().map(|(_, m)| m.clone()).collect();
+        for (g, r) in &self.results {
+            messages.extend(describe_group(&node_groups[*g], r));
+        }
+        messages
+    }
+
+    /// The positions in `results` of the groups that may win, best first
+    /// (see [`rank_groups`]).
+    pub fn ranking(&self, node_groups: &[Group]) -> Vec<usize> {
+        rank_group_results(node_groups, &self.results)
+    }
+
+    /// The best group, or hail's message when none has a solution.
+    pub fn choose(
+        self,
+        node_groups: &[Group],
+        allowed: Option<&[usize]>,
+    ) -> Result<GroupChoice<f64>, SearchError> {
+        let messages = self.messages(node_groups);
+        let first = self.ranking(node_groups).first().copied();
+        match first {
+            Some(i) => {
+                let (group, solution) = match self.results.into_iter().nth(i) {
+                    Some((g, Ok(sol))) => (g, sol),
+                    // Ranked results are solutions.
+                    _ => return Err(SearchError::Message(messages.join(", "))),
+                };
+                Ok(GroupChoice {
+                    group,
+                    solution,
+                    messages,
+                })
+            }
+            None if !self.any_allowed => Err(SearchError::Message(no_groups_message(
+                node_groups,
+                allowed,
+                &self.groups,
+            ))),
+            None => Err(SearchError::Message(messages.join(", "))),
+        }
+    }
 }
 
 /// Finds the best group for the instance (`findBestAllocGroup`), scoring
@@ -806,50 +941,7 @@ pub fn find_best_alloc_group(
     count: i64,
     opts: &AllocOptions,
 ) -> Result<GroupChoice<f64>, SearchError> {
-    let groups = split_groups(state, node_groups.len());
-    let allowed_groups: Vec<&(usize, Vec<usize>)> = groups
-        .iter()
-        .filter(|(g, _)| allowed.is_none_or(|a| a.contains(g)))
-        .collect();
-    let mut messages = Vec::new();
-    let mut results = Vec::new();
-    for (g, keys) in &allowed_groups {
-        let group = &node_groups[*g];
-        if !has_required_networks(group, inst) {
-            messages.push(format!(
-                "group {} is not connected to a network required by instance {}",
-                group.name, inst.name
-            ));
-            continue;
-        }
-        let r = gen_alloc_nodes(state, keys, count, opts.restrict.as_deref())
-            .and_then(|nodes| try_alloc(state, inst, &nodes, opts));
-        if let Err(SearchError::Crash(c)) = r {
-            return Err(SearchError::Crash(c));
-        }
-        results.push((*g, r));
-    }
-    for (g, r) in &results {
-        messages.extend(describe_group(&node_groups[*g], r));
-    }
-    match rank_groups(node_groups, results) {
-        Some((group, solution)) => Ok(GroupChoice {
-            group,
-            solution,
-            messages,
-        }),
-        None => {
-            if allowed_groups.is_empty() {
-                Err(SearchError::Message(no_groups_message(
-                    node_groups,
-                    allowed,
-                    &groups,
-                )))
-            } else {
-                Err(SearchError::Message(messages.join(", ")))
-            }
-        }
-    }
+    search_groups(node_groups, state, allowed, inst, count, opts)?.choose(node_groups, allowed)
 }
 
 /// hail's message when no group is left to try.

@@ -170,6 +170,37 @@ fn redundant_with(state: &mut State, cache: &N1Cache, affected: &[usize]) -> Res
     Ok(refusing.peek().is_none())
 }
 
+/// The first node, in key order, that could not be evacuated after the
+/// placement (`None` when every node could): what made
+/// [`placement_is_redundant`] refuse it. Evaluates every node in full
+/// (for explanations, not for the search).
+pub fn first_unevacuable(
+    state: &mut State,
+    changed: &[(usize, &Node)],
+    inst: &Instance,
+) -> Result<Option<usize>, Crash> {
+    let cp = state.checkpoint();
+    let new_key = state.inst_count();
+    apply_placement(state, changed, inst, new_key);
+    let mut found = None;
+    let keys: Vec<usize> = state.node_keys().collect();
+    for n in keys {
+        match can_evacuate_node(state, n) {
+            Ok(true) => {}
+            Ok(false) => {
+                found = Some(n);
+                break;
+            }
+            Err(c) => {
+                state.rollback(cp);
+                return Err(c);
+            }
+        }
+    }
+    state.rollback(cp);
+    Ok(found)
+}
+
 /// Writes a placement into the state as hail's `extractNl` and `updateIl`
 /// do: the instance goes to key `new_key`, and on the placement's nodes the
 /// placeholder index -1 becomes `new_key`.

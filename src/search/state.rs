@@ -354,6 +354,22 @@ impl State {
     /// replaced: one pass over cached values, the replaced nodes' values
     /// computed here.
     fn score_over(&self, keys: &[usize], subst: &[Subst<'_>]) -> f64 {
+        self.statistics_over(keys, subst)
+            .map_or(0.0, |v| metric::weighted_sum(&v))
+    }
+
+    /// The 20 statistics of the present nodes with some nodes replaced, or
+    /// `None` when no node is online.
+    pub fn statistics_with(&self, subst: &[Subst<'_>]) -> Option<[f64; metric::N_COMPONENTS]> {
+        self.statistics_over(&self.present, subst)
+    }
+
+    /// [`State::score_over`]'s statistics.
+    fn statistics_over(
+        &self,
+        keys: &[usize],
+        subst: &[Subst<'_>],
+    ) -> Option<[f64; metric::N_COMPONENTS]> {
         let mut sub: smallvec::SmallVec<[(usize, NodeValues, bool); 4]> = smallvec::SmallVec::new();
         for (k, n) in subst {
             sub.push((*k, metric::node_values(&n.scalars()), n.offline));
@@ -375,7 +391,7 @@ impl State {
                 0
             };
         sub.sort_unstable_by_key(|(k, _, _)| *k);
-        metric::score_walk(
+        metric::values_walk(
             Walk {
                 keys,
                 sub: &sub,

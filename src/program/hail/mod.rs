@@ -15,6 +15,7 @@ use std::sync::Arc;
 use dispatch::{Final, RunError, Teardown};
 use options::Options;
 
+use crate::explain;
 use crate::model::group::Group;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
@@ -60,6 +61,79 @@ pub struct Outcome {
     pub saves: Vec<Save>,
     /// The answer line (with its newline), or why there is none.
     pub answer: Result<String, Failure>,
+    /// With `--explain`: the explanation, or why there is none.
+    pub explanation: Option<Result<Explained, String>>,
+}
+
+/// An explanation and what its file is named after.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Explained {
+    /// The text (or JSON) to write.
+    pub text: String,
+    /// The request type and its first instance, for a file name.
+    pub subject: String,
+}
+
+/// Where an explanation goes: `None` for stderr, else the file to write.
+/// A directory gets a new file named by `now` (UTC, to the nanosecond),
+/// the subject and the format.
+pub fn explanation_path(
+    to: &options::ExplainTo,
+    subject: &str,
+    format: options::ExplainFormat,
+    now: std::time::SystemTime,
+) -> Option<std::path::PathBuf> {
+    let options::ExplainTo::Path(path) = to else {
+        return None;
+    };
+    let path = std::path::PathBuf::from(path);
+    if !path.is_dir() {
+        return Some(path);
+    }
+    let since = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let ext = match format {
+        options::ExplainFormat::Text => "txt",
+        options::ExplainFormat::Json => "json",
+    };
+    let safe: String = subject
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    Some(path.join(format!(
+        "{}.{:09}Z-{safe}.{ext}",
+        utc_stamp(since.as_secs()),
+        since.subsec_nanos()
+    )))
+}
+
+/// `YYYYmmddTHHMMSS` for seconds since the epoch, in UTC.
+fn utc_stamp(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
 }
 
 /// A cluster data file named by `-t`, as the caller read it.
@@ -95,6 +169,7 @@ fn run_with(
         stderr: out.stderr,
         saves: out.saves,
         answer,
+        explanation: out.explanation,
     }
 }
 
@@ -103,6 +178,7 @@ fn run_with(
 struct Output {
     stderr: String,
     saves: Vec<Save>,
+    explanation: Option<Result<Explained, String>>,
 }
 
 impl Output {
@@ -236,8 +312,24 @@ fn run_inner(
         )
     });
     let initial_nodes = fields.as_ref().map(|_| cluster.nodes.clone());
+    // The explanation works on its own copy, after the answer.
+    let to_explain = options.explain.as_ref().map(|_| {
+        let dedicated = dispatch::allocation_group(&request)
+            .is_some_and(|g| dispatch::is_dedicated(&cluster, g));
+        (cluster.clone(), request.clone(), dedicated)
+    });
     let (answer, fin) = dispatch::run(cluster, request, &options.algorithm, teardown, want_final)
         .map_err(Failure::Run)?;
+    if let Some((cluster, request, dedicated)) = to_explain {
+        let subject = explain::subject(&cluster, &request);
+        let e = explain::explain(&cluster, &request, &options.algorithm, &answer, dedicated)
+            .map(|e| Explained {
+                text: explain::render::render(&e, options.explain_format),
+                subject,
+            })
+            .map_err(|c| format!("the explanation failed: {}", c.0));
+        out.explanation = Some(e);
+    }
 
     if let (Some(fields), Some((_, tags, ..))) = (&fields, &names_and_tags) {
         let table = match (&fin, &initial_nodes) {

@@ -20,6 +20,7 @@
 
 use std::ffi::OsString;
 
+pub use crate::explain::Format as ExplainFormat;
 pub use crate::model::types::SoftChecks;
 pub use crate::program::getopt::Exit;
 pub use crate::read::loader::{LoadOptions, N1Rule};
@@ -79,6 +80,20 @@ pub struct Options {
     /// wrap-around on overflow) and `--n1-rule=3.0|3.1` (hailstone only: how
     /// the initial N+1 flag of a node is computed).
     pub load: LoadOptions,
+    /// `--explain[=PATH]` (hailstone only): explain the answer on stderr,
+    /// in the file PATH, or in a new file in the directory PATH.
+    pub explain: Option<ExplainTo>,
+    /// `--explain-format=text|json` (hailstone only).
+    pub explain_format: ExplainFormat,
+}
+
+/// Where `--explain` sends the explanation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExplainTo {
+    /// stderr (a bare `--explain`, or `--explain=-`).
+    Stderr,
+    /// This file, or a new file in this directory.
+    Path(String),
 }
 
 impl Default for Options {
@@ -94,6 +109,8 @@ impl Default for Options {
             mond: false,
             mond_xen: false,
             load: LoadOptions::default(),
+            explain: None,
+            explain_format: ExplainFormat::Text,
         }
     }
 }
@@ -196,6 +213,8 @@ enum OptId {
     MondXen,
     StaticKvmNodeMemory,
     N1Rule,
+    Explain,
+    ExplainFormat,
     Version,
     Help,
     HelpCompletion,
@@ -310,6 +329,22 @@ const OPTIONS: &[OptDescr<OptId>] = &[
         completion: "choices=3.0,3.1",
     },
     OptDescr {
+        id: OptId::Explain,
+        short: None,
+        long: "explain",
+        kind: ArgKind::Opt("PATH"),
+        help: "explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH",
+        completion: "none",
+    },
+    OptDescr {
+        id: OptId::ExplainFormat,
+        short: None,
+        long: "explain-format",
+        kind: ArgKind::Req("FORMAT"),
+        help: "format of the explanation: text (default) or json",
+        completion: "choices=text,json",
+    },
+    OptDescr {
         id: OptId::Version,
         short: Some('V'),
         long: "version",
@@ -397,6 +432,24 @@ impl getopt::Fold<OptId> for Fold {
                     }
                 };
             }
+            OptId::Explain => {
+                options.explain = Some(match value {
+                    None | Some("-") => ExplainTo::Stderr,
+                    Some("") => return Err("--explain: the path is empty".to_owned()),
+                    Some(path) => ExplainTo::Path(path.to_owned()),
+                });
+            }
+            OptId::ExplainFormat => {
+                options.explain_format = match text {
+                    "text" => ExplainFormat::Text,
+                    "json" => ExplainFormat::Json,
+                    other => {
+                        return Err(format!(
+                            "Invalid explanation format '{other}', pass one of 'text' or 'json'"
+                        ))
+                    }
+                };
+            }
             OptId::Version => self.version = true,
             OptId::Help => self.help = true,
             OptId::HelpCompletion => self.completion = true,
@@ -410,7 +463,7 @@ mod tests {
     use super::*;
 
     /// The option table of the help text, as hail prints it, plus hailstone's
-    /// `--n1-rule` line.
+    /// `--n1-rule` and `--explain` lines.
     const TABLE: &str = "  -p[FIELDS]  --print-nodes[=FIELDS]             print the final node list
   -S FILE     --save=FILE                        Save cluster state at the end of the processing to FILE
   -t FILE     --text-data=FILE                   the cluster data FILE
@@ -424,6 +477,8 @@ mod tests {
               --mond-xen                         also consider xen-specific collectors in MonD queries
               --static-kvm-node-memory=N         use static node memory [in MB] on KVM instead of value reported by hypervisor. Use 0 to take value reported from hypervisor.
               --n1-rule=RULE                     initial N+1 state of a node: 3.0 (hail 3.0.2, default) or 3.1 (Ganeti 3.1)
+              --explain[=PATH]                   explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH
+              --explain-format=FORMAT            format of the explanation: text (default) or json
   -V          --version                          show the version of the program
   -h          --help                             show help
               --help-completion                  show completion info
@@ -526,6 +581,8 @@ mod tests {
 --mond-xen none
 --static-kvm-node-memory integer
 --n1-rule choices=3.0,3.1
+--explain none
+--explain-format choices=text,json
 -V,--version none
 -h,--help none
 --help-completion none

@@ -1,0 +1,443 @@
+//! Explanations of allocations: for each group, its policy, its outcome
+//! and its rank; for its candidate nodes or pairs, the first check that
+//! refused each one (counted by reason, the closest misses named with
+//! their numbers), the candidates the global N+1 check dropped and the
+//! node that could not have been evacuated; the winner's score component
+//! by component next to the runner-up's.
+//!
+//! The searches are hail's own ([`crate::search::allocate`]) run with
+//! their notes on; the numbers come from the same node and policy checks
+//! ([`crate::model::refusal`]), asked again for the refused candidates.
+
+use crate::model::group::Group;
+use crate::model::instance::Instance;
+use crate::model::policy::IPolicy;
+use crate::model::refusal::Refusal;
+use crate::model::types::SoftChecks;
+use crate::model::{find_group, Cluster, NameMatch};
+use crate::score::metric::N_COMPONENTS;
+use crate::search::allocate::{self, AllocOptions, SearchError};
+use crate::search::globaln1;
+use crate::search::solution::{AllocSolution, CandidateNote, CandidateOutcome, Metric};
+use crate::search::state::{Crash, State};
+use crate::search::AlgorithmOptions;
+
+use super::reasons::{self, Miss, Names, ReasonCount, Role, Tally};
+
+/// What the instance asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Needs {
+    pub template: &'static str,
+    pub nodes: i64,
+    pub memory: i64,
+    pub disk: i64,
+    pub vcpus: i64,
+    pub spindles: i64,
+}
+
+/// A candidate shown with its score, its components when known.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pick {
+    pub nodes: Vec<String>,
+    pub score: f64,
+    /// The 20 statistics of the cluster with the candidate placed
+    /// (hail's full computation).
+    pub components: Option<[f64; N_COMPONENTS]>,
+}
+
+/// A candidate the global N+1 check dropped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dropped {
+    pub nodes: Vec<String>,
+    pub score: f64,
+    /// The first node that could not have been evacuated with it placed.
+    pub unevacuable: Option<String>,
+}
+
+/// How many dropped candidates are examined by name.
+const DROPPED_SHOWN: usize = 3;
+
+/// One group's part.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupPart {
+    pub name: String,
+    pub alloc_policy: &'static str,
+    pub policy: Vec<String>,
+    /// The group's place among the groups that could take the instance
+    /// (1 = chosen), if it could.
+    pub rank: Option<usize>,
+    /// Why it ranks there or is out, in words.
+    pub verdict: String,
+    /// Candidates tried, those that fit, those the global N+1 check
+    /// dropped.
+    pub candidates: u64,
+    pub fit: u64,
+    pub dropped: u64,
+    pub reasons: Vec<ReasonCount>,
+    pub dropped_picks: Vec<Dropped>,
+    pub winner: Option<Pick>,
+    pub runner_up: Option<Pick>,
+}
+
+/// The explanation of one instance's placement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placement {
+    pub instance: String,
+    pub needs: Needs,
+    pub groups: Vec<GroupPart>,
+    /// The chosen group and nodes.
+    pub chosen: Option<(String, Vec<String>)>,
+}
+
+/// The instance's needs.
+pub fn needs(inst: &Instance, count: i64) -> Needs {
+    Needs {
+        template: inst.disk_template.raw(),
+        nodes: count,
+        memory: inst.mem,
+        disk: inst.dsk,
+        vcpus: inst.vcpus,
+        spindles: inst.spindle_use,
+    }
+}
+
+/// The policy in words: one line per spec pair, then templates and ratios.
+pub fn policy_lines(p: &IPolicy) -> Vec<String> {
+    let mut out: Vec<String> = p
+        .minmax
+        .iter()
+        .enumerate()
+        .map(|(i, mm)| {
+            format!(
+                "spec {}: memory {}..{} MiB, disk {}..{} MiB, vCPUs {}..{}, spindles {}..{}, disks {}..{}",
+                i + 1,
+                mm.min.memory_size,
+                mm.max.memory_size,
+                mm.min.disk_size,
+                mm.max.disk_size,
+                mm.min.cpu_count,
+                mm.max.cpu_count,
+                mm.min.spindle_use,
+                mm.max.spindle_use,
+                mm.min.disk_count,
+                mm.max.disk_count
+            )
+        })
+        .collect();
+    let templates: Vec<&str> = p.disk_templates.iter().map(|t| t.raw()).collect();
+    out.push(format!(
+        "disk templates {}; vCPU ratio {}; spindle ratio {}",
+        templates.join(", "),
+        reasons::num(p.vcpu_ratio),
+        reasons::num(p.spindle_ratio)
+    ));
+    out
+}
+
+/// Explains the placement of `inst` on `count` nodes in the cluster, as
+/// `allocate` searches it: in the group `group_name`, else in every group.
+pub fn explain(
+    cluster: &Cluster,
+    state: &mut State,
+    inst: &Instance,
+    count: i64,
+    group_name: Option<&str>,
+    restrict: Option<Vec<String>>,
+    algorithm: &AlgorithmOptions,
+) -> Result<Placement, Crash> {
+    let mut opts = AllocOptions::new(algorithm, restrict);
+    opts.explain = true;
+    let groups = &cluster.groups;
+    let mut out = Placement {
+        instance: inst.name.to_string(),
+        needs: needs(inst, count),
+        groups: Vec::new(),
+        chosen: None,
+    };
+    match group_name {
+        None => {
+            let search = allocate::search_groups(groups, state, None, inst, count, &opts)?;
+            for (g, message) in &search.unconnected {
+                out.groups.push(outside(&groups[*g], message));
+            }
+            let ranking = search.ranking(groups);
+            for (i, (g, r)) in search.results.iter().enumerate() {
+                let rank = ranking.iter().position(|&x| x == i).map(|r| r + 1);
+                let part = group_part(cluster, state, &groups[*g], inst, r, rank, &opts)?;
+                out.groups.push(part);
+            }
+            if let Some(&first) = ranking.first() {
+                let (g, r) = &search.results[first];
+                if let Ok(Some(best)) = r.as_ref().map(|s| s.best.as_ref()) {
+                    out.chosen = Some((groups[*g].name.clone(), best.node_names.clone()));
+                }
+            }
+        }
+        Some(name) => {
+            let g = match find_group(groups, name) {
+                NameMatch::One(g) => g,
+                _ => return Ok(out),
+            };
+            let group = &groups[g];
+            if !allocate::has_required_networks(group, inst) {
+                let message = format!(
+                    "The group {} is not connected to a network required by instance {}",
+                    group.name, inst.name
+                );
+                out.groups.push(outside(group, &message));
+                return Ok(out);
+            }
+            let mut gstate = allocate::group_state(state, g);
+            let keys: Vec<usize> = gstate.node_keys().collect();
+            let r = allocate::gen_alloc_nodes(&gstate, &keys, count, opts.restrict.as_deref())
+                .and_then(|nodes| allocate::try_alloc(&mut gstate, inst, &nodes, &opts));
+            if let Err(SearchError::Crash(c)) = r {
+                return Err(c);
+            }
+            let rank = matches!(&r, Ok(s) if s.best.is_some()).then_some(1);
+            let part = group_part(cluster, &mut gstate, group, inst, &r, rank, &opts)?;
+            if let (Some(1), Some(w)) = (rank, &part.winner) {
+                out.chosen = Some((group.name.clone(), w.nodes.clone()));
+            }
+            out.groups.push(part);
+        }
+    }
+    Ok(out)
+}
+
+/// A group left out before its search.
+fn outside(group: &Group, message: &str) -> GroupPart {
+    GroupPart {
+        name: group.name.clone(),
+        alloc_policy: group.alloc_policy.raw(),
+        policy: policy_lines(&group.ipolicy),
+        rank: None,
+        verdict: message.to_owned(),
+        candidates: 0,
+        fit: 0,
+        dropped: 0,
+        reasons: Vec::new(),
+        dropped_picks: Vec::new(),
+        winner: None,
+        runner_up: None,
+    }
+}
+
+/// A refusal: the placement checked, the failing check, the node refused.
+pub type Diagnosis = (Role, Refusal, usize);
+
+/// The first check refusing the candidate (the search's order: the
+/// policy, the primary, then the secondary), with the node it refused.
+pub fn diagnose(
+    state: &State,
+    inst: &Instance,
+    p: usize,
+    s: Option<usize>,
+    soft: SoftChecks,
+) -> Option<Diagnosis> {
+    let np = state.node_at(p);
+    if let Err(r) = state.policy(np.group).check_detail(inst, np.excl_storage) {
+        return Some((Role::Policy, r, p));
+    }
+    if let Err(r) = np.check_add_pri(soft, inst) {
+        return Some((Role::Primary, r, p));
+    }
+    let s = s?;
+    match state
+        .node_at(s)
+        .check_add_sec(false, SoftChecks::Enforce, inst, p as i32)
+    {
+        Err(r) => Some((Role::Secondary, r, s)),
+        Ok(_) => None,
+    }
+}
+
+fn node_names(state: &State, p: usize, s: Option<usize>) -> Vec<String> {
+    std::iter::once(p)
+        .chain(s)
+        .map(|k| state.node_at(k).info.name.clone())
+        .collect()
+}
+
+/// Counts the refused notes by reason.
+pub fn tally_refusals(
+    cluster: &Cluster,
+    state: &State,
+    inst: &Instance,
+    notes: &[CandidateNote],
+    soft: SoftChecks,
+) -> Vec<ReasonCount> {
+    let names = Names {
+        state,
+        tags: &cluster.tags,
+    };
+    let mut tally = Tally::default();
+    // A primary refused for one pair is refused for all its pairs: its
+    // diagnosis is kept while the notes go through its secondaries.
+    let mut last_primary: Option<(usize, Option<Diagnosis>)> = None;
+    for n in notes {
+        let CandidateOutcome::Refused(mode) = n.outcome else {
+            continue;
+        };
+        let primary_refusal = match &last_primary {
+            Some((p, d)) if *p == n.primary => *d,
+            _ => {
+                let d = diagnose(state, inst, n.primary, None, soft);
+                last_primary = Some((n.primary, d));
+                d
+            }
+        };
+        let d = match primary_refusal {
+            Some(d) => Some(d),
+            None => diagnose(state, inst, n.primary, n.secondary, soft),
+        };
+        match d {
+            Some((role, r, node)) => {
+                debug_assert_eq!(r.mode, mode, "diagnosis differs from the search");
+                // A refused primary is one miss, whatever its secondary.
+                let shown = if role == Role::Secondary {
+                    node_names(state, n.primary, n.secondary)
+                } else {
+                    node_names(state, n.primary, None)
+                };
+                tally.add(role, &r, 1, || Miss {
+                    nodes: shown,
+                    detail: reasons::describe(&r, state.node_at(node), Some(n.primary), &names),
+                    shortfall: r.shortfall(),
+                });
+            }
+            None => {
+                // Not a node or policy check (the search refused it
+                // otherwise): counted by its mode alone.
+                let r = Refusal::now(mode, crate::model::refusal::Check::NoSecondary);
+                tally.add(Role::Secondary, &r, 1, || Miss {
+                    nodes: node_names(state, n.primary, n.secondary),
+                    detail: format!("refused ({})", mode.name()),
+                    shortfall: None,
+                });
+            }
+        }
+    }
+    tally.sorted()
+}
+
+/// The statistics with a candidate placed.
+fn components(
+    state: &State,
+    inst: &Instance,
+    p: usize,
+    s: Option<usize>,
+    opts: &AllocOptions,
+) -> Option<[f64; N_COMPONENTS]> {
+    let nodes = allocate::candidate_nodes(state, inst, p, s, opts);
+    let subst: Vec<(usize, &crate::model::node::Node)> =
+        nodes.iter().map(|(k, n)| (*k, n)).collect();
+    state.statistics_with(&subst)
+}
+
+fn group_part(
+    cluster: &Cluster,
+    state: &mut State,
+    group: &Group,
+    inst: &Instance,
+    result: &Result<AllocSolution<f64>, SearchError>,
+    rank: Option<usize>,
+    opts: &AllocOptions,
+) -> Result<GroupPart, Crash> {
+    let mut part = outside(group, "");
+    let sol = match result {
+        Err(SearchError::Message(m)) => {
+            part.verdict = format!("not searched: {m}");
+            return Ok(part);
+        }
+        Err(SearchError::Crash(c)) => return Err(c.clone()),
+        Ok(sol) => sol,
+    };
+    let notes = &sol.notes;
+    part.candidates = notes.len() as u64;
+    part.fit = notes
+        .iter()
+        .filter(|n| !matches!(n.outcome, CandidateOutcome::Refused(_)))
+        .count() as u64;
+    part.reasons = tally_refusals(cluster, state, inst, notes, opts.soft);
+    // The dropped candidates, best first (ties to the later one, as the
+    // search orders them).
+    let mut dropped: Vec<&CandidateNote> = notes
+        .iter()
+        .filter(|n| matches!(n.outcome, CandidateOutcome::Dropped(_)))
+        .collect();
+    part.dropped = dropped.len() as u64;
+    dropped.reverse();
+    dropped.sort_by(|a, b| score_of(a).hs_compare(&score_of(b)));
+    for d in dropped.iter().take(DROPPED_SHOWN) {
+        let nodes = allocate::candidate_nodes(state, inst, d.primary, d.secondary, opts);
+        let changed: Vec<(usize, &crate::model::node::Node)> =
+            nodes.iter().map(|(k, n)| (*k, n)).collect();
+        let mut record = inst.clone();
+        record.p_node = d.primary as i32;
+        record.s_node = d.secondary.map_or(-1, |s| s as i32);
+        let unevacuable = if opts.online_secondary_only
+            && d.secondary.is_some_and(|s| state.node_at(s).offline)
+        {
+            None
+        } else {
+            globaln1::first_unevacuable(state, &changed, &record)?
+                .map(|k| state.node_at(k).info.name.clone())
+        };
+        part.dropped_picks.push(Dropped {
+            nodes: node_names(state, d.primary, d.secondary),
+            score: score_of(d),
+            unevacuable,
+        });
+    }
+    if let Some(best) = &sol.best {
+        part.winner = Some(Pick {
+            nodes: best.node_names.clone(),
+            score: best.metric,
+            components: components(state, inst, best.primary, best.secondary, opts),
+        });
+        // The runner-up: the best other candidate that fit and was kept.
+        let mut others: Vec<&CandidateNote> = notes
+            .iter()
+            .filter(|n| matches!(n.outcome, CandidateOutcome::Scored(_)))
+            .filter(|n| (n.primary, n.secondary) != (best.primary, best.secondary))
+            .collect();
+        others.reverse();
+        others.sort_by(|a, b| score_of(a).hs_compare(&score_of(b)));
+        if let Some(r) = others.first() {
+            part.runner_up = Some(Pick {
+                nodes: node_names(state, r.primary, r.secondary),
+                score: score_of(r),
+                components: components(state, inst, r.primary, r.secondary, opts),
+            });
+        }
+    }
+    part.rank = rank;
+    part.verdict = match (rank, &sol.best) {
+        (Some(1), _) => "chosen".to_owned(),
+        (Some(r), Some(b)) => format!(
+            "ranked {r}: by allocation policy ({}) then score ({})",
+            group.alloc_policy.raw(),
+            b.metric
+        ),
+        (None, Some(_)) => format!(
+            "not chosen: its allocation policy is {}",
+            group.alloc_policy.raw()
+        ),
+        (_, None) => {
+            if sol.failures.total() == 0 && part.dropped == 0 {
+                "no solution: no candidate".to_owned()
+            } else {
+                format!("no solution: {}", sol.describe())
+            }
+        }
+    };
+    Ok(part)
+}
+
+fn score_of(n: &CandidateNote) -> f64 {
+    match n.outcome {
+        CandidateOutcome::Scored(s) | CandidateOutcome::Dropped(s) => s,
+        CandidateOutcome::Refused(_) => f64::NAN,
+    }
+}

@@ -1,0 +1,315 @@
+//! Refusals in words, and their aggregation: the candidates a search
+//! refused, counted by reason, with the closest misses of each reason
+//! named, so that a 1,000-node cluster reads in one screen.
+
+use crate::model::node::Node;
+use crate::model::refusal::{Check, PolicyBound, PolicyResource, Refusal};
+use crate::model::types::FailMode;
+use crate::model::TagTable;
+use crate::search::state::State;
+
+/// Which placement a check was about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    /// The instance policy of the node's group.
+    Policy,
+    /// The node as the primary.
+    Primary,
+    /// The node as the secondary.
+    Secondary,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Policy => "policy",
+            Role::Primary => "primary",
+            Role::Secondary => "secondary",
+        }
+    }
+}
+
+/// A refusal's reason without its numbers: what candidates are counted by.
+pub fn kind(check: &Check) -> &'static str {
+    match check {
+        Check::Memory { .. } => "memory",
+        Check::FailoverMemory { .. } => "memory for a failover",
+        Check::N1Reserve { .. } => "N+1 memory reserve",
+        Check::Disk { .. } => "disk",
+        Check::DiskReserve { .. } => "disk reserve",
+        Check::Spindles { .. } => "spindles",
+        Check::SpindleRatio { .. } => "spindle ratio",
+        Check::VcpuRatio { .. } => "vCPU ratio",
+        Check::ExclusionTag { .. } => "exclusion tag",
+        Check::NoSecondary => "no secondary",
+        Check::Policy { .. } => "instance policy",
+        Check::PolicyTemplate { .. } => "disk template",
+    }
+}
+
+/// What the explanation needs to name things.
+pub struct Names<'a> {
+    pub state: &'a State,
+    pub tags: &'a TagTable,
+}
+
+impl Names<'_> {
+    fn node(&self, k: i32) -> String {
+        self.state
+            .node(k)
+            .map_or_else(|_| format!("node #{k}"), |n| n.info.name.clone())
+    }
+
+    /// The instances on `node` holding the exclusion tag `tag`.
+    fn holders(&self, node: &Node, tag: u32) -> Vec<String> {
+        node.p_list
+            .iter()
+            .filter_map(|&i| self.state.inst(i).ok())
+            .filter(|i| i.excl_tags.contains(&tag))
+            .map(|i| i.name.to_string())
+            .collect()
+    }
+}
+
+fn resource_name(r: PolicyResource) -> &'static str {
+    match r {
+        PolicyResource::Memory => "memory",
+        PolicyResource::DiskSize => "disk size",
+        PolicyResource::Cpus => "vCPUs",
+        PolicyResource::Spindles => "spindles",
+        PolicyResource::DiskCount => "disk count",
+    }
+}
+
+fn resource_unit(r: PolicyResource) -> &'static str {
+    match r {
+        PolicyResource::Memory | PolicyResource::DiskSize => " MiB",
+        _ => "",
+    }
+}
+
+/// A number as people read it: integers without a fraction, others with
+/// at most two decimals.
+pub fn num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        let s = format!("{x:.2}");
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
+}
+
+/// Where a node's memory goes: total, the node's own, the instances',
+/// and what the node reports in use beyond them (hail's `xMem`: a dom0
+/// or hypervisor larger than declared shows here).
+fn memory_parts(node: &Node) -> String {
+    let mut out = format!(
+        " ({} total - {} for the node - {} for instances",
+        crate::model::node::truncate(node.t_mem),
+        node.n_mem,
+        node.i_mem
+    );
+    if node.x_mem > 0 {
+        out.push_str(&format!(" - {} unaccounted", node.x_mem));
+    }
+    out.push(')');
+    out
+}
+
+/// The refusal in words, with its numbers; `node` is the node checked and
+/// `primary` the candidate's primary (for a secondary's reservation).
+pub fn describe(r: &Refusal, node: &Node, primary: Option<usize>, names: &Names<'_>) -> String {
+    let text = match r.check {
+        Check::Memory { need, free } if r.forthcoming => {
+            format!("needs {need} MiB of memory, {free} MiB free")
+        }
+        Check::Memory { need, free } => {
+            format!(
+                "needs {need} MiB of memory, {free} MiB free{}",
+                memory_parts(node)
+            )
+        }
+        Check::FailoverMemory { need, free } => {
+            format!("needs {need} MiB to take the instance over on a failover, {free} MiB free")
+        }
+        Check::N1Reserve {
+            left,
+            reserved,
+            peer,
+        } => {
+            let whose = match peer {
+                Some(p) if primary.is_some_and(|q| q as i32 == p) => {
+                    format!("{}'s instances, this one included", names.node(p))
+                }
+                Some(p) => format!("{}'s instances", names.node(p)),
+                None => "other nodes' instances".to_owned(),
+            };
+            format!(
+                "would keep {left} MiB free, less than the {reserved} MiB reserved to take over {whose} (N+1)"
+            )
+        }
+        Check::Disk { need, free } => format!("needs {need} MiB of disk, {free} MiB free"),
+        Check::DiskReserve { left, reserve } => {
+            format!("would keep {left} MiB of disk, below the {reserve} MiB reserve")
+        }
+        Check::Spindles { need, free } => format!("needs {need} spindles, {free} free"),
+        Check::SpindleRatio { used, limit, total } => {
+            let ratio = if total > 0 {
+                format!(
+                    " ({total} spindle{} × ratio {})",
+                    if total == 1 { "" } else { "s" },
+                    num(limit / total as f64)
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "would use {} spindles, above the limit {}{ratio}",
+                num(used),
+                num(limit)
+            )
+        }
+        Check::VcpuRatio { vcpus, cpus, ratio } => format!(
+            "would run {vcpus} vCPUs on {} CPUs ({} per CPU), above the ratio {}",
+            num(cpus),
+            num(vcpus as f64 / cpus),
+            num(ratio)
+        ),
+        Check::ExclusionTag { tag } => {
+            let holders = names.holders(node, tag);
+            let by = if holders.is_empty() {
+                String::new()
+            } else {
+                format!(" by {}", holders.join(", "))
+            };
+            format!(
+                "exclusion tag '{}' already held here{by}",
+                names.tags.name(tag)
+            )
+        }
+        Check::NoSecondary => "the instance's disk template has no secondary".to_owned(),
+        Check::Policy {
+            pair,
+            bound,
+            resource,
+            value,
+            limit,
+        } => {
+            let unit = resource_unit(resource);
+            let side = match bound {
+                PolicyBound::Min => "below the minimum",
+                PolicyBound::Max => "above the maximum",
+            };
+            if value < 0 && resource == PolicyResource::Spindles {
+                format!(
+                    "spindles unknown with exclusive storage (spec {})",
+                    pair + 1
+                )
+            } else {
+                format!(
+                    "{} {value}{unit} is {side} {limit}{unit} (spec {})",
+                    resource_name(resource),
+                    pair + 1
+                )
+            }
+        }
+        Check::PolicyTemplate { template } => {
+            format!(
+                "the policy does not allow the {} disk template",
+                template.raw()
+            )
+        }
+    };
+    if r.forthcoming {
+        format!("{text}, counting forthcoming instances")
+    } else {
+        text
+    }
+}
+
+/// One candidate refused for a reason, for the closest-miss lists.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Miss {
+    /// The candidate's nodes (primary, then secondary).
+    pub nodes: Vec<String>,
+    /// The refusal in words.
+    pub detail: String,
+    /// How far it was from passing (see [`Refusal::shortfall`]).
+    pub shortfall: Option<f64>,
+}
+
+/// Candidates refused for one reason.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReasonCount {
+    /// hail's failure mode.
+    pub mode: FailMode,
+    /// Which placement the check was about.
+    pub role: Role,
+    /// The reason ([`kind`]).
+    pub kind: &'static str,
+    /// How many candidates.
+    pub count: u64,
+    /// The closest misses, closest first (at most [`CLOSEST`]).
+    pub closest: Vec<Miss>,
+}
+
+/// How many misses each reason names.
+pub const CLOSEST: usize = 3;
+
+/// Refusals counted by reason, in the order the reasons were first met.
+#[derive(Debug, Default)]
+pub struct Tally {
+    pub reasons: Vec<ReasonCount>,
+}
+
+impl Tally {
+    /// Counts `count` candidates refused with `r` for `role`; `miss` makes
+    /// the named miss (only called when it may be listed).
+    pub fn add(&mut self, role: Role, r: &Refusal, count: u64, miss: impl FnOnce() -> Miss) {
+        let k = kind(&r.check);
+        let pos = match self
+            .reasons
+            .iter()
+            .position(|x| x.role == role && x.kind == k && x.mode == r.mode)
+        {
+            Some(p) => p,
+            None => {
+                self.reasons.push(ReasonCount {
+                    mode: r.mode,
+                    role,
+                    kind: k,
+                    count: 0,
+                    closest: Vec::new(),
+                });
+                self.reasons.len() - 1
+            }
+        };
+        let entry = &mut self.reasons[pos];
+        entry.count += count;
+        let short = r.shortfall();
+        let worse = |m: &Miss| match (m.shortfall, short) {
+            (Some(a), Some(b)) => a > b,
+            _ => false,
+        };
+        if entry.closest.len() < CLOSEST || entry.closest.iter().any(worse) {
+            let miss = miss();
+            if entry.closest.iter().any(|m| m.nodes == miss.nodes) {
+                return;
+            }
+            // Stable: equal shortfalls keep the search order.
+            let at = entry
+                .closest
+                .iter()
+                .position(worse)
+                .unwrap_or(entry.closest.len());
+            entry.closest.insert(at, miss);
+            entry.closest.truncate(CLOSEST);
+        }
+    }
+
+    /// The reasons, most frequent first (ties in the order met).
+    pub fn sorted(mut self) -> Vec<ReasonCount> {
+        self.reasons.sort_by_key(|r| std::cmp::Reverse(r.count));
+        self.reasons
+    }
+}

@@ -1,0 +1,398 @@
+//! An [`Explanation`] as text for people (short, aligned) or as one JSON
+//! object for scripts. Both are deterministic: same explanation, same
+//! bytes.
+
+use crate::score::metric::COMPONENTS;
+use crate::write::json::write_string;
+
+use super::allocate::{Dropped, GroupPart, Pick, Placement};
+use super::reasons::{num, ReasonCount};
+use super::{Explanation, Format};
+
+/// The explanation in `format`, ending with a newline.
+pub fn render(e: &Explanation, format: Format) -> String {
+    match format {
+        Format::Text => text(e),
+        Format::Json => {
+            let mut out = String::new();
+            json(e).write(&mut out);
+            out.push('\n');
+            out
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Text.
+// ---------------------------------------------------------------------------
+
+fn text(e: &Explanation) -> String {
+    let mut out = String::new();
+    out.push_str(&format!("hailstone explain: {} request\n", e.request));
+    out.push_str(&format!("answer: {}\n", e.info));
+    for n in &e.notes {
+        out.push_str(&format!("note: {n}\n"));
+    }
+    for p in &e.placements {
+        placement_text(&mut out, p);
+    }
+    out
+}
+
+fn placement_text(out: &mut String, p: &Placement) {
+    let n = &p.needs;
+    out.push_str(&format!(
+        "\ninstance {}: {} on {} node{}; {} MiB memory, {} MiB disk, {} vCPU{}, {} spindle{}\n",
+        p.instance,
+        n.template,
+        n.nodes,
+        plural(n.nodes),
+        n.memory,
+        n.disk,
+        n.vcpus,
+        plural(n.vcpus),
+        n.spindles,
+        plural(n.spindles)
+    ));
+    match &p.chosen {
+        Some((g, nodes)) => out.push_str(&format!("chosen: {} in group {}\n", nodes.join("/"), g)),
+        None => out.push_str("chosen: nothing\n"),
+    }
+    for g in &p.groups {
+        group_text(out, g, n.nodes);
+    }
+}
+
+fn plural(n: i64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn group_text(out: &mut String, g: &GroupPart, count: i64) {
+    out.push_str(&format!(
+        "\n  group {} ({}): {}\n",
+        g.name, g.alloc_policy, g.verdict
+    ));
+    for line in &g.policy {
+        out.push_str(&format!("    policy: {line}\n"));
+    }
+    if g.candidates == 0 && g.reasons.is_empty() {
+        return;
+    }
+    let what = if count == 2 { "pairs" } else { "nodes" };
+    out.push_str(&format!(
+        "    {} candidate {what}: {} fit, {} refused",
+        g.candidates,
+        g.fit,
+        g.candidates - g.fit
+    ));
+    if g.dropped > 0 {
+        out.push_str(&format!(", {} dropped by the N+1 check", g.dropped));
+    }
+    out.push('\n');
+    if !g.reasons.is_empty() {
+        reasons_text(out, &g.reasons);
+    }
+    for d in &g.dropped_picks {
+        dropped_text(out, d);
+    }
+    if let Some(w) = &g.winner {
+        picks_text(out, w, g.runner_up.as_ref());
+    }
+}
+
+fn reasons_text(out: &mut String, reasons: &[ReasonCount]) {
+    let width = reasons
+        .iter()
+        .map(|r| r.count.to_string().len())
+        .max()
+        .unwrap_or(1);
+    out.push_str("    refused:\n");
+    for r in reasons {
+        out.push_str(&format!(
+            "      {:>width$}  {:<13} {}: {}\n",
+            r.count,
+            r.mode.name(),
+            r.role.name(),
+            r.kind
+        ));
+        for m in &r.closest {
+            out.push_str(&format!(
+                "      {:width$}    {}: {}\n",
+                "",
+                m.nodes.join("/"),
+                m.detail
+            ));
+        }
+    }
+}
+
+fn dropped_text(out: &mut String, d: &Dropped) {
+    let why = match &d.unevacuable {
+        Some(n) => format!("{n} could not have been evacuated afterwards"),
+        None => "its secondary is offline, drained or not vm_capable".to_owned(),
+    };
+    out.push_str(&format!(
+        "    dropped {} (score {}): {why}\n",
+        d.nodes.join("/"),
+        d.score
+    ));
+}
+
+fn picks_text(out: &mut String, w: &Pick, r: Option<&Pick>) {
+    out.push_str(&format!(
+        "    winner:    {} score {}\n",
+        w.nodes.join("/"),
+        w.score
+    ));
+    match r {
+        Some(r) => {
+            let tie = if r.score == w.score {
+                " (a tie: hail takes the later candidate)"
+            } else {
+                ""
+            };
+            out.push_str(&format!(
+                "    runner-up: {} score {}{tie}\n",
+                r.nodes.join("/"),
+                r.score
+            ));
+        }
+        None => out.push_str("    runner-up: none\n"),
+    }
+    let Some(wc) = &w.components else {
+        return;
+    };
+    let rc = r.and_then(|r| r.components.as_ref());
+    // Only the weighted components that count for either.
+    let rows: Vec<(usize, f64, Option<f64>)> = COMPONENTS
+        .iter()
+        .enumerate()
+        .filter_map(|(k, c)| {
+            let a = c.weight * wc[k];
+            let b = rc.map(|v| c.weight * v[k]);
+            (a != 0.0 || b.is_some_and(|b| b != 0.0)).then_some((k, a, b))
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let name_width = rows
+        .iter()
+        .map(|(k, ..)| COMPONENTS[*k].name.len())
+        .max()
+        .unwrap_or(0);
+    out.push_str("      score terms (weight × statistic):\n");
+    out.push_str(&format!(
+        "      {:<name_width$}  {:>6}  {:>10}  {:>10}  {:>10}\n",
+        "component", "weight", "winner", "runner-up", "difference"
+    ));
+    for (k, a, b) in rows {
+        let (b, d) = match b {
+            Some(b) => (format!("{b:.6}"), format!("{:+.6}", b - a)),
+            None => ("-".to_owned(), "-".to_owned()),
+        };
+        out.push_str(&format!(
+            "      {:<name_width$}  {:>6}  {:>10.6}  {:>10}  {:>10}\n",
+            COMPONENTS[k].name,
+            num(COMPONENTS[k].weight),
+            a,
+            b,
+            d
+        ));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// JSON.
+// ---------------------------------------------------------------------------
+
+/// A JSON value with its keys in the order given.
+enum Json {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Num(f64),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(&'static str, Json)>),
+}
+
+impl Json {
+    fn write(&self, out: &mut String) {
+        match self {
+            Json::Null => out.push_str("null"),
+            Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Json::Int(i) => out.push_str(&i.to_string()),
+            // JSON has no NaN or infinities.
+            Json::Num(x) if !x.is_finite() => out.push_str("null"),
+            Json::Num(x) => out.push_str(&format!("{x:?}")),
+            Json::Str(s) => write_string(out, s),
+            Json::Arr(items) => {
+                out.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    v.write(out);
+                }
+                out.push(']');
+            }
+            Json::Obj(fields) => {
+                out.push('{');
+                for (i, (k, v)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write_string(out, k);
+                    out.push(':');
+                    v.write(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+fn s(x: &str) -> Json {
+    Json::Str(x.to_owned())
+}
+
+fn strs(v: &[String]) -> Json {
+    Json::Arr(v.iter().map(|x| s(x)).collect())
+}
+
+fn json(e: &Explanation) -> Json {
+    Json::Obj(vec![
+        ("request", s(e.request)),
+        ("success", Json::Bool(e.success)),
+        ("info", s(&e.info)),
+        ("notes", strs(&e.notes)),
+        (
+            "placements",
+            Json::Arr(e.placements.iter().map(placement_json).collect()),
+        ),
+    ])
+}
+
+fn placement_json(p: &Placement) -> Json {
+    let n = &p.needs;
+    Json::Obj(vec![
+        ("instance", s(&p.instance)),
+        (
+            "needs",
+            Json::Obj(vec![
+                ("disk_template", s(n.template)),
+                ("nodes", Json::Int(n.nodes)),
+                ("memory", Json::Int(n.memory)),
+                ("disk", Json::Int(n.disk)),
+                ("vcpus", Json::Int(n.vcpus)),
+                ("spindles", Json::Int(n.spindles)),
+            ]),
+        ),
+        (
+            "chosen",
+            match &p.chosen {
+                Some((g, nodes)) => Json::Obj(vec![("group", s(g)), ("nodes", strs(nodes))]),
+                None => Json::Null,
+            },
+        ),
+        (
+            "groups",
+            Json::Arr(p.groups.iter().map(group_json).collect()),
+        ),
+    ])
+}
+
+fn group_json(g: &GroupPart) -> Json {
+    Json::Obj(vec![
+        ("name", s(&g.name)),
+        ("alloc_policy", s(g.alloc_policy)),
+        ("policy", strs(&g.policy)),
+        ("rank", g.rank.map_or(Json::Null, |r| Json::Int(r as i64))),
+        ("verdict", s(&g.verdict)),
+        ("candidates", Json::Int(g.candidates as i64)),
+        ("fit", Json::Int(g.fit as i64)),
+        ("dropped", Json::Int(g.dropped as i64)),
+        (
+            "refused",
+            Json::Arr(g.reasons.iter().map(reason_json).collect()),
+        ),
+        (
+            "dropped_examples",
+            Json::Arr(
+                g.dropped_picks
+                    .iter()
+                    .map(|d| {
+                        Json::Obj(vec![
+                            ("nodes", strs(&d.nodes)),
+                            ("score", Json::Num(d.score)),
+                            (
+                                "unevacuable",
+                                d.unevacuable.as_deref().map_or(Json::Null, s),
+                            ),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
+        ("winner", g.winner.as_ref().map_or(Json::Null, pick_json)),
+        (
+            "runner_up",
+            g.runner_up.as_ref().map_or(Json::Null, pick_json),
+        ),
+    ])
+}
+
+fn reason_json(r: &ReasonCount) -> Json {
+    Json::Obj(vec![
+        ("mode", s(r.mode.name())),
+        ("role", s(r.role.name())),
+        ("reason", s(r.kind)),
+        ("count", Json::Int(r.count as i64)),
+        (
+            "closest",
+            Json::Arr(
+                r.closest
+                    .iter()
+                    .map(|m| {
+                        Json::Obj(vec![
+                            ("nodes", strs(&m.nodes)),
+                            ("detail", s(&m.detail)),
+                            ("shortfall", m.shortfall.map_or(Json::Null, Json::Num)),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
+    ])
+}
+
+fn pick_json(p: &Pick) -> Json {
+    Json::Obj(vec![
+        ("nodes", strs(&p.nodes)),
+        ("score", Json::Num(p.score)),
+        (
+            "components",
+            match &p.components {
+                None => Json::Null,
+                Some(v) => Json::Arr(
+                    COMPONENTS
+                        .iter()
+                        .zip(v.iter())
+                        .map(|(c, x)| {
+                            Json::Obj(vec![
+                                ("name", s(c.name)),
+                                ("weight", Json::Num(c.weight)),
+                                ("value", Json::Num(*x)),
+                            ])
+                        })
+                        .collect(),
+                ),
+            },
+        ),
+    ])
+}

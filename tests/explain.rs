@@ -1,0 +1,199 @@
+//! `--explain`: the answer is the same with it, every protocol sample's
+//! explanation is pinned by a snapshot (`snapshots/explain@*.snap`, each
+//! read against its request), the JSON form parses, the samples modelled
+//! on Ganeti's tracker name the real cause and its amount, and the
+//! explanation goes where `--explain=PATH` says.
+
+use std::path::Path;
+
+use crate::run::{assert_contract, hailstone, on_file, scratch};
+use crate::samples::sidecar_args;
+
+/// The explanation of a sample written to `file`, with the run's output.
+fn explained(sample: &Path, format: &str, file: &Path) -> (crate::run::Output, String) {
+    let mut args = sidecar_args(sample);
+    args.push(format!("--explain={}", file.display()));
+    args.push(format!("--explain-format={format}"));
+    let out = on_file(sample, &args);
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let _ = std::fs::remove_file(file);
+    (out, text)
+}
+
+#[test]
+fn explanations_of_the_samples() {
+    let dir = scratch("explain-samples");
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| {
+        insta::glob!("../protocol-samples", "*.json", |path| {
+            let what = path.display().to_string();
+            let plain = on_file(path, &sidecar_args(path));
+            let file = dir.join("explanation");
+            let (out, text) = explained(path, "text", &file);
+            assert_contract(&out, &what);
+            // The answer, the exit status and the rest of stderr do not
+            // change.
+            assert_eq!(
+                (out.code, &out.stdout, &out.stderr),
+                (plain.code, &plain.stdout, &plain.stderr),
+                "{what}: --explain changed the run"
+            );
+            // An answer comes with an explanation; no answer, none.
+            assert_eq!(out.code == 0, !text.is_empty(), "{what}: {text}");
+            let (json_out, json) = explained(path, "json", &file);
+            assert_eq!(
+                json_out.stdout, plain.stdout,
+                "{what}: json changed the answer"
+            );
+            if !json.is_empty() {
+                let v: serde_json::Value = serde_json::from_str(&json)
+                    .unwrap_or_else(|e| panic!("{what}: the JSON does not parse: {e}"));
+                assert_eq!(
+                    v["success"],
+                    serde_json::Value::Bool(plain.stdout.contains("\"success\":true"))
+                );
+            }
+            insta::assert_snapshot!("explain", text);
+        });
+    });
+}
+
+/// The explanation of one sample, as text.
+fn text_of(sample: &str) -> String {
+    let dir = scratch(&format!("explain-{sample}"));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("protocol-samples")
+        .join(sample);
+    explained(&path, "text", &dir.join("e.txt")).1
+}
+
+#[test]
+fn tracker_cases_name_the_cause_and_the_amount() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "allocate-spindle-ratio.json",
+            &[
+                "FailDisk",
+                "spindle ratio",
+                "would use 2 spindles, above the limit 1",
+            ],
+        ),
+        (
+            "allocate-small-dom0.json",
+            &[
+                "FailMem",
+                "needs 4096 MiB of memory, 4096 MiB free",
+                "3072 unaccounted",
+            ],
+        ),
+        (
+            "allocate-policy-memory.json",
+            &[
+                "instance policy",
+                "memory 33484 MiB is above the maximum 32768 MiB",
+            ],
+        ),
+        (
+            "allocate-exclusion-tags-everywhere.json",
+            &[
+                "FailTags",
+                "exclusion tag 'service:web' already held here by web",
+            ],
+        ),
+        (
+            "allocate-n1-fail.json",
+            &[
+                "dropped node3.example.com",
+                "node1.example.com could not have been evacuated",
+            ],
+        ),
+        (
+            "allocate-vcpu-ratio.json",
+            &["FailCPU", "vCPU ratio", "above the ratio 1"],
+        ),
+    ];
+    for (sample, wanted) in cases {
+        let text = text_of(sample);
+        for w in *wanted {
+            assert!(text.contains(w), "{sample}: no {w:?} in\n{text}");
+        }
+    }
+}
+
+fn sample_path(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("protocol-samples")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn a_directory_gets_one_file_per_run() {
+    let dir = scratch("explain-dir");
+    let sample = sample_path("allocate-drbd.json");
+    let target = format!("--explain={}", dir.display());
+    for _ in 0..2 {
+        let out = hailstone(&[&sample, &target], None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("the folder")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 2, "{names:?}");
+    for n in &names {
+        assert!(n.ends_with("Z-allocate-new1.example.com.txt"), "{n}");
+        let text = std::fs::read_to_string(dir.join(n)).expect("readable");
+        assert!(
+            text.starts_with("hailstone explain: allocate request\n"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn stderr_by_default_and_never_in_the_way_of_the_answer() {
+    let sample = sample_path("allocate-plain.json");
+    let out = hailstone(&[&sample, "--explain"], None);
+    assert_eq!(out.code, 0);
+    assert!(
+        out.stderr.contains("winner:    node4.example.com"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.starts_with("{\"success\":true"));
+    // An explanation that cannot be written is a warning; the answer stays.
+    let out = hailstone(&[&sample, "--explain=/nonexistent/dir/e.txt"], None);
+    assert_eq!(out.code, 0);
+    assert!(
+        out.stderr.contains("warning: cannot write the explanation"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.starts_with("{\"success\":true"));
+}
+
+#[test]
+fn bad_explain_options() {
+    let sample = sample_path("allocate-plain.json");
+    let out = hailstone(&[&sample, "--explain-format=xml"], None);
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.is_empty());
+    assert!(
+        out.stderr.contains("Invalid explanation format 'xml'"),
+        "{}",
+        out.stderr
+    );
+    let out = hailstone(&[&sample, "--explain="], None);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("--explain: the path is empty"),
+        "{}",
+        out.stderr
+    );
+}
