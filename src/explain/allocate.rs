@@ -14,13 +14,12 @@ use crate::model::instance::Instance;
 use crate::model::policy::IPolicy;
 use crate::model::refusal::Refusal;
 use crate::model::types::SoftChecks;
-use crate::model::{find_group, Cluster, NameMatch};
+use crate::model::TagTable;
 use crate::score::metric::N_COMPONENTS;
-use crate::search::allocate::{self, AllocOptions, SearchError};
+use crate::search::allocate::{self, AllocOptions, GroupSearch, SearchError};
 use crate::search::globaln1;
 use crate::search::solution::{AllocSolution, CandidateNote, CandidateOutcome, Metric};
 use crate::search::state::{Crash, State};
-use crate::search::AlgorithmOptions;
 
 use super::reasons::{self, Miss, Names, ReasonCount, Role, Tally};
 
@@ -134,75 +133,75 @@ pub fn policy_lines(p: &IPolicy) -> Vec<String> {
     out
 }
 
-/// Explains the placement of `inst` on `count` nodes in the cluster, as
-/// `allocate` searches it: in the group `group_name`, else in every group.
-pub fn explain(
-    cluster: &Cluster,
+/// What the explanation of a search needs besides the search: the
+/// groups, the tag names and the options the search ran with (its notes
+/// on).
+pub struct Context<'a> {
+    pub groups: &'a [Group],
+    pub tags: &'a TagTable,
+    pub opts: &'a AllocOptions,
+}
+
+/// Explains a multi-group search of `inst` on `count` nodes
+/// ([`allocate::search_groups`], run with notes on `state`).
+pub fn from_search(
+    ctx: &Context<'_>,
     state: &mut State,
     inst: &Instance,
     count: i64,
-    group_name: Option<&str>,
-    restrict: Option<Vec<String>>,
-    algorithm: &AlgorithmOptions,
+    search: &GroupSearch,
 ) -> Result<Placement, Crash> {
-    let mut opts = AllocOptions::new(algorithm, restrict);
-    opts.explain = true;
-    let groups = &cluster.groups;
-    let mut out = Placement {
+    let mut out = placement(inst, count);
+    for (g, message) in &search.unconnected {
+        out.groups.push(outside(&ctx.groups[*g], message));
+    }
+    let ranking = search.ranking(ctx.groups);
+    for (i, (g, r)) in search.results.iter().enumerate() {
+        let rank = ranking.iter().position(|&x| x == i).map(|r| r + 1);
+        out.groups
+            .push(group_part(ctx, state, &ctx.groups[*g], inst, r, rank)?);
+    }
+    if let Some(&first) = ranking.first() {
+        let (g, r) = &search.results[first];
+        if let Ok(Some(best)) = r.as_ref().map(|s| s.best.as_ref()) {
+            out.chosen = Some((ctx.groups[*g].name.clone(), best.node_names.clone()));
+        }
+    }
+    Ok(out)
+}
+
+/// Explains the search of `inst` in the one group `g` (a request naming
+/// its group): `result` is the search on the group's state `gstate`, or
+/// why there was none.
+pub fn from_group(
+    ctx: &Context<'_>,
+    gstate: &mut State,
+    g: Option<usize>,
+    inst: &Instance,
+    count: i64,
+    result: &Result<AllocSolution<f64>, SearchError>,
+) -> Result<Placement, Crash> {
+    let mut out = placement(inst, count);
+    let Some(g) = g else {
+        return Ok(out);
+    };
+    let group = &ctx.groups[g];
+    let rank = matches!(result, Ok(s) if s.best.is_some()).then_some(1);
+    let part = group_part(ctx, gstate, group, inst, result, rank)?;
+    if let (Some(1), Some(w)) = (rank, &part.winner) {
+        out.chosen = Some((group.name.clone(), w.nodes.clone()));
+    }
+    out.groups.push(part);
+    Ok(out)
+}
+
+fn placement(inst: &Instance, count: i64) -> Placement {
+    Placement {
         instance: inst.name.to_string(),
         needs: needs(inst, count),
         groups: Vec::new(),
         chosen: None,
-    };
-    match group_name {
-        None => {
-            let search = allocate::search_groups(groups, state, None, inst, count, &opts)?;
-            for (g, message) in &search.unconnected {
-                out.groups.push(outside(&groups[*g], message));
-            }
-            let ranking = search.ranking(groups);
-            for (i, (g, r)) in search.results.iter().enumerate() {
-                let rank = ranking.iter().position(|&x| x == i).map(|r| r + 1);
-                let part = group_part(cluster, state, &groups[*g], inst, r, rank, &opts)?;
-                out.groups.push(part);
-            }
-            if let Some(&first) = ranking.first() {
-                let (g, r) = &search.results[first];
-                if let Ok(Some(best)) = r.as_ref().map(|s| s.best.as_ref()) {
-                    out.chosen = Some((groups[*g].name.clone(), best.node_names.clone()));
-                }
-            }
-        }
-        Some(name) => {
-            let g = match find_group(groups, name) {
-                NameMatch::One(g) => g,
-                _ => return Ok(out),
-            };
-            let group = &groups[g];
-            if !allocate::has_required_networks(group, inst) {
-                let message = format!(
-                    "The group {} is not connected to a network required by instance {}",
-                    group.name, inst.name
-                );
-                out.groups.push(outside(group, &message));
-                return Ok(out);
-            }
-            let mut gstate = allocate::group_state(state, g);
-            let keys: Vec<usize> = gstate.node_keys().collect();
-            let r = allocate::gen_alloc_nodes(&gstate, &keys, count, opts.restrict.as_deref())
-                .and_then(|nodes| allocate::try_alloc(&mut gstate, inst, &nodes, &opts));
-            if let Err(SearchError::Crash(c)) = r {
-                return Err(c);
-            }
-            let rank = matches!(&r, Ok(s) if s.best.is_some()).then_some(1);
-            let part = group_part(cluster, &mut gstate, group, inst, &r, rank, &opts)?;
-            if let (Some(1), Some(w)) = (rank, &part.winner) {
-                out.chosen = Some((group.name.clone(), w.nodes.clone()));
-            }
-            out.groups.push(part);
-        }
     }
-    Ok(out)
 }
 
 /// A group left out before its search.
@@ -261,16 +260,13 @@ fn node_names(state: &State, p: usize, s: Option<usize>) -> Vec<String> {
 
 /// Counts the refused notes by reason.
 pub fn tally_refusals(
-    cluster: &Cluster,
+    tags: &TagTable,
     state: &State,
     inst: &Instance,
     notes: &[CandidateNote],
     soft: SoftChecks,
 ) -> Vec<ReasonCount> {
-    let names = Names {
-        state,
-        tags: &cluster.tags,
-    };
+    let names = Names { state, tags };
     let mut tally = Tally::default();
     // A primary refused for one pair is refused for all its pairs: its
     // diagnosis is kept while the notes go through its secondaries.
@@ -336,14 +332,14 @@ fn components(
 }
 
 fn group_part(
-    cluster: &Cluster,
+    ctx: &Context<'_>,
     state: &mut State,
     group: &Group,
     inst: &Instance,
     result: &Result<AllocSolution<f64>, SearchError>,
     rank: Option<usize>,
-    opts: &AllocOptions,
 ) -> Result<GroupPart, Crash> {
+    let opts = ctx.opts;
     let mut part = outside(group, "");
     let sol = match result {
         Err(SearchError::Message(m)) => {
@@ -359,7 +355,7 @@ fn group_part(
         .iter()
         .filter(|n| !matches!(n.outcome, CandidateOutcome::Refused(_)))
         .count() as u64;
-    part.reasons = tally_refusals(cluster, state, inst, notes, opts.soft);
+    part.reasons = tally_refusals(ctx.tags, state, inst, notes, opts.soft);
     // The dropped candidates, best first (ties to the later one, as the
     // search orders them).
     let mut dropped: Vec<&CandidateNote> = notes
@@ -396,15 +392,23 @@ fn group_part(
             score: best.metric,
             components: components(state, inst, best.primary, best.secondary, opts),
         });
-        // The runner-up: the best other candidate that fit and was kept.
-        let mut others: Vec<&CandidateNote> = notes
-            .iter()
-            .filter(|n| matches!(n.outcome, CandidateOutcome::Scored(_)))
-            .filter(|n| (n.primary, n.secondary) != (best.primary, best.secondary))
-            .collect();
-        others.reverse();
-        others.sort_by(|a, b| score_of(a).hs_compare(&score_of(b)));
-        if let Some(r) = others.first() {
+        // The runner-up: the best other candidate that fit and was kept
+        // (the lowest score; of equals, the later, as hail's sort leaves
+        // them).
+        let mut runner_up: Option<&CandidateNote> = None;
+        for n in notes {
+            let kept = matches!(n.outcome, CandidateOutcome::Scored(_));
+            if !kept || (n.primary, n.secondary) == (best.primary, best.secondary) {
+                continue;
+            }
+            let better = runner_up.is_none_or(|r| {
+                score_of(n).hs_compare(&score_of(r)) != std::cmp::Ordering::Greater
+            });
+            if better {
+                runner_up = Some(n);
+            }
+        }
+        if let Some(r) = runner_up {
             part.runner_up = Some(Pick {
                 nodes: node_names(state, r.primary, r.secondary),
                 score: score_of(r),

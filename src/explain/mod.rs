@@ -1,19 +1,18 @@
 //! Explanations (`--explain`): why each group, node and pair was refused
-//! or chosen, computed after the answer from the same cluster and request,
-//! without touching the answer.
+//! or chosen. The answer's own searches run with their notes on (which
+//! changes nothing they decide) and a [`Recorder`] turns each search into
+//! its explanation as it happens, on the state the search saw.
 //!
 //! * [`allocate`]: allocations (allocate, multi-allocate), group by group.
 //! * [`reasons`]: refusals in words, counted by reason.
 //! * [`render`]: the text for people and the JSON for scripts.
-//! * here: which request is explained how, and where the text goes.
+//! * here: the recorder and the whole explanation.
 
 pub mod allocate;
 pub mod reasons;
 pub mod render;
 
-use crate::model::{Cluster, Request};
-use crate::search::state::{Crash, State};
-use crate::search::AlgorithmOptions;
+use crate::model::{Cluster, Request, TagTable};
 use crate::write::answer::Answer;
 
 /// The explanation's format (`--explain-format`).
@@ -24,6 +23,28 @@ pub enum Format {
     Text,
     /// One JSON object for scripts.
     Json,
+}
+
+/// What the answer's searches explained, in order.
+#[derive(Debug, Clone, Default)]
+pub struct Recorder {
+    /// The tag names, for refusals that name a tag.
+    pub tags: TagTable,
+    /// One part per instance placed, in the request's order.
+    pub placements: Vec<allocate::Placement>,
+    /// What is not explained in detail, and why.
+    pub notes: Vec<String>,
+}
+
+impl Recorder {
+    /// A recorder for a request on `cluster`.
+    pub fn new(cluster: &Cluster) -> Recorder {
+        Recorder {
+            tags: cluster.tags.clone(),
+            placements: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
 }
 
 /// Everything explained about one request.
@@ -40,60 +61,26 @@ pub struct Explanation {
     pub notes: Vec<String>,
 }
 
-/// Explains `request` on `cluster` (both as loaded, before the answer was
-/// computed), given the answer; `dedicated` when hail took the request as
-/// a dedicated allocation.
-pub fn explain(
-    cluster: &Cluster,
-    request: &Request,
-    algorithm: &AlgorithmOptions,
-    answer: &Answer,
-    dedicated: bool,
-) -> Result<Explanation, Crash> {
-    let mut e = Explanation {
+/// The explanation of `request`'s `answer` from what was recorded.
+pub fn explanation(request: &Request, answer: &Answer, recorded: Recorder) -> Explanation {
+    let mut notes = recorded.notes;
+    let explained = matches!(
+        request,
+        Request::Allocate { .. } | Request::MultiAllocate { .. }
+    );
+    if !explained {
+        notes.push(format!(
+            "{} requests are not explained in detail yet",
+            request.type_name()
+        ));
+    }
+    Explanation {
         request: request.type_name(),
         success: answer.success,
         info: answer.info.clone(),
-        placements: Vec::new(),
-        notes: Vec::new(),
-    };
-    if dedicated {
-        e.notes.push(
-            "dedicated allocation (every node has exclusive storage): hail ranks candidates \
-             by lost allocations there; this explanation does not cover it yet"
-                .to_owned(),
-        );
-        return Ok(e);
+        placements: recorded.placements,
+        notes,
     }
-    let mut state = State::from_lists(
-        cluster.nodes.clone(),
-        cluster.instances.clone(),
-        &cluster.groups,
-    );
-    match request {
-        Request::Allocate {
-            instance,
-            required_nodes,
-            group_name,
-            restrict_to_nodes,
-        } => {
-            let p = allocate::explain(
-                cluster,
-                &mut state,
-                instance,
-                *required_nodes,
-                group_name.as_deref(),
-                restrict_to_nodes.clone(),
-                algorithm,
-            )?;
-            e.placements.push(p);
-        }
-        other => e.notes.push(format!(
-            "{} requests are not explained in detail yet",
-            other.type_name()
-        )),
-    }
-    Ok(e)
 }
 
 /// The request type and its first instance's name (`allocate-web1`).

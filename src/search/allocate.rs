@@ -396,24 +396,10 @@ fn try_pairs(
     let mut cache = None;
     let mut total = AllocSolution::default();
     // The scans only read the state: done up front (on several threads for
-    // a large list), then taken in list order. Explanations are collected
-    // on the way, so they scan one primary at a time.
-    let mut scans = (!opts.explain).then(|| scan_all(state, &stats, inst, list, opts).into_iter());
-    for (p, secondaries) in list.iter() {
-        let mut notes = Vec::new();
-        let scan = match scans.as_mut().and_then(Iterator::next) {
-            Some(scan) => scan,
-            None => pair_scan(
-                state,
-                &stats,
-                inst,
-                p,
-                secondaries,
-                opts,
-                false,
-                opts.explain.then_some(&mut notes),
-            ),
-        };
+    // a large list, each primary's notes with it), then taken in list
+    // order.
+    let scans = scan_all(state, &stats, inst, list, opts);
+    for ((p, secondaries), (scan, mut notes)) in list.iter().zip(scans) {
         let psol = match scan {
             PairScan::Failed(failures) => AllocSolution {
                 failures,
@@ -480,22 +466,26 @@ const PARALLEL_PAIRS: usize = 50_000;
 /// At most this many threads scan pairs.
 const MAX_SCAN_THREADS: usize = 4;
 
-/// [`pair_scan`] of every primary of the list, in list order. A large list
-/// is split into contiguous runs of primaries scanned on separate threads;
-/// each result goes to its primary's position, so the outcome is the same
-/// as scanning in order on one thread.
+/// [`pair_scan`] of every primary of the list, in list order, with the
+/// primary's candidate notes when `opts.explain` asks for them. A large
+/// list is split into contiguous runs of primaries scanned on separate
+/// threads; each result goes to its primary's position, so the outcome is
+/// the same as scanning in order on one thread.
 fn scan_all(
     state: &State,
     stats: &metric::ClusterStats,
     inst: &Instance,
     list: &PairList,
     opts: &AllocOptions,
-) -> Vec<PairScan> {
+) -> Vec<(PairScan, Vec<CandidateNote>)> {
     let entries: Vec<(usize, Secondaries<'_>)> = list.iter().collect();
-    let scan_run = |run: &[(usize, Secondaries<'_>)]| -> Vec<PairScan> {
+    let scan_run = |run: &[(usize, Secondaries<'_>)]| -> Vec<(PairScan, Vec<CandidateNote>)> {
         run.iter()
             .map(|&(p, secondaries)| {
-                pair_scan(state, stats, inst, p, secondaries, opts, false, None)
+                let mut notes = Vec::new();
+                let notes_ref = opts.explain.then_some(&mut notes);
+                let scan = pair_scan(state, stats, inst, p, secondaries, opts, false, notes_ref);
+                (scan, notes)
             })
             .collect()
     };
@@ -977,6 +967,12 @@ pub fn try_mg_alloc(
     opts: &AllocOptions,
 ) -> Result<AllocSolution<f64>, SearchError> {
     let choice = find_best_alloc_group(node_groups, state, None, inst, count, opts)?;
+    Ok(mg_solution(node_groups, choice))
+}
+
+/// [`try_mg_alloc`]'s solution from the chosen group: the info log starts
+/// with the selected group.
+pub fn mg_solution(node_groups: &[Group], choice: GroupChoice<f64>) -> AllocSolution<f64> {
     let mut sol = choice.solution;
     let mut log = vec![format!(
         "Selected group: {}",
@@ -984,7 +980,7 @@ pub fn try_mg_alloc(
     )];
     log.extend(choice.messages);
     sol.log = log;
-    Ok(sol)
+    sol
 }
 
 /// The state of one group (`findAllocation`'s node and instance lists):
@@ -1158,8 +1154,8 @@ mod tests {
     }
 
     /// A search large enough to scan on several threads finds what the
-    /// one-thread scan finds (with `explain`, primaries are scanned one at
-    /// a time): same placement, score and counts.
+    /// one-thread scan finds, and the same with its notes on: same
+    /// placement, score and counts.
     #[test]
     fn threaded_scan_matches_sequential_scan() {
         use hailstone_devtools::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
@@ -1191,7 +1187,7 @@ mod tests {
         );
         let threaded: Vec<String> = scan_all(&state, &stats, instance, &list, &opts)
             .iter()
-            .map(|s| format!("{s:?}"))
+            .map(|(s, _)| format!("{s:?}"))
             .collect();
         let in_order: Vec<String> = list
             .iter()

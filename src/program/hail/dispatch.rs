@@ -2,6 +2,7 @@
 //! decides whether an allocation is dedicated, dispatches by request type,
 //! and turns the algorithm's outcome into an [`Answer`].
 
+use crate::explain;
 use crate::model::group::Group;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
@@ -98,6 +99,7 @@ pub fn run(
     algorithm: &AlgorithmOptions,
     teardown: Teardown,
     want_final: bool,
+    rec: Option<&mut explain::Recorder>,
 ) -> Result<(Answer, Option<Final>), RunError> {
     let dedicated = allocation_group(&request).is_some_and(|g| is_dedicated(&cluster, g));
     let Cluster {
@@ -108,7 +110,9 @@ pub fn run(
     } = cluster;
     let mut state = State::from_lists(nodes, instances, &groups);
     let want = Want(want_final);
-    let answer = answer_request(&groups, &mut state, &request, dedicated, algorithm, want);
+    let answer = answer_request(
+        &groups, &mut state, &request, dedicated, algorithm, want, rec,
+    );
     if teardown == Teardown::Leak {
         std::mem::forget(state);
         std::mem::forget(request);
@@ -124,7 +128,15 @@ fn answer_request(
     dedicated: bool,
     algorithm: &AlgorithmOptions,
     want: Want,
+    mut rec: Option<&mut explain::Recorder>,
 ) -> Result<(Answer, Option<Final>), RunError> {
+    if let (true, Some(r)) = (dedicated, rec.as_deref_mut()) {
+        r.notes.push(
+            "dedicated allocation (every node has exclusive storage): hail ranks candidates \
+             by lost allocations there; this explanation does not cover it yet"
+                .to_owned(),
+        );
+    }
     match request {
         Request::Allocate {
             instance,
@@ -157,20 +169,15 @@ fn answer_request(
                     Err(message) => (Answer::failure(&message), None),
                 });
             }
-            let result = match group_name {
-                None => {
-                    allocate::try_mg_alloc(groups, state, instance, *required_nodes, &alloc_opts)
-                }
-                Some(g) => allocate::try_group_alloc(
-                    groups,
-                    state,
-                    g,
-                    instance,
-                    *required_nodes,
-                    &alloc_opts,
-                )
-                .map(|(sol, _)| sol),
-            };
+            let result = allocate_one(
+                groups,
+                state,
+                instance,
+                *required_nodes,
+                group_name.as_deref(),
+                &alloc_opts,
+                rec,
+            )?;
             Ok(match search_failure(result)? {
                 // With a group name, hail's search works on the group's
                 // nodes only.
@@ -203,6 +210,7 @@ fn answer_request(
                     group_name.as_deref(),
                     &alloc_opts,
                     want,
+                    rec,
                 )?
             };
             Ok(match outcome {
@@ -301,6 +309,73 @@ fn row<M: Metric>(name: &str, sol: &AllocSolution<M>) -> MultiRow {
     }
 }
 
+/// One instance's allocation search (`tryMGAlloc`, or `tryGroupAlloc`
+/// with a group name). With a recorder, the search keeps its notes and is
+/// explained into it; what it decides is the same.
+fn allocate_one(
+    groups: &[Group],
+    state: &mut State,
+    inst: &Instance,
+    count: i64,
+    group_name: Option<&str>,
+    opts: &AllocOptions,
+    rec: Option<&mut explain::Recorder>,
+) -> Result<Result<AllocSolution<f64>, SearchError>, RunError> {
+    let Some(rec) = rec else {
+        return Ok(match group_name {
+            None => allocate::try_mg_alloc(groups, state, inst, count, opts),
+            Some(g) => {
+                allocate::try_group_alloc(groups, state, g, inst, count, opts).map(|(sol, _)| sol)
+            }
+        });
+    };
+    let opts = AllocOptions {
+        explain: true,
+        ..opts.clone()
+    };
+    let crash = |c: crate::search::state::Crash| RunError::Inconsistent(c.0);
+    let tags = std::mem::take(&mut rec.tags);
+    let ctx = explain::allocate::Context {
+        groups,
+        tags: &tags,
+        opts: &opts,
+    };
+    let out = match group_name {
+        None => {
+            let search =
+                allocate::search_groups(groups, state, None, inst, count, &opts).map_err(crash)?;
+            let part = explain::allocate::from_search(&ctx, state, inst, count, &search);
+            rec.placements.push(part.map_err(crash)?);
+            search
+                .choose(groups, None)
+                .map(|choice| allocate::mg_solution(groups, choice))
+        }
+        Some(g) => {
+            let found = match crate::model::find_group(groups, g) {
+                crate::model::NameMatch::One(k) => Some(k),
+                _ => None,
+            };
+            let result = allocate::try_group_alloc(groups, state, g, inst, count, &opts);
+            let (result, mut gstate) = match result {
+                Ok((sol, gstate)) => (Ok(sol), gstate),
+                Err(e) => (
+                    Err(e),
+                    match found {
+                        Some(k) => allocate::group_state(state, k),
+                        None => state.restricted(|_| false, |_| false),
+                    },
+                ),
+            };
+            let part =
+                explain::allocate::from_group(&ctx, &mut gstate, found, inst, count, &result);
+            rec.placements.push(part.map_err(crash)?);
+            result
+        }
+    };
+    rec.tags = tags;
+    Ok(out)
+}
+
 /// Places the instances one after another on the updated cluster
 /// (`allocList`). Any instance that fits in no group fails the request.
 fn multi_allocate(
@@ -310,18 +385,22 @@ fn multi_allocate(
     group_name: Option<&str>,
     opts: &AllocOptions,
     want: Want,
+    mut rec: Option<&mut explain::Recorder>,
 ) -> Result<MultiOutcome, RunError> {
     let mut rows = Vec::with_capacity(instances.len());
     // With a group name, hail's node list is the group's once a placement
     // was made there.
     let mut placed_group = None;
     for (inst, count) in instances {
-        let result = match group_name {
-            None => allocate::try_mg_alloc(groups, state, inst, *count, opts),
-            Some(g) => {
-                allocate::try_group_alloc(groups, state, g, inst, *count, opts).map(|(sol, _)| sol)
-            }
-        };
+        let result = allocate_one(
+            groups,
+            state,
+            inst,
+            *count,
+            group_name,
+            opts,
+            rec.as_deref_mut(),
+        )?;
         let sol = match search_failure(result)? {
             Ok(sol) => sol,
             Err(message) => return Ok(Err(message)),

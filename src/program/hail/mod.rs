@@ -312,23 +312,29 @@ fn run_inner(
         )
     });
     let initial_nodes = fields.as_ref().map(|_| cluster.nodes.clone());
-    // The explanation works on its own copy, after the answer.
-    let to_explain = options.explain.as_ref().map(|_| {
-        let dedicated = dispatch::allocation_group(&request)
-            .is_some_and(|g| dispatch::is_dedicated(&cluster, g));
-        (cluster.clone(), request.clone(), dedicated)
+    // With --explain, the searches record what they did as they run.
+    let mut recorder = options.explain.as_ref().map(|_| {
+        (
+            explain::Recorder::new(&cluster),
+            explain::subject(&cluster, &request),
+            request.clone(),
+        )
     });
-    let (answer, fin) = dispatch::run(cluster, request, &options.algorithm, teardown, want_final)
-        .map_err(Failure::Run)?;
-    if let Some((cluster, request, dedicated)) = to_explain {
-        let subject = explain::subject(&cluster, &request);
-        let e = explain::explain(&cluster, &request, &options.algorithm, &answer, dedicated)
-            .map(|e| Explained {
-                text: explain::render::render(&e, options.explain_format),
-                subject,
-            })
-            .map_err(|c| format!("the explanation failed: {}", c.0));
-        out.explanation = Some(e);
+    let (answer, fin) = dispatch::run(
+        cluster,
+        request,
+        &options.algorithm,
+        teardown,
+        want_final,
+        recorder.as_mut().map(|(r, ..)| r),
+    )
+    .map_err(Failure::Run)?;
+    if let Some((recorded, subject, request)) = recorder {
+        let e = explain::explanation(&request, &answer, recorded);
+        out.explanation = Some(Ok(Explained {
+            text: explain::render::render(&e, options.explain_format),
+            subject,
+        }));
     }
 
     if let (Some(fields), Some((_, tags, ..))) = (&fields, &names_and_tags) {
