@@ -49,6 +49,9 @@ pub(super) struct Row {
     pub(super) stone: StoneTime,
     pub(super) rss_kib: Option<u64>,
     pub(super) same: Same,
+    /// With `--explain`: hailstone's median seconds with `--explain` (and
+    /// whether its answer was the same as without).
+    pub(super) explain: Option<(f64, bool)>,
     /// Notes about this case (printed under the table).
     pub(super) notes: Vec<String>,
 }
@@ -572,6 +575,33 @@ impl Bench<'_> {
             ));
         }
 
+        // The same runs with an explanation written to a file.
+        let explain = match (&stone, &stone_last) {
+            (StoneTime::Median(..), Some(last)) if cfg.explain && !mode.is_planner() => {
+                let mut with = opts.clone();
+                with.push(format!(
+                    "--explain={}",
+                    self.scratch.join("explanation").display()
+                ));
+                let mut times = Vec::new();
+                let mut same_answer = true;
+                for _ in 0..cfg.runs {
+                    let r = run_once(ours, arg_input, &with, cfg.hail_cap, &self.scratch, false);
+                    if same_answer && (r.status != last.status || r.stdout != last.stdout) {
+                        same_answer = false;
+                        notes.push(format!(
+                            "{} {nodes}: with --explain, another answer ({}); stderr: {}",
+                            mode.name(),
+                            r.describe(),
+                            head(&r.stderr, SHOW_CHARS)
+                        ));
+                    }
+                    times.push(r.wall);
+                }
+                median(&times).map(|m| (m, same_answer))
+            }
+            _ => None,
+        };
         // Keep the answers next to the request when asked to.
         if cfg.keep.is_some() {
             let stem = file_stem(&id);
@@ -609,6 +639,7 @@ impl Bench<'_> {
             stone,
             rss_kib,
             same,
+            explain,
             notes,
         };
         eprintln!(

@@ -176,6 +176,10 @@ OUTPUT:
   and answer bytes. Progress lines go to stderr.
   --markdown         print the table as Markdown (for the README) instead of
                      aligned plain text
+  --explain          also time hailstone with --explain (the explanation
+                     written to a file) on the allocator rows, in one more
+                     table: hailstone s | with --explain s | cost (the
+                     ratio) | same answer
 
 EXIT STATUS: 0 no answer differs, 1 an answer differs or hailstone crashed
              or could not run, 2 usage or setup error (e.g. hail missing).
@@ -474,6 +478,10 @@ pub fn main(args: &[String]) -> ExitCode {
         } else {
             print!("{}", plain_table(part, cfg.hail_cap, first.mode));
         }
+    }
+    if cfg.explain {
+        println!();
+        print!("{}", explain_table(&allocator_rows, cfg.markdown));
     }
     let rows: Vec<Row> = allocator_rows
         .into_iter()

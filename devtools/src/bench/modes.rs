@@ -172,6 +172,8 @@ pub(super) struct Config {
     pub(super) squeeze_bin: PathBuf,
     /// Cluster sizes of the squeeze rows.
     pub(super) squeeze_sizes: Vec<usize>,
+    /// Also time hailstone with `--explain` on the allocator rows.
+    pub(super) explain: bool,
 }
 
 /// Parses a comma-separated list of cluster sizes (sorted, without
@@ -228,6 +230,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
         hsqueeze: PathBuf::from(DEFAULT_HSQUEEZE),
         squeeze_bin: PathBuf::from(DEFAULT_SQUEEZE),
         squeeze_sizes: DEFAULT_SQUEEZE_SIZES.to_vec(),
+        explain: false,
     };
     let takes_value = |name: &str| {
         matches!(
@@ -262,6 +265,10 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
             }
             ("--markdown", _) => {
                 c.markdown = true;
+                continue;
+            }
+            ("--explain", _) => {
+                c.explain = true;
                 continue;
             }
             (_, Some(value)) => value,

@@ -269,3 +269,73 @@ pub(super) fn version(bin: &Path) -> String {
         .filter(|l| !l.trim().is_empty())
         .unwrap_or_else(|| "version unknown".to_string())
 }
+
+/// The cost of `--explain` on the allocator rows: hailstone's time
+/// without and with it, their ratio, and whether the answer stayed the
+/// same.
+pub(super) fn explain_table(rows: &[Row], markdown: bool) -> String {
+    let heads = [
+        "mode",
+        "nodes",
+        "hailstone s",
+        "with --explain s",
+        "cost",
+        "same answer",
+    ];
+    let mut cells: Vec<[String; 6]> = Vec::new();
+    for r in rows {
+        let (StoneTime::Median(base, _), Some((with, same))) = (&r.stone, r.explain) else {
+            continue;
+        };
+        cells.push([
+            r.mode.name().to_owned(),
+            r.nodes.to_string(),
+            format!("{base:.3}"),
+            format!("{with:.3}"),
+            format!("{:.2}×", with / base),
+            if same { "yes" } else { "NO" }.to_owned(),
+        ]);
+    }
+    if markdown {
+        let mut out = format!(
+            "| {} |\n|{}\n",
+            heads.join(" | "),
+            "---|".repeat(heads.len())
+        );
+        for c in &cells {
+            out.push_str(&format!("| {} |\n", c.join(" | ")));
+        }
+        return out;
+    }
+    let mut widths: Vec<usize> = heads.iter().map(|h| h.chars().count()).collect();
+    for c in &cells {
+        for (w, x) in widths.iter_mut().zip(c) {
+            *w = (*w).max(x.chars().count());
+        }
+    }
+    let line = |items: &[&str]| -> String {
+        let parts: Vec<String> = items
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (x, w))| {
+                let pad = w - x.chars().count();
+                if i == 0 {
+                    format!("{x}{}", " ".repeat(pad))
+                } else {
+                    format!("{}{x}", " ".repeat(pad))
+                }
+            })
+            .collect();
+        format!("{}\n", parts.join("  ").trim_end())
+    };
+    let mut out = line(&heads);
+    let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    out.push_str(&line(
+        &dashes.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
+    for c in &cells {
+        out.push_str(&line(&c.iter().map(String::as_str).collect::<Vec<_>>()));
+    }
+    out
+}
