@@ -305,7 +305,7 @@ pub fn tally_refusals(
             None => {
                 // Not a node or policy check (the search refused it
                 // otherwise): counted by its mode alone.
-                let r = Refusal::now(mode, crate::model::refusal::Check::NoSecondary);
+                let r = Refusal::mode_only(mode);
                 tally.add(Role::Secondary, &r, 1, || Miss {
                     nodes: node_names(state, n.primary, n.secondary),
                     detail: format!("refused ({})", mode.name()),

@@ -4,11 +4,14 @@
 //! its explanation as it happens, on the state the search saw.
 //!
 //! * [`allocate`]: allocations (allocate, multi-allocate), group by group.
+//! * [`moves`]: one-node moves of existing instances (relocate, and
+//!   node-evacuate's new secondaries and shared-storage primaries).
 //! * [`reasons`]: refusals in words, counted by reason.
 //! * [`render`]: the text for people and the JSON for scripts.
 //! * here: the recorder and the whole explanation.
 
 pub mod allocate;
+pub mod moves;
 pub mod reasons;
 pub mod render;
 
@@ -32,6 +35,8 @@ pub struct Recorder {
     pub tags: TagTable,
     /// One part per instance placed, in the request's order.
     pub placements: Vec<allocate::Placement>,
+    /// One part per instance moved to one new node, in order.
+    pub moves: Vec<moves::MovePart>,
     /// What is not explained in detail, and why.
     pub notes: Vec<String>,
 }
@@ -42,6 +47,7 @@ impl Recorder {
         Recorder {
             tags: cluster.tags.clone(),
             placements: Vec::new(),
+            moves: Vec::new(),
             notes: Vec::new(),
         }
     }
@@ -57,6 +63,8 @@ pub struct Explanation {
     pub info: String,
     /// One part per instance placed, in the request's order.
     pub placements: Vec<allocate::Placement>,
+    /// One part per instance moved to one new node, in order.
+    pub moves: Vec<moves::MovePart>,
     /// What is not explained in detail, and why.
     pub notes: Vec<String>,
 }
@@ -64,21 +72,25 @@ pub struct Explanation {
 /// The explanation of `request`'s `answer` from what was recorded.
 pub fn explanation(request: &Request, answer: &Answer, recorded: Recorder) -> Explanation {
     let mut notes = recorded.notes;
-    let explained = matches!(
-        request,
-        Request::Allocate { .. } | Request::MultiAllocate { .. }
-    );
-    if !explained {
-        notes.push(format!(
+    match request {
+        Request::Allocate { .. } | Request::MultiAllocate { .. } | Request::Relocate { .. } => {}
+        Request::NodeEvacuate { .. } => notes.push(
+            "node-evacuate: only the moves to one new node (a new secondary, or a new primary \
+             for shared storage) are explained in detail yet; failovers and drbd moves to a \
+             new pair are not"
+                .to_owned(),
+        ),
+        other => notes.push(format!(
             "{} requests are not explained in detail yet",
-            request.type_name()
-        ));
+            other.type_name()
+        )),
     }
     Explanation {
         request: request.type_name(),
         success: answer.success,
         info: answer.info.clone(),
         placements: recorded.placements,
+        moves: recorded.moves,
         notes,
     }
 }

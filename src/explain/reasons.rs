@@ -44,6 +44,8 @@ pub fn kind(check: &Check) -> &'static str {
         Check::NoSecondary => "no secondary",
         Check::Policy { .. } => "instance policy",
         Check::PolicyTemplate { .. } => "disk template",
+        Check::Migration => "migration",
+        Check::Unexplained => "other",
     }
 }
 
@@ -219,6 +221,10 @@ pub fn describe(r: &Refusal, node: &Node, primary: Option<usize>, names: &Names<
                 template.raw()
             )
         }
+        Check::Migration => {
+            "the instance cannot migrate there (hypervisor or migration tags)".to_owned()
+        }
+        Check::Unexplained => format!("refused ({})", r.mode.name()),
     };
     if r.forthcoming {
         format!("{text}, counting forthcoming instances")

@@ -6,6 +6,7 @@ use crate::score::metric::COMPONENTS;
 use crate::write::json::write_string;
 
 use super::allocate::{Dropped, GroupPart, Pick, Placement};
+use super::moves::MovePart;
 use super::reasons::{num, ReasonCount};
 use super::{Explanation, Format};
 
@@ -36,7 +37,28 @@ fn text(e: &Explanation) -> String {
     for p in &e.placements {
         placement_text(&mut out, p);
     }
+    for m in &e.moves {
+        move_text(&mut out, m);
+    }
     out
+}
+
+fn move_text(out: &mut String, m: &MovePart) {
+    out.push_str(&format!("\ninstance {}: {}\n", m.instance, m.what));
+    match &m.chosen {
+        Some((node, score)) => out.push_str(&format!("chosen: {node} (score {score})\n")),
+        None => out.push_str("chosen: nothing\n"),
+    }
+    out.push_str(&format!(
+        "    {} target{}: {} fit, {} refused\n",
+        m.targets,
+        if m.targets == 1 { "" } else { "s" },
+        m.fit,
+        m.targets - m.fit
+    ));
+    if !m.reasons.is_empty() {
+        reasons_text(out, &m.reasons);
+    }
 }
 
 fn placement_text(out: &mut String, p: &Placement) {
@@ -274,6 +296,29 @@ fn json(e: &Explanation) -> Json {
         (
             "placements",
             Json::Arr(e.placements.iter().map(placement_json).collect()),
+        ),
+        ("moves", Json::Arr(e.moves.iter().map(move_json).collect())),
+    ])
+}
+
+fn move_json(m: &MovePart) -> Json {
+    Json::Obj(vec![
+        ("instance", s(&m.instance)),
+        ("move", s(m.what)),
+        ("targets", Json::Int(m.targets as i64)),
+        ("fit", Json::Int(m.fit as i64)),
+        (
+            "refused",
+            Json::Arr(m.reasons.iter().map(reason_json).collect()),
+        ),
+        (
+            "chosen",
+            match &m.chosen {
+                Some((node, score)) => {
+                    Json::Obj(vec![("node", s(node)), ("score", Json::Num(*score))])
+                }
+                None => Json::Null,
+            },
         ),
     ])
 }

@@ -81,6 +81,11 @@ pub enum Check {
     },
     /// The policy does not allow the instance's disk template.
     PolicyTemplate { template: DiskTemplate },
+    /// The instance cannot migrate between the two nodes (their
+    /// hypervisors or migration tags).
+    Migration,
+    /// Refused by a check that does not say more than its mode.
+    Unexplained,
 }
 
 impl Refusal {
@@ -91,6 +96,17 @@ impl Refusal {
             check,
             forthcoming: false,
         }
+    }
+
+    /// A refusal known only by its mode (a migration check for
+    /// `FailMig`).
+    pub fn mode_only(mode: FailMode) -> Refusal {
+        let check = if mode == FailMode::Mig {
+            Check::Migration
+        } else {
+            Check::Unexplained
+        };
+        Refusal::now(mode, check)
     }
 
     /// A refusal of the node's forthcoming resources.
@@ -117,7 +133,11 @@ impl Refusal {
             Check::SpindleRatio { used, limit, .. } => Some(used - limit),
             Check::VcpuRatio { vcpus, cpus, ratio } => Some(vcpus as f64 - ratio * cpus),
             Check::Policy { value, limit, .. } => Some((value - limit).abs() as f64),
-            Check::ExclusionTag { .. } | Check::NoSecondary | Check::PolicyTemplate { .. } => None,
+            Check::ExclusionTag { .. }
+            | Check::NoSecondary
+            | Check::PolicyTemplate { .. }
+            | Check::Migration
+            | Check::Unexplained => None,
         }
     }
 }

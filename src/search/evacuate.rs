@@ -17,6 +17,7 @@
 use crate::model::group::Group;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
+use crate::model::refusal::Refusal;
 use crate::model::types::{DiskTemplate, EvacMode, MirrorType, SoftChecks};
 use crate::score::argmin::{self, GroupSums};
 use crate::score::metric::{self, NodeValues};
@@ -35,6 +36,62 @@ pub struct EvacSolution {
     pub failed: Vec<(usize, String)>,
     /// One job (a list of opcodes as JSON text) per moved instance.
     pub jobs: Vec<Vec<String>>,
+}
+
+/// What an explained one-node move (a new secondary, or a new primary for
+/// shared storage) found for one instance: every target tried, in order,
+/// and the one chosen.
+#[derive(Debug, Clone)]
+pub struct MoveNote {
+    /// The instance's key.
+    pub inst: usize,
+    /// The move: `true` for a new secondary, `false` for a new primary.
+    pub secondary: bool,
+    /// Each target and what became of it.
+    pub targets: Vec<(usize, TargetOutcome)>,
+    /// The chosen target and its score (the target group's full score).
+    pub chosen: Option<(usize, f64)>,
+}
+
+/// What became of one target of a one-node move.
+#[derive(Debug, Clone)]
+pub enum TargetOutcome {
+    /// The move fits.
+    Fit,
+    /// hail's failure mode, with the target's refused check and the target
+    /// as it was when checked (when the node check is what refused it).
+    Refused(String, Option<Box<(Refusal, Node)>>),
+}
+
+/// The explanation notes of a search, when asked for.
+pub type Notes<'a> = Option<&'a mut Vec<MoveNote>>;
+
+/// The target's own check that refused a one-node move, as the move ran
+/// it (`moves::apply`): the new secondary's or the new primary's.
+fn target_refusal(state: &State, inst: &Instance, mv: Move, soft: SoftChecks) -> Option<Refusal> {
+    match mv {
+        Move::ReplaceSecondary(t) => {
+            let old_s = state.node(inst.s_node).ok()?;
+            let tgt = state.node(t as i32).ok()?;
+            let mut new_inst = inst.clone();
+            new_inst.location_score = location_score(state.node(inst.p_node).ok()?, tgt);
+            new_inst.s_node = t as i32;
+            tgt.check_add_sec(
+                false,
+                soft.ignored_if(old_s.offline),
+                &new_inst,
+                inst.p_node,
+            )
+            .err()
+        }
+        Move::FailoverToAny(t) => {
+            let old_p = state.node(inst.p_node).ok()?;
+            let tgt = state.node(t as i32).ok()?;
+            tgt.check_add_pri(soft.ignored_if(old_p.offline), inst)
+                .err()
+        }
+        _ => None,
+    }
 }
 
 /// Why one instance could not be moved: hail's message, or a crash.
@@ -144,6 +201,7 @@ fn evac_one_node_only(
     group: usize,
     avail: &[usize],
     soft: SoftChecks,
+    notes: Notes<'_>,
 ) -> Result<Vec<String>, EvacError> {
     let op = match inst.mirror_type() {
         MirrorType::None => {
@@ -163,8 +221,27 @@ fn evac_one_node_only(
     let mut failures = String::new();
     let mut cands: Vec<usize> = Vec::new();
     let mut approxes: Vec<Option<(f64, f64)>> = Vec::new();
+    let mut note = notes.is_some().then(|| MoveNote {
+        inst: usize::try_from(inst.idx).unwrap_or(usize::MAX),
+        secondary: inst.mirror_type() == MirrorType::Internal,
+        targets: Vec::new(),
+        chosen: None,
+    });
     for &t in avail {
-        match apply(state, inst, op(t), soft)? {
+        let outcome = apply(state, inst, op(t), soft)?;
+        if let Some(note) = note.as_mut() {
+            let o = match &outcome {
+                Ok(_) => TargetOutcome::Fit,
+                Err(f) => TargetOutcome::Refused(
+                    f.clone(),
+                    target_refusal(state, inst, op(t), soft)
+                        .filter(|r| r.mode.name() == f)
+                        .map(|r| Box::new((r, state.node_at(t).clone()))),
+                ),
+            };
+            note.targets.push((t, o));
+        }
+        match outcome {
             Err(f) => {
                 if cands.is_empty() {
                     failures.push_str(&format!(
@@ -197,6 +274,10 @@ fn evac_one_node_only(
     });
     if let Some(c) = failure {
         return Err(EvacError::Crash(c));
+    }
+    if let (Some(notes), Some(mut note)) = (notes, note) {
+        note.chosen = best.map(|(i, score)| (cands[i], score));
+        notes.push(note);
     }
     let Some((i, _)) = best else {
         return Err(EvacError::Message(format!(
@@ -587,6 +668,7 @@ fn node_evac_instance(
     group: usize,
     avail: &[usize],
     soft: SoftChecks,
+    notes: Notes<'_>,
 ) -> Result<Vec<String>, EvacError> {
     let t = inst.disk_template;
     match t {
@@ -608,7 +690,7 @@ fn node_evac_instance(
                     Ok(move_to_job(state, &moved_inst, Move::Failover))
                 }
             },
-            EvacMode::ChangeSecondary => evac_one_node_only(state, inst, group, avail, soft),
+            EvacMode::ChangeSecondary => evac_one_node_only(state, inst, group, avail, soft, notes),
             EvacMode::ChangeAll => match evac_drbd_all(state, inst, group, avail, soft)? {
                 Ok(jobs) => Ok(jobs),
                 Err(msg) => Err(EvacError::Message(msg)),
@@ -621,7 +703,7 @@ fn node_evac_instance(
                     t.raw()
                 )));
             }
-            evac_one_node_only(state, inst, group, avail, soft)
+            evac_one_node_only(state, inst, group, avail, soft, notes)
         }
     }
 }
@@ -684,6 +766,7 @@ pub fn try_node_evac(
     mode: EvacMode,
     instances: &[usize],
     soft: SoftChecks,
+    mut notes: Notes<'_>,
 ) -> Result<EvacSolution, Crash> {
     let originals: Vec<Instance> = instances
         .iter()
@@ -726,7 +809,9 @@ pub fn try_node_evac(
         let cp = state.checkpoint();
         let result = match available(&groups, &excl, group) {
             Err(m) => Err(EvacError::Message(m)),
-            Ok(avail) => node_evac_instance(state, inst, mode, group, &avail, soft),
+            Ok(avail) => {
+                node_evac_instance(state, inst, mode, group, &avail, soft, notes.as_deref_mut())
+            }
         };
         if result.is_err() {
             state.rollback(cp);
@@ -746,6 +831,7 @@ pub fn relocate(
     required_nodes: i64,
     relocate_from: &[usize],
     soft: SoftChecks,
+    notes: Notes<'_>,
 ) -> Result<Result<usize, String>, Crash> {
     if required_nodes != 1 {
         return Ok(Err(format!(
@@ -765,7 +851,7 @@ pub fn relocate(
             crate::write::haskell::show_int_list(&shown)
         )));
     }
-    let sol = try_node_evac(node_groups, state, mode, &[idx], soft)?;
+    let sol = try_node_evac(node_groups, state, mode, &[idx], soft, notes)?;
     if let Some((_, msg)) = sol.failed.iter().find(|(k, _)| *k == idx) {
         return Ok(Err(msg.clone()));
     }
@@ -873,6 +959,7 @@ pub fn try_change_group(
                         &avail,
                         // hail keeps a group change strict.
                         SoftChecks::Enforce,
+                        None,
                     ),
                 },
             };

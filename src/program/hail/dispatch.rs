@@ -223,6 +223,7 @@ fn answer_request(
             required_nodes,
             relocate_from,
         } => {
+            let mut notes = rec.is_some().then(Vec::new);
             let r = evacuate::relocate(
                 groups,
                 state,
@@ -230,8 +231,10 @@ fn answer_request(
                 *required_nodes,
                 relocate_from,
                 algorithm.soft,
+                notes.as_mut(),
             )
             .map_err(|c| RunError::Inconsistent(c.0))?;
+            record_moves(rec, state, notes);
             Ok(match r {
                 Ok(node) => (
                     Answer::success(
@@ -244,8 +247,23 @@ fn answer_request(
             })
         }
         Request::NodeEvacuate { instances, mode } => {
-            let sol = evacuate::try_node_evac(groups, state, *mode, instances, algorithm.soft)
-                .map_err(|c| RunError::Inconsistent(c.0))?;
+            let mut notes = rec.is_some().then(Vec::new);
+            let sol = evacuate::try_node_evac(
+                groups,
+                state,
+                *mode,
+                instances,
+                algorithm.soft,
+                notes.as_mut(),
+            )
+            .map_err(|c| RunError::Inconsistent(c.0))?;
+            if let Some(r) = rec.as_deref_mut() {
+                for (k, message) in &sol.failed {
+                    let name = state.inst(*k as i32).map_or("?", |i| &i.name);
+                    r.notes.push(format!("{name} was not moved: {message}"));
+                }
+            }
+            record_moves(rec, state, notes);
             let (info, result) = evacuate::format_evac(groups, state, &sol);
             Ok((Answer::success(&info, result), want.state(state)))
         }
@@ -306,6 +324,18 @@ fn row<M: Metric>(name: &str, sol: &AllocSolution<M>) -> MultiRow {
         name: name.to_owned(),
         nodes: sol.best.as_ref().map(|p| p.node_names.clone()),
         description: sol.log.join(", "),
+    }
+}
+
+/// Explains the one-node moves an evacuation noted.
+fn record_moves(
+    rec: Option<&mut explain::Recorder>,
+    state: &State,
+    notes: Option<Vec<evacuate::MoveNote>>,
+) {
+    if let (Some(rec), Some(notes)) = (rec, notes) {
+        let parts = explain::moves::parts(state, &rec.tags, &notes);
+        rec.moves.extend(parts);
     }
 }
 
