@@ -97,6 +97,7 @@ fn plans_are_safe_free_nodes_and_keep_the_reserve() {
             out.stdout,
             "{args:?}: output differs between runs"
         );
+        check_explanation(&dir, seed, &args, &out.stdout);
         let commands = stdout.split("Commands to run:").nth(1).unwrap_or("");
         let mut cluster = plan::parse(&text);
         let violations = plan::replay(&mut cluster, commands);
@@ -141,6 +142,42 @@ fn plans_are_safe_free_nodes_and_keep_the_reserve() {
     assert!(
         offline_plans >= 8 && online_plans >= 8 && moves >= 30,
         "too few plans to prove anything: {offline_plans} offline, {online_plans} online, {moves} moves"
+    );
+}
+
+/// `--explain`: the plan is the same, and the explanation agrees with it:
+/// the nodes it says are powered off are exactly those listed, and it
+/// says why standby nodes are powered on when they are.
+fn check_explanation(dir: &std::path::Path, seed: u64, args: &[&str], plain: &[u8]) {
+    let file = dir.join(format!("e{seed}.txt"));
+    let opt = format!("--explain={}", file.display());
+    let mut with: Vec<&str> = args.to_vec();
+    with.push(&opt);
+    let out = squeeze(&with);
+    assert_eq!(out.stdout, plain, "{with:?}: --explain changed the plan");
+    let text = std::fs::read_to_string(&file).expect("the explanation");
+    let stdout = String::from_utf8_lossy(plain);
+    let listed: Vec<&str> = stdout
+        .split("'Nodes to offline'\n")
+        .nth(1)
+        .map(|rest| {
+            rest.lines()
+                .take_while(|l| !l.is_empty() && !l.starts_with("Commands"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut off: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("  ")?.strip_suffix(": powered off"))
+        .collect();
+    let mut listed_sorted = listed.clone();
+    off.sort_unstable();
+    listed_sorted.sort_unstable();
+    assert_eq!(off, listed_sorted, "{with:?}:\n{text}\n{stdout}");
+    assert_eq!(
+        stdout.contains("'Nodes to online'"),
+        text.contains("standby nodes are powered on"),
+        "{with:?}:\n{text}"
     );
 }
 

@@ -6,6 +6,8 @@
 //! * [`allocate`]: allocations (allocate, multi-allocate), group by group.
 //! * [`moves`]: one-node moves of existing instances (relocate, and
 //!   node-evacuate's new secondaries and shared-storage primaries).
+//! * [`squeeze`]: `hailstone-squeeze`'s plans: the reserves, each node
+//!   tried and why it was kept.
 //! * [`reasons`]: refusals in words, counted by reason.
 //! * [`render`]: the text for people and the JSON for scripts.
 //! * here: the recorder and the whole explanation.
@@ -14,6 +16,7 @@ pub mod allocate;
 pub mod moves;
 pub mod reasons;
 pub mod render;
+pub mod squeeze;
 
 use crate::model::{Cluster, Request, TagTable};
 use crate::write::answer::Answer;

@@ -31,6 +31,7 @@ use std::sync::Arc;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::policy::ISpec;
+use crate::model::refusal::Refusal;
 use crate::model::types::{DiskTemplate, RunState, SoftChecks};
 use crate::model::Cluster;
 use crate::search::balance::{self, BalanceOptions, Placement};
@@ -86,10 +87,18 @@ pub fn reserve_instance(std: &ISpec, factor: f64) -> Instance {
     }
 }
 
-/// Whether every node could take `reserve` as a new primary with strict
-/// checks (`allNodesCapacityFor`).
-pub fn capacity_for<'a>(mut nodes: impl Iterator<Item = &'a Node>, reserve: &Instance) -> bool {
-    nodes.all(|n| n.probe_add_pri(SoftChecks::Enforce, reserve).is_ok())
+/// The first of `nodes` (key, node) that could not take `reserve` as a
+/// new primary with strict checks, with the check that refused it
+/// (`allNodesCapacityFor` fails on it).
+pub fn first_short<'a>(
+    mut nodes: impl Iterator<Item = (usize, &'a Node)>,
+    reserve: &Instance,
+) -> Option<(usize, Refusal)> {
+    nodes.find_map(|(k, n)| {
+        n.check_add_pri(SoftChecks::Enforce, reserve)
+            .err()
+            .map(|r| (k, r))
+    })
 }
 
 /// Whether a node carries a standby tag.
@@ -143,10 +152,32 @@ fn trial_options(threads: bool) -> BalanceOptions {
     }
 }
 
+/// Why a trial failed.
+#[derive(Debug, Clone)]
+pub enum TrialFailure {
+    /// An instance that the balancing may not move (its template, or not
+    /// auto-balanced) would stay on a node being powered off.
+    Stuck { inst: usize, node: usize },
+    /// The online nodes lack the memory for the instances plus the reserve
+    /// on each (MiB): at most `room` for `used`.
+    Memory { room: i128, used: i128 },
+    /// After the balancing, an instance is still on an offline node.
+    LeftOffline { inst: usize },
+    /// After the balancing, a node could not take the reserve: the node
+    /// (as it was then) and the refused check.
+    Short {
+        node: usize,
+        refusal: Refusal,
+        after: Box<Node>,
+    },
+}
+
 /// A trial's outcome.
 pub struct Trial {
     /// Whether the nodes could be switched (see the module doc).
     pub ok: bool,
+    /// Why not, when it failed.
+    pub failure: Option<TrialFailure>,
     /// The balancing's steps, oldest first (empty when the trial was
     /// failed without balancing).
     pub steps: Vec<Placement>,
@@ -168,6 +199,24 @@ pub enum Decision {
     NoAction,
     /// Power off these nodes (in candidate order).
     Offline { nodes: Vec<usize>, trial: Trial },
+}
+
+/// One trial as hsqueeze's order took it: the node it added (offlining)
+/// or the standby nodes it switched on (onlining), and why it failed.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub nodes: Vec<usize>,
+    pub failure: Option<TrialFailure>,
+}
+
+/// How the decision was reached, for explanations.
+#[derive(Debug, Clone, Default)]
+pub struct Reasoning {
+    /// The first node that cannot take the minimal reserve now (then
+    /// standby nodes are powered on), with its check.
+    pub short_now: Option<(usize, Refusal)>,
+    /// The trials, in hsqueeze's order.
+    pub attempts: Vec<Attempt>,
 }
 
 /// The planner over one loaded cluster.
@@ -204,7 +253,12 @@ impl<'a> Squeeze<'a> {
     /// whatever the balancing does: an instance that cannot move would be
     /// left on an offline node, or the online nodes lack the memory for
     /// the instances plus the reserve on each.
-    fn surely_fails(&self, nodes: &[usize], offline: bool, reserve: &Instance) -> bool {
+    fn surely_fails(
+        &self,
+        nodes: &[usize],
+        offline: bool,
+        reserve: &Instance,
+    ) -> Option<TrialFailure> {
         let is_offline = |k: usize| {
             if nodes.contains(&k) {
                 offline
@@ -212,16 +266,17 @@ impl<'a> Squeeze<'a> {
                 self.cluster.nodes[k].offline
             }
         };
-        let stuck = self.cluster.instances.iter().enumerate().any(|(k, i)| {
+        let stuck = self.cluster.instances.iter().enumerate().find(|(k, i)| {
             let on_offline = usize::try_from(i.p_node).is_ok_and(is_offline);
-            on_offline && !(self.movable[k] && i.auto_balance)
+            on_offline && !(self.movable[*k] && i.auto_balance)
         });
-        if stuck {
-            return true;
+        if let Some((inst, i)) = stuck {
+            let node = usize::try_from(i.p_node).unwrap_or(usize::MAX);
+            return Some(TrialFailure::Stuck { inst, node });
         }
         let r_mem = i128::from(reserve.mem);
         if !(0..SANE).contains(&r_mem) || !(0..SANE).contains(&self.used_mem) {
-            return false;
+            return None;
         }
         let mut room: i128 = 0;
         for (k, n) in self.cluster.nodes.iter().enumerate() {
@@ -238,13 +293,16 @@ impl<'a> Squeeze<'a> {
                 .iter()
                 .any(|v| !(-SANE..SANE).contains(&i128::from(*v)))
             {
-                return false;
+                return None;
             }
             // A node keeps room for the reserve when its unallocated memory
             // exceeds the reserve's: it holds at most this much.
             room += i128::from(parts[0]) - i128::from(parts[1]) - i128::from(parts[2]) - r_mem - 1;
         }
-        room < self.used_mem
+        (room < self.used_mem).then_some(TrialFailure::Memory {
+            room,
+            used: self.used_mem,
+        })
     }
 
     /// One trial: `nodes` switched to `offline`, the cluster balanced, the
@@ -258,9 +316,13 @@ impl<'a> Squeeze<'a> {
         precheck: bool,
         threads: bool,
     ) -> Trial {
-        if precheck && self.surely_fails(nodes, offline, reserve) {
+        if let Some(failure) = precheck
+            .then(|| self.surely_fails(nodes, offline, reserve))
+            .flatten()
+        {
             return Trial {
                 ok: false,
+                failure: Some(failure),
                 steps: Vec::new(),
                 state: None,
             };
@@ -279,33 +341,55 @@ impl<'a> Squeeze<'a> {
             score,
             |_, _| {},
         );
-        let on_online = state
-            .instances()
-            .all(|i| state.node(i.p_node).map_or(true, |n| !n.offline));
-        let ok = on_online && capacity_for(state.node_keys().map(|k| state.node_at(k)), reserve);
+        let left = (0..state.inst_slots()).find(|&k| {
+            state
+                .inst(k as i32)
+                .is_ok_and(|i| state.node(i.p_node).is_ok_and(|n| n.offline))
+        });
+        let failure = match left {
+            Some(inst) => Some(TrialFailure::LeftOffline { inst }),
+            None => first_short(state.node_keys().map(|k| (k, state.node_at(k))), reserve).map(
+                |(node, refusal)| TrialFailure::Short {
+                    node,
+                    refusal,
+                    after: Box::new(state.node_at(node).clone()),
+                },
+            ),
+        };
         Trial {
-            ok,
+            ok: failure.is_none(),
+            failure,
             steps,
             state: Some(state),
         }
     }
 
-    /// hsqueeze's decision for the reserve factors `minimal` and `target`.
-    pub fn decide(&self, minimal: f64, target: f64) -> Decision {
+    /// hsqueeze's decision for the reserve factors `minimal` and `target`,
+    /// and how it was reached.
+    pub fn decide(&self, minimal: f64, target: f64) -> (Decision, Reasoning) {
         let std = &self.cluster.ipolicy.std;
         let min_inst = reserve_instance(std, minimal);
         let target_inst = reserve_instance(std, target);
-        if !capacity_for(self.cluster.nodes.iter(), &min_inst) {
+        let mut why = Reasoning {
+            short_now: first_short(self.cluster.nodes.iter().enumerate(), &min_inst),
+            attempts: Vec::new(),
+        };
+        if why.short_now.is_some() {
             let cands = online_candidates(self.cluster);
             let mut last = None;
             for len in 0..=cands.len() {
                 let trial = self.trial(&cands[..len], false, &min_inst, true, true);
+                why.attempts.push(Attempt {
+                    nodes: cands[..len].to_vec(),
+                    failure: trial.failure.clone(),
+                });
                 if trial.ok {
-                    return Decision::Online {
+                    let d = Decision::Online {
                         nodes: cands[..len].to_vec(),
                         enough: true,
                         trial,
                     };
+                    return (d, why);
                 }
                 last = Some(trial);
             }
@@ -315,33 +399,47 @@ impl<'a> Squeeze<'a> {
                 Some(t) if t.state.is_some() => t,
                 _ => self.trial(&cands, false, &min_inst, false, true),
             };
-            return Decision::Online {
+            let d = Decision::Online {
                 nodes: cands,
                 enough: false,
                 trial,
             };
+            return (d, why);
         }
         let cands = offline_candidates(self.cluster);
-        let (chosen, trial) = self.greedy_offline(&cands, &target_inst);
-        match trial {
+        let (chosen, trial) = self.greedy_offline(&cands, &target_inst, &mut why.attempts);
+        let d = match trial {
             Some(trial) if !chosen.is_empty() => Decision::Offline {
                 nodes: chosen,
                 trial,
             },
             _ => Decision::NoAction,
-        }
+        };
+        (d, why)
     }
 
     /// `greedyOfflineNodes`: from the last candidate to the first, a node
     /// joins the chosen ones when the trial with all of them succeeds.
     /// Returns the chosen nodes in candidate order and the last successful
-    /// trial (which is the plan).
-    fn greedy_offline(&self, cands: &[usize], reserve: &Instance) -> (Vec<usize>, Option<Trial>) {
+    /// trial (which is the plan); each trial taken is noted in `attempts`
+    /// (with the node it tried).
+    fn greedy_offline(
+        &self,
+        cands: &[usize],
+        reserve: &Instance,
+        attempts: &mut Vec<Attempt>,
+    ) -> (Vec<usize>, Option<Trial>) {
         let mut chosen: Vec<usize> = Vec::new();
         let mut plan: Option<Trial> = None;
         let mut last_ok = true;
         let mut i = cands.len();
         let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        let mut note = |node: usize, t: &Trial| {
+            attempts.push(Attempt {
+                nodes: vec![node],
+                failure: t.failure.clone(),
+            })
+        };
         while i > 0 {
             let node = cands[i - 1];
             let with = |chosen: &[usize], extra: usize| {
@@ -352,6 +450,7 @@ impl<'a> Squeeze<'a> {
             let set = with(&chosen, node);
             if !parallel || i == 1 {
                 let t = self.trial(&set, true, reserve, true, true);
+                note(node, &t);
                 if t.ok {
                     chosen = set;
                     plan = Some(t);
@@ -376,6 +475,7 @@ impl<'a> Squeeze<'a> {
             let bet = bet.unwrap_or_else(|p| std::panic::resume_unwind(p));
             let won = t.ok == last_ok;
             last_ok = t.ok;
+            note(node, &t);
             if t.ok {
                 chosen = set;
                 plan = Some(t);
@@ -383,6 +483,7 @@ impl<'a> Squeeze<'a> {
             i -= 1;
             if won {
                 last_ok = bet.ok;
+                note(next, &bet);
                 if bet.ok {
                     chosen = bet_set;
                     plan = Some(bet);

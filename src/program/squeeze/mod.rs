@@ -9,6 +9,7 @@ pub mod options;
 use std::ffi::OsString;
 use std::io::Write;
 
+use crate::explain;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::Cluster;
@@ -151,7 +152,21 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         Ok(())
     };
     let planner = Squeeze::new(&cluster);
-    match planner.decide(o.minimal_resources, o.target_resources) {
+    let (decision, why) = planner.decide(o.minimal_resources, o.target_resources);
+    if let Some(to) = &o.explain {
+        let text = explain::squeeze::text(
+            &cluster,
+            &decision,
+            &why,
+            o.minimal_resources,
+            o.target_resources,
+        );
+        match to {
+            None => err.write_all(text.as_bytes())?,
+            Some(path) => write_file(PROGRAM, path, &text)?,
+        }
+    }
+    match decision {
         Decision::Online {
             nodes,
             enough,

@@ -26,6 +26,9 @@ pub struct Options {
     pub text_data: Option<String>,
     /// `-I FILE`: an iallocator request as the cluster.
     pub ialloc_src: Option<String>,
+    /// `--explain[=PATH]` (hailstone only): why each node was powered off
+    /// or kept, on stderr (`None` inside) or in the file PATH.
+    pub explain: Option<Option<String>>,
     /// `--minimal-resources`: below this reserve on some node, standby
     /// nodes are powered on (in standard instances).
     pub minimal_resources: f64,
@@ -51,6 +54,7 @@ impl Default for Options {
         Options {
             text_data: None,
             ialloc_src: None,
+            explain: None,
             minimal_resources: 2.0,
             target_resources: 2.0,
             save: None,
@@ -95,6 +99,7 @@ enum OptId {
     Luxi,
     TextData,
     IallocSrc,
+    Explain,
     Exec,
     MinimalResources,
     TargetResources,
@@ -142,6 +147,7 @@ const OPTIONS: &[OptDescr<OptId>] = &[
     opt(OptId::Version, Some('V'), "version", ArgKind::No, "show the version of the program", "none"),
     opt(OptId::Help, Some('h'), "help", ArgKind::No, "show help", "none"),
     opt(OptId::HelpCompletion, None, "help-completion", ArgKind::No, "show completion info", "none"),
+    opt(OptId::Explain, None, "explain", ArgKind::Opt("PATH"), "explain why each node is powered off or kept, on stderr or in the file PATH", "none"),
 ];
 
 #[derive(Debug, Default)]
@@ -168,6 +174,13 @@ impl getopt::Fold<OptId> for Fold {
             OptId::Luxi => o.refused.push("luxi"),
             OptId::TextData => o.text_data = Some(text.to_owned()),
             OptId::IallocSrc => o.ialloc_src = Some(text.to_owned()),
+            OptId::Explain => {
+                o.explain = Some(match value {
+                    None | Some("-") => None,
+                    Some("") => return Err("--explain: the path is empty".to_owned()),
+                    Some(path) => Some(path.to_owned()),
+                })
+            }
             OptId::Exec => o.refused.push("exec"),
             OptId::MinimalResources => o.minimal_resources = double("minimal resources", text)?,
             OptId::TargetResources => o.target_resources = double("target resources", text)?,
