@@ -209,12 +209,12 @@ mod tests {
     }
 
     /// The option rows of the help text are hsqueeze 3.0.2's, line for
-    /// line, with `-I` added.
+    /// line, with `-I` and `--explain` added.
     #[test]
     fn help_rows_are_hsqueezes() {
         let text = usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 14);
+        assert_eq!(rows.len(), 15);
         assert_eq!(
             rows[4],
             "              --minimal-resources=FACTOR  minimal resources to be present on each in multiples of the standard allocation for not onlining standby nodes"
