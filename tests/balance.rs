@@ -164,3 +164,75 @@ fn ialloc_source_is_the_saved_cluster() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--explain`: the plan is the same, and the stopping rule it names is
+/// the one the plan shows: a step limit with `-l`, otherwise a best move
+/// left whose score does not beat the final one (or a score good enough,
+/// or no move at all).
+#[test]
+fn explanations_name_the_stopping_rule() {
+    let dir = crate::run::scratch("balance-explain");
+    let mut checked = 0;
+    for seed in 1..=24u64 {
+        let Some((_, text)) = generated_cluster(seed) else {
+            continue;
+        };
+        let file = dir.join(format!("c{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        let Some(g) = groups(&text).into_iter().next() else {
+            continue;
+        };
+        for limit in [None, Some("2")] {
+            let mut args = vec!["-t", file, "-G", &g];
+            if let Some(l) = limit {
+                args.extend(["-l", l]);
+            }
+            let plain = balance(&args);
+            let exp = dir.join(format!("e{seed}.txt"));
+            let opt = format!("--explain={}", exp.display());
+            let mut with = args.clone();
+            with.push(&opt);
+            let out = balance(&with);
+            assert_eq!(
+                out.stdout, plain.stdout,
+                "{with:?}: --explain changed the plan"
+            );
+            assert_eq!(out.status.code(), plain.status.code());
+            let Ok(e) = std::fs::read_to_string(&exp) else {
+                // The run stopped before balancing (an unusable group).
+                continue;
+            };
+            let stdout = String::from_utf8_lossy(&plain.stdout);
+            let length: usize = stdout
+                .lines()
+                .find_map(|l| l.strip_prefix("Solution length="))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            let stop = e
+                .lines()
+                .find(|l| l.starts_with("stopped: "))
+                .expect("a stop line");
+            if limit.is_some() && length == 2 {
+                assert!(stop.contains("step limit"), "{with:?}: {e}");
+            } else if let Some(rest) = stop.strip_prefix("stopped: no move lowers the score; ") {
+                // "... at BEST (current FINAL)": the best is not below.
+                let nums: Vec<f64> = rest
+                    .split([' ', ')', '('])
+                    .filter_map(|w| w.parse().ok())
+                    .collect();
+                let (best, fin) = (nums[nums.len() - 2], nums[nums.len() - 1]);
+                assert!(best >= fin, "{with:?}: {e}");
+            } else {
+                assert!(
+                    stop.contains("is at most")
+                        || stop.contains("no instance has a move")
+                        || stop.contains("less than -g"),
+                    "{with:?}: {e}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "too few explanations checked: {checked}");
+}

@@ -6,6 +6,7 @@
 //! * [`allocate`]: allocations (allocate, multi-allocate), group by group.
 //! * [`moves`]: one-node moves of existing instances (relocate, and
 //!   node-evacuate's new secondaries and shared-storage primaries).
+//! * [`balance`]: `hailstone-balance`'s plans: the limits, why it stopped.
 //! * [`squeeze`]: `hailstone-squeeze`'s plans: the reserves, each node
 //!   tried and why it was kept.
 //! * [`reasons`]: refusals in words, counted by reason.
@@ -13,6 +14,7 @@
 //! * here: the recorder and the whole explanation.
 
 pub mod allocate;
+pub mod balance;
 pub mod moves;
 pub mod reasons;
 pub mod render;

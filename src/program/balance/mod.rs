@@ -13,6 +13,7 @@ pub mod options;
 use std::ffi::OsString;
 use std::io::Write;
 
+use crate::explain;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::Cluster;
@@ -460,19 +461,32 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     } else {
         writeln!(out, "Initial score: {}", printf_fixed(ini_cv, 8))?;
     }
-    if ini_cv - opt_cv < o.min_score {
-        write!(
-            out,
-            "Cluster is already well balanced (initial score {},\noptimum score due to N+1 reservations {},\nminimum score {}).\nNothing to do, exiting\n",
-            printf_general(ini_cv, 6),
-            printf_general(opt_cv, 6),
-            printf_general(o.min_score, 6)
-        )?;
-        return Ok(());
-    }
-    writeln!(out, "Trying to minimize the CV...")?;
-    out.flush()?;
-
+    let explain = |state: &State,
+                   options: &BalanceOptions,
+                   fin: f64,
+                   steps: usize,
+                   err: &mut dyn Write|
+     -> Result<(), Stop> {
+        let Some(to) = &o.explain else {
+            return Ok(());
+        };
+        let stop = balance::why_stopped(state, &movable, options, fin, steps);
+        let text = explain::balance::text(&explain::balance::Run {
+            state,
+            options,
+            movable: &movable,
+            initial: ini_cv,
+            optimal: opt_cv,
+            fin,
+            steps,
+            stop,
+        });
+        match to {
+            None => err.write_all(text.as_bytes())?,
+            Some(path) => write_file(PROGRAM, path, &text)?,
+        }
+        Ok(())
+    };
     let options = BalanceOptions {
         soft: o.soft,
         disk_moves: o.disk_moves,
@@ -485,6 +499,20 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         stop_score: opt_cv + o.min_score,
         threads: true,
     };
+    if ini_cv - opt_cv < o.min_score {
+        explain(&state, &options, ini_cv, 0, err)?;
+        write!(
+            out,
+            "Cluster is already well balanced (initial score {},\noptimum score due to N+1 reservations {},\nminimum score {}).\nNothing to do, exiting\n",
+            printf_general(ini_cv, 6),
+            printf_general(opt_cv, 6),
+            printf_general(o.min_score, 6)
+        )?;
+        return Ok(());
+    }
+    writeln!(out, "Trying to minimize the CV...")?;
+    out.flush()?;
+
     let mut jobs: Vec<MoveJob> = Vec::new();
     let mut io_error: Option<std::io::Error> = None;
     let steps = balance::balance(&mut state, &movable, &options, ini_cv, |st, p| {
@@ -500,6 +528,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         return Err(e.into());
     }
     let fin_cv = steps.last().map_or(ini_cv, |p| p.score);
+    explain(&state, &options, fin_cv, steps.len(), err)?;
     if steps.is_empty() {
         writeln!(out, "No solution found")?;
     } else if o.verbose > 2 {

@@ -33,6 +33,9 @@ pub struct Options {
     pub text_data: Option<String>,
     /// `-I FILE`: an iallocator request as the cluster.
     pub ialloc_src: Option<String>,
+    /// `--explain[=PATH]` (hailstone only): why the balancing stopped, on
+    /// stderr (`None` inside) or in the file PATH.
+    pub explain: Option<Option<String>>,
     /// `-E`: move only instances on offline nodes.
     pub evac_mode: bool,
     /// `--restricted-migration`.
@@ -89,6 +92,7 @@ impl Default for Options {
             print_commands: None,
             text_data: None,
             ialloc_src: None,
+            explain: None,
             evac_mode: false,
             restricted_migration: false,
             first_job_group: false,
@@ -154,6 +158,7 @@ enum OptId {
     Master,
     Luxi,
     IallocSrc,
+    Explain,
     Exec,
     FirstJobGroup,
     Reason,
@@ -247,6 +252,7 @@ const OPTIONS: &[OptDescr<OptId>] = &[
     opt(OptId::Version, Some('V'), "version", ArgKind::No, "show the version of the program", "none"),
     opt(OptId::Help, Some('h'), "help", ArgKind::No, "show help", "none"),
     opt(OptId::HelpCompletion, None, "help-completion", ArgKind::No, "show completion info", "none"),
+    opt(OptId::Explain, None, "explain", ArgKind::Opt("PATH"), "explain the plan (the scores, the limits, why the balancing stopped) on stderr or in the file PATH", "none"),
 ];
 
 #[derive(Debug, Default)]
@@ -279,6 +285,13 @@ impl getopt::Fold<OptId> for Fold {
             OptId::Master => o.refused.push("master"),
             OptId::Luxi => o.refused.push("luxi"),
             OptId::IallocSrc => o.ialloc_src = Some(text.to_owned()),
+            OptId::Explain => {
+                o.explain = Some(match value {
+                    None | Some("-") => None,
+                    Some("") => return Err("--explain: the path is empty".to_owned()),
+                    Some(path) => Some(path.to_owned()),
+                })
+            }
             OptId::Exec => o.refused.push("exec"),
             OptId::FirstJobGroup => o.first_job_group = true,
             OptId::Reason => {}
@@ -350,7 +363,7 @@ mod tests {
     fn help_rows_are_hbals() {
         let text = usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 40);
+        assert_eq!(rows.len(), 41);
         assert_eq!(
             rows[0],
             "  -p[FIELDS]  --print-nodes[=FIELDS]       print the final node list"

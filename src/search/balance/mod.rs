@@ -108,6 +108,46 @@ pub fn balance(
     steps
 }
 
+/// Why a balancing stopped.
+#[derive(Debug, Clone)]
+pub enum Stop {
+    /// It made `-l` steps.
+    MaxLength,
+    /// The score reached the stopping score (hbal: optimal plus `-e`).
+    GoodEnough,
+    /// No candidate move at all (nothing may move, or nowhere to go).
+    NoMove,
+    /// The best move does not lower the score (it is shown).
+    NoImprovement(Placement),
+    /// The best move lowers the score by less than `-g`, the score being
+    /// at most `--min-gain-limit` (it is shown).
+    GainTooSmall(Placement),
+}
+
+/// Why the balancing that left `state` at `score` after `steps` steps
+/// stopped: its stopping rules checked again, and the best move left
+/// (scored without a bound) when one exists. For explanations.
+pub fn why_stopped(
+    state: &State,
+    movable: &[bool],
+    options: &BalanceOptions,
+    score: f64,
+    steps: usize,
+) -> Stop {
+    if options.max_length >= 0 && steps as i64 >= options.max_length {
+        return Stop::MaxLength;
+    }
+    if score <= options.stop_score {
+        return Stop::GoodEnough;
+    }
+    let mut memo = Memo::new(state.inst_slots());
+    match best_step(state, movable, options, f64::INFINITY, &mut memo) {
+        None => Stop::NoMove,
+        Some((p, _)) if p.score < score => Stop::GainTooSmall(p),
+        Some((p, _)) => Stop::NoImprovement(p),
+    }
+}
+
 /// The instances a step considers (`tryBalance`'s filters), by key.
 fn relocatable(state: &State, movable: &[bool], options: &BalanceOptions) -> Vec<usize> {
     let mut out = Vec::new();
