@@ -78,7 +78,10 @@ pub struct Explanation {
 pub fn explanation(request: &Request, answer: &Answer, recorded: Recorder) -> Explanation {
     let mut notes = recorded.notes;
     match request {
-        Request::Allocate { .. } | Request::MultiAllocate { .. } | Request::Relocate { .. } => {}
+        Request::Allocate { .. }
+        | Request::MultiAllocate { .. }
+        | Request::Relocate { .. }
+        | Request::AllocateSecondary { .. } => {}
         Request::NodeEvacuate { .. } => notes.push(
             "node-evacuate: only the moves to one new node (a new secondary, or a new primary \
              for shared storage) are explained in detail yet; failovers and drbd moves to a \

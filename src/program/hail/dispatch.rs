@@ -283,12 +283,15 @@ fn answer_request(
             Ok((Answer::success(&info, result), want.state(state)))
         }
         Request::AllocateSecondary { instance } => {
-            let r = allocate::try_allocate_secondary(
-                state,
-                *instance,
-                &AllocOptions::new(algorithm, None),
-            )
-            .map_err(|c| RunError::Inconsistent(c.0))?;
+            let opts = AllocOptions {
+                explain: rec.is_some(),
+                ..AllocOptions::new(algorithm, None)
+            };
+            let r = allocate::try_allocate_secondary(state, *instance, &opts)
+                .map_err(|c| RunError::Inconsistent(c.0))?;
+            if let (Some(rec), Ok(sol)) = (rec, &r) {
+                explain_secondary(groups, state, *instance, &opts, sol, rec)?;
+            }
             Ok(match r {
                 Err(message) => (Answer::failure(&message), None),
                 Ok(sol) => {
@@ -325,6 +328,37 @@ fn row<M: Metric>(name: &str, sol: &AllocSolution<M>) -> MultiRow {
         nodes: sol.best.as_ref().map(|p| p.node_names.clone()),
         description: sol.log.join(", "),
     }
+}
+
+/// Explains an allocate-secondary search: the instance as the search saw
+/// it (drbd, off its primary, which the state still shows), its primary's
+/// group and the pairs tried.
+fn explain_secondary(
+    groups: &[Group],
+    state: &mut State,
+    idx: usize,
+    opts: &AllocOptions,
+    sol: &AllocSolution<f64>,
+    rec: &mut explain::Recorder,
+) -> Result<(), RunError> {
+    let crash = |c: crate::search::state::Crash| RunError::Inconsistent(c.0);
+    let mut drbd = state.inst(idx as i32).map_err(crash)?.clone();
+    drbd.disk_template = crate::model::types::DiskTemplate::Drbd;
+    let group = state.node(drbd.p_node).map_err(crash)?.group;
+    let opts = AllocOptions {
+        online_secondary_only: true,
+        ..opts.clone()
+    };
+    let tags = std::mem::take(&mut rec.tags);
+    let ctx = explain::allocate::Context {
+        groups,
+        tags: &tags,
+        opts: &opts,
+    };
+    let part = explain::allocate::from_group(&ctx, state, Some(group), &drbd, 2, &Ok(sol.clone()));
+    rec.tags = tags;
+    rec.placements.push(part.map_err(crash)?);
+    Ok(())
 }
 
 /// Explains the one-node moves an evacuation noted.
