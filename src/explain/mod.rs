@@ -88,10 +88,11 @@ pub fn explanation(request: &Request, answer: &Answer, recorded: Recorder) -> Ex
              new pair are not"
                 .to_owned(),
         ),
-        other => notes.push(format!(
-            "{} requests are not explained in detail yet",
-            other.type_name()
-        )),
+        Request::ChangeGroup { .. } => notes.push(
+            "change-group: each instance's choice of a target group is explained; its moves \
+             inside that group (a new pair) are not yet"
+                .to_owned(),
+        ),
     }
     Explanation {
         request: request.type_name(),

@@ -21,7 +21,9 @@ use crate::model::refusal::Refusal;
 use crate::model::types::{DiskTemplate, EvacMode, MirrorType, SoftChecks};
 use crate::score::argmin::{self, GroupSums};
 use crate::score::metric::{self, NodeValues};
-use crate::search::allocate::{find_best_alloc_group, split_groups, AllocOptions, SearchError};
+use crate::search::allocate::{
+    search_groups, split_groups, AllocOptions, GroupSearch, SearchError,
+};
 use crate::search::moves::location_score;
 use crate::search::moves::{self, Move, MoveError, Moved, Nodes, Overlay};
 use crate::search::state::{Crash, State};
@@ -62,6 +64,11 @@ pub enum TargetOutcome {
     /// as it was when checked (when the node check is what refused it).
     Refused(String, Option<Box<(Refusal, Node)>>),
 }
+
+/// Called with each instance's group search of a group change (on the
+/// state the search saw), when the change is explained.
+pub type GroupSearchHook<'a> =
+    dyn FnMut(&mut State, &Instance, i64, &GroupSearch) -> Result<(), Crash> + 'a;
 
 /// The explanation notes of a search, when asked for.
 pub type Notes<'a> = Option<&'a mut Vec<MoveNote>>;
@@ -915,6 +922,7 @@ pub fn try_change_group(
     target_groups: &[usize],
     instances: &[usize],
     opts: &AllocOptions,
+    mut explain: Option<&mut GroupSearchHook<'_>>,
 ) -> Result<EvacSolution, Crash> {
     let originals: Vec<Instance> = instances
         .iter()
@@ -945,24 +953,27 @@ pub fn try_change_group(
     for inst in &originals {
         let count = inst.disk_template.required_nodes() as i64;
         let cp = state.checkpoint();
-        let result =
-            match find_best_alloc_group(node_groups, state, Some(&targets), inst, count, opts) {
-                Err(SearchError::Crash(c)) => return Err(c),
-                Err(SearchError::Message(m)) => Err(EvacError::Message(m)),
-                Ok(choice) => match available(&groups, &excluded, choice.group) {
-                    Err(m) => Err(EvacError::Message(m)),
-                    Ok(avail) => node_evac_instance(
-                        state,
-                        inst,
-                        EvacMode::ChangeAll,
-                        choice.group,
-                        &avail,
-                        // hail keeps a group change strict.
-                        SoftChecks::Enforce,
-                        None,
-                    ),
-                },
-            };
+        let search = search_groups(node_groups, state, Some(&targets), inst, count, opts)?;
+        if let Some(hook) = explain.as_deref_mut() {
+            hook(state, inst, count, &search)?;
+        }
+        let result = match search.choose(node_groups, Some(&targets)) {
+            Err(SearchError::Crash(c)) => return Err(c),
+            Err(SearchError::Message(m)) => Err(EvacError::Message(m)),
+            Ok(choice) => match available(&groups, &excluded, choice.group) {
+                Err(m) => Err(EvacError::Message(m)),
+                Ok(avail) => node_evac_instance(
+                    state,
+                    inst,
+                    EvacMode::ChangeAll,
+                    choice.group,
+                    &avail,
+                    // hail keeps a group change strict.
+                    SoftChecks::Enforce,
+                    None,
+                ),
+            },
+        };
         if result.is_err() {
             state.rollback(cp);
         }

@@ -257,12 +257,7 @@ fn answer_request(
                 notes.as_mut(),
             )
             .map_err(|c| RunError::Inconsistent(c.0))?;
-            if let Some(r) = rec.as_deref_mut() {
-                for (k, message) in &sol.failed {
-                    let name = state.inst(*k as i32).map_or("?", |i| &i.name);
-                    r.notes.push(format!("{name} was not moved: {message}"));
-                }
-            }
+            note_failed(rec.as_deref_mut(), state, &sol);
             record_moves(rec, state, notes);
             let (info, result) = evacuate::format_evac(groups, state, &sol);
             Ok((Answer::success(&info, result), want.state(state)))
@@ -271,14 +266,47 @@ fn answer_request(
             instances,
             target_groups,
         } => {
-            let sol = evacuate::try_change_group(
-                groups,
-                state,
-                target_groups,
-                instances,
-                &AllocOptions::new(algorithm, None),
-            )
+            let opts = AllocOptions {
+                explain: rec.is_some(),
+                ..AllocOptions::new(algorithm, None)
+            };
+            let sol = match rec.as_deref_mut() {
+                None => {
+                    evacuate::try_change_group(groups, state, target_groups, instances, &opts, None)
+                }
+                Some(r) => {
+                    let tags = std::mem::take(&mut r.tags);
+                    let mut parts = Vec::new();
+                    let ctx = explain::allocate::Context {
+                        groups,
+                        tags: &tags,
+                        opts: &opts,
+                    };
+                    let mut hook =
+                        |st: &mut State,
+                         inst: &Instance,
+                         count: i64,
+                         search: &allocate::GroupSearch| {
+                            parts.push(explain::allocate::from_search(
+                                &ctx, st, inst, count, search,
+                            )?);
+                            Ok(())
+                        };
+                    let sol = evacuate::try_change_group(
+                        groups,
+                        state,
+                        target_groups,
+                        instances,
+                        &opts,
+                        Some(&mut hook),
+                    );
+                    r.placements.extend(parts);
+                    r.tags = tags;
+                    sol
+                }
+            }
             .map_err(|c| RunError::Inconsistent(c.0))?;
+            note_failed(rec, state, &sol);
             let (info, result) = evacuate::format_evac(groups, state, &sol);
             Ok((Answer::success(&info, result), want.state(state)))
         }
@@ -359,6 +387,16 @@ fn explain_secondary(
     rec.tags = tags;
     rec.placements.push(part.map_err(crash)?);
     Ok(())
+}
+
+/// Notes each instance an evacuation could not move, with hail's reason.
+fn note_failed(rec: Option<&mut explain::Recorder>, state: &State, sol: &evacuate::EvacSolution) {
+    if let Some(r) = rec {
+        for (k, message) in &sol.failed {
+            let name = state.inst(*k as i32).map_or("?", |i| &i.name);
+            r.notes.push(format!("{name} was not moved: {message}"));
+        }
+    }
 }
 
 /// Explains the one-node moves an evacuation noted.
