@@ -300,6 +300,20 @@ fn answer_request(
                         &opts,
                         Some(&mut hook),
                     );
+                    // The group search picks the group; the move inside it
+                    // picks its own nodes: the explanation shows those.
+                    if let Ok(sol) = &sol {
+                        for (part, &k) in parts.iter_mut().zip(instances) {
+                            part.chosen =
+                                sol.moved.iter().find(|m| m.0 == k).map(|(_, g, nodes)| {
+                                    let names = nodes
+                                        .iter()
+                                        .map(|&n| state.node_at(n).info.name.clone())
+                                        .collect();
+                                    (groups[*g].name.clone(), names)
+                                });
+                        }
+                    }
                     r.placements.extend(parts);
                     r.tags = tags;
                     sol
