@@ -45,6 +45,22 @@ pub enum ArgKind {
     /// `OptArg`: an optional value, only in the attached forms (`--opt=V`,
     /// `-oV`).
     Opt(&'static str),
+    /// hailstone only: a flag shown as `NoArg`, that also takes an attached
+    /// value in its long form (`--opt=yes`), because Ganeti passes
+    /// allocator options only as `--key=value` (see [`flag_value`]).
+    Flag,
+}
+
+/// A flag's value: bare, `yes` or `true` set it; `no` or `false` clear it;
+/// anything else is refused with a message for the program's value error.
+pub fn flag_value(long: &str, value: Option<&str>) -> Result<bool, String> {
+    match value {
+        None | Some("yes") | Some("true") => Ok(true),
+        Some("no") | Some("false") => Ok(false),
+        Some(other) => Err(format!(
+            "Invalid value '{other}' for --{long}, pass one of 'yes', 'no', 'true' or 'false'"
+        )),
+    }
 }
 
 /// One option: GetOpt's `OptDescr` plus Ganeti's completion kind. `Id`
@@ -213,7 +229,7 @@ fn long_option<Id: Copy>(
         }
     };
     match (opt.kind, attached) {
-        (ArgKind::No, None) => scan.given.push(Given {
+        (ArgKind::No | ArgKind::Flag, None) => scan.given.push(Given {
             id: opt.id,
             value: None,
         }),
@@ -229,10 +245,12 @@ fn long_option<Id: Copy>(
                 "option `{opt_str}' requires an argument {arg_name}\n"
             )),
         },
-        (ArgKind::Req(_) | ArgKind::Opt(_), Some(value)) => scan.given.push(Given {
-            id: opt.id,
-            value: Some(Value::new(value)),
-        }),
+        (ArgKind::Req(_) | ArgKind::Opt(_) | ArgKind::Flag, Some(value)) => {
+            scan.given.push(Given {
+                id: opt.id,
+                value: Some(Value::new(value)),
+            })
+        }
         (ArgKind::Opt(_), None) => scan.given.push(Given {
             id: opt.id,
             value: None,
@@ -271,7 +289,7 @@ fn short_option<Id: Copy>(
         return;
     };
     match opt.kind {
-        ArgKind::No => {
+        ArgKind::No | ArgKind::Flag => {
             scan.given.push(Given {
                 id: opt.id,
                 value: None,
@@ -459,13 +477,13 @@ pub fn usage_info<Id>(header: &str, opts: &[&OptDescr<Id>]) -> String {
         let short = match opt.short {
             None => String::new(),
             Some(c) => match opt.kind {
-                ArgKind::No => format!("-{c}"),
+                ArgKind::No | ArgKind::Flag => format!("-{c}"),
                 ArgKind::Req(name) => format!("-{c} {name}"),
                 ArgKind::Opt(name) => format!("-{c}[{name}]"),
             },
         };
         let long = match opt.kind {
-            ArgKind::No => format!("--{}", opt.long),
+            ArgKind::No | ArgKind::Flag => format!("--{}", opt.long),
             ArgKind::Req(name) => format!("--{}={name}", opt.long),
             ArgKind::Opt(name) => format!("--{}[={name}]", opt.long),
         };
