@@ -197,3 +197,67 @@ fn bad_explain_options() {
         out.stderr
     );
 }
+
+/// A generated one-group cluster of `nodes` nodes as a data file: ext
+/// instances (for hailstone-squeeze) or the generator's default mix.
+fn planner_cluster(dir: &Path, seed: u64, nodes: usize, ext: bool) -> String {
+    use hailstone::program::datafile;
+    use hailstone::program::hail::options::LoadOptions;
+    use hailstone_devtools::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
+    let mut spec = CaseSpec::new(seed, RequestKind::Allocate, nodes);
+    spec.groups = 1;
+    spec.instances_per_node = 5.0;
+    if ext {
+        spec.instance_templates = vec![(DiskTemplate::Ext, 1)];
+    }
+    let case = generate(&spec);
+    let text = datafile::from_request(case.request.as_bytes(), &LoadOptions::default())
+        .expect("a data file");
+    let file = dir.join(format!("p{seed}-{nodes}-{ext}.data"));
+    std::fs::write(&file, text).expect("written");
+    file.display().to_string()
+}
+
+/// The planners' explanations, text and JSON, on two small generated
+/// clusters, pinned by snapshots (`snapshots/explain_planners@*.snap`);
+/// the plan on stdout is the same with them.
+#[test]
+fn planner_explanations() {
+    let dir = scratch("explain-planners");
+    let run = |bin: &str, args: &[&str]| {
+        std::process::Command::new(bin)
+            .args(args)
+            .output()
+            .expect("the planner runs")
+    };
+    let squeeze = env!("CARGO_BIN_EXE_hailstone-squeeze");
+    let balance = env!("CARGO_BIN_EXE_hailstone-balance");
+    let cases = [
+        ("squeeze", squeeze, planner_cluster(&dir, 1, 8, true)),
+        ("balance", balance, planner_cluster(&dir, 3, 8, false)),
+    ];
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| {
+        for (name, bin, data) in &cases {
+            let plain = run(bin, &["-t", data, "-C"]);
+            assert_eq!(plain.status.code(), Some(0), "{name}");
+            for format in ["text", "json"] {
+                let f = format!("--explain-format={format}");
+                let out = run(bin, &["-t", data, "-C", "--explain", &f]);
+                assert_eq!(
+                    out.stdout, plain.stdout,
+                    "{name} {format}: the plan changed"
+                );
+                let e = String::from_utf8_lossy(&out.stderr).into_owned();
+                if format == "json" {
+                    let _: serde_json::Value =
+                        serde_json::from_str(&e).unwrap_or_else(|err| panic!("{name}: {err}\n{e}"));
+                }
+                insta::assert_snapshot!(format!("explain_planners@{name}-{format}"), e);
+            }
+        }
+    });
+}

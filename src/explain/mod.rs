@@ -10,11 +10,12 @@
 //! * [`squeeze`]: `hailstone-squeeze`'s plans: the reserves, each node
 //!   tried and why it was kept.
 //! * [`reasons`]: refusals in words, counted by reason.
-//! * [`render`]: the text for people and the JSON for scripts.
+//! * [`render`]: the text for people and the JSON for scripts ([`json`]).
 //! * here: the recorder and the whole explanation.
 
 pub mod allocate;
 pub mod balance;
+pub mod json;
 pub mod moves;
 pub mod reasons;
 pub mod render;

@@ -3,9 +3,9 @@
 //! bytes.
 
 use crate::score::metric::COMPONENTS;
-use crate::write::json::write_string;
 
 use super::allocate::{Dropped, GroupPart, Pick, Placement};
+use super::json::{s, strs, Json};
 use super::moves::MovePart;
 use super::reasons::{num, ReasonCount};
 use super::{Explanation, Format};
@@ -231,61 +231,6 @@ fn picks_text(out: &mut String, w: &Pick, r: Option<&Pick>) {
 // ---------------------------------------------------------------------------
 // JSON.
 // ---------------------------------------------------------------------------
-
-/// A JSON value with its keys in the order given.
-enum Json {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Num(f64),
-    Str(String),
-    Arr(Vec<Json>),
-    Obj(Vec<(&'static str, Json)>),
-}
-
-impl Json {
-    fn write(&self, out: &mut String) {
-        match self {
-            Json::Null => out.push_str("null"),
-            Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Json::Int(i) => out.push_str(&i.to_string()),
-            // JSON has no NaN or infinities.
-            Json::Num(x) if !x.is_finite() => out.push_str("null"),
-            Json::Num(x) => out.push_str(&format!("{x:?}")),
-            Json::Str(s) => write_string(out, s),
-            Json::Arr(items) => {
-                out.push('[');
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    v.write(out);
-                }
-                out.push(']');
-            }
-            Json::Obj(fields) => {
-                out.push('{');
-                for (i, (k, v)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write_string(out, k);
-                    out.push(':');
-                    v.write(out);
-                }
-                out.push('}');
-            }
-        }
-    }
-}
-
-fn s(x: &str) -> Json {
-    Json::Str(x.to_owned())
-}
-
-fn strs(v: &[String]) -> Json {
-    Json::Arr(v.iter().map(|x| s(x)).collect())
-}
 
 fn json(e: &Explanation) -> Json {
     Json::Obj(vec![

@@ -8,22 +8,73 @@
 use crate::model::instance::Instance;
 use crate::model::Cluster;
 use crate::search::squeeze::{
-    offline_candidates, reserve_instance, Attempt, Decision, Reasoning, TrialFailure,
+    offline_candidates, reserve_instance, Decision, Reasoning, TrialFailure,
 };
 use crate::search::state::State;
 
+use super::json::{s, Json};
 use super::reasons::{self, Names};
+use super::Format;
 
-fn reserve_text(r: &Instance, factor: f64, option: &str) -> String {
-    format!(
-        "{} × the standard instance ({option}) = {} MiB memory, {} vCPU{}, {} spindle{}",
-        reasons::num(factor),
-        r.mem,
-        r.vcpus,
-        if r.vcpus == 1 { "" } else { "s" },
-        r.spindle_use,
-        if r.spindle_use == 1 { "" } else { "s" }
-    )
+/// A reserve level.
+struct Reserve {
+    option: &'static str,
+    factor: f64,
+    memory: i64,
+    vcpus: i64,
+    spindles: i64,
+}
+
+impl Reserve {
+    fn new(option: &'static str, factor: f64, r: &Instance) -> Reserve {
+        Reserve {
+            option,
+            factor,
+            memory: r.mem,
+            vcpus: r.vcpus,
+            spindles: r.spindle_use,
+        }
+    }
+
+    fn text(&self) -> String {
+        format!(
+            "{} × the standard instance ({}) = {} MiB memory, {} vCPU{}, {} spindle{}",
+            reasons::num(self.factor),
+            self.option,
+            self.memory,
+            self.vcpus,
+            if self.vcpus == 1 { "" } else { "s" },
+            self.spindles,
+            if self.spindles == 1 { "" } else { "s" }
+        )
+    }
+
+    fn json(&self) -> Json {
+        Json::Obj(vec![
+            ("option", s(self.option)),
+            ("factor", Json::Num(self.factor)),
+            ("memory", Json::Int(self.memory)),
+            ("vcpus", Json::Int(self.vcpus)),
+            ("spindles", Json::Int(self.spindles)),
+        ])
+    }
+}
+
+/// The explanation of one plan.
+struct Explanation {
+    minimal: Reserve,
+    /// The node short of the minimal reserve now, and why.
+    short_now: Option<(String, String)>,
+    /// Onlining: each set of standby nodes tried, and why it was not
+    /// enough.
+    standby: Vec<(Vec<String>, Option<String>)>,
+    /// Onlining: whether some set was enough.
+    enough: bool,
+    target: Reserve,
+    /// Offlining: each candidate in the order tried, and why it was kept.
+    candidates: Vec<(String, Option<String>)>,
+    /// The nodes that are not candidates, and why.
+    not_candidates: Vec<(String, String)>,
 }
 
 /// Why a node of the cluster is not a candidate for powering off, if it
@@ -54,17 +105,14 @@ fn not_candidate(cluster: &Cluster, k: usize) -> Option<String> {
     })
 }
 
-/// The explanation, as text.
-pub fn text(
+fn build(
     cluster: &Cluster,
     decision: &Decision,
     why: &Reasoning,
     minimal: f64,
     target: f64,
-) -> String {
+) -> Explanation {
     let std = &cluster.ipolicy.std;
-    let min_inst = reserve_instance(std, minimal);
-    let target_inst = reserve_instance(std, target);
     let state = State::from_lists(
         cluster.nodes.clone(),
         cluster.instances.clone(),
@@ -74,7 +122,12 @@ pub fn text(
         state: &state,
         tags: &cluster.tags,
     };
-    let node = |k: usize| cluster.nodes.get(k).map_or("?", |n| n.info.name.as_str());
+    let node = |k: usize| {
+        cluster
+            .nodes
+            .get(k)
+            .map_or_else(|| "?".to_owned(), |n| n.info.name.clone())
+    };
     let inst = |k: usize| cluster.instances.get(k).map_or("?", |i| &*i.name);
     let failure = |f: &TrialFailure| -> String {
         match f {
@@ -86,9 +139,10 @@ pub fn text(
             TrialFailure::Memory { room, used } => format!(
                 "the remaining nodes can hold at most {room} MiB of instances beside their reserves; the instances use {used} MiB"
             ),
-            TrialFailure::LeftOffline { inst: i } => {
-                format!("after the balancing {} is still on one of the nodes tried", inst(*i))
-            }
+            TrialFailure::LeftOffline { inst: i } => format!(
+                "after the balancing {} is still on one of the nodes tried",
+                inst(*i)
+            ),
             TrialFailure::Short {
                 node: n,
                 refusal,
@@ -100,73 +154,160 @@ pub fn text(
             ),
         }
     };
-    let mut out = String::from("hailstone-squeeze explain\n");
-    out.push_str(&format!(
-        "minimal reserve: {}\n",
-        reserve_text(&min_inst, minimal, "--minimal-resources")
-    ));
-    match &why.short_now {
-        Some((k, r)) => {
-            out.push_str(&format!(
-                "{} cannot take it now ({}): standby nodes are powered on\n",
-                node(*k),
-                reasons::describe(r, &cluster.nodes[*k], None, &names)
-            ));
-            let tried = |a: &Attempt| {
-                if a.nodes.is_empty() {
-                    "no standby node".to_owned()
-                } else {
-                    a.nodes
-                        .iter()
-                        .map(|&k| node(k))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                }
-            };
-            for a in &why.attempts {
-                match &a.failure {
-                    None => out.push_str(&format!("  with {}: enough\n", tried(a))),
-                    Some(f) => out.push_str(&format!(
-                        "  with {}: not enough: {}\n",
-                        tried(a),
-                        failure(f)
-                    )),
-                }
-            }
-            if let Decision::Online { enough: false, .. } = decision {
-                out.push_str("  no set of standby nodes is enough: all of them are powered on\n");
-            }
-            return out;
-        }
-        None => out.push_str("every node can take it now: no standby node is powered on\n"),
+    let short_now = why.short_now.as_ref().map(|(k, r)| {
+        (
+            node(*k),
+            reasons::describe(r, &cluster.nodes[*k], None, &names),
+        )
+    });
+    let mut e = Explanation {
+        minimal: Reserve::new(
+            "--minimal-resources",
+            minimal,
+            &reserve_instance(std, minimal),
+        ),
+        short_now,
+        standby: Vec::new(),
+        enough: !matches!(decision, Decision::Online { enough: false, .. }),
+        target: Reserve::new("--target-resources", target, &reserve_instance(std, target)),
+        candidates: Vec::new(),
+        not_candidates: Vec::new(),
+    };
+    if e.short_now.is_some() {
+        e.standby = why
+            .attempts
+            .iter()
+            .map(|a| {
+                let nodes = a.nodes.iter().map(|&k| node(k)).collect();
+                (nodes, a.failure.as_ref().map(failure))
+            })
+            .collect();
+        return e;
     }
-    out.push_str(&format!(
-        "target reserve: {}\n",
-        reserve_text(&target_inst, target, "--target-resources")
-    ));
-    let cands = offline_candidates(cluster);
-    out.push_str(&format!(
-        "{} candidate{} to power off, tried from the fewest primaries:\n",
-        cands.len(),
-        if cands.len() == 1 { "" } else { "s" }
-    ));
-    for a in &why.attempts {
-        let Some(&k) = a.nodes.first() else {
-            continue;
-        };
-        match &a.failure {
-            None => out.push_str(&format!("  {}: powered off\n", node(k))),
-            Some(f) => out.push_str(&format!("  {}: kept: {}\n", node(k), failure(f))),
-        }
-    }
-    let others: Vec<String> = (0..cluster.nodes.len())
-        .filter_map(|k| not_candidate(cluster, k).map(|why| format!("  {}: {why}\n", node(k))))
+    e.candidates = why
+        .attempts
+        .iter()
+        .filter_map(|a| {
+            let k = *a.nodes.first()?;
+            Some((node(k), a.failure.as_ref().map(failure)))
+        })
         .collect();
-    if !others.is_empty() {
+    e.not_candidates = (0..cluster.nodes.len())
+        .filter_map(|k| not_candidate(cluster, k).map(|why| (node(k), why)))
+        .collect();
+    e
+}
+
+/// The explanation of the plan, in `format`.
+pub fn render(
+    cluster: &Cluster,
+    decision: &Decision,
+    why: &Reasoning,
+    minimal: f64,
+    target: f64,
+    format: Format,
+) -> String {
+    let e = build(cluster, decision, why, minimal, target);
+    match format {
+        Format::Text => text(&e, offline_candidates(cluster).len()),
+        Format::Json => json(&e).line(),
+    }
+}
+
+fn text(e: &Explanation, n_candidates: usize) -> String {
+    let mut out = String::from("hailstone-squeeze explain\n");
+    out.push_str(&format!("minimal reserve: {}\n", e.minimal.text()));
+    if let Some((node, detail)) = &e.short_now {
+        out.push_str(&format!(
+            "{node} cannot take it now ({detail}): standby nodes are powered on\n"
+        ));
+        for (nodes, failure) in &e.standby {
+            let tried = if nodes.is_empty() {
+                "no standby node".to_owned()
+            } else {
+                nodes.join(", ")
+            };
+            match failure {
+                None => out.push_str(&format!("  with {tried}: enough\n")),
+                Some(f) => out.push_str(&format!("  with {tried}: not enough: {f}\n")),
+            }
+        }
+        if !e.enough {
+            out.push_str("  no set of standby nodes is enough: all of them are powered on\n");
+        }
+        return out;
+    }
+    out.push_str("every node can take it now: no standby node is powered on\n");
+    out.push_str(&format!("target reserve: {}\n", e.target.text()));
+    out.push_str(&format!(
+        "{n_candidates} candidate{} to power off, tried from the fewest primaries:\n",
+        if n_candidates == 1 { "" } else { "s" }
+    ));
+    for (node, failure) in &e.candidates {
+        match failure {
+            None => out.push_str(&format!("  {node}: powered off\n")),
+            Some(f) => out.push_str(&format!("  {node}: kept: {f}\n")),
+        }
+    }
+    if !e.not_candidates.is_empty() {
         out.push_str("not candidates:\n");
-        for o in others {
-            out.push_str(&o);
+        for (node, why) in &e.not_candidates {
+            out.push_str(&format!("  {node}: {why}\n"));
         }
     }
     out
+}
+
+fn json(e: &Explanation) -> Json {
+    let opt = |x: &Option<String>| x.as_deref().map_or(Json::Null, s);
+    Json::Obj(vec![
+        ("minimal_reserve", e.minimal.json()),
+        (
+            "short_now",
+            match &e.short_now {
+                Some((node, detail)) => Json::Obj(vec![("node", s(node)), ("detail", s(detail))]),
+                None => Json::Null,
+            },
+        ),
+        (
+            "standby_tried",
+            Json::Arr(
+                e.standby
+                    .iter()
+                    .map(|(nodes, f)| {
+                        Json::Obj(vec![
+                            ("nodes", super::json::strs(nodes)),
+                            ("not_enough", opt(f)),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
+        ("standby_enough", Json::Bool(e.enough)),
+        ("target_reserve", e.target.json()),
+        (
+            "candidates",
+            Json::Arr(
+                e.candidates
+                    .iter()
+                    .map(|(node, f)| {
+                        Json::Obj(vec![
+                            ("node", s(node)),
+                            ("powered_off", Json::Bool(f.is_none())),
+                            ("kept_because", opt(f)),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
+        (
+            "not_candidates",
+            Json::Arr(
+                e.not_candidates
+                    .iter()
+                    .map(|(node, why)| Json::Obj(vec![("node", s(node)), ("why", s(why))]))
+                    .collect(),
+            ),
+        ),
+    ])
 }

@@ -51,6 +51,17 @@ pub enum ArgKind {
     Flag,
 }
 
+/// The value of hailstone's `--explain-format`.
+pub fn explain_format(text: &str) -> Result<crate::explain::Format, String> {
+    match text {
+        "text" => Ok(crate::explain::Format::Text),
+        "json" => Ok(crate::explain::Format::Json),
+        other => Err(format!(
+            "Invalid explanation format '{other}', pass one of 'text' or 'json'"
+        )),
+    }
+}
+
 /// A flag's value: bare, `yes` or `true` set it; `no` or `false` clear it;
 /// anything else is refused with a message for the program's value error.
 pub fn flag_value(long: &str, value: Option<&str>) -> Result<bool, String> {

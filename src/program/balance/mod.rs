@@ -471,7 +471,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             return Ok(());
         };
         let stop = balance::why_stopped(state, &movable, options, fin, steps);
-        let text = explain::balance::text(&explain::balance::Run {
+        let run = explain::balance::Run {
             state,
             options,
             movable: &movable,
@@ -480,7 +480,8 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             fin,
             steps,
             stop,
-        });
+        };
+        let text = explain::balance::render(&run, o.explain_format);
         match to {
             None => err.write_all(text.as_bytes())?,
             Some(path) => write_file(PROGRAM, path, &text)?,

@@ -36,6 +36,8 @@ pub struct Options {
     /// `--explain[=PATH]` (hailstone only): why the balancing stopped, on
     /// stderr (`None` inside) or in the file PATH.
     pub explain: Option<Option<String>>,
+    /// `--explain-format=text|json` (hailstone only).
+    pub explain_format: crate::explain::Format,
     /// `-E`: move only instances on offline nodes.
     pub evac_mode: bool,
     /// `--restricted-migration`.
@@ -93,6 +95,7 @@ impl Default for Options {
             text_data: None,
             ialloc_src: None,
             explain: None,
+            explain_format: crate::explain::Format::Text,
             evac_mode: false,
             restricted_migration: false,
             first_job_group: false,
@@ -159,6 +162,7 @@ enum OptId {
     Luxi,
     IallocSrc,
     Explain,
+    ExplainFormat,
     Exec,
     FirstJobGroup,
     Reason,
@@ -253,6 +257,7 @@ const OPTIONS: &[OptDescr<OptId>] = &[
     opt(OptId::Help, Some('h'), "help", ArgKind::No, "show help", "none"),
     opt(OptId::HelpCompletion, None, "help-completion", ArgKind::No, "show completion info", "none"),
     opt(OptId::Explain, None, "explain", ArgKind::Opt("PATH"), "explain the plan (the scores, the limits, why the balancing stopped) on stderr or in the file PATH", "none"),
+    opt(OptId::ExplainFormat, None, "explain-format", ArgKind::Req("FORMAT"), "format of the explanation: text (default) or json", "choices=text,json"),
 ];
 
 #[derive(Debug, Default)]
@@ -285,6 +290,7 @@ impl getopt::Fold<OptId> for Fold {
             OptId::Master => o.refused.push("master"),
             OptId::Luxi => o.refused.push("luxi"),
             OptId::IallocSrc => o.ialloc_src = Some(text.to_owned()),
+            OptId::ExplainFormat => o.explain_format = getopt::explain_format(text)?,
             OptId::Explain => {
                 o.explain = Some(match value {
                     None | Some("-") => None,
@@ -363,7 +369,7 @@ mod tests {
     fn help_rows_are_hbals() {
         let text = usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 41);
+        assert_eq!(rows.len(), 42);
         assert_eq!(
             rows[0],
             "  -p[FIELDS]  --print-nodes[=FIELDS]       print the final node list"

@@ -447,17 +447,7 @@ impl getopt::Fold<OptId> for Fold {
                     Some(path) => ExplainTo::Path(path.to_owned()),
                 });
             }
-            OptId::ExplainFormat => {
-                options.explain_format = match text {
-                    "text" => ExplainFormat::Text,
-                    "json" => ExplainFormat::Json,
-                    other => {
-                        return Err(format!(
-                            "Invalid explanation format '{other}', pass one of 'text' or 'json'"
-                        ))
-                    }
-                };
-            }
+            OptId::ExplainFormat => options.explain_format = getopt::explain_format(text)?,
             OptId::Version => self.version = true,
             OptId::Help => self.help = true,
             OptId::HelpCompletion => self.completion = true,

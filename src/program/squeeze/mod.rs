@@ -154,12 +154,13 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let planner = Squeeze::new(&cluster);
     let (decision, why) = planner.decide(o.minimal_resources, o.target_resources);
     if let Some(to) = &o.explain {
-        let text = explain::squeeze::text(
+        let text = explain::squeeze::render(
             &cluster,
             &decision,
             &why,
             o.minimal_resources,
             o.target_resources,
+            o.explain_format,
         );
         match to {
             None => err.write_all(text.as_bytes())?,

@@ -29,6 +29,8 @@ pub struct Options {
     /// `--explain[=PATH]` (hailstone only): why each node was powered off
     /// or kept, on stderr (`None` inside) or in the file PATH.
     pub explain: Option<Option<String>>,
+    /// `--explain-format=text|json` (hailstone only).
+    pub explain_format: crate::explain::Format,
     /// `--minimal-resources`: below this reserve on some node, standby
     /// nodes are powered on (in standard instances).
     pub minimal_resources: f64,
@@ -55,6 +57,7 @@ impl Default for Options {
             text_data: None,
             ialloc_src: None,
             explain: None,
+            explain_format: crate::explain::Format::Text,
             minimal_resources: 2.0,
             target_resources: 2.0,
             save: None,
@@ -100,6 +103,7 @@ enum OptId {
     TextData,
     IallocSrc,
     Explain,
+    ExplainFormat,
     Exec,
     MinimalResources,
     TargetResources,
@@ -148,6 +152,7 @@ const OPTIONS: &[OptDescr<OptId>] = &[
     opt(OptId::Help, Some('h'), "help", ArgKind::No, "show help", "none"),
     opt(OptId::HelpCompletion, None, "help-completion", ArgKind::No, "show completion info", "none"),
     opt(OptId::Explain, None, "explain", ArgKind::Opt("PATH"), "explain why each node is powered off or kept, on stderr or in the file PATH", "none"),
+    opt(OptId::ExplainFormat, None, "explain-format", ArgKind::Req("FORMAT"), "format of the explanation: text (default) or json", "choices=text,json"),
 ];
 
 #[derive(Debug, Default)]
@@ -174,6 +179,7 @@ impl getopt::Fold<OptId> for Fold {
             OptId::Luxi => o.refused.push("luxi"),
             OptId::TextData => o.text_data = Some(text.to_owned()),
             OptId::IallocSrc => o.ialloc_src = Some(text.to_owned()),
+            OptId::ExplainFormat => o.explain_format = getopt::explain_format(text)?,
             OptId::Explain => {
                 o.explain = Some(match value {
                     None | Some("-") => None,
@@ -209,12 +215,12 @@ mod tests {
     }
 
     /// The option rows of the help text are hsqueeze 3.0.2's, line for
-    /// line, with `-I` and `--explain` added.
+    /// line, with `-I`, `--explain` and `--explain-format` added.
     #[test]
     fn help_rows_are_hsqueezes() {
         let text = usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 15);
+        assert_eq!(rows.len(), 16);
         assert_eq!(
             rows[4],
             "              --minimal-resources=FACTOR  minimal resources to be present on each in multiples of the standard allocation for not onlining standby nodes"

@@ -1,0 +1,70 @@
+//! The explanations' JSON: a value whose object keys keep the order they
+//! were given in, written compactly with the answer's string escaping.
+
+use crate::write::json::write_string;
+
+/// A JSON value with its keys in the order given.
+pub enum Json {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Num(f64),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(&'static str, Json)>),
+}
+
+impl Json {
+    /// The value as one line of compact JSON and a newline.
+    pub fn line(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out);
+        out.push('\n');
+        out
+    }
+
+    /// Appends the value as compact JSON.
+    pub fn write(&self, out: &mut String) {
+        match self {
+            Json::Null => out.push_str("null"),
+            Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Json::Int(i) => out.push_str(&i.to_string()),
+            // JSON has no NaN or infinities.
+            Json::Num(x) if !x.is_finite() => out.push_str("null"),
+            Json::Num(x) => out.push_str(&format!("{x:?}")),
+            Json::Str(s) => write_string(out, s),
+            Json::Arr(items) => {
+                out.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    v.write(out);
+                }
+                out.push(']');
+            }
+            Json::Obj(fields) => {
+                out.push('{');
+                for (i, (k, v)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write_string(out, k);
+                    out.push(':');
+                    v.write(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+/// A string value.
+pub fn s(x: &str) -> Json {
+    Json::Str(x.to_owned())
+}
+
+/// An array of strings.
+pub fn strs(v: &[String]) -> Json {
+    Json::Arr(v.iter().map(|x| s(x)).collect())
+}
