@@ -51,6 +51,16 @@ pub enum ArgKind {
     Flag,
 }
 
+/// Where hailstone's `--explain[=PATH]` sends the explanation: `None`
+/// for stderr (a bare `--explain`, or `--explain=-`), else the path.
+pub fn explain_target(value: Option<&str>) -> Result<Option<String>, String> {
+    match value {
+        None | Some("-") => Ok(None),
+        Some("") => Err("--explain: the path is empty".to_owned()),
+        Some(path) => Ok(Some(path.to_owned())),
+    }
+}
+
 /// The value of hailstone's `--explain-format`.
 pub fn explain_format(text: &str) -> Result<crate::explain::Format, String> {
     match text {

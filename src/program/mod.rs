@@ -4,12 +4,14 @@
 //! * Owns: [`hail`] — the iallocator (`hailstone INPUT [OPTIONS]`): its
 //!   options, the request pipeline and the dispatch by request type;
 //!   [`getopt`], GHC's option scanner that every htools program uses;
-//!   [`datafile`], cluster data files converted and normalised.
+//!   [`datafile`], cluster data files converted and normalised;
+//!   [`clock`], calendar dates for file names and reports.
 //! * May use: every stage. Nothing else in the crate uses a program.
 //! * Must never: hold an algorithm or a format of its own; a program only
 //!   reads options, calls the stages and maps outcomes to exit statuses.
 
 pub mod balance;
+pub mod clock;
 pub mod datafile;
 pub mod getopt;
 pub mod hail;

@@ -219,20 +219,7 @@ pub(super) fn machine() -> String {
     format!("{} CPUs (nproc), {}{}", cpus, model, mem)
 }
 
-/// The civil date (year, month, day) of a day count since 1970-01-01
-/// (Howard Hinnant's `civil_from_days`).
-pub(super) fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + if month <= 2 { 1 } else { 0 };
-    (year, month, day)
-}
+pub(super) use hailstone::program::clock::civil_from_days;
 
 /// The current UTC date and time, `YYYY-MM-DD HH:MM UTC`.
 pub(super) fn now_utc() -> String {

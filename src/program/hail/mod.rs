@@ -109,31 +109,9 @@ pub fn explanation_path(
         .collect();
     Some(path.join(format!(
         "{}.{:09}Z-{safe}.{ext}",
-        utc_stamp(since.as_secs()),
+        crate::program::clock::utc_stamp(since.as_secs()),
         since.subsec_nanos()
     )))
-}
-
-/// `YYYYmmddTHHMMSS` for seconds since the epoch, in UTC.
-fn utc_stamp(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Civil date from days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
 }
 
 /// A cluster data file named by `-t`, as the caller read it.

@@ -441,10 +441,9 @@ impl getopt::Fold<OptId> for Fold {
                 };
             }
             OptId::Explain => {
-                options.explain = Some(match value {
-                    None | Some("-") => ExplainTo::Stderr,
-                    Some("") => return Err("--explain: the path is empty".to_owned()),
-                    Some(path) => ExplainTo::Path(path.to_owned()),
+                options.explain = Some(match getopt::explain_target(value)? {
+                    None => ExplainTo::Stderr,
+                    Some(path) => ExplainTo::Path(path),
                 });
             }
             OptId::ExplainFormat => options.explain_format = getopt::explain_format(text)?,

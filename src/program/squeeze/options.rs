@@ -180,13 +180,7 @@ impl getopt::Fold<OptId> for Fold {
             OptId::TextData => o.text_data = Some(text.to_owned()),
             OptId::IallocSrc => o.ialloc_src = Some(text.to_owned()),
             OptId::ExplainFormat => o.explain_format = getopt::explain_format(text)?,
-            OptId::Explain => {
-                o.explain = Some(match value {
-                    None | Some("-") => None,
-                    Some("") => return Err("--explain: the path is empty".to_owned()),
-                    Some(path) => Some(path.to_owned()),
-                })
-            }
+            OptId::Explain => o.explain = Some(getopt::explain_target(value)?),
             OptId::Exec => o.refused.push("exec"),
             OptId::MinimalResources => o.minimal_resources = double("minimal resources", text)?,
             OptId::TargetResources => o.target_resources = double("target resources", text)?,
