@@ -85,7 +85,7 @@ fn tracker_cases_name_the_cause_and_the_amount() {
             "allocate-small-dom0.json",
             &[
                 "FailMem",
-                "needs 4096 MiB of memory, 4096 MiB free",
+                "needs 4096 MiB of memory and 1 MiB to spare, 4096 MiB free",
                 "3072 unaccounted",
             ],
         ),

@@ -84,9 +84,9 @@ pub fn explanation(request: &Request, answer: &Answer, recorded: Recorder) -> Ex
         | Request::Relocate { .. }
         | Request::AllocateSecondary { .. } => {}
         Request::NodeEvacuate { .. } => notes.push(
-            "node-evacuate: only the moves to one new node (a new secondary, or a new primary \
-             for shared storage) are explained in detail yet; failovers and drbd moves to a \
-             new pair are not"
+            "node-evacuate: the moves to one new node (a new secondary, a new primary for \
+             shared storage) and failed failovers are explained; the drbd moves to a new pair \
+             (mode all) are not yet"
                 .to_owned(),
         ),
         Request::ChangeGroup { .. } => notes.push(

@@ -1,13 +1,14 @@
 //! Explanations of one-node moves of existing instances (relocate, and the
-//! moves of node-evacuate that give an instance a new secondary, or a new
-//! primary for shared storage): per instance, every target tried, the
+//! moves of node-evacuate that give an instance a new secondary, a new
+//! primary for shared storage, or fail a drbd instance over to its
+//! secondary): per instance, every target tried, the
 //! refusals counted by reason with the closest misses and their numbers,
 //! and the target chosen with its score.
 
 use crate::model::refusal::Refusal;
 use crate::model::types::FailMode;
 use crate::model::TagTable;
-use crate::search::evacuate::{MoveNote, TargetOutcome};
+use crate::search::evacuate::{MoveKind, MoveNote, TargetOutcome};
 use crate::search::state::State;
 
 use super::reasons::{self, Miss, Names, ReasonCount, Role, Tally};
@@ -33,10 +34,9 @@ pub fn parts(state: &State, tags: &TagTable, notes: &[MoveNote]) -> Vec<MovePart
 
 fn part(state: &State, tags: &TagTable, note: &MoveNote) -> MovePart {
     let names = Names { state, tags };
-    let role = if note.secondary {
-        Role::Secondary
-    } else {
-        Role::Primary
+    let role = match note.kind {
+        MoveKind::NewSecondary => Role::Secondary,
+        MoveKind::NewPrimary | MoveKind::Failover => Role::Primary,
     };
     let node_name = |k: usize| {
         state
@@ -79,10 +79,10 @@ fn part(state: &State, tags: &TagTable, note: &MoveNote) -> MovePart {
     );
     MovePart {
         instance,
-        what: if note.secondary {
-            "a new secondary"
-        } else {
-            "a new primary"
+        what: match note.kind {
+            MoveKind::NewSecondary => "a new secondary",
+            MoveKind::NewPrimary => "a new primary",
+            MoveKind::Failover => "a failover to its secondary",
         },
         targets: note.targets.len() as u64,
         fit,

@@ -125,6 +125,10 @@ pub fn describe(r: &Refusal, node: &Node, primary: Option<usize>, names: &Names<
         Check::Memory { need, free } if r.forthcoming => {
             format!("needs {need} MiB of memory, {free} MiB free")
         }
+        Check::Memory { need, free } if need == free => format!(
+            "needs {need} MiB of memory and 1 MiB to spare, {free} MiB free{}",
+            memory_parts(node)
+        ),
         Check::Memory { need, free } => {
             format!(
                 "needs {need} MiB of memory, {free} MiB free{}",

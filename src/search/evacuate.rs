@@ -47,12 +47,23 @@ pub struct EvacSolution {
 pub struct MoveNote {
     /// The instance's key.
     pub inst: usize,
-    /// The move: `true` for a new secondary, `false` for a new primary.
-    pub secondary: bool,
+    /// The move.
+    pub kind: MoveKind,
     /// Each target and what became of it.
     pub targets: Vec<(usize, TargetOutcome)>,
     /// The chosen target and its score (the target group's full score).
     pub chosen: Option<(usize, f64)>,
+}
+
+/// The kind of a one-node move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MoveKind {
+    /// A drbd instance's new secondary.
+    NewSecondary,
+    /// A shared-storage instance's new primary.
+    NewPrimary,
+    /// A drbd instance's failover to its secondary.
+    Failover,
 }
 
 /// What became of one target of a one-node move.
@@ -98,6 +109,37 @@ fn target_refusal(state: &State, inst: &Instance, mv: Move, soft: SoftChecks) ->
                 .err()
         }
         _ => None,
+    }
+}
+
+/// The note of a failover that failed with `mode`: the check that
+/// refused it, on the secondary taking the instance over (or on the old
+/// primary becoming its secondary), as `moves::apply` ran them.
+fn failover_note(state: &State, inst: &Instance, soft: SoftChecks, mode: &str) -> MoveNote {
+    let detail = (|| {
+        let (pn, sn) = (state.node(inst.p_node).ok()?, state.node(inst.s_node).ok()?);
+        let soft = soft.ignored_if(pn.offline);
+        let mut int_s = sn.clone();
+        int_s.remove_sec(inst);
+        if let Err(r) = int_s.check_add_pri(soft, inst) {
+            return Some((r, int_s, inst.s_node));
+        }
+        let mut int_p = pn.clone();
+        int_p.remove_pri(inst);
+        int_p
+            .check_add_sec(pn.offline, soft, inst, inst.s_node)
+            .err()
+            .map(|r| (r, int_p, inst.p_node))
+    })();
+    let target = usize::try_from(inst.s_node).unwrap_or(usize::MAX);
+    let refused = detail
+        .filter(|(r, ..)| r.mode.name() == mode)
+        .map(|(r, node, _)| Box::new((r, node)));
+    MoveNote {
+        inst: usize::try_from(inst.idx).unwrap_or(usize::MAX),
+        kind: MoveKind::Failover,
+        targets: vec![(target, TargetOutcome::Refused(mode.to_owned(), refused))],
+        chosen: None,
     }
 }
 
@@ -230,7 +272,11 @@ fn evac_one_node_only(
     let mut approxes: Vec<Option<(f64, f64)>> = Vec::new();
     let mut note = notes.is_some().then(|| MoveNote {
         inst: usize::try_from(inst.idx).unwrap_or(usize::MAX),
-        secondary: inst.mirror_type() == MirrorType::Internal,
+        kind: if inst.mirror_type() == MirrorType::Internal {
+            MoveKind::NewSecondary
+        } else {
+            MoveKind::NewPrimary
+        },
         targets: Vec::new(),
         chosen: None,
     });
@@ -687,7 +733,12 @@ fn node_evac_instance(
         )),
         DiskTemplate::Drbd => match mode {
             EvacMode::ChangePrimary => match apply(state, inst, Move::Failover, soft)? {
-                Err(f) => Err(EvacError::Message(f)),
+                Err(f) => {
+                    if let Some(notes) = notes {
+                        notes.push(failover_note(state, inst, soft, &f));
+                    }
+                    Err(EvacError::Message(f))
+                }
                 Ok(_) if failover_target_unusable(state, inst) => {
                     Err(EvacError::Message(drained_target_message(state, inst)))
                 }
