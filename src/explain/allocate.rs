@@ -17,6 +17,7 @@ use crate::model::types::SoftChecks;
 use crate::model::TagTable;
 use crate::score::metric::N_COMPONENTS;
 use crate::search::allocate::{self, AllocOptions, GroupSearch, SearchError};
+use crate::search::dedicated::LostAllocations;
 use crate::search::globaln1;
 use crate::search::solution::{AllocSolution, CandidateNote, CandidateOutcome, Metric};
 use crate::search::state::{Crash, State};
@@ -39,9 +40,44 @@ pub struct Needs {
 pub struct Pick {
     pub nodes: Vec<String>,
     pub score: f64,
+    /// The metric in words, when the ranking is not by score (dedicated
+    /// allocation: lost allocations, then free disk).
+    pub metric: Option<String>,
     /// The 20 statistics of the cluster with the candidate placed
     /// (hail's full computation).
     pub components: Option<[f64; N_COMPONENTS]>,
+}
+
+/// How a search's metric is shown: hail's cluster score, or dedicated
+/// allocation's lost allocations.
+pub trait Shown: Metric {
+    /// The score, when the metric is one (else NaN).
+    fn score(&self) -> f64;
+    /// The metric in words, when it is not a score.
+    fn words(&self) -> Option<String>;
+}
+
+impl Shown for f64 {
+    fn score(&self) -> f64 {
+        *self
+    }
+    fn words(&self) -> Option<String> {
+        None
+    }
+}
+
+impl Shown for LostAllocations {
+    fn score(&self) -> f64 {
+        f64::NAN
+    }
+    fn words(&self) -> Option<String> {
+        let lost: Vec<String> = self.lost.iter().map(i64::to_string).collect();
+        Some(format!(
+            "allocations lost [{}] (one per policy spec), then {} MiB of disk left",
+            lost.join(", "),
+            self.disk
+        ))
+    }
 }
 
 /// A candidate the global N+1 check dropped.
@@ -331,12 +367,12 @@ fn components(
     state.statistics_with(&subst)
 }
 
-fn group_part(
+fn group_part<M: Shown>(
     ctx: &Context<'_>,
     state: &mut State,
     group: &Group,
     inst: &Instance,
-    result: &Result<AllocSolution<f64>, SearchError>,
+    result: &Result<AllocSolution<M>, SearchError>,
     rank: Option<usize>,
 ) -> Result<GroupPart, Crash> {
     let opts = ctx.opts;
@@ -387,11 +423,21 @@ fn group_part(
         });
     }
     if let Some(best) = &sol.best {
+        let by_score = best.metric.words().is_none();
         part.winner = Some(Pick {
             nodes: best.node_names.clone(),
-            score: best.metric,
-            components: components(state, inst, best.primary, best.secondary, opts),
+            score: best.metric.score(),
+            metric: best.metric.words(),
+            components: by_score
+                .then(|| components(state, inst, best.primary, best.secondary, opts))
+                .flatten(),
         });
+        if !by_score {
+            // The other candidates are not ranked by a score.
+            part.rank = rank;
+            part.verdict = verdict(group, rank, sol, part.dropped);
+            return Ok(part);
+        }
         // The runner-up: the best other candidate that fit and was kept
         // (the lowest score; of equals, the later, as hail's sort leaves
         // them).
@@ -412,31 +458,74 @@ fn group_part(
             part.runner_up = Some(Pick {
                 nodes: node_names(state, r.primary, r.secondary),
                 score: score_of(r),
+                metric: None,
                 components: components(state, inst, r.primary, r.secondary, opts),
             });
         }
     }
     part.rank = rank;
-    part.verdict = match (rank, &sol.best) {
+    part.verdict = verdict(group, rank, sol, part.dropped);
+    Ok(part)
+}
+
+/// Why a group ranks where it does, or is out.
+fn verdict<M: Shown>(
+    group: &Group,
+    rank: Option<usize>,
+    sol: &AllocSolution<M>,
+    dropped: u64,
+) -> String {
+    match (rank, &sol.best) {
         (Some(1), _) => "chosen".to_owned(),
-        (Some(r), Some(b)) => format!(
-            "ranked {r}: by allocation policy ({}) then score ({})",
-            group.alloc_policy.raw(),
-            b.metric
-        ),
+        (Some(r), Some(b)) => {
+            let by = b
+                .metric
+                .words()
+                .unwrap_or_else(|| format!("score ({})", b.metric.score()));
+            format!(
+                "ranked {r}: by allocation policy ({}) then {by}",
+                group.alloc_policy.raw()
+            )
+        }
         (None, Some(_)) => format!(
             "not chosen: its allocation policy is {}",
             group.alloc_policy.raw()
         ),
         (_, None) => {
-            if sol.failures.total() == 0 && part.dropped == 0 {
+            if sol.failures.total() == 0 && dropped == 0 {
                 "no solution: no candidate".to_owned()
             } else {
                 format!("no solution: {}", sol.describe())
             }
         }
-    };
-    Ok(part)
+    }
+}
+
+/// Explains a dedicated allocation (every node with exclusive storage):
+/// each group's search (`results`, run with notes on `state`), ranked as
+/// hail ranks them; candidates are compared by allocations lost, not by
+/// score.
+pub fn from_dedicated(
+    ctx: &Context<'_>,
+    state: &mut State,
+    inst: &Instance,
+    count: i64,
+    results: &[(usize, Result<AllocSolution<LostAllocations>, SearchError>)],
+) -> Result<Placement, Crash> {
+    let mut out = placement(inst, count);
+    let ranking = allocate::rank_group_results(ctx.groups, results);
+    for (i, (g, r)) in results.iter().enumerate() {
+        let rank = ranking.iter().position(|&x| x == i).map(|r| r + 1);
+        out.groups
+            .push(group_part(ctx, state, &ctx.groups[*g], inst, r, rank)?);
+    }
+    if let Some(&first) = ranking.first() {
+        let (g, r) = &results[first];
+        if let Ok(Some(best)) = r.as_ref().map(|s| s.best.as_ref()) {
+            out.chosen = Some((ctx.groups[*g].name.clone(), best.node_names.clone()));
+        }
+    }
+    Ok(out)
 }
 
 fn score_of(n: &CandidateNote) -> f64 {

@@ -165,6 +165,10 @@ fn dropped_text(out: &mut String, d: &Dropped) {
 }
 
 fn picks_text(out: &mut String, w: &Pick, r: Option<&Pick>) {
+    if let Some(m) = &w.metric {
+        out.push_str(&format!("    winner:    {}: {m}\n", w.nodes.join("/")));
+        return;
+    }
     out.push_str(&format!(
         "    winner:    {} score {}\n",
         w.nodes.join("/"),
@@ -365,6 +369,7 @@ fn pick_json(p: &Pick) -> Json {
     Json::Obj(vec![
         ("nodes", strs(&p.nodes)),
         ("score", Json::Num(p.score)),
+        ("metric", p.metric.as_deref().map_or(Json::Null, s)),
         (
             "components",
             match &p.components {

@@ -32,7 +32,9 @@ use crate::search::allocate::{
     SearchError,
 };
 use crate::search::ghc_sort;
-use crate::search::solution::{best_of, AllocSolution, Metric, Placement};
+use crate::search::solution::{
+    best_of, AllocSolution, CandidateNote, CandidateOutcome, Metric, Placement,
+};
 use crate::search::state::State;
 use crate::write::haskell;
 
@@ -325,18 +327,44 @@ pub fn find_allocation(
             for (p, secondaries) in pairs.iter() {
                 let mut part: AllocSolution<LostAllocations> = AllocSolution::default();
                 for s in secondaries.iter() {
-                    concat(&mut part, allocate_on_pair(state, inst, p, s, soft));
+                    let r = allocate_on_pair(state, inst, p, s, soft);
+                    note(&mut part, opts, p, Some(s), &r);
+                    concat(&mut part, r);
                 }
                 sol = sol.sum(part);
             }
         }
         AllocNodes::Single(list) => {
             for p in list {
-                concat(&mut sol, allocate_on_single(state, inst, p, soft));
+                let r = allocate_on_single(state, inst, p, soft);
+                note(&mut sol, opts, p, None, &r);
+                concat(&mut sol, r);
             }
         }
     }
     Ok(sol.annotate())
+}
+
+/// Notes a candidate's outcome when the search is explained (a fit has
+/// no score here: candidates are compared by allocations lost).
+fn note(
+    sol: &mut AllocSolution<LostAllocations>,
+    opts: &AllocOptions,
+    primary: usize,
+    secondary: Option<usize>,
+    r: &Result<Placement<LostAllocations>, crate::model::types::FailMode>,
+) {
+    if opts.explain {
+        let outcome = match r {
+            Err(f) => CandidateOutcome::Refused(*f),
+            Ok(_) => CandidateOutcome::Scored(f64::NAN),
+        };
+        sol.notes.push(CandidateNote {
+            primary,
+            secondary,
+            outcome,
+        });
+    }
 }
 
 /// `concatAllocs`: counts a failure, or keeps the better placement (ties

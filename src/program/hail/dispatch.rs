@@ -132,8 +132,9 @@ fn answer_request(
 ) -> Result<(Answer, Option<Final>), RunError> {
     if let (true, Some(r)) = (dedicated, rec.as_deref_mut()) {
         r.notes.push(
-            "dedicated allocation (every node has exclusive storage): hail ranks candidates \
-             by lost allocations there; this explanation does not cover it yet"
+            "dedicated allocation (every node has exclusive storage): hail compares the \
+             candidates by the allocations of the policy's minimal instances they lose, then \
+             by the disk they leave, not by the cluster score"
                 .to_owned(),
         );
     }
@@ -146,6 +147,10 @@ fn answer_request(
         } => {
             let alloc_opts = AllocOptions::new(algorithm, restrict_to_nodes.clone());
             if dedicated {
+                if let Some(r) = rec {
+                    let (g, c) = (group_name.as_deref(), *required_nodes);
+                    explain_dedicated(groups, state, instance, c, g, &alloc_opts, r)?;
+                }
                 let result = match group_name {
                     None => dedicated::find_mg_allocation(
                         groups,
@@ -201,6 +206,7 @@ fn answer_request(
                     group_name.as_deref(),
                     &alloc_opts,
                     want,
+                    rec,
                 )?
             } else {
                 multi_allocate(
@@ -370,6 +376,52 @@ fn row<M: Metric>(name: &str, sol: &AllocSolution<M>) -> MultiRow {
         nodes: sol.best.as_ref().map(|p| p.node_names.clone()),
         description: sol.log.join(", "),
     }
+}
+
+/// Explains a dedicated allocation of `inst`: each group's dedicated
+/// search (all groups, or the one named) run again with its notes on the
+/// same state.
+fn explain_dedicated(
+    groups: &[Group],
+    state: &mut State,
+    inst: &Instance,
+    count: i64,
+    group_name: Option<&str>,
+    opts: &AllocOptions,
+    rec: &mut explain::Recorder,
+) -> Result<(), RunError> {
+    let opts = AllocOptions {
+        explain: true,
+        ..opts.clone()
+    };
+    let keys: Vec<usize> = match group_name {
+        None => allocate::split_groups(state, groups.len())
+            .into_iter()
+            .map(|(g, _)| g)
+            .collect(),
+        Some(name) => match crate::model::find_group(groups, name) {
+            crate::model::NameMatch::One(g) => vec![g],
+            _ => Vec::new(),
+        },
+    };
+    let mut results = Vec::new();
+    for g in keys {
+        match dedicated::find_allocation(groups, state, g, inst, count, &opts) {
+            Err(SearchError::Crash(c)) => return Err(RunError::Inconsistent(c.0)),
+            r => results.push((g, r)),
+        }
+    }
+    let tags = std::mem::take(&mut rec.tags);
+    let ctx = explain::allocate::Context {
+        groups,
+        tags: &tags,
+        opts: &opts,
+    };
+    let part = explain::allocate::from_dedicated(&ctx, state, inst, count, &results);
+    rec.tags = tags;
+    rec.placements
+        .push(part.map_err(|c| RunError::Inconsistent(c.0))?);
+    Ok(())
 }
 
 /// Explains an allocate-secondary search: the instance as the search saw
@@ -548,6 +600,7 @@ fn multi_allocate_dedicated(
     group_name: Option<&str>,
     opts: &AllocOptions,
     want: Want,
+    mut rec: Option<&mut explain::Recorder>,
 ) -> Result<MultiOutcome, RunError> {
     let mut state = original.restricted(|_| true, |_| true);
     let mut rows = Vec::with_capacity(instances.len());
@@ -555,6 +608,15 @@ fn multi_allocate_dedicated(
     // original group's nodes with that one placement.
     let mut last_placement: Option<(usize, Vec<(usize, Node)>)> = None;
     for (inst, count) in instances {
+        if let Some(r) = rec.as_deref_mut() {
+            // The search this instance meets: the updated cluster, or the
+            // original one with a group name.
+            let mut seen = match group_name {
+                None => state.restricted(|_| true, |_| true),
+                Some(_) => original.restricted(|_| true, |_| true),
+            };
+            explain_dedicated(groups, &mut seen, inst, *count, group_name, opts, r)?;
+        }
         let result = match group_name {
             None => dedicated::find_mg_allocation(groups, &state, inst, *count, opts),
             Some(g) => {
