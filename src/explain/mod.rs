@@ -43,7 +43,8 @@ pub struct Recorder {
     pub placements: Vec<allocate::Placement>,
     /// One part per instance moved to one new node, in order.
     pub moves: Vec<moves::MovePart>,
-    /// What is not explained in detail, and why.
+    /// Notes on the whole request (dedicated allocation, instances that
+    /// could not be moved).
     pub notes: Vec<String>,
 }
 
@@ -71,37 +72,20 @@ pub struct Explanation {
     pub placements: Vec<allocate::Placement>,
     /// One part per instance moved to one new node, in order.
     pub moves: Vec<moves::MovePart>,
-    /// What is not explained in detail, and why.
+    /// Notes on the whole request (dedicated allocation, instances that
+    /// could not be moved).
     pub notes: Vec<String>,
 }
 
 /// The explanation of `request`'s `answer` from what was recorded.
 pub fn explanation(request: &Request, answer: &Answer, recorded: Recorder) -> Explanation {
-    let mut notes = recorded.notes;
-    match request {
-        Request::Allocate { .. }
-        | Request::MultiAllocate { .. }
-        | Request::Relocate { .. }
-        | Request::AllocateSecondary { .. } => {}
-        Request::NodeEvacuate { .. } => notes.push(
-            "node-evacuate: the moves to one new node (a new secondary, a new primary for \
-             shared storage) and failed failovers are explained; the drbd moves to a new pair \
-             (mode all) are not yet"
-                .to_owned(),
-        ),
-        Request::ChangeGroup { .. } => notes.push(
-            "change-group: each instance's choice of a target group is explained; its moves \
-             inside that group (a new pair) are not yet"
-                .to_owned(),
-        ),
-    }
     Explanation {
         request: request.type_name(),
         success: answer.success,
         info: answer.info.clone(),
         placements: recorded.placements,
         moves: recorded.moves,
-        notes,
+        notes: recorded.notes,
     }
 }
 

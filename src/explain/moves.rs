@@ -34,40 +34,54 @@ pub fn parts(state: &State, tags: &TagTable, notes: &[MoveNote]) -> Vec<MovePart
 
 fn part(state: &State, tags: &TagTable, note: &MoveNote) -> MovePart {
     let names = Names { state, tags };
-    let role = match note.kind {
-        MoveKind::NewSecondary => Role::Secondary,
-        MoveKind::NewPrimary | MoveKind::Failover => Role::Primary,
-    };
     let node_name = |k: usize| {
         state
             .node(k as i32)
             .map_or_else(|_| format!("node #{k}"), |n| n.info.name.clone())
     };
     let mut tally = Tally::default();
-    let mut fit = 0;
-    for (t, outcome) in &note.targets {
-        match outcome {
-            TargetOutcome::Fit => fit += 1,
+    let (mut fit, mut total) = (0, 0);
+    for t in &note.targets {
+        total += t.count;
+        // Who refused: the one node of a one-node move; for a new pair the
+        // new secondary, or the new primary alone (its moves failed before
+        // any secondary was tried).
+        let role = match (note.kind, t.secondary) {
+            (MoveKind::NewSecondary, _) | (MoveKind::NewPair, Some(_)) => Role::Secondary,
+            _ => Role::Primary,
+        };
+        let nodes: Vec<String> = std::iter::once(t.node)
+            .chain(t.secondary)
+            .map(node_name)
+            .collect();
+        match &t.outcome {
+            TargetOutcome::Fit => fit += t.count,
             TargetOutcome::Refused(_, Some(detail)) => {
                 let (r, node) = &**detail;
-                tally.add(role, r, 1, || Miss {
-                    nodes: vec![node_name(*t)],
+                tally.add(role, r, t.count, || Miss {
+                    nodes,
                     detail: reasons::describe(r, node, None, &names),
                     shortfall: r.shortfall(),
                 });
             }
-            TargetOutcome::Refused(mode, None) => {
+            TargetOutcome::Refused(message, None) => {
                 // Refused before the target's own check (a migration
-                // between hypervisors or tags): hail's mode alone.
+                // between hypervisors or tags, or a step of a new pair's
+                // moves): hail's mode, the last word of its message.
+                let word = message.rsplit(' ').next().unwrap_or(message);
                 let mode = FailMode::ALL
                     .into_iter()
-                    .find(|m| m.name() == mode)
+                    .find(|m| m.name() == word)
                     .unwrap_or(FailMode::Internal);
                 let r = Refusal::mode_only(mode);
-                let node = state.node_at(*t);
-                tally.add(role, &r, 1, || Miss {
-                    nodes: vec![node_name(*t)],
-                    detail: reasons::describe(&r, node, None, &names),
+                let detail = if word == message {
+                    reasons::describe(&r, state.node_at(t.node), None, &names)
+                } else {
+                    message.clone()
+                };
+                tally.add(role, &r, t.count, || Miss {
+                    nodes,
+                    detail,
                     shortfall: None,
                 });
             }
@@ -83,10 +97,14 @@ fn part(state: &State, tags: &TagTable, note: &MoveNote) -> MovePart {
             MoveKind::NewSecondary => "a new secondary",
             MoveKind::NewPrimary => "a new primary",
             MoveKind::Failover => "a failover to its secondary",
+            MoveKind::NewPair => "a new primary and secondary",
         },
-        targets: note.targets.len() as u64,
+        targets: total,
         fit,
         reasons: tally.sorted(),
-        chosen: note.chosen.map(|(t, score)| (node_name(t), score)),
+        chosen: note.chosen.map(|(p, sec, score)| {
+            let nodes: Vec<String> = std::iter::once(p).chain(sec).map(node_name).collect();
+            (nodes.join("/"), score)
+        }),
     }
 }

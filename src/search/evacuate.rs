@@ -50,9 +50,34 @@ pub struct MoveNote {
     /// The move.
     pub kind: MoveKind,
     /// Each target and what became of it.
-    pub targets: Vec<(usize, TargetOutcome)>,
-    /// The chosen target and its score (the target group's full score).
-    pub chosen: Option<(usize, f64)>,
+    pub targets: Vec<Target>,
+    /// The chosen target (and secondary, for a new pair) and its score (the
+    /// target group's full score).
+    pub chosen: Option<(usize, Option<usize>, f64)>,
+}
+
+/// One target of a move and what became of it.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The node (the new primary, for a new pair).
+    pub node: usize,
+    /// The new secondary, for a new pair; `None` when the outcome is the
+    /// new primary's alone (then it stands for `count` pairs).
+    pub secondary: Option<usize>,
+    /// How many candidates the outcome stands for.
+    pub count: u64,
+    pub outcome: TargetOutcome,
+}
+
+impl Target {
+    fn one(node: usize, outcome: TargetOutcome) -> Target {
+        Target {
+            node,
+            secondary: None,
+            count: 1,
+            outcome,
+        }
+    }
 }
 
 /// The kind of a one-node move.
@@ -64,6 +89,9 @@ pub enum MoveKind {
     NewPrimary,
     /// A drbd instance's failover to its secondary.
     Failover,
+    /// A drbd instance's new primary and secondary (node-evacuate `all`,
+    /// change-group inside the target group).
+    NewPair,
 }
 
 /// What became of one target of a one-node move.
@@ -138,7 +166,10 @@ fn failover_note(state: &State, inst: &Instance, soft: SoftChecks, mode: &str) -
     MoveNote {
         inst: usize::try_from(inst.idx).unwrap_or(usize::MAX),
         kind: MoveKind::Failover,
-        targets: vec![(target, TargetOutcome::Refused(mode.to_owned(), refused))],
+        targets: vec![Target::one(
+            target,
+            TargetOutcome::Refused(mode.to_owned(), refused),
+        )],
         chosen: None,
     }
 }
@@ -292,7 +323,7 @@ fn evac_one_node_only(
                         .map(|r| Box::new((r, state.node_at(t).clone()))),
                 ),
             };
-            note.targets.push((t, o));
+            note.targets.push(Target::one(t, o));
         }
         match outcome {
             Err(f) => {
@@ -329,7 +360,7 @@ fn evac_one_node_only(
         return Err(EvacError::Crash(c));
     }
     if let (Some(notes), Some(mut note)) = (notes, note) {
-        note.chosen = best.map(|(i, score)| (cands[i], score));
+        note.chosen = best.map(|(i, score)| (cands[i], None, score));
         notes.push(note);
     }
     let Some((i, _)) = best else {
@@ -535,8 +566,15 @@ fn evac_drbd_all(
     group: usize,
     avail: &[usize],
     soft: SoftChecks,
+    notes: Notes<'_>,
 ) -> Result<Result<Vec<String>, String>, Crash> {
     let key = inst.idx;
+    let mut note = notes.is_some().then(|| MoveNote {
+        inst: usize::try_from(inst.idx).unwrap_or(usize::MAX),
+        kind: MoveKind::NewPair,
+        targets: Vec::new(),
+        chosen: None,
+    });
     let mut base = Overlay::new(state);
     let mut start = inst.clone();
     let mut pre_ops: Vec<Move> = Vec::new();
@@ -569,6 +607,14 @@ fn evac_drbd_all(
             if !any_success && avail.iter().any(|&s| s != p) {
                 last_error = format!("Allocation failed: {e}");
             }
+            if let Some(note) = note.as_mut() {
+                note.targets.push(Target {
+                    node: p,
+                    secondary: None,
+                    count: avail.iter().filter(|&&s| s != p).count() as u64,
+                    outcome: TargetOutcome::Refused(e.clone(), None),
+                });
+            }
             continue;
         }
         // The last move, ReplaceSecondary(s), takes the instance off its
@@ -592,7 +638,26 @@ fn evac_drbd_all(
             } else {
                 *state.values(s)
             };
-            match node_s.probe_add_sec(false, last.soft_s, &cur_p, p as i32) {
+            let probe = node_s.probe_add_sec(false, last.soft_s, &cur_p, p as i32);
+            if let Some(note) = note.as_mut() {
+                let outcome = match &probe {
+                    Ok(_) => TargetOutcome::Fit,
+                    Err(f) => TargetOutcome::Refused(
+                        f.name().to_owned(),
+                        node_s
+                            .check_add_sec(false, last.soft_s, &cur_p, p as i32)
+                            .err()
+                            .map(|r| Box::new((r, node_s.clone()))),
+                    ),
+                };
+                note.targets.push(Target {
+                    node: p,
+                    secondary: Some(s),
+                    count: 1,
+                    outcome,
+                });
+            }
+            match probe {
                 Err(f) => {
                     if !any_success {
                         last_error = format!(
@@ -673,6 +738,10 @@ fn evac_drbd_all(
         return Err(c);
     }
     let best = best.map(|(i, v)| ((cands[i].0 as usize, cands[i].1 as usize), v));
+    if let (Some(notes), Some(mut note)) = (notes, note) {
+        note.chosen = best.map(|((p, s), v)| (p, Some(s), v));
+        notes.push(note);
+    }
     let Some(((p, s), _)) = best else {
         return Ok(Err(format!(
             "Can't find any good nodes for relocation: {last_error}"
@@ -749,7 +818,7 @@ fn node_evac_instance(
                 }
             },
             EvacMode::ChangeSecondary => evac_one_node_only(state, inst, group, avail, soft, notes),
-            EvacMode::ChangeAll => match evac_drbd_all(state, inst, group, avail, soft)? {
+            EvacMode::ChangeAll => match evac_drbd_all(state, inst, group, avail, soft, notes)? {
                 Ok(jobs) => Ok(jobs),
                 Err(msg) => Err(EvacError::Message(msg)),
             },
@@ -974,6 +1043,7 @@ pub fn try_change_group(
     instances: &[usize],
     opts: &AllocOptions,
     mut explain: Option<&mut GroupSearchHook<'_>>,
+    mut notes: Notes<'_>,
 ) -> Result<EvacSolution, Crash> {
     let originals: Vec<Instance> = instances
         .iter()
@@ -1021,7 +1091,7 @@ pub fn try_change_group(
                     &avail,
                     // hail keeps a group change strict.
                     SoftChecks::Enforce,
-                    None,
+                    notes.as_deref_mut(),
                 ),
             },
         };

@@ -276,10 +276,17 @@ fn answer_request(
                 explain: rec.is_some(),
                 ..AllocOptions::new(algorithm, None)
             };
+            let mut notes = rec.is_some().then(Vec::new);
             let sol = match rec.as_deref_mut() {
-                None => {
-                    evacuate::try_change_group(groups, state, target_groups, instances, &opts, None)
-                }
+                None => evacuate::try_change_group(
+                    groups,
+                    state,
+                    target_groups,
+                    instances,
+                    &opts,
+                    None,
+                    None,
+                ),
                 Some(r) => {
                     let tags = std::mem::take(&mut r.tags);
                     let mut parts = Vec::new();
@@ -305,6 +312,7 @@ fn answer_request(
                         instances,
                         &opts,
                         Some(&mut hook),
+                        notes.as_mut(),
                     );
                     // The group search picks the group; the move inside it
                     // picks its own nodes: the explanation shows those.
@@ -326,7 +334,8 @@ fn answer_request(
                 }
             }
             .map_err(|c| RunError::Inconsistent(c.0))?;
-            note_failed(rec, state, &sol);
+            note_failed(rec.as_deref_mut(), state, &sol);
+            record_moves(rec, state, notes);
             let (info, result) = evacuate::format_evac(groups, state, &sol);
             Ok((Answer::success(&info, result), want.state(state)))
         }
