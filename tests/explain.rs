@@ -55,10 +55,64 @@ fn explanations_of_the_samples() {
                     v["success"],
                     serde_json::Value::Bool(plain.stdout.contains("\"success\":true"))
                 );
+                chosen_is_the_answer(&what, &v, &plain.stdout);
             }
             insta::assert_snapshot!("explain", text);
+            insta::assert_snapshot!("explain_json", json);
         });
     });
+}
+
+/// What the explanation says was chosen is what the answer says: for a
+/// successful allocate, its nodes; for a successful allocate-secondary,
+/// the chosen pair's secondary; for a multi-allocate, each placed
+/// instance's nodes.
+fn chosen_is_the_answer(what: &str, v: &serde_json::Value, stdout: &str) {
+    let answer: serde_json::Value = serde_json::from_str(stdout).expect("the answer");
+    if answer["success"] != serde_json::Value::Bool(true) {
+        return;
+    }
+    let names = |x: &serde_json::Value| -> Vec<String> {
+        x.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|n| n.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let chosen = |p: &serde_json::Value| names(&p["chosen"]["nodes"]);
+    let placements = v["placements"].as_array().cloned().unwrap_or_default();
+    match v["request"].as_str() {
+        Some("allocate") => {
+            let p = placements
+                .first()
+                .unwrap_or_else(|| panic!("{what}: no placement"));
+            assert_eq!(chosen(p), names(&answer["result"]), "{what}");
+        }
+        Some("allocate-secondary") => {
+            let p = placements
+                .first()
+                .unwrap_or_else(|| panic!("{what}: no placement"));
+            let pair = chosen(p);
+            assert_eq!(
+                pair.get(1).map(String::as_str),
+                answer["result"].as_str(),
+                "{what}"
+            );
+        }
+        Some("multi-allocate") => {
+            for row in answer["result"][0].as_array().cloned().unwrap_or_default() {
+                let name = row[0].as_str().unwrap_or_default();
+                let p = placements
+                    .iter()
+                    .find(|p| p["instance"] == name)
+                    .unwrap_or_else(|| panic!("{what}: {name} not explained"));
+                assert_eq!(chosen(p), names(&row[1]), "{what}: {name}");
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The explanation of one sample, as text.
