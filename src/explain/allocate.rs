@@ -87,6 +87,8 @@ pub struct Dropped {
     pub score: f64,
     /// The first node that could not have been evacuated with it placed.
     pub unevacuable: Option<String>,
+    /// The instance that could not have left that node, and how.
+    pub blocker: Option<String>,
 }
 
 /// How many dropped candidates are examined by name.
@@ -413,13 +415,20 @@ fn group_part<M: Shown>(
         {
             None
         } else {
-            globaln1::first_unevacuable(state, &changed, &record)?
-                .map(|k| state.node_at(k).info.name.clone())
+            globaln1::first_unevacuable(state, &changed, &record)?.map(|u| {
+                let node = state.node_at(u.node).info.name.clone();
+                (node, u.blocker.map(|(inst, how)| format!("{inst} {how}")))
+            })
+        };
+        let (unevacuable, blocker) = match unevacuable {
+            Some((node, blocker)) => (Some(node), blocker),
+            None => (None, None),
         };
         part.dropped_picks.push(Dropped {
             nodes: node_names(state, d.primary, d.secondary),
             score: score_of(d),
             unevacuable,
+            blocker,
         });
     }
     if let Some(best) = &sol.best {

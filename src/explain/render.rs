@@ -153,9 +153,10 @@ fn reasons_text(out: &mut String, reasons: &[ReasonCount]) {
 }
 
 fn dropped_text(out: &mut String, d: &Dropped) {
-    let why = match &d.unevacuable {
-        Some(n) => format!("{n} could not have been evacuated afterwards"),
-        None => "its secondary is offline, drained or not vm_capable".to_owned(),
+    let why = match (&d.unevacuable, &d.blocker) {
+        (Some(n), Some(b)) => format!("{n} could not have been evacuated afterwards: {b}"),
+        (Some(n), None) => format!("{n} could not have been evacuated afterwards"),
+        (None, _) => "its secondary is offline, drained or not vm_capable".to_owned(),
     };
     out.push_str(&format!(
         "    dropped {} (score {}): {why}\n",
@@ -328,6 +329,7 @@ fn group_json(g: &GroupPart) -> Json {
                                 "unevacuable",
                                 d.unevacuable.as_deref().map_or(Json::Null, s),
                             ),
+                            ("blocker", d.blocker.as_deref().map_or(Json::Null, s)),
                         ])
                     })
                     .collect(),

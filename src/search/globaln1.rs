@@ -52,6 +52,9 @@ struct Verdict {
     /// `Some` when the verdict cannot depend on scores; `None` when the
     /// node must be evaluated in full for each placement.
     result: Option<bool>,
+    /// On a "no": the instance (key) that could not leave, and how it
+    /// was to leave.
+    blocker: Option<(i32, &'static str)>,
     /// Nodes whose change invalidates the verdict.
     deps: SmallVec<[usize; 8]>,
 }
@@ -85,6 +88,7 @@ impl N1Cache {
             // reached, so the crash happens where hail's would.
             let v = v.unwrap_or(Verdict {
                 result: None,
+                blocker: None,
                 deps: SmallVec::new(),
             });
             match v.result {
@@ -178,19 +182,26 @@ pub fn first_unevacuable(
     state: &mut State,
     changed: &[(usize, &Node)],
     inst: &Instance,
-) -> Result<Option<usize>, Crash> {
+) -> Result<Option<Unevacuable>, Crash> {
     let cp = state.checkpoint();
     let new_key = state.inst_count();
     apply_placement(state, changed, inst, new_key);
     let mut found = None;
     let keys: Vec<usize> = state.node_keys().collect();
     for n in keys {
-        match can_evacuate_node(state, n) {
-            Ok(true) => {}
-            Ok(false) => {
-                found = Some(n);
+        let node_cp = state.checkpoint();
+        let verdict = evaluate(state, n, true);
+        state.rollback(node_cp);
+        match verdict {
+            Ok(v) if v.result == Some(false) => {
+                let blocker = v.blocker.and_then(|(k, how)| {
+                    let name = state.inst(k).ok()?.name.to_string();
+                    Some((name, how))
+                });
+                found = Some(Unevacuable { node: n, blocker });
                 break;
             }
+            Ok(_) => {}
             Err(c) => {
                 state.rollback(cp);
                 return Err(c);
@@ -199,6 +210,14 @@ pub fn first_unevacuable(
     }
     state.rollback(cp);
     Ok(found)
+}
+
+/// A node that could not be evacuated, and the instance that could not
+/// leave it (its name, and how it was to leave).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unevacuable {
+    pub node: usize,
+    pub blocker: Option<(String, &'static str)>,
 }
 
 /// Writes a placement into the state as hail's `extractNl` and `updateIl`
@@ -278,6 +297,7 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
             Err(MoveError::Fail(_)) => {
                 return Ok(Verdict {
                     result: Some(false),
+                    blocker: Some((idx, "could not fail over to its secondary")),
                     deps,
                 })
             }
@@ -287,6 +307,7 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
     if shared.is_empty() && others.is_empty() {
         return Ok(Verdict {
             result: Some(true),
+            blocker: None,
             deps,
         });
     }
@@ -304,11 +325,16 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
         }
         return Ok(Verdict {
             result: Some(true),
+            blocker: None,
             deps,
         });
     }
     if !full {
-        return Ok(Verdict { result: None, deps });
+        return Ok(Verdict {
+            result: None,
+            blocker: None,
+            deps,
+        });
     }
 
     // The full simulation works on the state itself.
@@ -332,6 +358,7 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
         if !evacuate_shared(state, &inst, group, &escape)? {
             return Ok(Verdict {
                 result: Some(false),
+                blocker: Some((idx, "could not move to another node of its group")),
                 deps,
             });
         }
@@ -347,12 +374,17 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
         if !recreate_instance(state, &inst, &escape)? {
             return Ok(Verdict {
                 result: Some(false),
+                blocker: Some((
+                    inst.idx,
+                    "could not be re-created on another node of its group",
+                )),
                 deps,
             });
         }
     }
     Ok(Verdict {
         result: Some(true),
+        blocker: None,
         deps,
     })
 }
