@@ -15,7 +15,7 @@ BENCH_ARGS ?=
 
 RELEASE_BIN := target/release/hailstone
 
-.PHONY: help build run test compat compat-full bench install lint fmt clean fuzz
+.PHONY: help build run test compat compat-full bench install deb lint fmt clean fuzz
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' | expand -t 16
@@ -55,6 +55,47 @@ install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone 
 	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators/hailstone
 	install -m 0755 target/release/hailstone-balance $(DESTDIR)$(PREFIX)/bin/hailstone-balance
 	install -m 0755 target/release/hailstone-squeeze $(DESTDIR)$(PREFIX)/bin/hailstone-squeeze
+
+DEB_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB_ROOT    := target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH)
+MAN1        := $(DEB_ROOT)/usr/share/man/man1
+COMPLETIONS := $(DEB_ROOT)/usr/share/bash-completion/completions
+
+# The man pages' own sections (the options come from --help).
+MAN_NAME_hailstone := Ganeti iallocator with the decisions of hail 3.0.2, faster, with explanations
+MAN_DESC_hailstone := Ganeti runs it as hailstone INPUT.json [--key=value...] and reads one JSON answer line on stdout. Make it the default with gnt-cluster modify -I hailstone, or use it per command with -I hailstone. The options of the cluster default iallocator parameters arrive as --key=value; flags take =yes or =no. --explain[=PATH] says why each group, node and pair was refused or chosen.
+MAN_NAME_hailstone-balance := balance a Ganeti node group as hbal 3.0.2 does
+MAN_DESC_hailstone-balance := Reads the cluster from a Ganeti cluster data file (-t) or an iallocator request (-I), prints the moves that lower the cluster score, and with -C the gnt-instance commands that carry them out.
+MAN_NAME_hailstone-squeeze := power Ganeti nodes off and on as hsqueeze 3.0.2 does
+MAN_DESC_hailstone-squeeze := Reads the cluster from a Ganeti cluster data file (-t) or an iallocator request (-I) and prints the nodes to power off when the cluster is quiet, or the standby nodes to power on when it runs short, and with -C the commands.
+
+# man_page PROGRAM: its man page from --help and --version (help2man) and
+# its bash completion (the long options of --help), into the package.
+define man_page
+	printf '[NAME]\n%s \\- %s\n[DESCRIPTION]\n%s\n[SEE ALSO]\nhailstone(1), hailstone-balance(1), hailstone-squeeze(1), gnt-cluster(8); /usr/share/doc/hailstone/README.md\n' \
+	  '$(1)' '$(MAN_NAME_$(1))' '$(MAN_DESC_$(1))' > target/deb/$(1).h2m
+	help2man --no-info --no-discard-stderr --section=1 --include=target/deb/$(1).h2m \
+	  --manual='hailstone' target/release/$(1) | gzip -9n > $(MAN1)/$(1).1.gz
+	printf 'complete -o default -W "%s" %s\n' \
+	  "$$(target/release/$(1) --help | grep -oE -- '--[a-z0-9-]+' | sort -u | tr '\n' ' ')" '$(1)' \
+	  > $(COMPLETIONS)/$(1)
+endef
+
+deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/ganeti/iallocators/hailstone, the planners in /usr/bin, man pages from --help (help2man, installed if missing) and bash completions.
+	command -v help2man >/dev/null || (apt-get update && apt-get install -y help2man)
+	rm -rf $(DEB_ROOT)
+	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_ROOT)
+	install -d $(MAN1) $(COMPLETIONS) $(DEB_ROOT)/usr/share/doc/hailstone $(DEB_ROOT)/DEBIAN
+	$(call man_page,hailstone)
+	$(call man_page,hailstone-balance)
+	$(call man_page,hailstone-squeeze)
+	install -m 0644 README.md $(DEB_ROOT)/usr/share/doc/hailstone/README.md
+	install -m 0644 LICENSE $(DEB_ROOT)/usr/share/doc/hailstone/copyright
+	printf 'Package: hailstone\nVersion: %s\nArchitecture: %s\nMaintainer: hailstone developers <hailstone@localhost>\nDepends: libc6\nRecommends: ganeti-3.0\nSection: admin\nPriority: optional\nDescription: Ganeti iallocator and planners: hail, hbal and hsqueeze decisions, faster\n hailstone answers Ganeti'"'"'s iallocator requests with hail 3.0.2'"'"'s decisions,\n refuses bad input with clear errors and explains its answers (--explain).\n hailstone-balance and hailstone-squeeze plan as hbal and hsqueeze do.\n' \
+	  '$(DEB_VERSION)' '$(DEB_ARCH)' > $(DEB_ROOT)/DEBIAN/control
+	dpkg-deb --root-owner-group --build $(DEB_ROOT) target/deb/
+	dpkg-deb --info target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH).deb | sed -n '1,4p'
 
 lint: ## Check formatting and clippy warnings.
 	$(CARGO) fmt --check
