@@ -90,6 +90,42 @@ pub struct Instance {
 }
 
 impl Instance {
+    /// A running instance that exists only for a calculation (hail's test
+    /// instances, hsqueeze's reserve): placed nowhere, without disks,
+    /// tags or NICs, fully utilised.
+    pub fn for_calculation(
+        name: &str,
+        mem: i64,
+        dsk: i64,
+        vcpus: i64,
+        spindle_use: i64,
+        disk_template: DiskTemplate,
+        auto_balance: bool,
+    ) -> Instance {
+        Instance {
+            name: Arc::from(name),
+            alias_len: name.len(),
+            idx: -1,
+            mem,
+            dsk,
+            disks: Arc::from([]),
+            vcpus,
+            run_state: RunState::Running,
+            auto_balance,
+            p_node: NO_NODE,
+            s_node: NO_NODE,
+            disk_template,
+            spindle_use,
+            tags: Arc::from([]),
+            excl_tags: Arc::from([]),
+            dsrd_loc_tags: Arc::from([]),
+            location_score: 0,
+            nics: Arc::from([]),
+            forthcoming: false,
+            util: [1.0; 4],
+        }
+    }
+
     /// The name without the cluster's common domain suffix; name lookups
     /// match either.
     pub fn alias(&self) -> &str {

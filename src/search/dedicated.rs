@@ -17,15 +17,13 @@
 //! computes the same count in closed form from the same checks
 //! ([`allocation_count`]), and the tests compare it with the iteration.
 
-use std::sync::Arc;
-
 use std::cmp::Ordering;
 
 use crate::model::group::Group;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::policy::IPolicy;
-use crate::model::types::{DiskTemplate, RunState, SoftChecks};
+use crate::model::types::{DiskTemplate, SoftChecks};
 use crate::model::{find_group, NameMatch};
 use crate::search::allocate::{
     describe_group, gen_alloc_nodes, has_required_networks, split_groups, AllocNodes, AllocOptions,
@@ -68,27 +66,16 @@ pub fn test_instances(policy: &IPolicy) -> Vec<Instance> {
     let mins: Vec<_> = policy.minmax.iter().map(|mm| mm.min).collect();
     let mins = ghc_sort::sort_by(mins, |a, b| b.disk_size.cmp(&a.disk_size));
     mins.iter()
-        .map(|spec| Instance {
-            name: Arc::from("minimalspecinstance"),
-            alias_len: "minimalspecinstance".len(),
-            idx: -1,
-            mem: spec.memory_size,
-            dsk: spec.disk_size,
-            disks: Arc::from([]),
-            vcpus: spec.cpu_count,
-            run_state: RunState::Running,
-            auto_balance: true,
-            p_node: NO_NODE,
-            s_node: NO_NODE,
-            disk_template: DiskTemplate::Plain,
-            spindle_use: spec.spindle_use,
-            tags: Arc::from([]),
-            excl_tags: Arc::from([]),
-            dsrd_loc_tags: Arc::from([]),
-            location_score: 0,
-            nics: Arc::from([]),
-            forthcoming: false,
-            util: [1.0; 4],
+        .map(|spec| {
+            Instance::for_calculation(
+                "minimalspecinstance",
+                spec.memory_size,
+                spec.disk_size,
+                spec.cpu_count,
+                spec.spindle_use,
+                DiskTemplate::Plain,
+                true,
+            )
         })
         .collect()
 }

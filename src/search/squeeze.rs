@@ -26,13 +26,11 @@
 //! a lost bet is thrown away, so results are taken in hsqueeze's order and
 //! never depend on the threads.
 
-use std::sync::Arc;
-
-use crate::model::instance::{Instance, NO_NODE};
+use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::policy::ISpec;
 use crate::model::refusal::Refusal;
-use crate::model::types::{DiskTemplate, RunState, SoftChecks};
+use crate::model::types::{DiskTemplate, SoftChecks};
 use crate::model::Cluster;
 use crate::search::balance::{self, BalanceOptions, Placement};
 use crate::search::state::State;
@@ -63,28 +61,15 @@ pub fn ghc_floor(x: f64) -> i64 {
 /// mirrored, without disks, running.
 pub fn reserve_instance(std: &ISpec, factor: f64) -> Instance {
     let scaled = |v: i64| ghc_floor(factor * v as f64);
-    Instance {
-        name: Arc::from("targetInstance"),
-        alias_len: "targetInstance".len(),
-        idx: -1,
-        mem: scaled(std.memory_size),
-        dsk: 0,
-        disks: Arc::from([]),
-        vcpus: scaled(std.cpu_count),
-        run_state: RunState::Running,
-        auto_balance: false,
-        p_node: NO_NODE,
-        s_node: NO_NODE,
-        disk_template: DiskTemplate::Ext,
-        spindle_use: scaled(std.spindle_use),
-        tags: Arc::from([]),
-        excl_tags: Arc::from([]),
-        dsrd_loc_tags: Arc::from([]),
-        location_score: 0,
-        nics: Arc::from([]),
-        forthcoming: false,
-        util: [1.0; 4],
-    }
+    Instance::for_calculation(
+        "targetInstance",
+        scaled(std.memory_size),
+        0,
+        scaled(std.cpu_count),
+        scaled(std.spindle_use),
+        DiskTemplate::Ext,
+        false,
+    )
 }
 
 /// The first of `nodes` (key, node) that could not take `reserve` as a
