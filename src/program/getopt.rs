@@ -533,6 +533,28 @@ pub fn usage<Id>(header: &str, table: &[OptDescr<Id>]) -> String {
     usage_info(header, &all)
 }
 
+/// The Ganeti release whose programs hailstone's programs reproduce.
+pub const GANETI_VERSION: &str = "3.0.2";
+
+/// A hailstone program's `--help` text, as Ganeti's programs print theirs:
+/// the version line, the usage line, then the option table.
+pub fn program_usage<Id>(program: &str, table: &[OptDescr<Id>]) -> String {
+    let header = format!(
+        "{program} version {}\nUsage: {program} [OPTION...]",
+        env!("CARGO_PKG_VERSION")
+    );
+    usage(&header, table)
+}
+
+/// A hailstone program's `--version` text: its version and the Ganeti
+/// program it is compatible with.
+pub fn program_version(program: &str, original: &str) -> String {
+    format!(
+        "{program} version {}\ncompatible with {original} (ganeti) {GANETI_VERSION}\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 /// The text printed by `--help-completion`: one line per option (its names
 /// and the completion kind), then `arguments` (one line per kind of
 /// argument, e.g. `file 1 1`).

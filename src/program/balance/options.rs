@@ -130,12 +130,7 @@ impl Default for Options {
 /// The [`Exit`] hbal would take instead of running.
 pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
     let mut fold = Fold::default();
-    let version = || {
-        format!(
-            "{PROGRAM} version {}\ncompatible with hbal (ganeti) 3.0.2\n",
-            env!("CARGO_PKG_VERSION")
-        )
-    };
+    let version = || getopt::program_version(PROGRAM, "hbal");
     let non_options = getopt::parse_with(OPTIONS, args, &mut fold, &usage(), version, "")?;
     getopt::planner_checks(&non_options, &fold.options.refused, PROGRAM, "hbal")?;
     Ok(fold.options)
@@ -143,11 +138,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
 
 /// The help text.
 pub fn usage() -> String {
-    let header = format!(
-        "{PROGRAM} version {}\nUsage: {PROGRAM} [OPTION...]",
-        env!("CARGO_PKG_VERSION")
-    );
-    getopt::usage(&header, OPTIONS)
+    getopt::program_usage(PROGRAM, OPTIONS)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

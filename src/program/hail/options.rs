@@ -33,9 +33,6 @@ use crate::read::haskell::{read_int, sep_split};
 /// The program name printed wherever hail prints `hail`.
 const PROGRAM: &str = "hailstone";
 
-/// The hail release whose behaviour hailstone reproduces.
-const HAIL_VERSION: &str = "3.0.2";
-
 /// The options of one hailstone invocation, after value conversion.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
@@ -178,19 +175,12 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, Exit> {
 /// The full help text, as printed by `--help` and after GetOpt errors: the
 /// version line, the usage line, then GetOpt's option table.
 pub fn usage() -> String {
-    let header = format!(
-        "{PROGRAM} version {}\nUsage: {PROGRAM} [OPTION...]",
-        env!("CARGO_PKG_VERSION")
-    );
-    getopt::usage(&header, OPTIONS)
+    getopt::program_usage(PROGRAM, OPTIONS)
 }
 
 /// The text printed by `--version`.
 fn version_text() -> String {
-    format!(
-        "{PROGRAM} version {}\ncompatible with hail (ganeti) {HAIL_VERSION}\n",
-        env!("CARGO_PKG_VERSION")
-    )
+    getopt::program_version(PROGRAM, "hail")
 }
 
 // ---------------------------------------------------------------------------
