@@ -362,27 +362,10 @@ fn run_in(
     let fixtures = tmp.join("fixtures");
     let mut testdata = PathBuf::new();
     if wants(Part::Shelltests) || wants(Part::DataFiles) {
-        let test_dir = match &b.testsuite {
-            Some(d) => match testsuite::test_dir_in(d) {
-                Some(t) => t,
-                None => {
-                    return fail(&format!(
-                        "{} has no Ganeti test tree (hs/shelltests, or {}/hs/shelltests)",
-                        d.display(),
-                        "usr/share/ganeti/testsuite/test"
-                    ))
-                }
-            },
-            None => {
-                let version = match testsuite::hbal_version(&hbal) {
-                    Ok(v) => v,
-                    Err(e) => return fail(&e),
-                };
-                match testsuite::ensure_testsuite(&oracle::absolute(&b.testsuite_cache), &version) {
-                    Ok(t) => t,
-                    Err(e) => return fail(&e),
-                }
-            }
+        let cache = oracle::absolute(&b.testsuite_cache);
+        let test_dir = match testsuite::resolve_test_dir(b.testsuite.as_deref(), &hbal, &cache) {
+            Ok(t) => t,
+            Err(e) => return fail(&e),
         };
         testdata = test_dir.join("data/htools");
         let hspace = b

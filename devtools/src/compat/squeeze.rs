@@ -472,21 +472,11 @@ pub(super) fn run_squeeze(
     }
     let mut testdata = PathBuf::new();
     if wants("shelltests") || wants("datafiles") {
-        let test_dir = match &b.testsuite {
-            Some(d) => match testsuite::test_dir_in(d) {
-                Some(t) => t,
-                None => return fail(&format!("{} has no Ganeti test tree", d.display())),
-            },
-            None => {
-                let version = match testsuite::hbal_version(&hsqueeze) {
-                    Ok(v) => v,
-                    Err(e) => return fail(&e),
-                };
-                match testsuite::ensure_testsuite(&oracle::absolute(&b.testsuite_cache), &version) {
-                    Ok(t) => t,
-                    Err(e) => return fail(&e),
-                }
-            }
+        let cache = oracle::absolute(&b.testsuite_cache);
+        let test_dir = match testsuite::resolve_test_dir(b.testsuite.as_deref(), &hsqueeze, &cache)
+        {
+            Ok(t) => t,
+            Err(e) => return fail(&e),
         };
         testdata = test_dir.join("data/htools");
         if wants("shelltests") {

@@ -28,6 +28,25 @@ pub fn test_dir_in(dir: &Path) -> Option<PathBuf> {
     t.join("hs/shelltests").is_dir().then_some(t)
 }
 
+/// The test folder to use: inside `given` when one was given, else the
+/// unpacked ganeti-testsuite package of `program`'s version under `cache`
+/// (fetched when missing).
+pub fn resolve_test_dir(
+    given: Option<&Path>,
+    program: &Path,
+    cache: &Path,
+) -> Result<PathBuf, String> {
+    match given {
+        Some(d) => test_dir_in(d).ok_or_else(|| {
+            format!(
+                "{} has no Ganeti test tree (hs/shelltests, or {TEST_TREE}/hs/shelltests)",
+                d.display()
+            )
+        }),
+        None => ensure_testsuite(cache, &hbal_version(program)?),
+    }
+}
+
 /// hbal's package version from `hbal --version` (`hbal (ganeti) version
 /// 3.0.2-3` gives `3.0.2-3`).
 pub fn hbal_version(hbal: &Path) -> Result<String, String> {
