@@ -77,10 +77,11 @@ pub struct Explanation {
     pub notes: Vec<String>,
 }
 
-/// The explanation of `request`'s `answer` from what was recorded.
-pub fn explanation(request: &Request, answer: &Answer, recorded: Recorder) -> Explanation {
+/// The explanation of the `answer` to a request of type `request` from
+/// what was recorded.
+pub fn explanation(request: &'static str, answer: &Answer, recorded: Recorder) -> Explanation {
     Explanation {
-        request: request.type_name(),
+        request,
         success: answer.success,
         info: answer.info.clone(),
         placements: recorded.placements,

@@ -189,10 +189,7 @@ pub fn first_unevacuable(
     let mut found = None;
     let keys: Vec<usize> = state.node_keys().collect();
     for n in keys {
-        let node_cp = state.checkpoint();
-        let verdict = evaluate(state, n, true);
-        state.rollback(node_cp);
-        match verdict {
+        match full_verdict(state, n) {
             Ok(v) if v.result == Some(false) => {
                 let blocker = v.blocker.and_then(|(k, how)| {
                     let name = state.inst(k).ok()?.name.to_string();
@@ -244,13 +241,18 @@ pub fn apply_placement(
 /// Whether node `n` can be evacuated (`canEvacuateNode`); leaves the state
 /// unchanged.
 pub fn can_evacuate_node(state: &mut State, n: usize) -> Result<bool, Crash> {
-    let cp = state.checkpoint();
-    let result = evaluate(state, n, true);
-    state.rollback(cp);
-    match result?.result {
+    match full_verdict(state, n)?.result {
         Some(r) => Ok(r),
         None => unreachable_full(),
     }
+}
+
+/// Node `n`'s verdict, evaluated in full; leaves the state unchanged.
+fn full_verdict(state: &mut State, n: usize) -> Result<Verdict, Crash> {
+    let cp = state.checkpoint();
+    let result = evaluate(state, n, true);
+    state.rollback(cp);
+    result
 }
 
 #[cold]

@@ -288,11 +288,10 @@ fn answer_request(
                     None,
                 ),
                 Some(r) => {
-                    let tags = std::mem::take(&mut r.tags);
                     let mut parts = Vec::new();
                     let ctx = explain::allocate::Context {
                         groups,
-                        tags: &tags,
+                        tags: &r.tags,
                         opts: &opts,
                     };
                     let mut hook =
@@ -329,7 +328,6 @@ fn answer_request(
                         }
                     }
                     r.placements.extend(parts);
-                    r.tags = tags;
                     sol
                 }
             }
@@ -420,14 +418,12 @@ fn explain_dedicated(
             r => results.push((g, r)),
         }
     }
-    let tags = std::mem::take(&mut rec.tags);
     let ctx = explain::allocate::Context {
         groups,
-        tags: &tags,
+        tags: &rec.tags,
         opts: &opts,
     };
     let part = explain::allocate::from_dedicated(&ctx, state, inst, count, &results);
-    rec.tags = tags;
     rec.placements
         .push(part.map_err(|c| RunError::Inconsistent(c.0))?);
     Ok(())
@@ -452,14 +448,12 @@ fn explain_secondary(
         online_secondary_only: true,
         ..opts.clone()
     };
-    let tags = std::mem::take(&mut rec.tags);
     let ctx = explain::allocate::Context {
         groups,
-        tags: &tags,
+        tags: &rec.tags,
         opts: &opts,
     };
     let part = explain::allocate::from_group(&ctx, state, Some(group), &drbd, 2, &Ok(sol.clone()));
-    rec.tags = tags;
     rec.placements.push(part.map_err(crash)?);
     Ok(())
 }
@@ -511,10 +505,9 @@ fn allocate_one(
         ..opts.clone()
     };
     let crash = |c: crate::search::state::Crash| RunError::Inconsistent(c.0);
-    let tags = std::mem::take(&mut rec.tags);
     let ctx = explain::allocate::Context {
         groups,
-        tags: &tags,
+        tags: &rec.tags,
         opts: &opts,
     };
     let out = match group_name {
@@ -549,7 +542,6 @@ fn allocate_one(
             result
         }
     };
-    rec.tags = tags;
     Ok(out)
 }
 

@@ -295,7 +295,7 @@ fn run_inner(
         (
             explain::Recorder::new(&cluster),
             explain::subject(&cluster, &request),
-            request.clone(),
+            request.type_name(),
         )
     });
     let (answer, fin) = dispatch::run(
@@ -307,8 +307,8 @@ fn run_inner(
         recorder.as_mut().map(|(r, ..)| r),
     )
     .map_err(Failure::Run)?;
-    if let Some((recorded, subject, request)) = recorder {
-        let e = explain::explanation(&request, &answer, recorded);
+    if let Some((recorded, subject, request_type)) = recorder {
+        let e = explain::explanation(request_type, &answer, recorded);
         out.explanation = Some(Ok(Explained {
             text: explain::render::render(&e, options.explain_format),
             subject,
