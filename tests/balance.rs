@@ -41,8 +41,7 @@ fn generated_cluster(seed: u64) -> Option<(String, String)> {
 
 #[test]
 fn plans_are_safe_and_match_the_saved_state() {
-    let dir = std::env::temp_dir().join(format!("hailstone-balance-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::run::scratch("balance-test");
     let mut moves = 0;
     let mut plans = 0;
     for seed in 1..=40u64 {
@@ -127,8 +126,7 @@ fn plan_checker_refuses_unsafe_steps() {
 /// stderr, exit status 1, nothing on stdout.
 #[test]
 fn ialloc_source_is_the_saved_cluster() {
-    let dir = std::env::temp_dir().join(format!("hailstone-balance-ialloc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::run::scratch("balance-ialloc");
     let mut compared = 0;
     for seed in 1..=12u64 {
         let Some((request, text)) = generated_cluster(seed) else {

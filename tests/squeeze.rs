@@ -67,8 +67,7 @@ fn std_memory(text: &str) -> i64 {
 
 #[test]
 fn plans_are_safe_free_nodes_and_keep_the_reserve() {
-    let dir = std::env::temp_dir().join(format!("hailstone-squeeze-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::run::scratch("squeeze-test");
     let (mut offline_plans, mut online_plans, mut moves) = (0, 0, 0);
     for seed in 1..=48u64 {
         let Some(text) = generated_cluster(seed) else {
@@ -203,8 +202,7 @@ fn plan_checker_refuses_unsafe_power_off() {
 /// cluster saved as a data file.
 #[test]
 fn ialloc_source_is_the_saved_cluster() {
-    let dir = std::env::temp_dir().join(format!("hailstone-squeeze-ialloc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::run::scratch("squeeze-ialloc");
     for seed in 1..=6u64 {
         let mut spec = CaseSpec::random(seed, RequestKind::Allocate, 3..=10);
         spec.instance_templates = vec![(DiskTemplate::Ext, 1)];
