@@ -15,6 +15,7 @@
 
 pub mod allocate;
 pub mod balance;
+pub mod groups;
 pub mod json;
 pub mod moves;
 pub mod reasons;

@@ -17,6 +17,7 @@ pub mod instance;
 pub mod node;
 pub mod policy;
 pub mod refusal;
+pub mod storage;
 pub mod types;
 
 use std::collections::BTreeMap;

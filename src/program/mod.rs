@@ -14,6 +14,7 @@ pub mod balance;
 pub mod clock;
 pub mod datafile;
 pub mod getopt;
+pub mod groups;
 pub mod hail;
 pub mod plan;
 pub mod squeeze;

@@ -38,7 +38,13 @@ pub struct EvacSolution {
     pub failed: Vec<(usize, String)>,
     /// One job (a list of opcodes as JSON text) per moved instance.
     pub jobs: Vec<Vec<String>>,
+    /// The moves of each job, in order (what the planners print as
+    /// `gnt-instance` commands).
+    pub moves: Vec<Vec<Move>>,
 }
+
+/// One moved instance's moves and the opcodes of its job.
+type Job = (Vec<Move>, Vec<String>);
 
 /// What an explained one-node move (a new secondary, or a new primary for
 /// shared storage) found for one instance: every target tried, in order,
@@ -282,7 +288,7 @@ fn evac_one_node_only(
     avail: &[usize],
     soft: SoftChecks,
     notes: Notes<'_>,
-) -> Result<Vec<String>, EvacError> {
+) -> Result<Job, EvacError> {
     let op = match inst.mirror_type() {
         MirrorType::None => {
             return Err(EvacError::Message(
@@ -375,7 +381,7 @@ fn evac_one_node_only(
     };
     let moved_inst = m.inst.clone();
     commit(state, m, inst.idx);
-    Ok(move_to_job(state, &moved_inst, op(t)))
+    Ok((vec![op(t)], move_to_job(state, &moved_inst, op(t))))
 }
 
 /// One step of a drbd "all" evacuation on an overlay: the move, or hail's
@@ -567,7 +573,7 @@ fn evac_drbd_all(
     avail: &[usize],
     soft: SoftChecks,
     notes: Notes<'_>,
-) -> Result<Result<Vec<String>, String>, Crash> {
+) -> Result<Result<Job, String>, Crash> {
     let key = inst.idx;
     let mut note = notes.is_some().then(|| MoveNote {
         inst: usize::try_from(inst.idx).unwrap_or(usize::MAX),
@@ -776,10 +782,11 @@ fn evac_drbd_all(
             state.set_inst(k, i);
         }
     }
-    Ok(Ok(ops
-        .into_iter()
-        .flat_map(|mv| move_to_job(state, &cur, mv))
-        .collect()))
+    let opcodes = ops
+        .iter()
+        .flat_map(|&mv| move_to_job(state, &cur, mv))
+        .collect();
+    Ok(Ok((ops, opcodes)))
 }
 
 /// Moves one instance (`nodeEvacInstance`).
@@ -791,7 +798,7 @@ fn node_evac_instance(
     avail: &[usize],
     soft: SoftChecks,
     notes: Notes<'_>,
-) -> Result<Vec<String>, EvacError> {
+) -> Result<Job, EvacError> {
     let t = inst.disk_template;
     match t {
         DiskTemplate::Plain => Err(EvacError::Message(
@@ -814,7 +821,10 @@ fn node_evac_instance(
                 Ok(m) => {
                     let moved_inst = m.inst.clone();
                     commit(state, m, inst.idx);
-                    Ok(move_to_job(state, &moved_inst, Move::Failover))
+                    Ok((
+                        vec![Move::Failover],
+                        move_to_job(state, &moved_inst, Move::Failover),
+                    ))
                 }
             },
             EvacMode::ChangeSecondary => evac_one_node_only(state, inst, group, avail, soft, notes),
@@ -840,7 +850,7 @@ fn update_solution(
     state: &State,
     sol: &mut EvacSolution,
     idx: i32,
-    result: Result<Vec<String>, EvacError>,
+    result: Result<Job, EvacError>,
 ) -> Result<(), Crash> {
     match result {
         Err(EvacError::Crash(c)) => Err(c),
@@ -848,12 +858,13 @@ fn update_solution(
             sol.failed.push((idx as usize, m));
             Ok(())
         }
-        Ok(job) => {
+        Ok((moves, job)) => {
             let inst = state.inst(idx)?;
             let group = state.node(inst.p_node)?.group;
             let nodes = inst.all_nodes().into_iter().map(|n| n as usize).collect();
             sol.moved.push((idx as usize, group, nodes));
             sol.jobs.push(job);
+            sol.moves.push(moves);
             Ok(())
         }
     }
@@ -1042,6 +1053,31 @@ pub fn try_change_group(
     target_groups: &[usize],
     instances: &[usize],
     opts: &AllocOptions,
+    explain: Option<&mut GroupSearchHook<'_>>,
+    notes: Notes<'_>,
+) -> Result<EvacSolution, Crash> {
+    let sol = change_group(
+        node_groups,
+        state,
+        target_groups,
+        instances,
+        opts,
+        explain,
+        notes,
+    )?;
+    state.commit();
+    Ok(sol)
+}
+
+/// [`try_change_group`] without forgetting the state's undo log: a caller
+/// holding a checkpoint from before may still roll the moves back (the
+/// multi-group planners try a group's repair and drop it when it fails).
+pub fn change_group(
+    node_groups: &[Group],
+    state: &mut State,
+    target_groups: &[usize],
+    instances: &[usize],
+    opts: &AllocOptions,
     mut explain: Option<&mut GroupSearchHook<'_>>,
     mut notes: Notes<'_>,
 ) -> Result<EvacSolution, Crash> {
@@ -1100,7 +1136,6 @@ pub fn try_change_group(
         }
         update_solution(state, &mut sol, inst.idx, result)?;
     }
-    state.commit();
     Ok(sol)
 }
 

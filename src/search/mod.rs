@@ -19,6 +19,7 @@ pub mod dedicated;
 pub mod evacuate;
 pub mod ghc_sort;
 pub mod globaln1;
+pub mod groups;
 pub mod moves;
 pub mod solution;
 pub mod squeeze;

@@ -20,7 +20,7 @@ hailstone-gen: synthetic Ganeti iallocator requests (protocol version 2)
 USAGE:
   hailstone-gen [--kind KIND] [--seed N] [--nodes N|MIN-MAX] [--groups G]
                 [--instances-per-node F] [--template T] [--instance-templates L]
-                [--tightness F] [--style S] [--random]
+                [--tightness F] [--style S] [--random] [--profile multi-group]
                 [--print-options] [--print-id] [--data-file] [-o FILE]
   hailstone-gen corpus --out DIR --count N [--nodes MIN-MAX] [--kinds K1,K2,...]
                 [--seed BASE]
@@ -37,6 +37,12 @@ SINGLE REQUEST (default command):
   --seed N               seed of all random choices (default 1)
   --nodes N|MIN-MAX      cluster size (default 10); a range only makes sense
                          with --random, which draws the size log-uniformly
+  --profile multi-group  a node-evacuate request on a cluster of several
+                         groups in several storage partitions (lvm,
+                         shared, file), shared and local storage, often
+                         with offline nodes still hosting instances and
+                         nodes failing N+1 (CaseSpec::multi_group; --groups
+                         defaults to 3); for hailstone-groups
   --random               draw every feature switch, the tightness, template
                          mix, hypervisors and hail options from the seed
                          (CaseSpec::random); without it a plain roomy cluster
@@ -97,6 +103,7 @@ struct Opts {
     style: Option<JsonStyle>,
     data_file: bool,
     random: bool,
+    multi_group: bool,
     print_options: bool,
     print_id: bool,
     print_spec: bool,
@@ -119,6 +126,7 @@ fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
         style: None,
         data_file: false,
         random: false,
+        multi_group: false,
         print_options: false,
         print_id: false,
         print_spec: false,
@@ -146,6 +154,7 @@ fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
                 | "--instance-templates"
                 | "--tightness"
                 | "--style"
+                | "--profile"
                 | "-o"
                 | "--output"
                 | "--out"
@@ -223,6 +232,10 @@ fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
                 })
             }
             "--random" => o.random = true,
+            "--profile" => match v.as_str() {
+                "multi-group" => o.multi_group = true,
+                _ => return Err(format!("unknown profile '{}' (multi-group)", v)),
+            },
             "--print-options" => o.print_options = true,
             "--data-file" => o.data_file = true,
             "--print-id" => o.print_id = true,
@@ -278,7 +291,12 @@ fn main() -> ExitCode {
         return usage_error("--out, --count and --kinds belong to the corpus command");
     }
     let (lo, hi) = o.nodes.unwrap_or((10, 10));
-    let mut spec = if o.random {
+    let mut spec = if o.multi_group {
+        if lo != hi || o.random {
+            return usage_error("--profile multi-group takes one node count and no --random");
+        }
+        CaseSpec::multi_group(o.seed, lo, o.groups.unwrap_or(3))
+    } else if o.random {
         CaseSpec::random(o.seed, o.kind, lo..=hi)
     } else {
         if lo != hi {

@@ -97,11 +97,30 @@ impl<'a> Gen<'a> {
                 AllocPolicy::Preferred
             };
             let excl = self.f().exclusive_storage && (all_excl || self.r.chance(0.5));
-            let ipolicy = if !excl && self.r.chance(0.6) {
+            let mut ipolicy = if !excl && self.r.chance(0.6) {
                 cluster_policy.clone()
             } else {
                 self.make_ipolicy(excl)
             };
+            if self.f().storage_partitions {
+                use DiskTemplate as T;
+                let kinds: [&[DiskTemplate]; 4] = [
+                    &[T::Diskless, T::Plain, T::Drbd],
+                    &[T::Diskless, T::Plain, T::Drbd, T::Rbd, T::Ext],
+                    &[T::Diskless, T::Sharedfile, T::Rbd, T::Ext],
+                    &[T::File],
+                ];
+                let kind = if gi == 0 {
+                    1
+                } else {
+                    self.r.weighted(&[3, 3, 3, 1])
+                };
+                ipolicy.templates = kinds[kind].to_vec();
+                if excl && !ipolicy.templates.contains(&T::Plain) {
+                    ipolicy.templates.push(T::Plain);
+                }
+                ipolicy.templates.sort();
+            }
             let networks = if self.networks.is_empty() {
                 Vec::new()
             } else {

@@ -340,6 +340,11 @@ pub struct Features {
     pub restrict_to_nodes: bool,
     /// Unrelated cluster tags.
     pub cluster_tag_noise: bool,
+    /// Group policies allow the templates of a few storage partitions
+    /// (lvm only, lvm and shared, shared only, file only), so that groups
+    /// connect through some pools and not others (the multi-group
+    /// profile).
+    pub storage_partitions: bool,
 }
 
 /// Command-line options to pass to hail after the input path.
@@ -457,6 +462,44 @@ impl CaseSpec {
             features: Features::default(),
             options: HailOptions::default(),
         }
+    }
+
+    /// The multi-group profile (`hailstone-gen --profile multi-group`): a
+    /// node-evacuate request on a cluster of `groups` groups in several
+    /// storage partitions, with shared and local storage, and often
+    /// unhealthy groups (offline nodes still hosting instances, nodes
+    /// failing N+1). Its data file is what `hailstone-groups` plans on.
+    pub fn multi_group(seed: u64, nodes: usize, groups: usize) -> CaseSpec {
+        let mut r = Rng::new(mix(seed, 0x6d75_6c74_6967_7270));
+        let mut spec = CaseSpec::new(seed, RequestKind::NodeEvacuate(EvacMode::All), nodes);
+        spec.groups = groups.clamp(1, nodes.max(1));
+        spec.instances_per_node = if nodes > 500 {
+            4.0
+        } else {
+            1.5 + r.below(11) as f64 * 0.25
+        };
+        spec.instance_templates = vec![
+            (DiskTemplate::Drbd, 8),
+            (DiskTemplate::Plain, 1),
+            (DiskTemplate::Rbd, 4),
+            (DiskTemplate::Ext, 3),
+            (DiskTemplate::Sharedfile, 2),
+            (DiskTemplate::Diskless, 1),
+            (DiskTemplate::File, 1),
+        ];
+        spec.tightness = [0.3, 0.5, 0.7, 0.85, 0.95][r.below(5) as usize];
+        spec.disk_tightness = [0.3, 0.5, 0.7][r.below(3) as usize];
+        spec.style = JsonStyle::Spaced;
+        let f = &mut spec.features;
+        f.storage_partitions = true;
+        f.offline_nodes = true;
+        f.offline_with_instances = r.chance(0.6);
+        f.drained_nodes = r.chance(0.2);
+        f.overcommitted = nodes <= 500 && r.chance(0.4);
+        f.node_tags = r.chance(0.3);
+        f.alloc_policies = r.chance(0.15);
+        f.shuffled_order = r.chance(0.3);
+        spec
     }
 
     /// Draws a complete spec from `seed`: node count (log-uniform in `nodes`),

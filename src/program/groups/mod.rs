@@ -1,0 +1,451 @@
+//! `hailstone-groups`: the multi-group planners of seed 004 on a cluster
+//! read from a data file (`-t`) or an iallocator request (`-I`):
+//!
+//! * `check`: the storage partitions and each group's health;
+//! * `repair`: the problem instances of unhealthy groups moved into
+//!   connected healthy groups ([`crate::search::groups::repair`]);
+//! * `compress`: the groups that could be emptied into their peers, and
+//!   with `--evacuate` the plan that empties the one freeing the most;
+//! * `balance`: group scores, the worst group that can improve balanced by
+//!   the engine of `hailstone-balance`.
+//!
+//! A plan comes out as step lines on stdout, its `gnt-instance` commands
+//! with `-C` (hbal's job sets and script) and the cluster after it with
+//! `-S` (Ganeti's data file format, so that `hcheck -t` can judge it).
+//! Reasons (why a group is unhealthy, why an instance found no group) are
+//! part of the report; `--explain` adds every group search's account.
+
+pub mod options;
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use crate::explain::groups as report;
+use crate::model::instance::{Instance, NO_NODE};
+use crate::model::node::Node;
+use crate::model::types::SoftChecks;
+use crate::model::{find_group, Cluster, NameMatch};
+use crate::program::datafile;
+use crate::program::plan::{
+    self, commands_text, split_jobs, step_job, stop, write_file, MoveJob, Stop,
+};
+use crate::read::merge::MergeOptions;
+use crate::score::metric::optimal_score;
+use crate::search::allocate::AllocOptions;
+use crate::search::balance::{self, BalanceOptions, Placement};
+use crate::search::groups::{self, Relocation};
+use crate::search::moves::Move;
+use crate::search::state::State;
+use crate::write::balance::{commands_for_stdout, commands_script, solution_line};
+use crate::write::haskell::printf_fixed;
+use options::{Operation, Options, PROGRAM};
+
+/// Runs `hailstone-groups` with `args` (without `argv[0]`); returns the
+/// exit status.
+pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    plan::main(PROGRAM, options::parse(args), run, out, err)
+}
+
+/// A plan's jobs: one per relocation or balancing step.
+struct Plan {
+    jobs: Vec<MoveJob>,
+}
+
+fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+    let (cluster, warnings) = plan::read_cluster(
+        o.text_data.as_deref(),
+        o.ialloc_src.as_deref(),
+        &MergeOptions::default(),
+    )?;
+    err.write_all(plan::warnings_text(&warnings).as_bytes())?;
+    let only = match &o.group {
+        None => None,
+        Some(name) => match find_group(&cluster.groups, name) {
+            NameMatch::One(g) => Some(g),
+            _ => {
+                let names: Vec<&str> = cluster.groups.iter().map(|g| g.name.as_str()).collect();
+                return Err(stop(format!(
+                    "Error: node group {name} not found; the groups are: {}\n",
+                    names.join(", ")
+                )));
+            }
+        },
+    };
+    if let Some(path) = &o.save {
+        let file = format!("{path}.original");
+        write_file(PROGRAM, &file, &datafile::serialize(&cluster))?;
+        writeln!(
+            err,
+            "The cluster state before the plan has been written to file '{file}'"
+        )?;
+    }
+    let node_groups = cluster.groups.clone();
+    let mut state = State::from_lists(
+        cluster.nodes.clone(),
+        cluster.instances.clone(),
+        &node_groups,
+    );
+    let opts = AllocOptions {
+        soft: if o.ignore_soft_errors {
+            SoftChecks::Ignore
+        } else {
+            SoftChecks::Enforce
+        },
+        // Health is the seed's: per-node N+1, which every placement keeps
+        // (hail's global check would refuse every move while any group of
+        // the cluster is unhealthy, the very case being repaired).
+        capacity_checks: false,
+        ..AllocOptions::default()
+    };
+    let ctx = report::Context {
+        groups: &node_groups,
+        cluster: &cluster,
+    };
+    writeln!(
+        out,
+        "Loaded {} nodes, {} instances in {} node groups",
+        cluster.nodes.len(),
+        cluster.instances.len(),
+        groups::groups_with_nodes(&state, node_groups.len()).len()
+    )?;
+    let (plan, detail) = match o.operation {
+        Operation::Check => {
+            let health: Vec<groups::Health> = groups::groups_with_nodes(&state, node_groups.len())
+                .into_iter()
+                .map(|g| groups::health(&state, g))
+                .collect();
+            out.write_all(report::check_text(&ctx, &state, &health).as_bytes())?;
+            (None, report::Detail::Check(health))
+        }
+        Operation::Repair => {
+            let repair = groups::repair(&node_groups, &mut state, &opts, only)
+                .map_err(|c| stop(format!("Error: {}\n", c.0)))?;
+            out.write_all(report::repair_text(&ctx, &state, &repair).as_bytes())?;
+            let relocations: Vec<&Relocation> = repair
+                .repairs
+                .iter()
+                .filter(|r| r.outcome == groups::Outcome::Repaired)
+                .flat_map(|r| r.relocations.iter())
+                .collect();
+            let plan = relocation_plan(&cluster, &relocations);
+            (
+                (!plan.jobs.is_empty()).then_some(plan),
+                report::Detail::Repair(repair),
+            )
+        }
+        Operation::Compress => {
+            let compression = groups::compress(&node_groups, &mut state, &opts, o.evacuate)
+                .map_err(|c| stop(format!("Error: {}\n", c.0)))?;
+            out.write_all(report::compress_text(&ctx, &compression, o.evacuate).as_bytes())?;
+            let plan = o.evacuate.then(|| {
+                let relocations: Vec<&Relocation> = compression
+                    .trials
+                    .iter()
+                    .filter(|t| Some(t.group) == compression.chosen)
+                    .flat_map(|t| t.relocations.iter())
+                    .collect();
+                relocation_plan(&cluster, &relocations)
+            });
+            (plan, report::Detail::Compress(compression))
+        }
+        Operation::Balance => {
+            let (plan, detail) = balance_worst(o, &cluster, &mut state, only, out)?;
+            (plan, detail)
+        }
+    };
+    if let Some(plan) = &plan {
+        print_commands(o, plan, out)?;
+        if let Some(path) = &o.save {
+            let file = format!(
+                "{path}.{}",
+                match o.operation {
+                    Operation::Repair => "repaired",
+                    Operation::Compress => "compressed",
+                    _ => "balanced",
+                }
+            );
+            let nodes: Vec<&Node> = state.node_keys().map(|k| state.node_at(k)).collect();
+            let insts: Vec<&Instance> = state.instances().collect();
+            write_file(
+                PROGRAM,
+                &file,
+                &datafile::serialize_lists(&cluster, nodes, insts),
+            )?;
+            out.flush()?;
+            writeln!(
+                err,
+                "The cluster state after the plan has been written to file '{file}'"
+            )?;
+        }
+    }
+    if let Some(to) = &o.explain {
+        let text = report::explain(&ctx, &state, &detail, o.explain_format);
+        match to {
+            None => err.write_all(text.as_bytes())?,
+            Some(path) => write_file(PROGRAM, path, &text)?,
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `-C`: the plan's commands on stdout or in a script.
+fn print_commands(o: &Options, plan: &Plan, out: &mut dyn Write) -> Result<(), Stop> {
+    let Some(dest) = &o.print_commands else {
+        return Ok(());
+    };
+    let text = commands_text(&split_jobs(&plan.jobs));
+    if dest == "-" {
+        out.write_all(
+            commands_for_stdout("Commands to run to reach the above solution:", &text).as_bytes(),
+        )?;
+    } else {
+        write_file(PROGRAM, dest, &commands_script(&text))?;
+        writeln!(out, "The commands have been written to file '{dest}'")?;
+    }
+    Ok(())
+}
+
+/// The jobs of relocations: each instance's moves as `gnt-instance`
+/// commands, full names.
+fn relocation_plan(cluster: &Cluster, relocations: &[&Relocation]) -> Plan {
+    Plan {
+        jobs: relocations
+            .iter()
+            .map(|r| relocation_job(cluster, r))
+            .collect(),
+    }
+}
+
+/// One relocation's commands: a failover migrates a running instance whose
+/// primary is online and otherwise fails over (ignoring the consistency of
+/// disks on an offline primary); a move to a named node the same with
+/// `-n`; a new secondary is `replace-disks -n`.
+fn relocation_job(cluster: &Cluster, r: &Relocation) -> MoveJob {
+    let inst = &cluster.instances[r.inst].name;
+    let name = |k: i32| {
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| cluster.nodes.get(k))
+            .map_or("", |n| n.info.name.as_str())
+    };
+    let offline = |k: i32| {
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| cluster.nodes.get(k))
+            .is_some_and(|n| n.offline)
+    };
+    let (mut p, mut s) = r.old_nodes;
+    let mut commands = Vec::new();
+    let mut nodes: Vec<i32> = Vec::new();
+    let involve = |k: i32, nodes: &mut Vec<i32>| {
+        if k != NO_NODE && !nodes.contains(&k) {
+            nodes.push(k);
+        }
+    };
+    involve(p, &mut nodes);
+    involve(s, &mut nodes);
+    for mv in &r.moves {
+        let switch = |target: Option<i32>| -> String {
+            let to = target.map_or(String::new(), |t| format!(" -n {}", name(t)));
+            if offline(p) {
+                format!("failover -f --ignore-consistency{to} {inst}")
+            } else if r.running {
+                format!("migrate -f{to} {inst}")
+            } else {
+                format!("failover -f{to} {inst}")
+            }
+        };
+        match *mv {
+            Move::Failover => {
+                commands.push(switch(None));
+                std::mem::swap(&mut p, &mut s);
+            }
+            Move::FailoverToAny(t) => {
+                commands.push(switch(Some(t as i32)));
+                p = t as i32;
+            }
+            Move::ReplaceSecondary(t) => {
+                commands.push(format!("replace-disks -n {} {inst}", name(t as i32)));
+                s = t as i32;
+            }
+            // A group change moves only by the three above.
+            other => commands.push(format!("# unexpected move {other:?} of {inst}")),
+        }
+        involve(p, &mut nodes);
+        involve(s, &mut nodes);
+    }
+    MoveJob { nodes, commands }
+}
+
+/// The seed's group balancing: the groups by score, worst first; the first
+/// that is not balanced enough and that the engine improves is balanced.
+fn balance_worst(
+    o: &Options,
+    cluster: &Cluster,
+    state: &mut State,
+    only: Option<usize>,
+    out: &mut dyn Write,
+) -> Result<(Option<Plan>, report::Detail), Stop> {
+    let node_groups = &cluster.groups;
+    let mut scored: Vec<report::GroupScore> = groups::groups_with_nodes(state, node_groups.len())
+        .into_iter()
+        .filter(|&g| only.is_none_or(|o| o == g))
+        .map(|g| {
+            let nodes: Vec<&Node> = state
+                .group_keys(g)
+                .iter()
+                .map(|&k| state.node_at(k))
+                .collect();
+            report::GroupScore {
+                group: g,
+                score: state.group_score_with(g, &[]),
+                optimal: optimal_score(&nodes),
+                verdict: None,
+            }
+        })
+        .collect();
+    // Worst first; equal scores in group order.
+    scored.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.group.cmp(&b.group)));
+    let movable: Vec<bool> = cluster
+        .instances
+        .iter()
+        .map(|i| cluster.balancer_movable(i))
+        .collect();
+    let names: Vec<(String, usize)> = cluster
+        .nodes
+        .iter()
+        .map(|n| (n.info.name.clone(), n.info.alias_len))
+        .collect();
+    let mut plan = None;
+    for entry in scored.iter_mut() {
+        if plan.is_some() {
+            break;
+        }
+        let g = entry.group;
+        if entry.score - entry.optimal < o.min_score {
+            entry.verdict = Some(report::Verdict::BalancedEnough);
+            continue;
+        }
+        let in_group = |k: i32| usize::try_from(k).is_ok_and(|k| cluster.nodes[k].group == g);
+        let mut local = state.restricted(|n| n.group == g, |i| in_group(i.p_node));
+        let options = BalanceOptions {
+            soft: if o.ignore_soft_errors {
+                SoftChecks::Ignore
+            } else {
+                SoftChecks::Enforce
+            },
+            disk_moves: true,
+            inst_moves: true,
+            restricted_migration: false,
+            evac_mode: false,
+            min_gain: 0.01,
+            min_gain_limit: 0.1,
+            max_length: -1,
+            stop_score: entry.optimal + o.min_score,
+            threads: true,
+        };
+        let mut jobs = Vec::new();
+        let mut lines = Vec::new();
+        let imlen = cluster
+            .instances
+            .iter()
+            .filter(|i| in_group(i.p_node))
+            .map(|i| i.name.chars().count())
+            .max()
+            .unwrap_or(0);
+        let nmlen = cluster
+            .nodes
+            .iter()
+            .filter(|n| n.group == g)
+            .map(|n| n.info.name.chars().count())
+            .max()
+            .unwrap_or(0);
+        let full_names: Vec<(String, usize)> =
+            names.iter().map(|(n, _)| (n.clone(), n.len())).collect();
+        let steps = balance::balance(&mut local, &movable, &options, entry.score, |st, p| {
+            let (line, job) = step_line(st, p, lines.len() + 1, imlen, nmlen, &full_names);
+            lines.push(line);
+            jobs.push(job);
+        });
+        if steps.is_empty() {
+            entry.verdict = Some(report::Verdict::NoMove);
+            continue;
+        }
+        let fin = steps.last().map_or(entry.score, |p| p.score);
+        entry.verdict = Some(report::Verdict::Balanced {
+            steps: steps.len(),
+            fin,
+        });
+        // The group's new nodes and instances into the whole cluster.
+        let keys: Vec<usize> = local.node_keys().collect();
+        for k in keys {
+            state.set_node(k, local.node_at(k).clone());
+        }
+        let moved: Vec<Instance> = local.instances().cloned().collect();
+        for i in moved {
+            if let Ok(k) = usize::try_from(i.idx) {
+                state.set_inst(k, i);
+            }
+        }
+        plan = Some((g, lines, Plan { jobs }, entry.score, fin));
+    }
+    out.write_all(report::scores_text(node_groups, &scored).as_bytes())?;
+    let detail = report::Detail::Balance(scored);
+    match plan {
+        None => {
+            writeln!(out, "No group can be improved.")?;
+            Ok((None, detail))
+        }
+        Some((g, lines, plan, ini, fin)) => {
+            writeln!(out, "Balancing group {}:", node_groups[g].name)?;
+            for l in lines {
+                writeln!(out, "{l}")?;
+            }
+            writeln!(
+                out,
+                "Group score improved from {} to {}",
+                printf_fixed(ini, 8),
+                printf_fixed(fin, 8)
+            )?;
+            Ok((Some(plan), detail))
+        }
+    }
+}
+
+/// A balancing step's line and job (full names).
+fn step_line(
+    state: &State,
+    p: &Placement,
+    pos: usize,
+    imlen: usize,
+    nmlen: usize,
+    names: &[(String, usize)],
+) -> (String, MoveJob) {
+    let inst = state.inst(p.inst as i32).ok();
+    let iname = inst.map_or("", |i| &*i.name);
+    let pair = |(a, b): (i32, i32)| {
+        let n = |k: i32| plan::alias_of(names, k).to_owned();
+        if b == NO_NODE {
+            n(a)
+        } else {
+            format!("{}:{}", n(a), n(b))
+        }
+    };
+    let running = inst.is_some_and(|i| i.run_state.is_running());
+    let template = inst.map_or(crate::model::types::DiskTemplate::Diskless, |i| {
+        i.disk_template
+    });
+    let (a, job) = step_job(p, template, iname, running, names);
+    let line = solution_line(
+        pos,
+        imlen,
+        iname,
+        nmlen,
+        &pair(p.old_nodes),
+        &pair(p.new_nodes),
+        p.score,
+        &a,
+    );
+    (line, job)
+}

@@ -1,0 +1,663 @@
+//! Operations across node groups (seed 004, "Super cluster operations"):
+//! group health, relocation of an instance into a connected group, the
+//! repair of unhealthy groups and the compression of the super cluster.
+//!
+//! A group is *unhealthy* when an offline node of it still hosts
+//! instances, *weakly unhealthy* when an online node fails N+1, healthy
+//! otherwise. Groups are connected through a storage pool they share
+//! ([`crate::model::storage`]); an instance moves only to a group of its
+//! own pool.
+//!
+//! An instance moves between groups the way Ganeti changes its group
+//! (`gnt-instance change-group`, hail's `tryChangeGroup`): the target
+//! group is the one a new allocation of the instance would choose among
+//! the allowed groups, and the instance is evacuated into it in "all"
+//! mode (a drbd instance gets a new pair through replace-disks and
+//! failovers, a shared-storage one fails over to the best node). Plain
+//! and file instances cannot move, as in hail. Each relocation keeps the
+//! moves and the opcodes of its job.
+//!
+//! Every trial runs on the one [`State`] and is rolled back through its
+//! undo log: a group's repair that does not reach a healthy group, and
+//! each compression trial, leave the state as they found it.
+
+use crate::model::group::Group;
+use crate::model::instance::Instance;
+use crate::model::storage::{self, StoragePool};
+use crate::model::types::{DiskTemplate, RunState};
+use crate::search::allocate::{AllocOptions, GroupSearch};
+use crate::search::evacuate;
+use crate::search::moves::Move;
+use crate::search::state::{Crash, State};
+
+/// A group's health, as the seed defines it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    Healthy,
+    /// Online nodes fail N+1.
+    WeaklyUnhealthy,
+    /// Offline nodes host instances.
+    Unhealthy,
+}
+
+impl Status {
+    /// The word the planners print.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Healthy => "healthy",
+            Status::WeaklyUnhealthy => "weakly unhealthy",
+            Status::Unhealthy => "unhealthy",
+        }
+    }
+}
+
+/// What makes a group unhealthy: its offline nodes that host instances
+/// and its online nodes failing N+1 (node keys, ascending).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Health {
+    pub group: usize,
+    pub offline_hosts: Vec<usize>,
+    pub n1_failing: Vec<usize>,
+}
+
+impl Health {
+    pub fn status(&self) -> Status {
+        if !self.offline_hosts.is_empty() {
+            Status::Unhealthy
+        } else if !self.n1_failing.is_empty() {
+            Status::WeaklyUnhealthy
+        } else {
+            Status::Healthy
+        }
+    }
+}
+
+/// The health of group `g` in `state`.
+pub fn health(state: &State, g: usize) -> Health {
+    let mut offline_hosts = Vec::new();
+    let mut n1_failing = Vec::new();
+    for &k in state.group_keys(g) {
+        let n = state.node_at(k);
+        if n.offline {
+            if !n.p_list.is_empty() || !n.s_list.is_empty() {
+                offline_hosts.push(k);
+            }
+        } else if n.fail_n1 {
+            n1_failing.push(k);
+        }
+    }
+    Health {
+        group: g,
+        offline_hosts,
+        n1_failing,
+    }
+}
+
+/// Why an instance is one of its group's problems.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Problem {
+    /// It lives on this offline node.
+    OnOffline(usize),
+    /// It is a secondary on this node failing N+1.
+    SecondaryOnN1(usize),
+    /// It is a primary on this node failing N+1.
+    PrimaryOnN1(usize),
+}
+
+/// The instances causing a group's problems, in the seed's order: every
+/// instance on an offline node, then every secondary on a node failing
+/// N+1, then every primary there; nodes in key order, each node's
+/// instances by index, each instance once (for its first reason).
+pub fn problem_instances(state: &State, h: &Health) -> Vec<(usize, Problem)> {
+    let mut out: Vec<(usize, Problem)> = Vec::new();
+    let mut push = |list: &[i32], why: Problem| {
+        let mut keys: Vec<usize> = list
+            .iter()
+            .filter_map(|&i| usize::try_from(i).ok())
+            .collect();
+        keys.sort_unstable();
+        for k in keys {
+            if !out.iter().any(|(o, _)| *o == k) {
+                out.push((k, why));
+            }
+        }
+    };
+    for &k in &h.offline_hosts {
+        let n = state.node_at(k);
+        let mut all: Vec<i32> = n.p_list.to_vec();
+        all.extend_from_slice(&n.s_list);
+        push(&all, Problem::OnOffline(k));
+    }
+    for &k in &h.n1_failing {
+        push(&state.node_at(k).s_list, Problem::SecondaryOnN1(k));
+    }
+    for &k in &h.n1_failing {
+        push(&state.node_at(k).p_list, Problem::PrimaryOnN1(k));
+    }
+    out
+}
+
+/// One instance moved into another group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Relocation {
+    pub inst: usize,
+    /// Primary and secondary before ([`NO_NODE`] for none).
+    pub old_nodes: (i32, i32),
+    /// The group it went to.
+    pub group: usize,
+    /// Its new nodes (primary first).
+    pub nodes: Vec<usize>,
+    /// The moves, in order, and the opcodes of the job that runs them.
+    pub moves: Vec<Move>,
+    pub opcodes: Vec<String>,
+    /// Whether it was running (migrations, not failovers).
+    pub running: bool,
+    pub template: DiskTemplate,
+    /// What the group search said of each group tried (hail's texts).
+    pub messages: Vec<String>,
+}
+
+/// An instance that could not move, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refused {
+    pub inst: usize,
+    pub reason: String,
+    /// What the group search said of each group tried (hail's texts).
+    pub messages: Vec<String>,
+}
+
+/// Moves instance `k` into the best of `targets` (its own group is never
+/// one), as a group change does. On failure the state is unchanged and the
+/// reason is hail's message (or why no group could be tried).
+pub fn relocate(
+    node_groups: &[Group],
+    state: &mut State,
+    k: usize,
+    targets: &[usize],
+    opts: &AllocOptions,
+) -> Result<Result<Relocation, Refused>, Crash> {
+    let inst = state.inst(k as i32)?;
+    let (old_nodes, running, template) = (
+        (inst.p_node, inst.s_node),
+        inst.run_state == RunState::Running,
+        inst.disk_template,
+    );
+    let own = state.node(inst.p_node)?.group;
+    let targets: Vec<usize> = targets.iter().copied().filter(|&g| g != own).collect();
+    if targets.is_empty() {
+        return Ok(Err(Refused {
+            inst: k,
+            reason: format!(
+                "no other group takes its storage pool ({})",
+                StoragePool::of(template).name()
+            ),
+            messages: Vec::new(),
+        }));
+    }
+    let cp = state.checkpoint();
+    let mut messages = Vec::new();
+    let mut hook = |_: &mut State, _: &Instance, _: i64, search: &GroupSearch| {
+        messages = search.messages(node_groups);
+        Ok(())
+    };
+    let sol = evacuate::change_group(
+        node_groups,
+        state,
+        &targets,
+        &[k],
+        opts,
+        Some(&mut hook),
+        None,
+    )?;
+    if let Some((_, reason)) = sol.failed.into_iter().next() {
+        state.rollback(cp);
+        return Ok(Err(Refused {
+            inst: k,
+            reason,
+            messages,
+        }));
+    }
+    let (Some((_, group, nodes)), Some(moves), Some(opcodes)) = (
+        sol.moved.into_iter().next(),
+        sol.moves.into_iter().next(),
+        sol.jobs.into_iter().next(),
+    ) else {
+        state.rollback(cp);
+        return Err(Crash(format!("instance {k} neither moved nor failed")));
+    };
+    Ok(Ok(Relocation {
+        inst: k,
+        old_nodes,
+        group,
+        nodes,
+        moves,
+        opcodes,
+        running,
+        template,
+        messages,
+    }))
+}
+
+/// The groups an instance of group `g` with `template` may go to, among
+/// `allowed`: the other groups of its storage pool.
+pub fn peers_among(
+    node_groups: &[Group],
+    g: usize,
+    template: DiskTemplate,
+    allowed: &[usize],
+) -> Vec<usize> {
+    storage::peer_groups(node_groups, g, template)
+        .into_iter()
+        .filter(|p| allowed.contains(p))
+        .collect()
+}
+
+/// What became of one unhealthy group.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The relocations made it healthy; they stay in the state.
+    Repaired,
+    /// No repair was found; the state is as before.
+    NoRepair,
+}
+
+/// The repair of one unhealthy group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupRepair {
+    pub before: Health,
+    pub problems: Vec<(usize, Problem)>,
+    /// The relocations, in order (rolled back when there is no repair).
+    pub relocations: Vec<Relocation>,
+    /// The instances that found no group.
+    pub refused: Vec<Refused>,
+    /// The group's health after the relocations.
+    pub after: Health,
+    pub outcome: Outcome,
+}
+
+/// The repair plan of a super cluster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RepairPlan {
+    /// Every group with nodes, with its health before any repair.
+    pub health: Vec<Health>,
+    /// Groups sharing no storage pool with another group (left out).
+    pub alone: Vec<usize>,
+    /// The healthy connected groups (the possible targets).
+    pub healthy: Vec<usize>,
+    /// One entry per unhealthy connected group, in group order (none when
+    /// there is no healthy group to move to).
+    pub repairs: Vec<GroupRepair>,
+}
+
+/// The groups owning nodes, in order.
+pub fn groups_with_nodes(state: &State, n_groups: usize) -> Vec<usize> {
+    (0..n_groups)
+        .filter(|&g| !state.group_keys(g).is_empty())
+        .collect()
+}
+
+/// Repairs every unhealthy group it can (seed 004, steps 1 to 5): the
+/// problem instances, in order, are moved one by one into a connected
+/// healthy group until their group is healthy. A group whose problems are
+/// not all solved keeps nothing of its trial. Only the groups in `only`
+/// are repaired when it is given; every healthy group may receive.
+pub fn repair(
+    node_groups: &[Group],
+    state: &mut State,
+    opts: &AllocOptions,
+    only: Option<usize>,
+) -> Result<RepairPlan, Crash> {
+    let with_nodes = groups_with_nodes(state, node_groups.len());
+    let health: Vec<Health> = with_nodes.iter().map(|&g| self::health(state, g)).collect();
+    let connected: Vec<usize> = with_nodes
+        .iter()
+        .copied()
+        .filter(|&g| storage::is_connected_among(node_groups, g, &with_nodes))
+        .collect();
+    let alone: Vec<usize> = with_nodes
+        .iter()
+        .copied()
+        .filter(|g| !connected.contains(g))
+        .collect();
+    let status = |g: usize| {
+        health
+            .iter()
+            .find(|h| h.group == g)
+            .map_or(Status::Healthy, Health::status)
+    };
+    let healthy: Vec<usize> = connected
+        .iter()
+        .copied()
+        .filter(|&g| status(g) == Status::Healthy)
+        .collect();
+    let mut repairs = Vec::new();
+    if !healthy.is_empty() {
+        for &g in &connected {
+            if status(g) == Status::Healthy || only.is_some_and(|o| o != g) {
+                continue;
+            }
+            repairs.push(repair_group(node_groups, state, g, &healthy, opts)?);
+        }
+    }
+    Ok(RepairPlan {
+        health,
+        alone,
+        healthy,
+        repairs,
+    })
+}
+
+/// One group's repair (seed 004, step 5).
+fn repair_group(
+    node_groups: &[Group],
+    state: &mut State,
+    g: usize,
+    healthy: &[usize],
+    opts: &AllocOptions,
+) -> Result<GroupRepair, Crash> {
+    let before = health(state, g);
+    let problems = problem_instances(state, &before);
+    let cp = state.checkpoint();
+    let mut relocations = Vec::new();
+    let mut refused = Vec::new();
+    for &(k, _) in &problems {
+        let now = health(state, g);
+        if now.status() == Status::Healthy {
+            break;
+        }
+        // An earlier move may have solved this instance's problem.
+        if !problem_instances(state, &now).iter().any(|(o, _)| *o == k) {
+            continue;
+        }
+        let template = state.inst(k as i32)?.disk_template;
+        let targets = peers_among(node_groups, g, template, healthy);
+        let step = state.checkpoint();
+        match relocate(node_groups, state, k, &targets, opts)? {
+            Ok(r) => {
+                let target = health(state, r.group);
+                if target.status() == Status::Healthy {
+                    relocations.push(r);
+                } else {
+                    // The primitives keep a target's nodes N+1 happy; a
+                    // move that would not is refused all the same.
+                    state.rollback(step);
+                    refused.push(Refused {
+                        inst: k,
+                        reason: format!(
+                            "moving it would leave group {} {}",
+                            node_groups[r.group].name,
+                            target.status().name()
+                        ),
+                        messages: r.messages,
+                    });
+                }
+            }
+            Err(refusal) => refused.push(refusal),
+        }
+    }
+    let after = health(state, g);
+    let outcome = if after.status() == Status::Healthy {
+        Outcome::Repaired
+    } else {
+        state.rollback(cp);
+        Outcome::NoRepair
+    };
+    Ok(GroupRepair {
+        before,
+        problems,
+        relocations,
+        refused,
+        after,
+        outcome,
+    })
+}
+
+/// Memory (MiB), disk (MiB) and virtual CPUs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Resources {
+    pub mem: i64,
+    pub dsk: i64,
+    pub cpu: i64,
+}
+
+impl Resources {
+    fn add(self, o: Resources) -> Resources {
+        Resources {
+            mem: self.mem + o.mem,
+            dsk: self.dsk + o.dsk,
+            cpu: self.cpu + o.cpu,
+        }
+    }
+
+    fn sub(self, o: Resources) -> Resources {
+        Resources {
+            mem: self.mem - o.mem,
+            dsk: self.dsk - o.dsk,
+            cpu: self.cpu - o.cpu,
+        }
+    }
+
+    /// Whether every resource is strictly below `o`'s.
+    pub fn below(self, o: Resources) -> bool {
+        self.mem < o.mem && self.dsk < o.dsk && self.cpu < o.cpu
+    }
+}
+
+/// A set of nodes' capacity: total, used and free.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub total: Resources,
+    pub used: Resources,
+    pub free: Resources,
+}
+
+/// The capacity of the online nodes at `keys`: memory total and free as
+/// Ganeti reports them (free being what is not used by running instances
+/// or the node itself), used as the memory of running primaries; disk
+/// total, free and the difference; vCPUs as the policy's ratio times the
+/// physical CPUs, used as the vCPUs of the primaries (and the node's
+/// reserved CPUs). Instances on offline nodes count as used.
+pub fn usage(state: &State, keys: &[usize]) -> Usage {
+    let mut u = Usage::default();
+    for &k in keys {
+        let n = state.node_at(k);
+        if n.offline {
+            u.used = u.used.add(Resources {
+                mem: n.i_mem,
+                dsk: 0,
+                cpu: 0,
+            });
+            continue;
+        }
+        let cpu_total = (n.t_cpu * n.vcpu_ratio).floor() as i64;
+        let total = Resources {
+            mem: n.t_mem as i64,
+            dsk: n.t_dsk as i64,
+            cpu: cpu_total,
+        };
+        let free = Resources {
+            mem: n.unallocated_mem(),
+            dsk: n.f_dsk,
+            cpu: cpu_total - n.u_cpu,
+        };
+        u.total = u.total.add(total);
+        u.free = u.free.add(free);
+        u.used = u.used.add(Resources {
+            mem: n.i_mem,
+            dsk: n.t_dsk as i64 - n.f_dsk,
+            cpu: n.u_cpu,
+        });
+    }
+    u
+}
+
+/// Every instance with a node in group `g`, by index.
+pub fn group_instances(state: &State, g: usize) -> Vec<usize> {
+    let mut keys: Vec<usize> = state
+        .group_keys(g)
+        .iter()
+        .flat_map(|&k| {
+            let n = state.node_at(k);
+            n.p_list.iter().chain(n.s_list.iter()).copied()
+        })
+        .filter_map(|i| usize::try_from(i).ok())
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// The trial evacuation of one candidate group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trial {
+    pub group: usize,
+    pub relocations: Vec<Relocation>,
+    pub refused: Vec<Refused>,
+}
+
+impl Trial {
+    /// Whether every instance left the group.
+    pub fn evacuable(&self) -> bool {
+        self.refused.is_empty()
+    }
+}
+
+/// Why a group is not a compression candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NotCandidate {
+    /// It shares no storage pool with another group.
+    Alone,
+    /// It uses more than the other groups have free.
+    TooBig {
+        used: Resources,
+        others_free: Resources,
+    },
+    /// It has no instance to move.
+    Empty,
+}
+
+/// The compression report (seed 004, "compressing" steps 1 to 6).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compression {
+    /// The super cluster's capacity.
+    pub cluster: Usage,
+    /// Each group with nodes and its capacity.
+    pub groups: Vec<(usize, Usage)>,
+    pub not_candidates: Vec<(usize, NotCandidate)>,
+    /// The trial of each candidate, in group order.
+    pub trials: Vec<Trial>,
+    /// The evacuable group that frees the most (its total capacity, memory
+    /// first); its relocations are in the state when a plan was asked for.
+    pub chosen: Option<usize>,
+}
+
+/// Finds the groups that can be emptied into their peers; with `plan`,
+/// empties the one that frees the most (its moves stay in the state).
+pub fn compress(
+    node_groups: &[Group],
+    state: &mut State,
+    opts: &AllocOptions,
+    plan: bool,
+) -> Result<Compression, Crash> {
+    let with_nodes = groups_with_nodes(state, node_groups.len());
+    let all: Vec<usize> = state.node_keys().collect();
+    let cluster = usage(state, &all);
+    let groups: Vec<(usize, Usage)> = with_nodes
+        .iter()
+        .map(|&g| (g, usage(state, state.group_keys(g))))
+        .collect();
+    let mut not_candidates = Vec::new();
+    let mut trials = Vec::new();
+    for &(g, u) in &groups {
+        let others_free = cluster.free.sub(u.free);
+        if !storage::is_connected_among(node_groups, g, &with_nodes) {
+            not_candidates.push((g, NotCandidate::Alone));
+            continue;
+        }
+        let insts = group_instances(state, g);
+        if insts.is_empty() {
+            not_candidates.push((g, NotCandidate::Empty));
+            continue;
+        }
+        if !u.used.below(others_free) {
+            not_candidates.push((
+                g,
+                NotCandidate::TooBig {
+                    used: u.used,
+                    others_free,
+                },
+            ));
+            continue;
+        }
+        let cp = state.checkpoint();
+        trials.push(evacuate_group(
+            node_groups,
+            state,
+            g,
+            &insts,
+            &with_nodes,
+            opts,
+        )?);
+        state.rollback(cp);
+    }
+    let chosen = trials
+        .iter()
+        .filter(|t| t.evacuable())
+        .map(|t| t.group)
+        .max_by_key(|&g| {
+            let total = groups
+                .iter()
+                .find(|(x, _)| *x == g)
+                .map_or(Resources::default(), |(_, u)| u.total);
+            // Largest capacity first; among equals the first group.
+            (total, std::cmp::Reverse(g))
+        });
+    if let (true, Some(g)) = (plan, chosen) {
+        let insts = group_instances(state, g);
+        let trial = evacuate_group(node_groups, state, g, &insts, &with_nodes, opts)?;
+        if let Some(slot) = trials.iter_mut().find(|t| t.group == g) {
+            *slot = trial;
+        }
+    }
+    Ok(Compression {
+        cluster,
+        groups,
+        not_candidates,
+        trials,
+        chosen,
+    })
+}
+
+/// Moves every instance of group `g` (by index) into its peer groups;
+/// stops at the first that cannot move (the group cannot be emptied).
+fn evacuate_group(
+    node_groups: &[Group],
+    state: &mut State,
+    g: usize,
+    insts: &[usize],
+    with_nodes: &[usize],
+    opts: &AllocOptions,
+) -> Result<Trial, Crash> {
+    let mut trial = Trial {
+        group: g,
+        relocations: Vec::new(),
+        refused: Vec::new(),
+    };
+    for &k in insts {
+        let inst = state.inst(k as i32)?;
+        // A drbd instance split across groups has its primary elsewhere:
+        // moved as a whole all the same, into its primary's peers.
+        let own = state.node(inst.p_node)?.group;
+        let template = inst.disk_template;
+        let mut targets = peers_among(node_groups, own, template, with_nodes);
+        targets.retain(|&t| t != g);
+        match relocate(node_groups, state, k, &targets, opts)? {
+            Ok(r) => trial.relocations.push(r),
+            Err(refusal) => {
+                trial.refused.push(refusal);
+                break;
+            }
+        }
+    }
+    Ok(trial)
+}
