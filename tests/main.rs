@@ -9,6 +9,9 @@
 //!   checker (`support::plan`);
 //! * `squeeze` — `hailstone-squeeze` plans replayed by the same checker:
 //!   freed nodes empty, every node left with the reserve;
+//! * `groups` — `hailstone-groups` plans on 500 multi-group clusters,
+//!   replayed by the same checker: safe steps, nothing lost, repaired
+//!   groups off their offline nodes, compressed groups empty;
 //! * `cli` — command-line behaviour and exit codes;
 //! * `datafiles` — `-S`, `-t`, `--simulate`, `-p` and bad data files;
 //! * `explain` — `--explain`: the same answer, snapshots of every
@@ -22,6 +25,7 @@ mod balance;
 mod cli;
 mod datafiles;
 mod explain;
+mod groups;
 mod hostile;
 mod layers;
 mod properties;

@@ -282,7 +282,7 @@ pub struct RepairPlan {
     pub health: Vec<Health>,
     /// Groups sharing no storage pool with another group (left out).
     pub alone: Vec<usize>,
-    /// The healthy connected groups (the possible targets).
+    /// The healthy, allocable connected groups (the possible targets).
     pub healthy: Vec<usize>,
     /// One entry per unhealthy connected group, in group order (none when
     /// there is no healthy group to move to).
@@ -325,10 +325,11 @@ pub fn repair(
             .find(|h| h.group == g)
             .map_or(Status::Healthy, Health::status)
     };
+    // Unallocable groups take no instance (as in every allocation).
     let healthy: Vec<usize> = connected
         .iter()
         .copied()
-        .filter(|&g| status(g) == Status::Healthy)
+        .filter(|&g| status(g) == Status::Healthy && node_groups[g].is_allocable())
         .collect();
     let mut repairs = Vec::new();
     if !healthy.is_empty() {
@@ -650,7 +651,7 @@ fn evacuate_group(
         let own = state.node(inst.p_node)?.group;
         let template = inst.disk_template;
         let mut targets = peers_among(node_groups, own, template, with_nodes);
-        targets.retain(|&t| t != g);
+        targets.retain(|&t| t != g && node_groups[t].is_allocable());
         match relocate(node_groups, state, k, &targets, opts)? {
             Ok(r) => trial.relocations.push(r),
             Err(refusal) => {
@@ -661,3 +662,7 @@ fn evacuate_group(
     }
     Ok(trial)
 }
+
+#[cfg(test)]
+#[path = "groups_exhaustive.rs"]
+mod exhaustive;

@@ -37,6 +37,8 @@ pub struct Node {
     pub free_mem: i64,
     pub free_dsk: i64,
     pub offline: bool,
+    /// The node group's UUID.
+    pub group: String,
 }
 
 /// The cluster of a data file: nodes and instances by full name.
@@ -44,6 +46,11 @@ pub struct Node {
 pub struct Cluster {
     pub nodes: BTreeMap<String, Node>,
     pub insts: BTreeMap<String, Inst>,
+    /// The disk templates each group's policy allows, by group UUID
+    /// (absent: every template).
+    pub templates: BTreeMap<String, Vec<String>>,
+    /// Group UUIDs by name.
+    pub groups: BTreeMap<String, String>,
 }
 
 fn int(s: &str) -> i64 {
@@ -54,6 +61,25 @@ fn int(s: &str) -> i64 {
 pub fn parse(text: &str) -> Cluster {
     let sections: Vec<&str> = text.split("\n\n").collect();
     let mut c = Cluster::default();
+    if let Some(groups) = sections.first() {
+        for line in groups.lines() {
+            let f: Vec<&str> = line.split('|').collect();
+            if f.len() >= 2 {
+                c.groups.insert(f[0].to_owned(), f[1].to_owned());
+            }
+        }
+    }
+    // The policies: `group|std|minmax|templates|vcpu ratio|spindle ratio`
+    // (the cluster's has an empty group name).
+    if let Some(policies) = sections.get(4) {
+        for line in policies.lines() {
+            let f: Vec<&str> = line.split('|').collect();
+            if let (Some(uuid), Some(list)) = (c.groups.get(f[0]), f.get(3)) {
+                let list = list.split(',').map(str::to_owned).collect();
+                c.templates.insert(uuid.clone(), list);
+            }
+        }
+    }
     if let Some(nodes) = sections.get(1) {
         for line in nodes.lines().filter(|l| !l.is_empty()) {
             let f: Vec<&str> = line.split('|').collect();
@@ -66,6 +92,7 @@ pub fn parse(text: &str) -> Cluster {
                     free_mem: int(f[3]),
                     free_dsk: int(f[5]),
                     offline: f[7] == "Y",
+                    group: f.get(8).copied().unwrap_or("").to_owned(),
                 },
             );
         }
@@ -90,6 +117,32 @@ pub fn parse(text: &str) -> Cluster {
         }
     }
     c
+}
+
+/// The instances with a node in the group `uuid`.
+pub fn instances_in_group(c: &Cluster, uuid: &str) -> Vec<String> {
+    c.insts
+        .iter()
+        .filter(|(_, i)| {
+            [&i.pri, &i.sec]
+                .into_iter()
+                .any(|n| c.nodes.get(n).is_some_and(|n| n.group == uuid))
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// The instances with a node that is offline.
+pub fn instances_on_offline_nodes(c: &Cluster) -> Vec<String> {
+    c.insts
+        .iter()
+        .filter(|(_, i)| {
+            [&i.pri, &i.sec]
+                .into_iter()
+                .any(|n| c.nodes.get(n).is_some_and(|n| n.offline))
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
 }
 
 /// Where every instance is: (primary, secondary) by instance name.
@@ -274,6 +327,19 @@ pub fn replay(c: &mut Cluster, commands: &str) -> Vec<String> {
         }
         let touched = [&inst.pri, &inst.sec];
         let now = &c.insts[&iname];
+        // A node may hold the instance only if its group's policy allows
+        // the template (its group is in the template's storage partition).
+        for node in [&now.pri, &now.sec] {
+            let group = c.nodes.get(node).map(|n| n.group.as_str()).unwrap_or("");
+            if let Some(allowed) = c.templates.get(group) {
+                if !node.is_empty() && !allowed.contains(&now.template) {
+                    bad.push(format!(
+                        "after `{cmd}`: {iname} ({}) is on {node}, whose group does not allow the template",
+                        now.template
+                    ));
+                }
+            }
+        }
         for (name, n) in c
             .nodes
             .iter()

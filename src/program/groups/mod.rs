@@ -128,10 +128,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
                 .flat_map(|r| r.relocations.iter())
                 .collect();
             let plan = relocation_plan(&cluster, &relocations);
-            (
-                (!plan.jobs.is_empty()).then_some(plan),
-                report::Detail::Repair(repair),
-            )
+            (Some(plan), report::Detail::Repair(repair))
         }
         Operation::Compress => {
             let compression = groups::compress(&node_groups, &mut state, &opts, o.evacuate)
@@ -153,6 +150,8 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             (plan, detail)
         }
     };
+    // A plan without a step is no plan: no commands, no state after it.
+    let plan = plan.filter(|p| !p.jobs.is_empty());
     if let Some(plan) = &plan {
         print_commands(o, plan, out)?;
         if let Some(path) = &o.save {

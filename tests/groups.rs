@@ -1,0 +1,192 @@
+//! `hailstone-groups` on 500 generated multi-group clusters (the
+//! generator's multi-group profile): every repair, compression and
+//! balancing plan is replayed by the independent plan checker
+//! (`support::plan`), step by step, and must be safe (capacity, online
+//! targets, the template allowed in the target group); the state the
+//! checker reaches must be the one the planner saved with `-S`; no
+//! instance is lost or duplicated; after a repair the repaired groups
+//! host nothing on offline nodes, after a compression the emptied group
+//! holds no instance; the same input gives the same bytes.
+//!
+//! Ganeti's own `hcheck` judges the saved states in `make compat`
+//! (`hailstone-compat --suite groups`).
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+
+use hailstone::program::datafile;
+use hailstone::program::hail::options::LoadOptions;
+use hailstone_devtools::generate::{generate, CaseSpec};
+
+use crate::support::plan;
+
+/// Runs `hailstone-groups` in this process: exit status, stdout, stderr.
+fn groups(args: &[&str]) -> (u8, String, String) {
+    let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = hailstone::program::groups::main(&args, &mut out, &mut err);
+    (
+        code,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+/// The data file of multi-group cluster `seed`: 4 to 18 nodes in 2 to 4
+/// groups.
+fn cluster(seed: u64) -> Option<String> {
+    let nodes = 4 + (seed as usize * 7) % 15;
+    let groups = 2 + (seed as usize) % 3;
+    let case = generate(&CaseSpec::multi_group(seed, nodes, groups));
+    datafile::from_request(case.request.as_bytes(), &LoadOptions::default()).ok()
+}
+
+/// What one plan showed.
+#[derive(Default)]
+struct Tally {
+    plans: usize,
+    steps: usize,
+}
+
+/// Replays a plan's commands on the original cluster and checks it
+/// against the saved state; returns the replayed cluster.
+fn replay(label: &str, original: &str, stdout: &str, saved: &str) -> plan::Cluster {
+    let mut cluster = plan::parse(original);
+    let commands = stdout
+        .split("Commands to run to reach the above solution:")
+        .nth(1)
+        .unwrap_or("");
+    let violations = plan::replay(&mut cluster, commands);
+    assert!(
+        violations.is_empty(),
+        "{label}: unsafe plan: {violations:#?}\n{stdout}"
+    );
+    let saved = plan::parse(saved);
+    let first = plan::parse(original);
+    let before: BTreeSet<&String> = first.insts.keys().collect();
+    let after: BTreeSet<&String> = saved.insts.keys().collect();
+    assert_eq!(before, after, "{label}: instances lost or added");
+    let replayed = plan::placement(&cluster);
+    for (name, nodes) in plan::placement(&saved) {
+        assert_eq!(
+            replayed.get(&name),
+            Some(&nodes),
+            "{label}: instance {name}"
+        );
+    }
+    cluster
+}
+
+/// The groups a report says were repaired.
+fn repaired_groups(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("  repaired: group "))
+        .filter_map(|l| l.split(' ').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn plans_on_500_clusters_are_safe() {
+    let dir = crate::run::scratch("groups-test");
+    let (mut repair, mut compress, mut balance) =
+        (Tally::default(), Tally::default(), Tally::default());
+    let mut clusters = 0;
+    for seed in 1..=500u64 {
+        let Some(text) = cluster(seed) else {
+            continue;
+        };
+        clusters += 1;
+        let file = dir.join(format!("c{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        for (op, tally) in [
+            ("repair", &mut repair),
+            ("compress", &mut compress),
+            ("balance", &mut balance),
+        ] {
+            let save = dir.join(format!("c{seed}-{op}"));
+            let save = save.to_str().unwrap();
+            let mut args = vec![op, "-t", file, "-C", "-S", save];
+            if op == "compress" {
+                args.push("--evacuate");
+            }
+            let label = format!("seed {seed}: {args:?}");
+            let (code, stdout, stderr) = groups(&args);
+            assert_eq!(code, 0, "{label}: {stderr}");
+            if seed % 25 == 0 {
+                assert_eq!(
+                    groups(&args).1,
+                    stdout,
+                    "{label}: output differs between runs"
+                );
+            }
+            let suffix = match op {
+                "repair" => "repaired",
+                "compress" => "compressed",
+                _ => "balanced",
+            };
+            let Ok(saved) = std::fs::read_to_string(format!("{save}.{suffix}")) else {
+                continue;
+            };
+            tally.plans += 1;
+            tally.steps += stdout
+                .lines()
+                .filter(|l| l.contains(". ") && l.contains(" => "))
+                .count();
+            let after = replay(&label, &text, &stdout, &saved);
+            match op {
+                "repair" => {
+                    let offline = plan::instances_on_offline_nodes(&after);
+                    for g in repaired_groups(&stdout) {
+                        let uuid = &after.groups[&g];
+                        let left: Vec<&String> = offline
+                            .iter()
+                            .filter(|i| plan::instances_in_group(&after, uuid).contains(i))
+                            .collect();
+                        assert!(
+                            left.is_empty(),
+                            "{label}: group {g} still hosts {left:?} on offline nodes"
+                        );
+                    }
+                }
+                "compress" => {
+                    let g = stdout
+                        .lines()
+                        .find_map(|l| l.strip_prefix("Emptying group "))
+                        .and_then(|l| l.split(' ').next())
+                        .expect("a compression plan names its group");
+                    let left = plan::instances_in_group(&after, &after.groups[g]);
+                    assert!(left.is_empty(), "{label}: group {g} still holds {left:?}");
+                }
+                _ => {}
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!(
+        "{clusters} clusters: repair {} plans / {} steps, compress {} / {}, balance {} / {}",
+        repair.plans, repair.steps, compress.plans, compress.steps, balance.plans, balance.steps
+    );
+    assert!(clusters >= 500, "only {clusters} clusters generated");
+    // Enough of each kind of plan to prove something.
+    assert!(
+        repair.plans >= 50 && repair.steps >= 150,
+        "repairs: {} plans, {} steps",
+        repair.plans,
+        repair.steps
+    );
+    assert!(
+        compress.plans >= 30 && compress.steps >= 60,
+        "compressions: {} plans, {} steps",
+        compress.plans,
+        compress.steps
+    );
+    assert!(
+        balance.plans >= 100 && balance.steps >= 200,
+        "balancings: {} plans, {} steps",
+        balance.plans,
+        balance.steps
+    );
+}
