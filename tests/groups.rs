@@ -190,3 +190,46 @@ fn plans_on_500_clusters_are_safe() {
         balance.steps
     );
 }
+
+/// `--inter-group-evacuation`: node-evacuate moves what fits nowhere in
+/// its own group into a group of its storage partition; every answer is
+/// safe by the independent answer checker, and the option adds moves to
+/// other groups that hail's answer lists as failed.
+#[test]
+fn inter_group_evacuation_is_safe() {
+    let dir = crate::run::scratch("groups-evacuate");
+    let (mut remote, mut answers) = (0, 0);
+    for seed in 1..=120u64 {
+        let case = generate(&CaseSpec::multi_group(seed, 10, 3));
+        let file = dir.join(format!("r{seed}.json"));
+        std::fs::write(&file, &case.request).unwrap();
+        let run = |extra: &[&str]| {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_hailstone"))
+                .arg(&file)
+                .args(extra)
+                .output()
+                .expect("run hailstone");
+            assert_eq!(out.status.code(), Some(0), "seed {seed}");
+            String::from_utf8(out.stdout).unwrap()
+        };
+        let plain = run(&[]);
+        let across = run(&["--inter-group-evacuation=yes"]);
+        let violations = crate::support::safety::check(&case.request, &[], &across);
+        assert!(
+            violations.is_empty(),
+            "seed {seed}: {violations:#?}\n{across}"
+        );
+        answers += 1;
+        let moved = |text: &str| -> usize {
+            let v: serde_json::Value = serde_json::from_str(text).unwrap();
+            v["result"][0].as_array().map_or(0, Vec::len)
+        };
+        assert!(moved(&across) >= moved(&plain), "seed {seed}: fewer moves");
+        remote += moved(&across) - moved(&plain);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        answers == 120 && remote >= 30,
+        "{remote} instances moved to other groups"
+    );
+}

@@ -663,6 +663,47 @@ fn evacuate_group(
     Ok(trial)
 }
 
+/// node-evacuate's fallback across groups (`--inter-group-evacuation`):
+/// each instance the evacuation could not move inside its group is moved,
+/// in order, into the best allocable group of its storage partition as a
+/// group change moves it (its entry becomes `(instance, remote group,
+/// nodes)` with the jobs of the group change; seed 004, "Node evacuation
+/// changes"). One that fits nowhere keeps its failure, with the reason
+/// the other groups gave.
+pub fn evacuate_elsewhere(
+    node_groups: &[Group],
+    state: &mut State,
+    mut sol: evacuate::EvacSolution,
+    opts: &AllocOptions,
+) -> Result<evacuate::EvacSolution, Crash> {
+    let failed = std::mem::take(&mut sol.failed);
+    for (k, reason) in failed {
+        let inst = state.inst(k as i32)?;
+        let own = state.node(inst.p_node)?.group;
+        let template = inst.disk_template;
+        let targets: Vec<usize> = storage::peer_groups(node_groups, own, template)
+            .into_iter()
+            .filter(|&g| node_groups[g].is_allocable() && !state.group_keys(g).is_empty())
+            .collect();
+        if targets.is_empty() {
+            sol.failed.push((k, reason));
+            continue;
+        }
+        match relocate(node_groups, state, k, &targets, opts)? {
+            Ok(r) => {
+                sol.moved.push((k, r.group, r.nodes));
+                sol.jobs.push(r.opcodes);
+                sol.moves.push(r.moves);
+            }
+            Err(other) => sol
+                .failed
+                .push((k, format!("{reason}; in other groups: {}", other.reason))),
+        }
+    }
+    state.commit();
+    Ok(sol)
+}
+
 #[cfg(test)]
 #[path = "groups_exhaustive.rs"]
 mod exhaustive;

@@ -39,6 +39,10 @@ pub struct AlgorithmOptions {
     /// `--restrict-allocation-to`: only these nodes may receive a new
     /// instance (replaces the request's `restrict-to-nodes`).
     pub restrict_allocation_to: Option<Vec<String>>,
+    /// `--inter-group-evacuation` (hailstone only, off by default as hail
+    /// never does it): node-evacuate moves an instance that fits nowhere in
+    /// its own group into a group of its storage partition.
+    pub inter_group_evacuation: bool,
 }
 
 impl Default for AlgorithmOptions {
@@ -47,6 +51,7 @@ impl Default for AlgorithmOptions {
             soft: SoftChecks::Enforce,
             capacity_checks: true,
             restrict_allocation_to: None,
+            inter_group_evacuation: false,
         }
     }
 }

@@ -263,6 +263,13 @@ fn answer_request(
                 notes.as_mut(),
             )
             .map_err(|c| RunError::Inconsistent(c.0))?;
+            let sol = if algorithm.inter_group_evacuation {
+                let opts = AllocOptions::new(algorithm, None);
+                crate::search::groups::evacuate_elsewhere(groups, state, sol, &opts)
+                    .map_err(|c| RunError::Inconsistent(c.0))?
+            } else {
+                sol
+            };
             note_failed(rec.as_deref_mut(), state, &sol);
             record_moves(rec, state, notes);
             let (info, result) = evacuate::format_evac(groups, state, &sol);

@@ -205,6 +205,7 @@ enum OptId {
     N1Rule,
     Explain,
     ExplainFormat,
+    InterGroupEvacuation,
     Version,
     Help,
     HelpCompletion,
@@ -335,6 +336,14 @@ const OPTIONS: &[OptDescr<OptId>] = &[
         completion: "choices=text,json",
     },
     OptDescr {
+        id: OptId::InterGroupEvacuation,
+        short: None,
+        long: "inter-group-evacuation",
+        kind: ArgKind::Flag,
+        help: "node-evacuate: move an instance that fits nowhere in its own group to another group sharing its storage pool (Ganeti runs the jobs of a group change)",
+        completion: "none",
+    },
+    OptDescr {
         id: OptId::Version,
         short: Some('V'),
         long: "version",
@@ -437,6 +446,10 @@ impl getopt::Fold<OptId> for Fold {
                 });
             }
             OptId::ExplainFormat => options.explain_format = getopt::explain_format(text)?,
+            OptId::InterGroupEvacuation => {
+                options.algorithm.inter_group_evacuation =
+                    flag_value("inter-group-evacuation", value)?;
+            }
             OptId::Version => self.version = true,
             OptId::Help => self.help = true,
             OptId::HelpCompletion => self.completion = true,
