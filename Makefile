@@ -55,6 +55,7 @@ install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone 
 	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators/hailstone
 	install -m 0755 target/release/hailstone-balance $(DESTDIR)$(PREFIX)/bin/hailstone-balance
 	install -m 0755 target/release/hailstone-squeeze $(DESTDIR)$(PREFIX)/bin/hailstone-squeeze
+	install -m 0755 target/release/hailstone-groups $(DESTDIR)$(PREFIX)/bin/hailstone-groups
 
 DEB_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
@@ -67,13 +68,15 @@ MAN_NAME_hailstone := Ganeti iallocator with the decisions of hail 3.0.2, faster
 MAN_DESC_hailstone := Ganeti runs it as hailstone INPUT.json [--key=value...] and reads one JSON answer line on stdout. Make it the default with gnt-cluster modify -I hailstone, or use it per command with -I hailstone. The options of the cluster default iallocator parameters arrive as --key=value; flags take =yes or =no. --explain[=PATH] says why each group, node and pair was refused or chosen.
 MAN_NAME_hailstone-balance := balance a Ganeti node group as hbal 3.0.2 does
 MAN_DESC_hailstone-balance := Reads the cluster from a Ganeti cluster data file (-t) or an iallocator request (-I), prints the moves that lower the cluster score, and with -C the gnt-instance commands that carry them out.
+MAN_NAME_hailstone-groups := check, repair, compress and balance a Ganeti cluster across node groups
+MAN_DESC_hailstone-groups := Reads the cluster from a Ganeti cluster data file (-t) or an iallocator request (-I); check reports each node group's health and storage partitions, repair moves the instances of unhealthy groups into healthy groups sharing their storage, compress finds the groups that could be emptied, balance balances the worst group; -C prints the commands and -S saves the cluster after the plan.
 MAN_NAME_hailstone-squeeze := power Ganeti nodes off and on as hsqueeze 3.0.2 does
 MAN_DESC_hailstone-squeeze := Reads the cluster from a Ganeti cluster data file (-t) or an iallocator request (-I) and prints the nodes to power off when the cluster is quiet, or the standby nodes to power on when it runs short, and with -C the commands.
 
 # man_page PROGRAM: its man page from --help and --version (help2man) and
 # its bash completion (the long options of --help), into the package.
 define man_page
-	printf '[NAME]\n%s \\- %s\n[DESCRIPTION]\n%s\n[SEE ALSO]\nhailstone(1), hailstone-balance(1), hailstone-squeeze(1), gnt-cluster(8); /usr/share/doc/hailstone/README.md\n' \
+	printf '[NAME]\n%s \\- %s\n[DESCRIPTION]\n%s\n[SEE ALSO]\nhailstone(1), hailstone-balance(1), hailstone-squeeze(1), hailstone-groups(1), gnt-cluster(8); /usr/share/doc/hailstone/README.md\n' \
 	  '$(1)' '$(MAN_NAME_$(1))' '$(MAN_DESC_$(1))' > target/deb/$(1).h2m
 	help2man --no-info --no-discard-stderr --section=1 --include=target/deb/$(1).h2m \
 	  --manual='hailstone' target/release/$(1) | gzip -9n > $(MAN1)/$(1).1.gz
@@ -90,6 +93,7 @@ deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/g
 	$(call man_page,hailstone)
 	$(call man_page,hailstone-balance)
 	$(call man_page,hailstone-squeeze)
+	$(call man_page,hailstone-groups)
 	install -m 0644 README.md $(DEB_ROOT)/usr/share/doc/hailstone/README.md
 	install -m 0644 LICENSE $(DEB_ROOT)/usr/share/doc/hailstone/copyright
 	printf 'Package: hailstone\nVersion: %s\nArchitecture: %s\nMaintainer: hailstone developers <hailstone@localhost>\nDepends: libc6\nRecommends: ganeti-3.0\nSection: admin\nPriority: optional\nDescription: Ganeti iallocator and planners: hail, hbal and hsqueeze decisions, faster\n hailstone answers Ganeti'"'"'s iallocator requests with hail 3.0.2'"'"'s decisions,\n refuses bad input with clear errors and explains its answers (--explain).\n hailstone-balance and hailstone-squeeze plan as hbal and hsqueeze do.\n' \

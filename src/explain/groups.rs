@@ -182,10 +182,9 @@ fn refused_line(ctx: &Context<'_>, r: &Refused) -> String {
     format!("       {} found no group: {}\n", ctx.inst(r.inst), r.reason)
 }
 
-/// The repair report.
-pub fn repair_text(ctx: &Context<'_>, state: &State, plan: &RepairPlan) -> String {
-    let with_nodes: Vec<usize> = plan.health.iter().map(|h| h.group).collect();
-    let mut out = check_text(ctx, state, &plan.health);
+/// The repair report (after the health table of the cluster before it).
+pub fn repair_text(ctx: &Context<'_>, plan: &RepairPlan) -> String {
+    let mut out = String::new();
     let unhealthy = plan
         .health
         .iter()
@@ -239,7 +238,6 @@ pub fn repair_text(ctx: &Context<'_>, state: &State, plan: &RepairPlan) -> Strin
             }
         }
     }
-    let _ = with_nodes;
     out.push_str(&format!(
         "Repaired {repaired} of {} unhealthy groups with {pos} moves.\n",
         plan.repairs.len()

@@ -3,8 +3,9 @@
 //! repair of unhealthy groups and the compression of the super cluster.
 //!
 //! A group is *unhealthy* when an offline node of it still hosts
-//! instances, *weakly unhealthy* when an online node fails N+1, healthy
-//! otherwise. Groups are connected through a storage pool they share
+//! instances, *weakly unhealthy* when an online node fails N+1 (its free
+//! memory below its largest failover reservation, as `hcheck` judges a
+//! saved cluster), healthy otherwise. Groups are connected through a storage pool they share
 //! ([`crate::model::storage`]); an instance moves only to a group of its
 //! own pool.
 //!
@@ -82,7 +83,12 @@ pub fn health(state: &State, g: usize) -> Health {
             if !n.p_list.is_empty() || !n.s_list.is_empty() {
                 offline_hosts.push(k);
             }
-        } else if n.fail_n1 {
+        } else if n.f_mem < n.r_mem {
+            // hail 3.0.2's N+1 rule on a cluster as read (the rule `hcheck`
+            // applies to a saved state): the free memory is below the
+            // largest failover reservation. The primitives' own flag uses
+            // the unallocated memory after a move, which differs on nodes
+            // with unaccounted memory.
             n1_failing.push(k);
         }
     }

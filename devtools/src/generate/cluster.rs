@@ -413,6 +413,9 @@ impl<'a> Gen<'a> {
             };
             let reserved_mem = reserved_mem.min(mem / 4);
             let mut offline = self.f().offline_nodes && self.r.chance(0.07);
+            // Multi-group profile: offline nodes in every third group only,
+            // so that healthy groups remain to repair the others into.
+            offline &= !(self.f().storage_partitions && gi % 3 != 1);
             let mut drained = self.f().drained_nodes && self.r.chance(0.07);
             let vm_capable = !(self.f().non_vm_capable && self.r.chance(0.08));
             if dead_group == Some(gi) {

@@ -118,9 +118,14 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             (None, report::Detail::Check(health))
         }
         Operation::Repair => {
+            let health: Vec<groups::Health> = groups::groups_with_nodes(&state, node_groups.len())
+                .into_iter()
+                .map(|g| groups::health(&state, g))
+                .collect();
+            out.write_all(report::check_text(&ctx, &state, &health).as_bytes())?;
             let repair = groups::repair(&node_groups, &mut state, &opts, only)
                 .map_err(|c| stop(format!("Error: {}\n", c.0)))?;
-            out.write_all(report::repair_text(&ctx, &state, &repair).as_bytes())?;
+            out.write_all(report::repair_text(&ctx, &repair).as_bytes())?;
             let relocations: Vec<&Relocation> = repair
                 .repairs
                 .iter()
