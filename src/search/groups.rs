@@ -709,7 +709,3 @@ pub fn evacuate_elsewhere(
     state.commit();
     Ok(sol)
 }
-
-#[cfg(test)]
-#[path = "groups_exhaustive.rs"]
-mod exhaustive;

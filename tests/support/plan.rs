@@ -327,10 +327,18 @@ pub fn replay(c: &mut Cluster, commands: &str) -> Vec<String> {
         }
         let touched = [&inst.pri, &inst.sec];
         let now = &c.insts[&iname];
-        // A node may hold the instance only if its group's policy allows
-        // the template (its group is in the template's storage partition).
+        // A node of another group may take the instance only if that
+        // group's policy allows the template (it is in the template's
+        // storage partition).
+        let groups_before: Vec<&str> = [&inst.pri, &inst.sec]
+            .into_iter()
+            .filter_map(|n| c.nodes.get(n).map(|n| n.group.as_str()))
+            .collect();
         for node in [&now.pri, &now.sec] {
             let group = c.nodes.get(node).map(|n| n.group.as_str()).unwrap_or("");
+            if groups_before.contains(&group) {
+                continue;
+            }
             if let Some(allowed) = c.templates.get(group) {
                 if !node.is_empty() && !allowed.contains(&now.template) {
                     bad.push(format!(

@@ -15,6 +15,8 @@
 //! Reasons (why a group is unhealthy, why an instance found no group) are
 //! part of the report; `--explain` adds every group search's account.
 
+#[cfg(test)]
+mod exhaustive;
 pub mod options;
 
 use std::ffi::OsString;

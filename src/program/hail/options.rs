@@ -479,6 +479,7 @@ mod tests {
               --n1-rule=RULE                     initial N+1 state of a node: 3.0 (hail 3.0.2, default) or 3.1 (Ganeti 3.1)
               --explain[=PATH]                   explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH
               --explain-format=FORMAT            format of the explanation: text (default) or json
+              --inter-group-evacuation           node-evacuate: move an instance that fits nowhere in its own group to another group sharing its storage pool (Ganeti runs the jobs of a group change)
   -V          --version                          show the version of the program
   -h          --help                             show help
               --help-completion                  show completion info
@@ -583,6 +584,7 @@ mod tests {
 --n1-rule choices=3.0,3.1
 --explain none
 --explain-format choices=text,json
+--inter-group-evacuation none
 -V,--version none
 -h,--help none
 --help-completion none

@@ -11,10 +11,13 @@
 //! capacity primitives in their strict form, as a group change does; the safety of what the planner outputs
 //! is proved elsewhere by an independent checker (`tests/groups.rs`).
 
-use super::*;
-use crate::model::types::{FailMode, SoftChecks};
+use crate::model::group::Group;
+use crate::model::types::{DiskTemplate, FailMode, SoftChecks};
 use crate::read::merge::MergeOptions;
 use crate::read::text;
+use crate::search::allocate::AllocOptions;
+use crate::search::groups::{health, peers_among, problem_instances, repair, Outcome, Status};
+use crate::search::state::State;
 use hailstone_devtools::generate::{generate, CaseSpec};
 
 /// Moves instance `k` to `p` (and `s`) by its final placement only.
