@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use crate::model::instance::NO_NODE;
+use crate::model::instance::{Instance, NO_NODE};
 use crate::model::types::DiskTemplate;
 use crate::model::Cluster;
 use crate::program::datafile;
@@ -15,6 +15,7 @@ use crate::read::merge::MergeOptions;
 use crate::read::text;
 use crate::search::balance::Placement;
 use crate::search::moves::Move;
+use crate::search::state::State;
 use crate::write::balance::{self as texts, MoveText};
 
 /// Why a run stopped early: the exit status and the text for stderr.
@@ -73,6 +74,25 @@ pub fn open_error(path: &str, e: &std::io::Error) -> String {
 /// `writeFile` exception gives (`program: path: openFile: ...`).
 pub fn write_file(program: &str, path: &str, text: &str) -> Result<(), Stop> {
     std::fs::write(path, text).map_err(|e| stop(format!("{program}: {}\n", open_error(path, &e))))
+}
+
+/// `maybeSaveData` of the planners: writes `text` to `PATH.EXT` and says so
+/// on stderr, with `what` (e.g. "before balancing") in the note.
+pub fn save_state(
+    program: &str,
+    path: &str,
+    ext: &str,
+    what: &str,
+    text: &str,
+    err: &mut dyn Write,
+) -> Result<(), Stop> {
+    let file = format!("{path}.{ext}");
+    write_file(program, &file, text)?;
+    writeln!(
+        err,
+        "The cluster state {what} has been written to file '{file}'"
+    )?;
+    Ok(())
 }
 
 /// A planner's process: the command line's outcome (`parsed`) printed when
@@ -205,6 +225,43 @@ pub fn step_job(
         }
     }
     (a, MoveJob { nodes, commands })
+}
+
+/// The step line (`  %3d. inst old => new score a=...`) and the job of one
+/// accepted balancing step `p` at position `pos`, from the state before
+/// the move; `widths` are the instance and node name columns, nodes are
+/// named by `names` (aliases), the instance by `inst_name`.
+pub fn step_line(
+    state: &State,
+    p: &Placement,
+    pos: usize,
+    widths: (usize, usize),
+    names: &Names,
+    inst_name: fn(&Instance) -> &str,
+) -> (String, MoveJob) {
+    let inst = state.inst(p.inst as i32).ok();
+    let iname = inst.map_or("", inst_name);
+    let pair = |(a, b): (i32, i32)| {
+        if b == NO_NODE {
+            alias_of(names, a).to_owned()
+        } else {
+            format!("{}:{}", alias_of(names, a), alias_of(names, b))
+        }
+    };
+    let running = inst.is_some_and(|i| i.run_state.is_running());
+    let template = inst.map_or(DiskTemplate::Diskless, |i| i.disk_template);
+    let (a, job) = step_job(p, template, iname, running, names);
+    let line = texts::solution_line(
+        pos,
+        widths.0,
+        iname,
+        widths.1,
+        &pair(p.old_nodes),
+        &pair(p.new_nodes),
+        p.score,
+        &a,
+    );
+    (line, job)
 }
 
 /// `splitJobs`: consecutive moves on disjoint nodes share a job set,

@@ -302,6 +302,14 @@ pub fn groups_with_nodes(state: &State, n_groups: usize) -> Vec<usize> {
         .collect()
 }
 
+/// The health of every group with nodes, in group order.
+pub fn all_health(state: &State, n_groups: usize) -> Vec<Health> {
+    groups_with_nodes(state, n_groups)
+        .into_iter()
+        .map(|g| health(state, g))
+        .collect()
+}
+
 /// Repairs every unhealthy group it can (seed 004, steps 1 to 5): the
 /// problem instances, in order, are moved one by one into a connected
 /// healthy group until their group is healthy. A group whose problems are
@@ -314,7 +322,7 @@ pub fn repair(
     only: Option<usize>,
 ) -> Result<RepairPlan, Crash> {
     let with_nodes = groups_with_nodes(state, node_groups.len());
-    let health: Vec<Health> = with_nodes.iter().map(|&g| self::health(state, g)).collect();
+    let health = all_health(state, node_groups.len());
     let connected: Vec<usize> = with_nodes
         .iter()
         .copied()

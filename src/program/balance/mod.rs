@@ -19,13 +19,12 @@ use crate::model::node::Node;
 use crate::model::Cluster;
 use crate::program::datafile;
 use crate::program::plan::{
-    self, alias_of, commands_text, open_error, split_jobs, step_job, stop, write_file, MoveJob,
-    Stop,
+    self, commands_text, open_error, split_jobs, stop, write_file, MoveJob, Stop,
 };
 use crate::read::haskell::{read_double, split_on};
 use crate::read::merge::MergeOptions;
 use crate::score::metric::{optimal_score, COMPONENTS};
-use crate::search::balance::{self, BalanceOptions, Placement};
+use crate::search::balance::{self, BalanceOptions};
 use crate::search::state::State;
 use crate::write::balance as texts;
 use crate::write::haskell::{printf_fixed, printf_general, show_string, show_string_list};
@@ -291,12 +290,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         )?;
     }
     if let (Some(path), Some(text)) = (&o.save, &original) {
-        let file = format!("{path}.original");
-        write_file(PROGRAM, &file, text)?;
-        writeln!(
-            err,
-            "The cluster state before balancing has been written to file '{file}'"
-        )?;
+        plan::save_state(PROGRAM, path, "original", "before balancing", text, err)?;
     }
 
     // selectGroup.
@@ -488,18 +482,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         }
         Ok(())
     };
-    let options = BalanceOptions {
-        soft: o.soft,
-        disk_moves: o.disk_moves,
-        inst_moves: o.inst_moves,
-        restricted_migration: o.restricted_migration,
-        evac_mode: o.evac_mode,
-        min_gain: o.min_gain,
-        min_gain_limit: o.min_gain_limit,
-        max_length: o.max_length,
-        stop_score: opt_cv + o.min_score,
-        threads: true,
-    };
+    let options = engine_options(o, opt_cv);
     if ini_cv - opt_cv < o.min_score {
         explain(&state, &options, ini_cv, 0, err)?;
         write!(
@@ -517,7 +500,14 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let mut jobs: Vec<MoveJob> = Vec::new();
     let mut io_error: Option<std::io::Error> = None;
     let steps = balance::balance(&mut state, &movable, &options, ini_cv, |st, p| {
-        let (line, job) = step_texts(st, p, jobs.len() + 1, imlen, nmlen, &names);
+        let (line, job) = plan::step_line(
+            st,
+            p,
+            jobs.len() + 1,
+            (imlen, nmlen),
+            &names,
+            Instance::alias,
+        );
         jobs.push(job);
         if io_error.is_none() {
             if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
@@ -573,14 +563,9 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let fin_nodes: Vec<&Node> = state.node_keys().map(|k| state.node_at(k)).collect();
     let fin_insts: Vec<&Instance> = state.instances().collect();
     if let Some(path) = &o.save {
-        let file = format!("{path}.balanced");
         let text = datafile::serialize_lists(&cluster, fin_nodes.clone(), fin_insts.clone());
         out.flush()?;
-        write_file(PROGRAM, &file, &text)?;
-        writeln!(
-            err,
-            "The cluster state after balancing has been written to file '{file}'"
-        )?;
+        plan::save_state(PROGRAM, path, "balanced", "after balancing", &text, err)?;
     }
     if o.print_instances {
         print_instance_map(err, "Final", &fin_insts, &names)?;
@@ -598,48 +583,28 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     Ok(())
 }
 
+/// The balancing engine's settings from hbal's options, for a group whose
+/// optimal score is `optimal`.
+pub(crate) fn engine_options(o: &Options, optimal: f64) -> BalanceOptions {
+    BalanceOptions {
+        soft: o.soft,
+        disk_moves: o.disk_moves,
+        inst_moves: o.inst_moves,
+        restricted_migration: o.restricted_migration,
+        evac_mode: o.evac_mode,
+        min_gain: o.min_gain,
+        min_gain_limit: o.min_gain_limit,
+        max_length: o.max_length,
+        stop_score: optimal + o.min_score,
+        threads: true,
+    }
+}
+
 /// The group's free memory (unallocated) and free disk, summed.
 fn totals(nodes: &[&Node]) -> (i128, i128) {
     nodes.iter().fold((0, 0), |(m, d), n| {
         (m + i128::from(n.unallocated_mem()), d + i128::from(n.f_dsk))
     })
-}
-
-/// The step line and the job of one accepted placement, from the state
-/// before the move.
-fn step_texts(
-    state: &State,
-    p: &Placement,
-    pos: usize,
-    imlen: usize,
-    nmlen: usize,
-    names: &[(String, usize)],
-) -> (String, MoveJob) {
-    let inst = state.inst(p.inst as i32).ok();
-    let inam = inst.map_or("", |i| i.alias());
-    let pair = |(a, b): (i32, i32)| {
-        if b == NO_NODE {
-            alias_of(names, a).to_owned()
-        } else {
-            format!("{}:{}", alias_of(names, a), alias_of(names, b))
-        }
-    };
-    let running = inst.is_some_and(|i| i.run_state.is_running());
-    let template = inst.map_or(crate::model::types::DiskTemplate::Diskless, |i| {
-        i.disk_template
-    });
-    let (a, job) = step_job(p, template, inam, running, names);
-    let line = texts::solution_line(
-        pos,
-        imlen,
-        inam,
-        nmlen,
-        &pair(p.old_nodes),
-        &pair(p.new_nodes),
-        p.score,
-        &a,
-    );
-    (line, job)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 //! is proved elsewhere by an independent checker (`tests/groups.rs`).
 
 use crate::model::group::Group;
+use crate::model::instance::NO_NODE;
 use crate::model::types::{DiskTemplate, FailMode, SoftChecks};
 use crate::read::merge::MergeOptions;
 use crate::read::text;
@@ -39,7 +40,7 @@ fn place(state: &mut State, k: usize, p: usize, s: Option<usize>) -> Result<(), 
     }
     let mut moved = inst.clone();
     moved.p_node = p as i32;
-    moved.s_node = s.map_or(NO_NODE_I32, |s| s as i32);
+    moved.s_node = s.map_or(NO_NODE, |s| s as i32);
     // The target group's instance policy, as the group choice checks it.
     let pn = state.node_at(p);
     state.policy(pn.group).check(&moved, pn.excl_storage)?;
@@ -54,8 +55,6 @@ fn place(state: &mut State, k: usize, p: usize, s: Option<usize>) -> Result<(), 
     state.set_inst(k, moved);
     Ok(())
 }
-
-const NO_NODE_I32: i32 = crate::model::instance::NO_NODE;
 
 /// Every final placement of instance `k` in the groups `targets`.
 fn placements(state: &State, k: usize, targets: &[usize]) -> Vec<(usize, Option<usize>)> {

@@ -27,18 +27,17 @@ use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::types::SoftChecks;
 use crate::model::{find_group, Cluster, NameMatch};
+use crate::program::balance::engine_options;
 use crate::program::datafile;
-use crate::program::plan::{
-    self, commands_text, split_jobs, step_job, stop, write_file, MoveJob, Stop,
-};
+use crate::program::plan::{self, commands_text, split_jobs, stop, write_file, MoveJob, Stop};
 use crate::read::merge::MergeOptions;
 use crate::score::metric::optimal_score;
 use crate::search::allocate::AllocOptions;
-use crate::search::balance::{self, BalanceOptions, Placement};
+use crate::search::balance;
 use crate::search::groups::{self, Relocation};
 use crate::search::moves::Move;
 use crate::search::state::State;
-use crate::write::balance::{commands_for_stdout, commands_script, solution_line};
+use crate::write::balance::{commands_for_stdout, commands_script};
 use crate::write::haskell::printf_fixed;
 use options::{Operation, Options, PROGRAM};
 
@@ -74,12 +73,8 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         },
     };
     if let Some(path) = &o.save {
-        let file = format!("{path}.original");
-        write_file(PROGRAM, &file, &datafile::serialize(&cluster))?;
-        writeln!(
-            err,
-            "The cluster state before the plan has been written to file '{file}'"
-        )?;
+        let text = datafile::serialize(&cluster);
+        plan::save_state(PROGRAM, path, "original", "before the plan", &text, err)?;
     }
     let node_groups = cluster.groups.clone();
     let mut state = State::from_lists(
@@ -88,11 +83,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         &node_groups,
     );
     let opts = AllocOptions {
-        soft: if o.ignore_soft_errors {
-            SoftChecks::Ignore
-        } else {
-            SoftChecks::Enforce
-        },
+        soft: soft_checks(o),
         // Health is the seed's: per-node N+1, which every placement keeps
         // (hail's global check would refuse every move while any group of
         // the cluster is unhealthy, the very case being repaired).
@@ -112,18 +103,12 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     )?;
     let (plan, detail) = match o.operation {
         Operation::Check => {
-            let health: Vec<groups::Health> = groups::groups_with_nodes(&state, node_groups.len())
-                .into_iter()
-                .map(|g| groups::health(&state, g))
-                .collect();
+            let health = groups::all_health(&state, node_groups.len());
             out.write_all(report::check_text(&ctx, &state, &health).as_bytes())?;
             (None, report::Detail::Check(health))
         }
         Operation::Repair => {
-            let health: Vec<groups::Health> = groups::groups_with_nodes(&state, node_groups.len())
-                .into_iter()
-                .map(|g| groups::health(&state, g))
-                .collect();
+            let health = groups::all_health(&state, node_groups.len());
             out.write_all(report::check_text(&ctx, &state, &health).as_bytes())?;
             let repair = groups::repair(&node_groups, &mut state, &opts, only)
                 .map_err(|c| stop(format!("Error: {}\n", c.0)))?;
@@ -162,26 +147,16 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     if let Some(plan) = &plan {
         print_commands(o, plan, out)?;
         if let Some(path) = &o.save {
-            let file = format!(
-                "{path}.{}",
-                match o.operation {
-                    Operation::Repair => "repaired",
-                    Operation::Compress => "compressed",
-                    _ => "balanced",
-                }
-            );
+            let ext = match o.operation {
+                Operation::Repair => "repaired",
+                Operation::Compress => "compressed",
+                _ => "balanced",
+            };
             let nodes: Vec<&Node> = state.node_keys().map(|k| state.node_at(k)).collect();
             let insts: Vec<&Instance> = state.instances().collect();
-            write_file(
-                PROGRAM,
-                &file,
-                &datafile::serialize_lists(&cluster, nodes, insts),
-            )?;
+            let text = datafile::serialize_lists(&cluster, nodes, insts);
             out.flush()?;
-            writeln!(
-                err,
-                "The cluster state after the plan has been written to file '{file}'"
-            )?;
+            plan::save_state(PROGRAM, path, ext, "after the plan", &text, err)?;
         }
     }
     if let Some(to) = &o.explain {
@@ -193,6 +168,15 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     }
     out.flush()?;
     Ok(())
+}
+
+/// `--ignore-soft-errors` as the searches take it.
+fn soft_checks(o: &Options) -> SoftChecks {
+    if o.ignore_soft_errors {
+        SoftChecks::Ignore
+    } else {
+        SoftChecks::Enforce
+    }
 }
 
 /// `-C`: the plan's commands on stdout or in a script.
@@ -323,6 +307,12 @@ fn balance_worst(
         .iter()
         .map(|n| (n.info.name.clone(), n.info.alias_len))
         .collect();
+    // hbal's defaults, with the soft checks and `-e` given here.
+    let hbal = crate::program::balance::options::Options {
+        soft: soft_checks(o),
+        min_score: o.min_score,
+        ..Default::default()
+    };
     let mut plan = None;
     for entry in scored.iter_mut() {
         if plan.is_some() {
@@ -335,22 +325,7 @@ fn balance_worst(
         }
         let in_group = |k: i32| usize::try_from(k).is_ok_and(|k| cluster.nodes[k].group == g);
         let mut local = state.restricted(|n| n.group == g, |i| in_group(i.p_node));
-        let options = BalanceOptions {
-            soft: if o.ignore_soft_errors {
-                SoftChecks::Ignore
-            } else {
-                SoftChecks::Enforce
-            },
-            disk_moves: true,
-            inst_moves: true,
-            restricted_migration: false,
-            evac_mode: false,
-            min_gain: 0.01,
-            min_gain_limit: 0.1,
-            max_length: -1,
-            stop_score: entry.optimal + o.min_score,
-            threads: true,
-        };
+        let options = engine_options(&hbal, entry.optimal);
         let mut jobs = Vec::new();
         let mut lines = Vec::new();
         let imlen = cluster
@@ -370,7 +345,10 @@ fn balance_worst(
         let full_names: Vec<(String, usize)> =
             names.iter().map(|(n, _)| (n.clone(), n.len())).collect();
         let steps = balance::balance(&mut local, &movable, &options, entry.score, |st, p| {
-            let (line, job) = step_line(st, p, lines.len() + 1, imlen, nmlen, &full_names);
+            let (line, job) =
+                plan::step_line(st, p, lines.len() + 1, (imlen, nmlen), &full_names, |i| {
+                    &i.name
+                });
             lines.push(line);
             jobs.push(job);
         });
@@ -417,41 +395,4 @@ fn balance_worst(
             Ok((Some(plan), detail))
         }
     }
-}
-
-/// A balancing step's line and job (full names).
-fn step_line(
-    state: &State,
-    p: &Placement,
-    pos: usize,
-    imlen: usize,
-    nmlen: usize,
-    names: &[(String, usize)],
-) -> (String, MoveJob) {
-    let inst = state.inst(p.inst as i32).ok();
-    let iname = inst.map_or("", |i| &*i.name);
-    let pair = |(a, b): (i32, i32)| {
-        let n = |k: i32| plan::alias_of(names, k).to_owned();
-        if b == NO_NODE {
-            n(a)
-        } else {
-            format!("{}:{}", n(a), n(b))
-        }
-    };
-    let running = inst.is_some_and(|i| i.run_state.is_running());
-    let template = inst.map_or(crate::model::types::DiskTemplate::Diskless, |i| {
-        i.disk_template
-    });
-    let (a, job) = step_job(p, template, iname, running, names);
-    let line = solution_line(
-        pos,
-        imlen,
-        iname,
-        nmlen,
-        &pair(p.old_nodes),
-        &pair(p.new_nodes),
-        p.score,
-        &a,
-    );
-    (line, job)
 }

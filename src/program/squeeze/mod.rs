@@ -108,13 +108,8 @@ fn save_final(
     data: impl FnOnce() -> String,
 ) -> Result<(), Stop> {
     if let Some(path) = &o.save {
-        let file = format!("{path}.squeezed");
         out.flush()?;
-        write_file(PROGRAM, &file, &data())?;
-        writeln!(
-            err,
-            "The cluster state {what} has been written to file '{file}'"
-        )?;
+        plan::save_state(PROGRAM, path, "squeezed", what, &data(), err)?;
     }
     Ok(())
 }
@@ -122,12 +117,8 @@ fn save_final(
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
     let cluster = load(o, err)?;
     if let Some(path) = &o.save {
-        let file = format!("{path}.original");
-        write_file(PROGRAM, &file, &datafile::serialize(&cluster))?;
-        writeln!(
-            err,
-            "The cluster state before hsqueeze run has been written to file '{file}'"
-        )?;
+        let text = datafile::serialize(&cluster);
+        plan::save_state(PROGRAM, path, "original", "before hsqueeze run", &text, err)?;
     }
     let names: Vec<(String, usize)> = cluster
         .nodes
