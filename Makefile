@@ -31,17 +31,19 @@ test: ## Run every test (unit, snapshots, hostile inputs, properties, safety).
 
 COMPAT := target/release/hailstone-compat --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
 
-compat: build ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p; hailstone-balance with hbal; hailstone-squeeze with hsqueeze (installs them if missing).
+compat: build ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p; hailstone-balance with hbal; hailstone-squeeze with hsqueeze; hailstone-groups judged by hcheck (installs them if missing).
 	$(COMPAT) --profile ci
 	$(COMPAT) --profile ci --suite datafiles
 	$(COMPAT) --profile ci --suite balance
 	$(COMPAT) --profile ci --suite squeeze
+	$(COMPAT) --profile ci --suite groups
 
-compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal; 300 of 4-24 for hsqueeze), every suite.
+compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal; 300 of 4-24 for hsqueeze; 1,000 multi-group clusters judged by hcheck), every suite.
 	$(COMPAT) --profile full
 	$(COMPAT) --profile full --suite datafiles
 	$(COMPAT) --profile full --suite balance
 	$(COMPAT) --profile full --suite squeeze
+	$(COMPAT) --profile full --suite groups
 
 bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, and hailstone-balance against hbal on 20 to 1,000 (about 25 minutes; HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes balance').
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)

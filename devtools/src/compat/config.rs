@@ -23,6 +23,8 @@ pub(super) enum Suite {
     Balance,
     /// hsqueeze against hailstone-squeeze.
     Squeeze,
+    /// hailstone-groups judged by hcheck.
+    Groups,
 }
 
 #[derive(Debug)]
@@ -52,6 +54,8 @@ pub(super) struct Config {
     pub(super) balance: BalanceOptions,
     /// The squeeze suite's programs.
     pub(super) squeeze: super::squeeze::SqueezeOptions,
+    /// The groups suite's programs.
+    pub(super) groups: super::groups::GroupsOptions,
 }
 
 pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
@@ -78,6 +82,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
         verbose: false,
         balance: BalanceOptions::default(),
         squeeze: super::squeeze::SqueezeOptions::default(),
+        groups: super::groups::GroupsOptions::default(),
     };
     let mut words = toolargs::Args::new(args);
     let flag = |name: &str| matches!(name, "--no-samples" | "--install-hail" | "--verbose" | "-v");
@@ -105,9 +110,10 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
                     "datafiles" => Suite::DataFiles,
                     "balance" => Suite::Balance,
                     "squeeze" => Suite::Squeeze,
+                    "groups" => Suite::Groups,
                     _ => {
                         return Err(format!(
-                            "unknown suite '{value}' (answers, datafiles, balance, squeeze)"
+                            "unknown suite '{value}' (answers, datafiles, balance, squeeze, groups)"
                         ))
                     }
                 }
@@ -169,6 +175,8 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
             "--only" => c.balance.only = Some(value),
             "--hsqueeze" => c.squeeze.hsqueeze = PathBuf::from(value),
             "--squeeze-bin" => c.squeeze.squeeze_bin = PathBuf::from(value),
+            "--hcheck" => c.groups.hcheck = PathBuf::from(value),
+            "--groups-bin" => c.groups.groups_bin = PathBuf::from(value),
             _ => return Err(format!("unknown argument '{}'", name)),
         }
     }
@@ -221,7 +229,7 @@ pub(super) fn generated_specs(c: &Config) -> Vec<CaseSpec> {
         let n = c.count.unwrap_or(match c.suite {
             // Each data-file case runs each program twice or more.
             Suite::DataFiles => c.profile.count(k) * 2 / 3,
-            Suite::Answers | Suite::Balance | Suite::Squeeze => c.profile.count(k),
+            Suite::Answers | Suite::Balance | Suite::Squeeze | Suite::Groups => c.profile.count(k),
         });
         out.extend(generate::corpus_specs(&[k], n, lo..=hi, seed));
     }

@@ -17,6 +17,7 @@ mod case;
 mod classify;
 mod config;
 mod datafiles;
+mod groups;
 mod report;
 mod squeeze;
 #[cfg(test)]
@@ -43,7 +44,7 @@ const HELP: &str = "\
 hailstone-compat: compare hailstone's answers with Ganeti's hail
 
 USAGE:
-  hailstone-compat [--suite answers|datafiles|balance|squeeze]
+  hailstone-compat [--suite answers|datafiles|balance|squeeze|groups]
                    [--profile ci|full|exclusive|none] [--kinds LIST] [--count N]
                    [--nodes MIN-MAX] [--seed BASE] [--samples DIR | --no-samples]
                    [--case FILE]... [--hail PATH] [--hailstone PATH]
@@ -183,6 +184,20 @@ SQUEEZE SUITE (--suite squeeze):
   --testsuite, --only, --timeout as for balance.
   Accepted differences: README rows whose first cell is `squeeze:<id glob>`.
 
+GROUPS SUITE (--suite groups):
+  hailstone-groups has no original: Ganeti's hcheck judges it on generated
+  multi-group clusters (ci: 300, full: 1000, seeds from 1; 4-18 nodes or
+  --nodes, 2-4 groups). check must give hcheck's N+1 failures and offline
+  primaries per group; hcheck runs on each state saved by repair -S,
+  compress --evacuate -S and balance -S: every repaired group N1_FAIL=0 and
+  OFFLINE_PRI=0, no group healthy before unhealthy after, no instance lost
+  or added. Nothing is accepted.
+  --hcheck PATH        hcheck (default /usr/lib/ganeti/3.0/usr/bin/hcheck)
+  --hbal PATH          hbal, which judges a balanced group hcheck finds
+                       failing N+1 (hbal 3.0.2 can leave one so)
+  --groups-bin PATH    the program judged (default
+                       target/release/hailstone-groups)
+
 EXIT STATUS: 0 no unexplained difference, 1 unexplained differences,
              2 usage or setup error (e.g. hail missing).
 ";
@@ -303,6 +318,9 @@ pub fn main(args: &[String]) -> ExitCode {
             Err(e) => return fail(&e),
         };
         return balance::run_balance(&c, &c.balance, &allow);
+    }
+    if c.suite == Suite::Groups {
+        return groups::run_groups(&c, &c.groups);
     }
     if c.suite == Suite::Squeeze {
         let allow = match read_allowlist(&c) {
