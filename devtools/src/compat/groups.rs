@@ -156,7 +156,11 @@ pub(super) fn run_groups(c: &Config, g: &GroupsOptions) -> ExitCode {
         |_, worker, &seed| judge(seed, c.nodes, &shared, worker),
         |_, v| {
             if c.verbose {
-                let mark = if v.problems.is_empty() { "ok  " } else { "BAD " };
+                let mark = if v.problems.is_empty() {
+                    "ok  "
+                } else {
+                    "BAD "
+                };
                 println!("{mark} {}", v.id);
             }
             verdicts.push(v);
@@ -277,7 +281,11 @@ fn judge_in(
         }
         let hosting: BTreeSet<String> = entry["offline_nodes_hosting"]
             .as_array()
-            .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_owned))
+                    .collect()
+            })
             .unwrap_or_default();
         let expected = offline_hosts(&data, name);
         if hosting != expected {
@@ -420,8 +428,7 @@ fn run(s: &Shared<'_>, program: &Path, dir: &Path, args: &[String]) -> Result<Ve
 }
 
 fn read_json(path: &Path) -> Result<serde_json::Value, String> {
-    let text =
-        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -438,13 +445,18 @@ fn hcheck(
         .map(|a| a.to_string())
         .collect();
     let out = run(s, s.hcheck, dir, &args)?;
-    let out = String::from_utf8_lossy(&out);
+    parse_hcheck(&String::from_utf8_lossy(&out), data).map_err(|e| format!("hcheck on {file}: {e}"))
+}
+
+/// hcheck's machine-readable output (`--machine-readable`) as figures per
+/// group name (the names from the data file, matched by UUID).
+fn parse_hcheck(out: &str, data: &DataFile) -> Result<BTreeMap<String, Figures>, String> {
     let value = |key: &str| -> Option<&str> {
         out.lines()
             .find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
     };
     if value("HCHECK_OK") != Some("1") {
-        return Err(format!("hcheck on {file}: no HCHECK_OK=1"));
+        return Err("no HCHECK_OK=1".to_string());
     }
     let mut figures = BTreeMap::new();
     for g in data.groups() {
@@ -517,4 +529,59 @@ fn primaries_on(data: &DataFile, nodes: &BTreeSet<String>) -> i64 {
         .iter()
         .filter(|i| i.get(inst::PNODE).is_some_and(|p| nodes.contains(p)))
         .count() as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hcheck_figures_are_read_per_group_by_uuid() {
+        let data = DataFile::parse(
+            "g1|u-1|preferred||\ng2|u-2|preferred||\nempty|u-3|preferred||\n\n\
+             n1|100|0|50|100|50|4|N|u-1|1||N|0|1|1.0\n\
+             n2|100|0|50|100|50|4|Y|u-2|1||N|0|1|1.0\n\n\n\n",
+        );
+        let out = "HCHECK_GROUP_UUID_0='u-2'\nHCHECK_GROUP_UUID_1='u-1'\n\
+                   HCHECK_INIT_GROUP_0_N1_FAIL=0\nHCHECK_INIT_GROUP_0_OFFLINE_PRI=3\n\
+                   HCHECK_INIT_GROUP_1_N1_FAIL=2\nHCHECK_INIT_GROUP_1_OFFLINE_PRI=0\n\
+                   HCHECK_FINAL_GROUP_1_N1_FAIL=7\nHCHECK_OK=1\n";
+        let f = parse_hcheck(out, &data).unwrap();
+        assert_eq!(f.len(), 2);
+        assert_eq!(
+            f["g1"],
+            Figures {
+                n1_fail: 2,
+                offline_pri: 0
+            }
+        );
+        assert_eq!(
+            f["g2"],
+            Figures {
+                n1_fail: 0,
+                offline_pri: 3
+            }
+        );
+        assert!(!f["g1"].healthy() && !f["g2"].healthy());
+        assert!(parse_hcheck(&out.replace("HCHECK_OK=1", "HCHECK_OK=0"), &data).is_err());
+    }
+
+    #[test]
+    fn offline_hosts_count_primaries_and_secondaries() {
+        let data = DataFile::parse(
+            "g|u|preferred||\n\n\
+             a|100|0|50|100|50|4|Y|u|1||N|0|1|1.0\n\
+             b|100|0|50|100|50|4|Y|u|1||N|0|1|1.0\n\
+             c|100|0|50|100|50|4|N|u|1||N|0|1|1.0\n\
+             d|100|0|50|100|50|4|Y|u|1||N|0|1|1.0\n\n\
+             i1|1|1|1|running|Y|a|c|drbd||1|-|N\n\
+             i2|1|1|1|running|Y|c|b|drbd||1|-|N\n\n\n",
+        );
+        let hosts = offline_hosts(&data, "g");
+        assert_eq!(
+            hosts.iter().map(String::as_str).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        assert_eq!(primaries_on(&data, &hosts), 1);
+    }
 }
