@@ -684,34 +684,116 @@ pub fn best_by_score(
     approxes: &[Option<(f64, f64)>],
     mut exact: impl FnMut(usize) -> f64,
 ) -> Option<(usize, f64)> {
-    if approxes.is_empty() {
-        return None;
-    }
     // A candidate without an approximation may score NaN, and hail's
     // comparisons with NaN depend on every candidate's position: then every
     // candidate is scored exactly.
-    let shortcut = approxes.iter().all(Option::is_some);
-    // The lowest upper end of any interval: the winner's exact score is at
-    // most this, so a candidate whose interval starts above it loses.
-    let ceiling = approxes
-        .iter()
-        .flatten()
-        .map(|(a, e)| a + e)
-        .fold(f64::INFINITY, f64::min);
-    let mut best: Option<(usize, f64)> = None;
+    let mut survivors = Survivors::new(approxes.iter().any(Option::is_none));
     for (i, ap) in approxes.iter().enumerate() {
-        if let (true, Some((a, e))) = (shortcut, ap) {
-            if a - e > ceiling {
-                continue;
-            }
-        }
-        let s = exact(i);
-        let keep_old = matches!(best, Some((_, old)) if old < s);
-        if !keep_old {
-            best = Some((i, s));
+        survivors.push(i, *ap);
+    }
+    survivors.best(|&i| exact(i)).ok().flatten()
+}
+
+/// [`best_by_score`] for candidates that arrive one by one, without a list
+/// of them all: only the candidates whose interval still reaches below the
+/// lowest upper end seen so far are kept (the list is filtered whenever it
+/// has doubled), so that memory follows the near-ties, not the candidates.
+/// The candidates kept at the end are exactly those [`best_by_score`]
+/// would score, in the same order.
+///
+/// A candidate without an approximation forces every candidate to be
+/// scored exactly; if one arrives after others were dropped, [`best`]
+/// says so ([`Incomplete`]) and the caller enumerates again with
+/// [`Survivors::new`]`(true)`.
+///
+/// [`best`]: Survivors::best
+#[derive(Debug)]
+pub struct Survivors<C> {
+    /// Every candidate is kept and scored exactly.
+    exhaustive: bool,
+    /// A candidate without an approximation came.
+    saw_none: bool,
+    /// Whether any candidate was dropped.
+    dropped: bool,
+    /// The lowest upper end so far.
+    ceiling: f64,
+    /// The candidates kept, with their interval's lower end.
+    kept: Vec<(C, f64)>,
+    /// The length at which the list is filtered next.
+    filter_at: usize,
+}
+
+/// A candidate without an approximation arrived after others had been
+/// dropped: enumerate again with every candidate kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Incomplete;
+
+impl<C> Survivors<C> {
+    /// An empty list; `exhaustive` keeps every candidate (no shortcut).
+    pub fn new(exhaustive: bool) -> Survivors<C> {
+        Survivors {
+            exhaustive,
+            saw_none: false,
+            dropped: false,
+            ceiling: f64::INFINITY,
+            kept: Vec::new(),
+            filter_at: 1024,
         }
     }
-    best
+
+    /// The next candidate in order, with its approximate score and error
+    /// bound (`None`: only its exact score is known).
+    pub fn push(&mut self, c: C, approx: Option<(f64, f64)>) {
+        let Some((a, e)) = approx else {
+            self.saw_none = true;
+            self.exhaustive = true;
+            self.kept.push((c, f64::NEG_INFINITY));
+            return;
+        };
+        self.ceiling = self.ceiling.min(a + e);
+        if !self.exhaustive && a - e > self.ceiling {
+            self.dropped = true;
+            return;
+        }
+        self.kept.push((c, a - e));
+        if self.kept.len() >= self.filter_at && !self.exhaustive {
+            let ceiling = self.ceiling;
+            let before = self.kept.len();
+            self.kept.retain(|&(_, lo)| lo <= ceiling);
+            self.dropped |= self.kept.len() < before;
+            self.filter_at = (2 * self.kept.len()).max(1024);
+        }
+    }
+
+    /// The candidates of `later`, which all come after these (as if
+    /// pushed here in order).
+    pub fn append(&mut self, later: Survivors<C>) {
+        self.exhaustive |= later.exhaustive;
+        self.saw_none |= later.saw_none;
+        self.dropped |= later.dropped;
+        self.ceiling = self.ceiling.min(later.ceiling);
+        self.kept.extend(later.kept);
+    }
+
+    /// The winner by hail's rule over exact scores (ties to the later
+    /// candidate), scoring exactly only the candidates that can win.
+    pub fn best(self, mut exact: impl FnMut(&C) -> f64) -> Result<Option<(C, f64)>, Incomplete> {
+        if self.saw_none && self.dropped {
+            return Err(Incomplete);
+        }
+        let mut best: Option<(C, f64)> = None;
+        for (c, lo) in self.kept {
+            if !self.exhaustive && lo > self.ceiling {
+                continue;
+            }
+            let s = exact(&c);
+            let keep_old = matches!(best, Some((_, old)) if old < s);
+            if !keep_old {
+                best = Some((c, s));
+            }
+        }
+        Ok(best)
+    }
 }
 
 #[cfg(test)]
@@ -796,6 +878,79 @@ mod tests {
             let got = best_by_score(&approxes, |i| exact_of(&cands[i]));
             assert_eq!(got.map(|g| g.0), scan.map(|s| s.0), "round {round}");
         }
+    }
+
+    /// The streaming list keeps, through its filtering, exactly the
+    /// candidates the full list scores, and the same winner; a candidate
+    /// without an approximation after some were dropped is reported.
+    #[test]
+    fn survivors_match_the_full_list() {
+        let mut seed = 0x5eed_1234_abcd_0001u64;
+        for round in 0..300 {
+            let len = 1 + (rng(&mut seed) % 5000) as usize;
+            // Scores on a coarse grid (many ties), intervals of random width.
+            let exact: Vec<f64> = (0..len).map(|_| (rng(&mut seed) % 50) as f64).collect();
+            let approxes: Vec<Option<(f64, f64)>> = exact
+                .iter()
+                .map(|&x| {
+                    let e = (rng(&mut seed) % 4) as f64 * 0.5;
+                    Some((x + e * 0.5, e))
+                })
+                .collect();
+            let mut scored_full = Vec::new();
+            let full = best_by_score(&approxes, |i| {
+                scored_full.push(i);
+                exact[i]
+            });
+            let mut sv = Survivors::new(false);
+            for (i, ap) in approxes.iter().enumerate() {
+                sv.push(i, *ap);
+            }
+            let mut scored = Vec::new();
+            let got = sv.best(|&i| {
+                scored.push(i);
+                exact[i]
+            });
+            assert_eq!(got, Ok(full), "round {round}");
+            assert_eq!(scored, scored_full, "round {round}");
+        }
+        let mut sv = Survivors::new(false);
+        sv.push(0usize, Some((1.0, 0.0)));
+        sv.push(1, Some((5.0, 0.0)));
+        sv.push(2, None);
+        assert_eq!(sv.best(|_| 0.0), Err(Incomplete));
+        // Runs appended in order give the single list's result.
+        let mut seed = 0x0a99_e4d5_0000_0001u64;
+        for round in 0..200 {
+            let len = 1 + (rng(&mut seed) % 3000) as usize;
+            let exact: Vec<f64> = (0..len).map(|_| (rng(&mut seed) % 40) as f64).collect();
+            let approx = |i: usize| Some((exact[i], (i % 3) as f64 * 0.5));
+            let mut whole = Survivors::new(false);
+            (0..len).for_each(|i| whole.push(i, approx(i)));
+            let cut = (rng(&mut seed) as usize) % len;
+            let (mut a, mut b) = (Survivors::new(false), Survivors::new(false));
+            (0..cut).for_each(|i| a.push(i, approx(i)));
+            (cut..len).for_each(|i| b.push(i, approx(i)));
+            a.append(b);
+            assert_eq!(
+                a.best(|&i| exact[i]),
+                whole.best(|&i| exact[i]),
+                "round {round}"
+            );
+        }
+        // A candidate without an approximation in a later run, after the
+        // earlier run dropped some: incomplete.
+        let mut a = Survivors::new(false);
+        (0..2000usize).for_each(|i| a.push(i, Some((i as f64, 0.0))));
+        let mut b = Survivors::new(false);
+        b.push(2000usize, None);
+        a.append(b);
+        assert_eq!(a.best(|_| 0.0), Err(Incomplete));
+        let mut sv = Survivors::new(false);
+        sv.push(0usize, None);
+        sv.push(1, Some((5.0, 0.0)));
+        sv.push(2, Some((1.0, 0.0)));
+        assert_eq!(sv.best(|&i| [3.0, 2.0, 1.0][i]), Ok(Some((2, 1.0))));
     }
 
     /// Asserts that the sums' approximation is within its bound of hail's

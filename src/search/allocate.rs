@@ -461,10 +461,10 @@ fn try_pairs(
 
 /// Below this many pairs, a search scans on one thread (starting threads
 /// would cost more than it saves).
-const PARALLEL_PAIRS: usize = 50_000;
+pub(crate) const PARALLEL_PAIRS: usize = 50_000;
 
 /// At most this many threads scan pairs.
-const MAX_SCAN_THREADS: usize = 4;
+pub(crate) const MAX_SCAN_THREADS: usize = 4;
 
 /// [`pair_scan`] of every primary of the list, in list order, with the
 /// primary's candidate notes when `opts.explain` asks for them. A large

@@ -22,7 +22,8 @@ use crate::model::types::{DiskTemplate, EvacMode, MirrorType, SoftChecks};
 use crate::score::argmin::{self, GroupSums};
 use crate::score::metric::{self, NodeValues};
 use crate::search::allocate::{
-    search_groups, split_groups, AllocOptions, GroupSearch, SearchError,
+    search_groups, split_groups, AllocOptions, GroupSearch, SearchError, MAX_SCAN_THREADS,
+    PARALLEL_PAIRS,
 };
 use crate::search::moves::location_score;
 use crate::search::moves::{self, Move, MoveError, Moved, Nodes, Overlay};
@@ -575,7 +576,7 @@ fn evac_drbd_all(
     notes: Notes<'_>,
 ) -> Result<Result<Job, String>, Crash> {
     let key = inst.idx;
-    let mut note = notes.is_some().then(|| MoveNote {
+    let note_template = notes.is_some().then(|| MoveNote {
         inst: usize::try_from(inst.idx).unwrap_or(usize::MAX),
         kind: MoveKind::NewPair,
         targets: Vec::new(),
@@ -598,152 +599,81 @@ fn evac_drbd_all(
             Err(e) => pre_error = Some(e),
         }
     }
-    let mut last_error = "no nodes available".to_owned();
-    let mut any_success = false;
     // Running sums of the target group, for the approximate scores.
     let base_sums = shortcut_sums(state, inst, group);
-    // (primary, secondary) as node keys (a request holds far fewer than
-    // 2^32 nodes), and each pair's approximate score and error bound.
-    let mut cands: Vec<(u32, u32)> = Vec::new();
-    let mut approxes: Vec<Option<(f64, f64)>> = Vec::new();
-    for &p in avail {
-        let (ov_p, cur_p, p_error) =
-            primary_steps(&base, &start, p, pre_error.as_deref(), soft, key)?;
-        if let Some(e) = &p_error {
-            if !any_success && avail.iter().any(|&s| s != p) {
-                last_error = format!("Allocation failed: {e}");
-            }
-            if let Some(note) = note.as_mut() {
-                note.targets.push(Target {
-                    node: p,
-                    secondary: None,
-                    count: avail.iter().filter(|&&s| s != p).count() as u64,
-                    outcome: TargetOutcome::Refused(e.clone(), None),
-                });
-            }
-            continue;
-        }
-        // The last move, ReplaceSecondary(s), takes the instance off its
-        // current secondary (the old primary) the same way for every s, and
-        // re-adds it on the new primary changing only its location score;
-        // only the new secondary's state depends on s. So per pair only the
-        // secondary's check and values are computed here.
-        let last = LastMove::new(&ov_p, &cur_p, p, soft)?;
-        let sums_p = base_sums
-            .as_ref()
-            .map(|b| last.group_sums(state, b, group, &ov_p));
-        let terms_p = sums_p.as_ref().and_then(|sp| sp.terms(0));
-        for &s in avail {
-            if s == p {
-                continue;
-            }
-            // The secondary as the earlier moves left it (normally untouched).
-            let node_s = ov_p.node(s as i32)?;
-            let s_values = if ov_p.changed_keys().any(|k| k == s) {
-                metric::node_values(&node_s.scalars())
-            } else {
-                *state.values(s)
-            };
-            let probe = node_s.probe_add_sec(false, last.soft_s, &cur_p, p as i32);
-            if let Some(note) = note.as_mut() {
-                let outcome = match &probe {
-                    Ok(_) => TargetOutcome::Fit,
-                    Err(f) => TargetOutcome::Refused(
-                        f.name().to_owned(),
-                        node_s
-                            .check_add_sec(false, last.soft_s, &cur_p, p as i32)
-                            .err()
-                            .map(|r| Box::new((r, node_s.clone()))),
-                    ),
-                };
-                note.targets.push(Target {
-                    node: p,
-                    secondary: Some(s),
-                    count: 1,
-                    outcome,
-                });
-            }
-            match probe {
-                Err(f) => {
-                    if !any_success {
-                        last_error = format!(
-                            "Allocation failed: Changing secondary to final secondary: {f}"
-                        );
-                    }
+    // Candidates arrive pair by pair; only those that can still win are
+    // kept (see `argmin::Survivors`). Enumerated a second time, every pair
+    // kept, only if a pair without an approximation comes after some were
+    // dropped. A large group is scanned in contiguous runs of primaries on
+    // separate threads, combined in order (unless notes are asked for).
+    let scan = PairScan {
+        state,
+        base: &base,
+        start: &start,
+        pre_error: pre_error.as_deref(),
+        base_sums: base_sums.as_ref(),
+        group,
+        avail,
+        soft,
+        key,
+    };
+    let mut exhaustive = base_sums.is_none();
+    let (best, note, last_error) = loop {
+        let mut note = note_template.clone();
+        let run = if note.is_some() || avail.len() * avail.len() < PARALLEL_PAIRS {
+            scan.run(avail, exhaustive, note.as_mut().map(|n| &mut n.targets))?
+        } else {
+            scan.parallel(exhaustive)?
+        };
+        let (survivors, last_error) = (run.survivors, run.last_error);
+        let last_error = last_error.unwrap_or_else(|| "no nodes available".to_owned());
+        // The exact score of a candidate: its moves replayed (the primary's
+        // part cached across consecutive candidates), then the group's full
+        // score.
+        let mut cached: Option<(usize, Overlay<'_>, Instance)> = None;
+        let mut failure: Option<Crash> = None;
+        let best = survivors.best(|&(p, s)| {
+            let mut exact = || -> Result<f64, Crash> {
+                if cached.as_ref().is_none_or(|(cp, _, _)| *cp != p) {
+                    let (ov_p, cur_p, None) = primary_steps(&base, &start, p, None, soft, key)?
+                    else {
+                        return Ok(f64::NAN);
+                    };
+                    cached = Some((p, ov_p, cur_p));
                 }
-                Ok(probe) => {
-                    any_success = true;
-                    let approx = sums_p.as_ref().zip(terms_p.as_ref()).and_then(|(sp, tp)| {
-                        let mut sums = sp.clone();
-                        let mut changed = 0u32;
-                        if node_s.group == group {
-                            let new = metric::node_values(&node_s.scalars_with_sec(&probe));
-                            changed |= argmin::changed_components(&s_values, &new);
-                            sums.replace(&s_values, &new, node_s.offline);
-                        }
-                        if last.p_after.group == group {
-                            let delta = location_score(&last.p_after, node_s) - last.loc_old;
-                            if delta != 0 {
-                                let old = last.p_values;
-                                let mut new = old;
-                                new[metric::LOCATION_COMPONENT] += delta as f64;
-                                changed |= argmin::changed_components(&old, &new);
-                                sums.replace(&old, &new, last.p_after.offline);
-                            }
-                        }
-                        debug_assert!(last.matches_real_move(state, &ov_p, &cur_p, p, s, soft));
-                        sums.update_terms(tp, changed, 0)
-                            .map(|t| argmin::combine(&t))
-                    });
-                    cands.push((p as u32, s as u32));
-                    approxes.push(approx);
-                }
-            }
-        }
-    }
-    // The exact score of a candidate: its moves replayed (the primary's
-    // part cached across consecutive candidates), then the group's full
-    // score.
-    let mut cached: Option<(usize, Overlay<'_>, Instance)> = None;
-    let mut failure: Option<Crash> = None;
-    let best = argmin::best_by_score(&approxes, |i| {
-        let (p, s) = (cands[i].0 as usize, cands[i].1 as usize);
-        let mut exact = || -> Result<f64, Crash> {
-            if cached.as_ref().is_none_or(|(cp, _, _)| *cp != p) {
-                let (ov_p, cur_p, None) = primary_steps(&base, &start, p, None, soft, key)? else {
+                let Some((_, ov_p, cur_p)) = cached.as_ref() else {
                     return Ok(f64::NAN);
                 };
-                cached = Some((p, ov_p, cur_p));
-            }
-            let Some((_, ov_p, cur_p)) = cached.as_ref() else {
-                return Ok(f64::NAN);
+                let m = match apply(ov_p, cur_p, Move::ReplaceSecondary(s), soft)? {
+                    Ok(m) => m,
+                    Err(_) => return Ok(f64::NAN),
+                };
+                let last = m.final_nodes();
+                let mut nodes = ov_p.changed_nodes();
+                for (k, n) in last.iter() {
+                    match nodes.iter_mut().find(|(ok, _)| ok == k) {
+                        Some(slot) => slot.1 = n,
+                        None => nodes.push((*k, n)),
+                    }
+                }
+                Ok(state.group_score_with(group, &nodes))
             };
-            let m = match apply(ov_p, cur_p, Move::ReplaceSecondary(s), soft)? {
-                Ok(m) => m,
-                Err(_) => return Ok(f64::NAN),
-            };
-            let last = m.final_nodes();
-            let mut nodes = ov_p.changed_nodes();
-            for (k, n) in last.iter() {
-                match nodes.iter_mut().find(|(ok, _)| ok == k) {
-                    Some(slot) => slot.1 = n,
-                    None => nodes.push((*k, n)),
+            match exact() {
+                Ok(v) => v,
+                Err(c) => {
+                    failure = Some(c);
+                    f64::NAN
                 }
             }
-            Ok(state.group_score_with(group, &nodes))
-        };
-        match exact() {
-            Ok(v) => v,
-            Err(c) => {
-                failure = Some(c);
-                f64::NAN
-            }
+        });
+        if let Some(c) = failure {
+            return Err(c);
         }
-    });
-    if let Some(c) = failure {
-        return Err(c);
-    }
-    let best = best.map(|(i, v)| ((cands[i].0 as usize, cands[i].1 as usize), v));
+        match best {
+            Ok(best) => break (best, note, last_error),
+            Err(argmin::Incomplete) => exhaustive = true,
+        }
+    };
     if let (Some(notes), Some(mut note)) = (notes, note) {
         note.chosen = best.map(|((p, s), v)| (p, Some(s), v));
         notes.push(note);
@@ -787,6 +717,230 @@ fn evac_drbd_all(
         .flat_map(|&mv| move_to_job(state, &cur, mv))
         .collect();
     Ok(Ok((ops, opcodes)))
+}
+
+/// The pair scan of [`evac_drbd_all`]: everything a run of primaries
+/// needs, shared by the threads.
+struct PairScan<'a, 's> {
+    state: &'a State,
+    base: &'a Overlay<'s>,
+    start: &'a Instance,
+    pre_error: Option<&'a str>,
+    base_sums: Option<&'a GroupSums>,
+    group: usize,
+    avail: &'a [usize],
+    soft: SoftChecks,
+    key: i32,
+}
+
+/// What a run of primaries found: the pairs that can still win, whether
+/// any pair fit, and hail's last failure before the first fit.
+struct PairRun {
+    survivors: argmin::Survivors<(usize, usize)>,
+    any_success: bool,
+    last_error: Option<String>,
+}
+
+impl PairRun {
+    /// The two runs as one run over both in order: the later run's
+    /// failures count only if the earlier found no fit.
+    fn then(mut self, later: PairRun) -> PairRun {
+        if !self.any_success {
+            if later.last_error.is_some() {
+                self.last_error = later.last_error;
+            }
+            self.any_success = later.any_success;
+        }
+        self.survivors.append(later.survivors);
+        self
+    }
+}
+
+impl PairScan<'_, '_> {
+    /// Checks and approximates every pair of the primaries `run`, in order
+    /// (with each target's note when `targets` is given).
+    fn run(
+        &self,
+        run: &[usize],
+        exhaustive: bool,
+        mut targets: Option<&mut Vec<Target>>,
+    ) -> Result<PairRun, Crash> {
+        let mut last_error: Option<String> = None;
+        let mut any_success = false;
+        // (primary, secondary) as node keys.
+        let mut survivors = argmin::Survivors::new(exhaustive);
+        for &p in run {
+            let (ov_p, cur_p, p_error) = primary_steps(
+                self.base,
+                self.start,
+                p,
+                self.pre_error,
+                self.soft,
+                self.key,
+            )?;
+            if let Some(e) = &p_error {
+                if !any_success && self.avail.iter().any(|&s| s != p) {
+                    last_error = Some(format!("Allocation failed: {e}"));
+                }
+                if let Some(targets) = targets.as_deref_mut() {
+                    targets.push(Target {
+                        node: p,
+                        secondary: None,
+                        count: self.avail.iter().filter(|&&s| s != p).count() as u64,
+                        outcome: TargetOutcome::Refused(e.clone(), None),
+                    });
+                }
+                continue;
+            }
+            // The last move, ReplaceSecondary(s), takes the instance off its
+            // current secondary (the old primary) the same way for every s,
+            // and re-adds it on the new primary changing only its location
+            // score; only the new secondary's state depends on s. So per pair
+            // only the secondary's check and values are computed here, and
+            // its approximate score from the group prepared once per primary.
+            let last = LastMove::new(&ov_p, &cur_p, p, self.soft)?;
+            let base_p = self
+                .base_sums
+                .and_then(|b| last.group_sums(self.state, b, self.group, &ov_p).base(0));
+            for &s in self.avail {
+                if s == p {
+                    continue;
+                }
+                // The secondary as the earlier moves left it (normally untouched).
+                let node_s = ov_p.node(s as i32)?;
+                let probe = node_s.probe_add_sec(false, last.soft_s, &cur_p, p as i32);
+                if let Some(targets) = targets.as_deref_mut() {
+                    let outcome = match &probe {
+                        Ok(_) => TargetOutcome::Fit,
+                        Err(f) => TargetOutcome::Refused(
+                            f.name().to_owned(),
+                            node_s
+                                .check_add_sec(false, last.soft_s, &cur_p, p as i32)
+                                .err()
+                                .map(|r| Box::new((r, node_s.clone()))),
+                        ),
+                    };
+                    targets.push(Target {
+                        node: p,
+                        secondary: Some(s),
+                        count: 1,
+                        outcome,
+                    });
+                }
+                match probe {
+                    Err(f) => {
+                        if !any_success {
+                            last_error = Some(format!(
+                                "Allocation failed: Changing secondary to final secondary: {f}"
+                            ));
+                        }
+                    }
+                    Ok(probe) => {
+                        any_success = true;
+                        let approx = base_p.as_ref().and_then(|bp| {
+                            debug_assert!(
+                                last.matches_real_move(self.state, &ov_p, &cur_p, p, s, self.soft)
+                            );
+                            pair_approx(self.state, bp, &ov_p, &last, self.group, node_s, s, &probe)
+                        });
+                        survivors.push((p, s), approx);
+                    }
+                }
+            }
+        }
+        Ok(PairRun {
+            survivors,
+            any_success,
+            last_error,
+        })
+    }
+
+    /// [`PairScan::run`] over every primary, in contiguous runs on up to
+    /// [`MAX_SCAN_THREADS`] threads, combined in order.
+    fn parallel(&self, exhaustive: bool) -> Result<PairRun, Crash> {
+        let threads =
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_SCAN_THREADS));
+        if threads <= 1 || self.avail.len() < 2 {
+            return self.run(self.avail, exhaustive, None);
+        }
+        let run_len = self.avail.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let mut handles = Vec::new();
+            for run in self.avail.chunks(run_len) {
+                match std::thread::Builder::new()
+                    .spawn_scoped(scope, move || self.run(run, exhaustive, None))
+                {
+                    Ok(h) => handles.push(Ok(h)),
+                    // No thread to be had: scan this run here.
+                    Err(_) => handles.push(Err(run)),
+                }
+            }
+            let mut out: Option<PairRun> = None;
+            for h in handles {
+                let r = match h {
+                    Ok(h) => match h.join() {
+                        Ok(r) => r?,
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    },
+                    Err(run) => self.run(run, exhaustive, None)?,
+                };
+                out = Some(match out {
+                    None => r,
+                    Some(o) => o.then(r),
+                });
+            }
+            Ok(out.unwrap_or(PairRun {
+                survivors: argmin::Survivors::new(exhaustive),
+                any_success: false,
+                last_error: None,
+            }))
+        })
+    }
+}
+
+/// The approximate score of pair (p, s) of [`evac_drbd_all`] from the
+/// group prepared after the primary's steps (`base_p`): the new
+/// secondary's values with the instance added (`probe`), and the new
+/// primary's location score, which depends on the pair.
+#[allow(clippy::too_many_arguments)]
+fn pair_approx(
+    state: &State,
+    base_p: &argmin::ScoreBase,
+    ov_p: &Overlay<'_>,
+    last: &LastMove,
+    group: usize,
+    node_s: &Node,
+    s: usize,
+    probe: &crate::model::node::SecProbe,
+) -> Option<(f64, f64)> {
+    let s_values = if ov_p.changed_keys().any(|k| k == s) {
+        metric::node_values(&node_s.scalars())
+    } else {
+        *state.values(s)
+    };
+    let new_s = metric::node_values(&node_s.scalars_with_sec(probe));
+    let mut new_p = last.p_values;
+    let delta = location_score(&last.p_after, node_s) - last.loc_old;
+    new_p[metric::LOCATION_COMPONENT] += delta as f64;
+    let mut online: [(&NodeValues, &NodeValues); 2] = [(&s_values, &new_s); 2];
+    let mut offline: [(&NodeValues, &NodeValues); 2] = [(&s_values, &new_s); 2];
+    let (mut n_on, mut n_off) = (0, 0);
+    let mut add = |change, off: bool| {
+        if off {
+            offline[n_off] = change;
+            n_off += 1;
+        } else {
+            online[n_on] = change;
+            n_on += 1;
+        }
+    };
+    if node_s.group == group {
+        add((&s_values, &new_s), node_s.offline);
+    }
+    if last.p_after.group == group && delta != 0 {
+        add((&last.p_values, &new_p), last.p_after.offline);
+    }
+    base_p.approx_leaving(&online[..n_on], &offline[..n_off], |_, _, _, _| {})
 }
 
 /// Moves one instance (`nodeEvacInstance`).
@@ -1177,4 +1331,74 @@ pub fn format_evac(node_groups: &[Group], state: &State, sol: &EvacSolution) -> 
             answer::list(&jobs),
         ]),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Request;
+    use crate::read::loader::{load_document, LoadOptions};
+
+    /// A change-group large enough for the pair scan to run on threads
+    /// gives the same moves, jobs and failures as the scan in one run
+    /// (which explaining forces), on clusters of mostly empty, identical
+    /// nodes, where exact ties are decided by the candidates' order.
+    #[test]
+    fn threaded_pair_scan_matches_one_run() {
+        use hailstone_devtools::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
+        let mut moved = 0;
+        for seed in 1..=6 {
+            let mut spec = CaseSpec::new(seed, RequestKind::ChangeGroup, 900);
+            spec.groups = 2;
+            spec.template = Some(DiskTemplate::Drbd);
+            spec.instances_per_node = 0.3;
+            spec.tightness = 0.2;
+            let text = generate(&spec).request;
+            let doc = crate::read::json::parse_document(text.as_bytes()).expect("valid JSON");
+            let loaded = load_document(&doc, &LoadOptions::default()).expect("loads");
+            let Request::ChangeGroup {
+                instances,
+                target_groups,
+            } = &loaded.request
+            else {
+                panic!("a change-group request")
+            };
+            let groups = loaded.cluster.groups.clone();
+            let probe = State::new(&loaded.cluster);
+            // The instances' group is left for the other one.
+            let own = probe
+                .inst(instances[0] as i32)
+                .and_then(|i| probe.node(i.p_node))
+                .expect("the instance's node")
+                .group;
+            let other = probe
+                .node_keys()
+                .filter(|&k| probe.node_at(k).group != own)
+                .count();
+            assert!(
+                other * other >= PARALLEL_PAIRS,
+                "{other} nodes: too few to thread"
+            );
+            let opts = AllocOptions::new(&Default::default(), None);
+            let run = |explain: bool| {
+                let mut state = State::new(&loaded.cluster);
+                let mut notes = explain.then(Vec::new);
+                let sol = change_group(
+                    &groups,
+                    &mut state,
+                    target_groups,
+                    instances,
+                    &opts,
+                    None,
+                    notes.as_mut(),
+                )
+                .expect("no crash");
+                (sol.moved, sol.failed, sol.jobs)
+            };
+            let threaded = run(false);
+            moved += threaded.0.len();
+            assert_eq!(threaded, run(true), "seed {seed}");
+        }
+        assert!(moved >= 3, "too few instances moved: {moved}");
+    }
 }
