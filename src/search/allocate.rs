@@ -257,45 +257,124 @@ fn choose(
     let sorted = ghc_sort::sort_by(ok, |a, b| a.score.hs_compare(&b.score));
     let mut dropped = Vec::new();
     for c in sorted {
-        let loc = match c.secondary {
-            Some(s) => location_score(state.node_at(c.primary), state.node_at(s)),
-            None => 0,
-        };
-        let record = placed(inst, c.primary, c.secondary, loc);
-        let nodes = materialize(state, &record, c.primary, c.secondary, opts);
-        let secondary_ok = match c.secondary {
-            Some(s) if opts.online_secondary_only => !state.node_at(s).offline,
-            _ => true,
-        };
-        let pass = if !secondary_ok {
-            false
-        } else if opts.capacity_checks {
-            if cache.is_none() {
-                *cache = Some(N1Cache::new(state)?);
-            }
-            let changed: Vec<(usize, &Node)> = nodes.iter().map(|(k, n)| (*k, n)).collect();
-            match cache {
-                Some(c) => globaln1::placement_is_redundant(state, c, &changed, &record)?,
-                None => true,
-            }
-        } else {
-            true
-        };
-        if pass {
-            let node_names = nodes.iter().map(|(_, n)| n.info.name.clone()).collect();
-            let placement = Placement {
-                primary: c.primary,
-                secondary: c.secondary,
-                metric: c.score,
-                inst: record,
-                node_names,
-                nodes,
-            };
+        if let Some(placement) = try_place(state, cache, inst, &c, opts)? {
             return Ok((Some(placement), dropped));
         }
         dropped.push((c.primary, c.secondary));
     }
     Ok((None, dropped))
+}
+
+/// The placement of candidate `c` if it passes the checks made after the
+/// scores (an online secondary when asked, the capacity check), else
+/// `None`: it is dropped and the next best is tried.
+fn try_place(
+    state: &mut State,
+    cache: &mut Option<N1Cache>,
+    inst: &Instance,
+    c: &Candidate,
+    opts: &AllocOptions,
+) -> Result<Option<Placement<f64>>, Crash> {
+    let loc = match c.secondary {
+        Some(s) => location_score(state.node_at(c.primary), state.node_at(s)),
+        None => 0,
+    };
+    let record = placed(inst, c.primary, c.secondary, loc);
+    let nodes = materialize(state, &record, c.primary, c.secondary, opts);
+    let secondary_ok = match c.secondary {
+        Some(s) if opts.online_secondary_only => !state.node_at(s).offline,
+        _ => true,
+    };
+    let pass = if !secondary_ok {
+        false
+    } else if opts.capacity_checks {
+        if cache.is_none() {
+            *cache = Some(N1Cache::new(state)?);
+        }
+        let changed: Vec<(usize, &Node)> = nodes.iter().map(|(k, n)| (*k, n)).collect();
+        match cache {
+            Some(c) => globaln1::placement_is_redundant(state, c, &changed, &record)?,
+            None => true,
+        }
+    } else {
+        true
+    };
+    if !pass {
+        return Ok(None);
+    }
+    let node_names = nodes.iter().map(|(_, n)| n.info.name.clone()).collect();
+    Ok(Some(Placement {
+        primary: c.primary,
+        secondary: c.secondary,
+        metric: c.score,
+        inst: record,
+        node_names,
+        nodes,
+    }))
+}
+
+/// [`choose`] for single-node candidates known by an approximate score and
+/// its error bound (`argmin`): the winner is the first candidate in hail's
+/// sorted order (lowest score, ties to the later candidate) that passes
+/// [`try_place`]. Each round scores exactly only the remaining candidates
+/// whose interval reaches below the lowest upper end, which hold the
+/// minimum; a dropped winner is removed and the next round runs. `None`
+/// when an exact score is NaN (hail's sort then depends on positions): the
+/// caller scores every candidate and uses [`choose`].
+#[allow(clippy::type_complexity)]
+fn choose_by_bounds(
+    state: &mut State,
+    cache: &mut Option<N1Cache>,
+    inst: &Instance,
+    cands: &[(usize, (f64, f64))],
+    mut exact: impl FnMut(&State, usize) -> f64,
+    opts: &AllocOptions,
+) -> Result<Option<(Option<Placement<f64>>, Vec<CandidateId>)>, Crash> {
+    let mut scores: Vec<Option<f64>> = vec![None; cands.len()];
+    let mut alive: Vec<usize> = (0..cands.len()).collect();
+    let mut dropped = Vec::new();
+    while !alive.is_empty() {
+        let ceiling = alive
+            .iter()
+            .map(|&i| cands[i].1 .0 + cands[i].1 .1)
+            .fold(f64::INFINITY, f64::min);
+        let mut best: Option<(usize, f64)> = None;
+        for &i in &alive {
+            let (a, e) = cands[i].1;
+            if a - e > ceiling {
+                continue;
+            }
+            let score = match scores[i] {
+                Some(v) => v,
+                None => {
+                    let v = exact(state, cands[i].0);
+                    scores[i] = Some(v);
+                    v
+                }
+            };
+            if score.is_nan() {
+                return Ok(None);
+            }
+            // Ties go to the later candidate.
+            if best.is_none_or(|(_, b)| score <= b) {
+                best = Some((i, score));
+            }
+        }
+        let Some((i, score)) = best else {
+            return Ok(None);
+        };
+        let c = Candidate {
+            primary: cands[i].0,
+            secondary: None,
+            score,
+        };
+        if let Some(placement) = try_place(state, cache, inst, &c, opts)? {
+            return Ok(Some((Some(placement), dropped)));
+        }
+        dropped.push((c.primary, None));
+        alive.retain(|&j| j != i);
+    }
+    Ok(Some((None, dropped)))
 }
 
 /// A candidate's new nodes (primary, then secondary) with the instance
@@ -336,6 +415,9 @@ fn materialize(
     out
 }
 
+/// Below this many candidates a single-node search scores each exactly.
+const SHORTCUT_SINGLES: usize = 16;
+
 fn try_single(
     state: &mut State,
     inst: &Instance,
@@ -345,6 +427,24 @@ fn try_single(
     let mut failures = FailTally::default();
     let mut notes = Vec::new();
     let mut ok = Vec::new();
+    // Without explanations, each candidate's full O(N) score is replaced by
+    // an approximation with a rigorous bound (`argmin`), and only the
+    // candidates that can win are scored exactly (see `choose_by_bounds`).
+    let base = (!opts.explain && !state.any_instance_map() && list.len() >= SHORTCUT_SINGLES)
+        .then(|| state.present_sums().base(0))
+        .flatten();
+    let exact = |state: &State, p: usize| {
+        let mut new_p = state.node_at(p).clone();
+        // The candidate's checks passed on the same state.
+        if let Ok(probe) = new_p.probe_add_pri(opts.soft, inst) {
+            new_p.commit_add_pri(&probe, inst);
+        }
+        state.score_with(&[(p, &new_p)])
+    };
+    let mut approxes: Vec<(usize, (f64, f64))> = Vec::new();
+    let mut shortcut = base.is_some();
+    // Candidates scored exactly (every one, when there is no shortcut).
+    let mut scored: Vec<Candidate> = Vec::new();
     for &p in list {
         let node = state.node_at(p);
         let outcome = state
@@ -359,22 +459,59 @@ fn try_single(
                 }
             }
             Ok(probe) => {
-                let mut new_p = node.clone();
-                new_p.commit_add_pri(&probe, inst);
-                let score = state.score_with(&[(p, &new_p)]);
-                if opts.explain {
-                    notes.push(note(p, None, CandidateOutcome::Scored(score)));
+                ok.push(p);
+                let Some(base) = base.as_ref() else {
+                    let score = exact(state, p);
+                    if opts.explain {
+                        notes.push(note(p, None, CandidateOutcome::Scored(score)));
+                    }
+                    scored.push(Candidate {
+                        primary: p,
+                        secondary: None,
+                        score,
+                    });
+                    continue;
+                };
+                if shortcut {
+                    let new = metric::node_values(&node.scalars_with_pri(&probe));
+                    let change = [(state.values(p), &new)];
+                    let approx = if node.offline {
+                        base.approx_leaving(&[], &change, |_, _, _, _| {})
+                    } else {
+                        base.approx_leaving(&change, &[], |_, _, _, _| {})
+                    };
+                    match approx {
+                        Some(a) => approxes.push((p, a)),
+                        None => shortcut = false,
+                    }
                 }
-                ok.push(Candidate {
-                    primary: p,
-                    secondary: None,
-                    score,
-                });
             }
         }
     }
     let succeeded = ok.len() as u64;
-    let (best, dropped) = choose(state, &mut None, inst, ok, opts)?;
+    let mut cache = None;
+    let bounded = if base.is_some() && shortcut {
+        choose_by_bounds(state, &mut cache, inst, &approxes, exact, opts)?
+    } else {
+        None
+    };
+    let (best, dropped) = match bounded {
+        Some(chosen) => chosen,
+        None => {
+            if base.is_some() {
+                // The shortcut gave up: every candidate scored exactly.
+                scored = ok
+                    .iter()
+                    .map(|&p| Candidate {
+                        primary: p,
+                        secondary: None,
+                        score: exact(state, p),
+                    })
+                    .collect();
+            }
+            choose(state, &mut cache, inst, scored, opts)?
+        }
+    };
     mark_dropped(&mut notes, &dropped);
     failures.add_n(crate::model::types::FailMode::N1, dropped.len() as u64);
     Ok(AllocSolution {
@@ -461,7 +598,7 @@ fn try_pairs(
 
 /// Below this many pairs, a search scans on one thread (starting threads
 /// would cost more than it saves).
-pub(crate) const PARALLEL_PAIRS: usize = 50_000;
+pub(crate) const PARALLEL_PAIRS: usize = 16_000;
 
 /// At most this many threads scan pairs.
 pub(crate) const MAX_SCAN_THREADS: usize = 4;
