@@ -313,5 +313,44 @@ fn planner_explanations() {
                 insta::assert_snapshot!(format!("explain_planners@{name}-{format}"), e);
             }
         }
+        // hailstone-groups: a repair and a compression on a multi-group
+        // cluster (the README's example).
+        let groups = env!("CARGO_BIN_EXE_hailstone-groups");
+        let data = multi_group_cluster(&dir, 5, 8, 3);
+        for (op, extra) in [("repair", None), ("compress", Some("--evacuate"))] {
+            let mut args = vec![op, "-t", &data, "-C"];
+            args.extend(extra);
+            let plain = run(groups, &args);
+            assert_eq!(plain.status.code(), Some(0), "groups {op}");
+            for format in ["text", "json"] {
+                let f = format!("--explain-format={format}");
+                let mut with = args.clone();
+                with.extend(["--explain", &f]);
+                let out = run(groups, &with);
+                assert_eq!(
+                    out.stdout, plain.stdout,
+                    "groups {op} {format}: the plan changed"
+                );
+                let e = String::from_utf8_lossy(&out.stderr).into_owned();
+                if format == "json" {
+                    let _: serde_json::Value = serde_json::from_str(&e)
+                        .unwrap_or_else(|err| panic!("groups {op}: {err}\n{e}"));
+                }
+                insta::assert_snapshot!(format!("explain_planners@groups-{op}-{format}"), e);
+            }
+        }
     });
+}
+
+/// The data file of the generator's multi-group cluster `seed`.
+fn multi_group_cluster(dir: &Path, seed: u64, nodes: usize, groups: usize) -> String {
+    use hailstone::program::datafile;
+    use hailstone::program::hail::options::LoadOptions;
+    use hailstone_devtools::generate::{generate, CaseSpec};
+    let case = generate(&CaseSpec::multi_group(seed, nodes, groups));
+    let text = datafile::from_request(case.request.as_bytes(), &LoadOptions::default())
+        .expect("a data file");
+    let file = dir.join(format!("g{seed}-{nodes}-{groups}.data"));
+    std::fs::write(&file, text).expect("written");
+    file.display().to_string()
 }

@@ -233,3 +233,68 @@ fn inter_group_evacuation_is_safe() {
         "{remote} instances moved to other groups"
     );
 }
+
+/// Bad command lines and bad files through the binary: a message naming
+/// what is wrong, a non-zero exit, nothing on stdout.
+#[test]
+fn bad_input_is_refused_by_the_binary() {
+    let dir = crate::run::scratch("groups-bad-input");
+    let good = dir.join("cluster.data");
+    std::fs::write(&good, cluster(5).expect("a cluster")).unwrap();
+    let bad = dir.join("bad.data");
+    std::fs::write(&bad, "grp|uuid\n").unwrap();
+    let truncated = dir.join("truncated.data");
+    let text = std::fs::read_to_string(&good).unwrap();
+    std::fs::write(&truncated, &text[..text.len() / 2]).unwrap();
+    let good = good.display().to_string();
+    let bad = bad.display().to_string();
+    let truncated = truncated.display().to_string();
+    let cases: Vec<(Vec<&str>, i32, &str)> = vec![
+        (vec![], 1, "No operation given"),
+        (
+            vec!["frobnicate", "-t", &good],
+            1,
+            "Unknown operation 'frobnicate'",
+        ),
+        (vec!["check"], 1, "No backend selected"),
+        (
+            vec!["check", "-t", "/nonexistent/cluster.data"],
+            1,
+            "/nonexistent/cluster.data",
+        ),
+        (vec!["check", "-t", &bad], 1, "bad.data"),
+        (vec!["repair", "-t", &truncated], 1, "truncated.data"),
+        (
+            vec!["repair", "-t", &good, "-G", "no-such-group"],
+            1,
+            "node group no-such-group not found",
+        ),
+        (
+            vec!["check", "-t", &good, "--bogus"],
+            2,
+            "unrecognized option `--bogus'",
+        ),
+        (vec!["balance", "-t", &good, "-e", "abc"], 1, "min score"),
+        (vec!["check", "-t", &good, "--explain-format=xml"], 1, "xml"),
+        (
+            vec!["repair", "-t", &good, "-S", "/nonexistent/dir/state"],
+            1,
+            "/nonexistent/dir/state",
+        ),
+    ];
+    for (args, code, says) in cases {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hailstone-groups"))
+            .args(&args)
+            .output()
+            .expect("run hailstone-groups");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+        assert!(
+            out.stdout.is_empty(),
+            "{args:?}: stdout {:?}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
