@@ -67,6 +67,19 @@ pub(super) struct Bench<'a> {
     pub(super) gnu_time: bool,
 }
 
+/// A request written the way another program might write it: the same
+/// document with every object's keys in alphabetical order, two-space
+/// indentation and `": "` separators (serde_json's pretty printer over its
+/// sorted maps), nothing of the generator's layout left.
+pub(super) fn independent_layout(request: &str) -> Result<String, String> {
+    let doc: serde_json::Value = serde_json::from_str(request)
+        .map_err(|e| format!("the generated request is not JSON: {e}"))?;
+    let mut text =
+        serde_json::to_string_pretty(&doc).map_err(|e| format!("cannot write the request: {e}"))?;
+    text.push('\n');
+    Ok(text)
+}
+
 /// The `success` and `info` of an answer, if it is one.
 pub(super) fn answer_success(bytes: &[u8]) -> Option<(bool, String)> {
     let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
@@ -137,10 +150,13 @@ impl Bench<'_> {
         let mut failures = 0usize;
         for k in 0..SEED_TRIES {
             let t0 = Instant::now();
-            let case =
+            let mut case =
                 generate::generate(&spec_for(mode, nodes, cfg.seed.wrapping_add(k), cfg.mix));
             if !has_wanted_shape(mode, &case) {
                 continue;
+            }
+            if mode == Mode::RelocateIndependent {
+                case.request = independent_layout(&case.request)?;
             }
             eprintln!(
                 "{} {} {}: generated {} ({}) in {:.1} s",
@@ -182,7 +198,10 @@ impl Bench<'_> {
                 notes: Vec::new(),
             });
         }
-        let case = generate::generate(&spec_for(mode, nodes, cfg.seed, cfg.mix));
+        let mut case = generate::generate(&spec_for(mode, nodes, cfg.seed, cfg.mix));
+        if mode == Mode::RelocateIndependent {
+            case.request = independent_layout(&case.request)?;
+        }
         let note = format!(
             "{} {}: no seed in {}..={} gives a request of the intended shape with a successful answer; timed {} as generated",
             mode.name(),
@@ -377,7 +396,9 @@ impl Bench<'_> {
         // Timed runs, hail and hailstone alternating.
         let mut hail_runs: Vec<Duration> = Vec::new();
         let mut hail_last: Option<Run> = None;
-        let mut hail_bad: Option<HailTime> = if mode == Mode::Balance && nodes > cfg.hbal_max_nodes
+        let mut hail_bad: Option<HailTime> = if (mode == Mode::Balance
+            && nodes > cfg.hbal_max_nodes)
+            || (!mode.is_planner() && nodes > cfg.hail_max_nodes)
         {
             Some(HailTime::NotRun)
         } else if skip_hail {
@@ -469,6 +490,24 @@ impl Bench<'_> {
             _ => Same::NotApplicable,
         };
         let label = format!("{} {}", mode.name(), nodes);
+        if let (true, StoneTime::Median(m, _)) = (mode.is_reading(), &stone) {
+            // The request, and the data file of the data-file row.
+            let data_file = opts
+                .iter()
+                .position(|o| o == "-t")
+                .and_then(|i| opts.get(i + 1));
+            let bytes: u64 = std::iter::once(input.as_path())
+                .chain(data_file.map(Path::new))
+                .filter_map(|p| std::fs::metadata(p).ok())
+                .map(|md| md.len())
+                .sum();
+            notes.push(format!(
+                "{label}: reading speed {:.0} MB/s ({:.1} MB read and answered in {:.3} s, the whole run)",
+                bytes as f64 / 1e6 / m,
+                bytes as f64 / 1e6,
+                m
+            ));
+        }
         let balance_note = |s: &Run| {
             let text = String::from_utf8_lossy(&s.stdout);
             match text

@@ -2,8 +2,10 @@
 //! clusters of growing size and prints one comparison table (`make bench`).
 //!
 //! For every request mode (allocate drbd, allocate plain, multi-allocate of 10
-//! mostly DRBD instances, relocate, node-evacuate `all`, change-group) and every
-//! cluster size (20 to 2,000 nodes by default) the tool generates one request
+//! mostly DRBD instances, relocate, relocate with another program's key layout,
+//! relocate from a data file, node-evacuate `all`, change-group) and every
+//! cluster size (20 to 10,000 nodes by default; hail not above
+//! `--hail-max-nodes`, 2,000) the tool generates one request
 //! with `hailstone_devtools::generate` (two node groups, five instances per node, every
 //! feature switch off, existing instances all DRBD unless `--mix` says
 //! otherwise), writes it to a temporary directory and runs both binaries on it
@@ -85,7 +87,8 @@ USAGE:
                   [--modes LIST] [--runs N] [--hail-cap SECONDS]
                   [--hail-runs N] [--mix MIX] [--seed S] [--keep DIR]
                   [--hbal PATH] [--balance-bin PATH] [--balance-sizes LIST]
-                  [--hbal-max-nodes N] [--hsqueeze PATH] [--squeeze-bin PATH]
+                  [--hbal-max-nodes N] [--hail-max-nodes N] [--hsqueeze PATH]
+                  [--squeeze-bin PATH]
                   [--squeeze-sizes LIST] [--install-hail] [--markdown]
   hailstone-bench --help
 
@@ -94,7 +97,7 @@ CASES:
   per node, a roomy cluster with every generator feature switch off and fixed
   seeds (the same inputs on every run and machine).
   --sizes LIST       cluster sizes in nodes, comma-separated, each >= 4
-                     (default 20,100,400,1000,2000)
+                     (default 20,100,400,1000,2000,5000,10000)
   --modes LIST       comma-separated, default all of:
                        allocate-drbd       allocate one DRBD instance
                        allocate-plain      allocate one plain instance
@@ -103,6 +106,11 @@ CASES:
                                            in 5 plain, diskless or rbd)
                        relocate            relocate a DRBD instance (new
                                            secondary)
+                       relocate-independent  the relocate request written
+                                           as another program would: keys
+                                           in alphabetical order, two-space
+                                           indentation (hailstone's reader
+                                           off its master-order fast path)
                        relocate-datafile   the relocate cluster saved as a
                                            cluster data file and read with
                                            -t for a two-node relocate
@@ -124,6 +132,10 @@ CASES:
                                            -C', on the --squeeze-sizes
                                            clusters
                      (--modes balance runs only the balance rows)
+  --hail-max-nodes N hail is not run on larger clusters (default 2000):
+                     hailstone alone at 5,000 and 10,000 nodes
+  The relocate rows' notes give the reading speed: the input's size over
+  hailstone's median time for the whole run.
   --balance-sizes LIST  cluster sizes of the balance rows (default
                      20,60,100,1000)
   --hbal-max-nodes N hbal is not run on larger balance clusters (default
@@ -187,7 +199,7 @@ EXIT STATUS: 0 no answer differs, 1 an answer differs or hailstone crashed
 
 const DEFAULT_HAIL: &str = "/usr/lib/ganeti/iallocators/hail";
 const DEFAULT_HAILSTONE: &str = "target/release/hailstone";
-const DEFAULT_SIZES: [usize; 5] = [20, 100, 400, 1000, 2000];
+const DEFAULT_SIZES: [usize; 7] = [20, 100, 400, 1000, 2000, 5000, 10000];
 const DEFAULT_HBAL: &str = "/usr/lib/ganeti/3.0/usr/bin/hbal";
 const DEFAULT_BALANCE: &str = "target/release/hailstone-balance";
 const DEFAULT_HSQUEEZE: &str = "/usr/lib/ganeti/3.0/usr/bin/hsqueeze";
@@ -505,7 +517,11 @@ pub fn main(args: &[String]) -> ExitCode {
                 r.mode.name(),
                 r.nodes,
                 r.mode.original(),
-                cfg.hbal_max_nodes,
+                if r.mode.is_planner() {
+                    cfg.hbal_max_nodes
+                } else {
+                    cfg.hail_max_nodes
+                },
                 r.mode.ours()
             ));
         }

@@ -29,7 +29,11 @@ fn parses_options() {
     assert!(b.modes_given);
     assert_eq!(b.balance_sizes, vec![20, 60]);
     assert_eq!(b.hbal_max_nodes, 50);
+    let h = parse_args(&args("--hail-max-nodes 400")).unwrap().unwrap();
+    assert_eq!(h.hail_max_nodes, 400);
     let d = parse_args(&args("")).unwrap().unwrap();
+    assert_eq!(d.hail_max_nodes, 2000);
+    assert_eq!(d.sizes, vec![20, 100, 400, 1000, 2000, 5000, 10000]);
     assert!(!d.modes_given);
     assert_eq!(d.balance_sizes, vec![20, 60, 100, 1000]);
     assert!(d.modes.contains(&Mode::Balance));
@@ -49,6 +53,7 @@ fn parses_options() {
         "--mix x",
         "--balance-sizes 3",
         "--hbal-max-nodes 0",
+        "--hail-max-nodes x",
     ] {
         assert!(parse_args(&args(bad)).is_err(), "{}", bad);
     }
@@ -114,4 +119,22 @@ fn formatting() {
     assert_eq!(secs(22.04), "22.0");
     assert_eq!(cap_text(Duration::from_secs(60)), "> 60");
     assert_eq!(cap_text(Duration::from_millis(2500)), "> 2.50");
+}
+
+/// The independent layout is the same document with other key order and
+/// spacing: not the generator's bytes, the same JSON value.
+#[test]
+fn independent_layout_keeps_the_document() {
+    let case = generate::generate(&spec_for(Mode::RelocateIndependent, 20, 1, Mix::Drbd));
+    let other = independent_layout(&case.request).unwrap();
+    assert_ne!(other, case.request);
+    let a: serde_json::Value = serde_json::from_str(&case.request).unwrap();
+    let b: serde_json::Value = serde_json::from_str(&other).unwrap();
+    assert_eq!(a, b);
+    // Keys in alphabetical order, not a master's: "version" comes first in
+    // the generator's request, after "cluster_name" here.
+    let first = |t: &str, k: &str| t.find(&format!("\"{k}\"")).unwrap();
+    assert!(first(&case.request, "version") < first(&case.request, "cluster_name"));
+    assert!(first(&other, "cluster_name") < first(&other, "version"));
+    assert!(other.contains("\n  \""), "two-space indentation");
 }
