@@ -45,7 +45,7 @@ compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per 
 	$(COMPAT) --profile full --suite squeeze
 	$(COMPAT) --profile full --suite groups
 
-bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, and hailstone-balance against hbal on 20 to 1,000 (about 25 minutes; HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes balance').
+bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, hailstone alone on 5,000 and 10,000, and hailstone-balance against hbal on 20 to 1,000 (about 35 minutes; HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes balance').
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)
 
 fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... to choose; see fuzz/README.md).
