@@ -519,6 +519,16 @@ impl ScoreBase {
         &self.comps
     }
 
+    /// A margin covering the distance between hail's floating-point
+    /// score and the true score of any candidate that changes a few nodes
+    /// of this group: far above the error bounds of [`ScoreBase::approx`]
+    /// (a billionth of the score, plus four times the group's own bound).
+    pub(crate) fn margin(&self) -> f64 {
+        4.0 * (self.w_err
+            + gamma(2.0 * N_COMPONENTS as f64 + 2.0) * (self.score.abs() + self.w_abs))
+            + 1e-9 * (1.0 + self.score.abs())
+    }
+
     /// The change of each component's sum from `prev` to `self`.
     pub(crate) fn sum_changes(&self, prev: &ScoreBase) -> [f64; N_COMPONENTS] {
         let mut out = [0.0; N_COMPONENTS];
@@ -763,6 +773,17 @@ impl<C> Survivors<C> {
             self.dropped |= self.kept.len() < before;
             self.filter_at = (2 * self.kept.len()).max(1024);
         }
+    }
+
+    /// The lowest upper end so far: a candidate whose exact score is above
+    /// it cannot win.
+    pub fn ceiling(&self) -> f64 {
+        self.ceiling
+    }
+
+    /// Whether every candidate is kept (no candidate may be skipped).
+    pub fn is_exhaustive(&self) -> bool {
+        self.exhaustive
     }
 
     /// The candidates of `later`, which all come after these (as if
