@@ -97,6 +97,11 @@ impl PairList {
         }
     }
 
+    /// Every node some primary may take as secondary (with repeats).
+    fn all_secondaries(&self) -> impl Iterator<Item = usize> + '_ {
+        self.lists.iter().flatten().copied()
+    }
+
     /// Whether no primary has a secondary.
     pub fn is_empty(&self) -> bool {
         self.primaries.is_empty()
@@ -571,6 +576,7 @@ fn try_pairs(
                             opts,
                             true,
                             None,
+                            None,
                         ) {
                             PairScan::All(c) => c,
                             _ => Vec::new(),
@@ -616,12 +622,23 @@ fn scan_all(
     opts: &AllocOptions,
 ) -> Vec<(PairScan, Vec<CandidateNote>)> {
     let entries: Vec<(usize, Secondaries<'_>)> = list.iter().collect();
+    let cache = (!opts.explain).then(|| SecCache::new(state, inst, list));
     let scan_run = |run: &[(usize, Secondaries<'_>)]| -> Vec<(PairScan, Vec<CandidateNote>)> {
         run.iter()
             .map(|&(p, secondaries)| {
                 let mut notes = Vec::new();
                 let notes_ref = opts.explain.then_some(&mut notes);
-                let scan = pair_scan(state, stats, inst, p, secondaries, opts, false, notes_ref);
+                let scan = pair_scan(
+                    state,
+                    stats,
+                    inst,
+                    p,
+                    secondaries,
+                    opts,
+                    false,
+                    notes_ref,
+                    cache.as_ref(),
+                );
                 (scan, notes)
             })
             .collect()
@@ -689,6 +706,7 @@ fn pair_scan(
     opts: &AllocOptions,
     collect: bool,
     notes: Option<&mut Vec<CandidateNote>>,
+    cache: Option<&SecCache>,
 ) -> PairScan {
     let node_p = state.node_at(p);
     let probe_p = state
@@ -728,7 +746,16 @@ fn pair_scan(
         };
     let Some(mut base) = stats.array() else {
         // No online node: every score is 0.
-        return scan_secondaries(state, inst, p, secondaries, collect, notes, |_, _| 0.0);
+        return scan_secondaries(
+            state,
+            inst,
+            p,
+            secondaries,
+            collect,
+            notes,
+            cache,
+            |_, _| 0.0,
+        );
     };
     base.update(state.values(p), node_p.offline, &new_p_vals);
     let map_value = if node_p.offline {
@@ -744,6 +771,7 @@ fn pair_scan(
         secondaries,
         collect,
         notes,
+        cache,
         |s, new_s_vals| {
             let node_s = state.node_at(s);
             // hail sets the instance's location score from the pair before
@@ -775,8 +803,55 @@ fn pair_scan(
     )
 }
 
+/// A secondary's check and values with a drbd instance whose primary is
+/// `p` (`allocateOnPair`'s secondary half).
+fn secondary_values(
+    node_s: &Node,
+    inst: &Instance,
+    p: usize,
+) -> Result<NodeValues, crate::model::types::FailMode> {
+    node_s
+        .probe_add_sec(false, SoftChecks::Enforce, inst, p as i32)
+        .map(|probe| metric::node_values(&node_s.scalars_with_sec(&probe)))
+}
+
+/// Each secondary's check and values for a primary it is not yet a peer
+/// of (the check depends on the primary only through the memory the node
+/// already reserves for it), computed once per search instead of once per
+/// pair.
+pub(crate) struct SecCache {
+    entries: Vec<Option<Result<NodeValues, crate::model::types::FailMode>>>,
+}
+
+impl SecCache {
+    fn new(state: &State, inst: &Instance, list: &PairList) -> SecCache {
+        let mut entries: Vec<Option<Result<NodeValues, crate::model::types::FailMode>>> =
+            Vec::new();
+        for s in list.all_secondaries() {
+            if entries.len() <= s {
+                entries.resize(s + 1, None);
+            }
+            let node_s = state.node_at(s);
+            // Computed with a key no node has, hence no node's peer.
+            if entries[s].is_none() && !node_s.peers.iter().any(|&(k, _)| k < 0) {
+                entries[s] = Some(
+                    node_s
+                        .probe_add_sec(false, SoftChecks::Enforce, inst, -1)
+                        .map(|probe| metric::node_values(&node_s.scalars_with_sec(&probe))),
+                );
+            }
+        }
+        SecCache { entries }
+    }
+
+    fn get(&self, s: usize) -> Option<&Result<NodeValues, crate::model::types::FailMode>> {
+        self.entries.get(s).and_then(Option::as_ref)
+    }
+}
+
 /// The per-secondary part of [`pair_scan`]: the secondary's checks, then
 /// `score(s, new values of s)`.
+#[allow(clippy::too_many_arguments)]
 fn scan_secondaries(
     state: &State,
     inst: &Instance,
@@ -784,6 +859,7 @@ fn scan_secondaries(
     secondaries: Secondaries<'_>,
     collect: bool,
     mut notes: Option<&mut Vec<CandidateNote>>,
+    cache: Option<&SecCache>,
     score: impl Fn(usize, &NodeValues) -> f64,
 ) -> PairScan {
     let mut failures = FailTally::default();
@@ -793,17 +869,31 @@ fn scan_secondaries(
     let mut all = Vec::new();
     for s in secondaries.iter() {
         let node_s = state.node_at(s);
-        let probe_s = match node_s.probe_add_sec(false, SoftChecks::Enforce, inst, p as i32) {
-            Err(f) => {
-                failures.add(f);
-                if let Some(n) = notes.as_deref_mut() {
-                    n.push(note(p, Some(s), CandidateOutcome::Refused(f)));
-                }
+        // A secondary that does not host an instance of this primary yet
+        // is checked and changed the same way whatever the primary.
+        let cached = match cache {
+            Some(c) if notes.is_none() && !node_s.peers.iter().any(|&(k, _)| k == p as i32) => {
+                c.get(s)
+            }
+            _ => None,
+        };
+        let new_s_vals = match cached {
+            Some(Err(f)) => {
+                failures.add(*f);
                 continue;
             }
-            Ok(ps) => ps,
+            Some(Ok(values)) => *values,
+            None => match secondary_values(node_s, inst, p) {
+                Err(f) => {
+                    failures.add(f);
+                    if let Some(n) = notes.as_deref_mut() {
+                        n.push(note(p, Some(s), CandidateOutcome::Refused(f)));
+                    }
+                    continue;
+                }
+                Ok(values) => values,
+            },
         };
-        let new_s_vals: NodeValues = metric::node_values(&node_s.scalars_with_sec(&probe_s));
         let sc = score(s, &new_s_vals);
         if let Some(n) = notes.as_deref_mut() {
             n.push(note(p, Some(s), CandidateOutcome::Scored(sc)));
@@ -1331,7 +1421,7 @@ mod tests {
             .map(|(p, s)| {
                 format!(
                     "{:?}",
-                    pair_scan(&state, &stats, instance, p, s, &opts, false, None)
+                    pair_scan(&state, &stats, instance, p, s, &opts, false, None, None)
                 )
             })
             .collect();
