@@ -495,7 +495,8 @@ fn try_single(
     }
     let succeeded = ok.len() as u64;
     let mut cache = None;
-    let bounded = if base.is_some() && shortcut {
+    // (`shortcut` holds only with `base`.)
+    let bounded = if shortcut {
         choose_by_bounds(state, &mut cache, inst, &approxes, exact, opts)?
     } else {
         None
@@ -804,14 +805,14 @@ fn pair_scan(
 }
 
 /// A secondary's check and values with a drbd instance whose primary is
-/// `p` (`allocateOnPair`'s secondary half).
+/// the node of key `pdx` (`allocateOnPair`'s secondary half).
 fn secondary_values(
     node_s: &Node,
     inst: &Instance,
-    p: usize,
+    pdx: i32,
 ) -> Result<NodeValues, crate::model::types::FailMode> {
     node_s
-        .probe_add_sec(false, SoftChecks::Enforce, inst, p as i32)
+        .probe_add_sec(false, SoftChecks::Enforce, inst, pdx)
         .map(|probe| metric::node_values(&node_s.scalars_with_sec(&probe)))
 }
 
@@ -834,11 +835,7 @@ impl SecCache {
             let node_s = state.node_at(s);
             // Computed with a key no node has, hence no node's peer.
             if entries[s].is_none() && !node_s.peers.iter().any(|&(k, _)| k < 0) {
-                entries[s] = Some(
-                    node_s
-                        .probe_add_sec(false, SoftChecks::Enforce, inst, -1)
-                        .map(|probe| metric::node_values(&node_s.scalars_with_sec(&probe))),
-                );
+                entries[s] = Some(secondary_values(node_s, inst, -1));
             }
         }
         SecCache { entries }
@@ -883,7 +880,7 @@ fn scan_secondaries(
                 continue;
             }
             Some(Ok(values)) => *values,
-            None => match secondary_values(node_s, inst, p) {
+            None => match secondary_values(node_s, inst, p as i32) {
                 Err(f) => {
                     failures.add(f);
                     if let Some(n) = notes.as_deref_mut() {

@@ -67,6 +67,16 @@ pub(super) struct Bench<'a> {
     pub(super) gnu_time: bool,
 }
 
+/// The generated request of a mode (in the independent layout for
+/// `relocate-independent`).
+fn generated_case(mode: Mode, nodes: usize, seed: u64, mix: Mix) -> Result<Case, String> {
+    let mut case = generate::generate(&spec_for(mode, nodes, seed, mix));
+    if mode == Mode::RelocateIndependent {
+        case.request = independent_layout(&case.request)?;
+    }
+    Ok(case)
+}
+
 /// A request written the way another program might write it: the same
 /// document with every object's keys in alphabetical order, two-space
 /// indentation and `": "` separators (serde_json's pretty printer over its
@@ -150,13 +160,9 @@ impl Bench<'_> {
         let mut failures = 0usize;
         for k in 0..SEED_TRIES {
             let t0 = Instant::now();
-            let mut case =
-                generate::generate(&spec_for(mode, nodes, cfg.seed.wrapping_add(k), cfg.mix));
+            let case = generated_case(mode, nodes, cfg.seed.wrapping_add(k), cfg.mix)?;
             if !has_wanted_shape(mode, &case) {
                 continue;
-            }
-            if mode == Mode::RelocateIndependent {
-                case.request = independent_layout(&case.request)?;
             }
             eprintln!(
                 "{} {} {}: generated {} ({}) in {:.1} s",
@@ -198,10 +204,7 @@ impl Bench<'_> {
                 notes: Vec::new(),
             });
         }
-        let mut case = generate::generate(&spec_for(mode, nodes, cfg.seed, cfg.mix));
-        if mode == Mode::RelocateIndependent {
-            case.request = independent_layout(&case.request)?;
-        }
+        let case = generated_case(mode, nodes, cfg.seed, cfg.mix)?;
         let note = format!(
             "{} {}: no seed in {}..={} gives a request of the intended shape with a successful answer; timed {} as generated",
             mode.name(),
