@@ -15,7 +15,7 @@ BENCH_ARGS ?=
 
 RELEASE_BIN := target/release/hailstone
 
-.PHONY: help build run test compat compat-full bench install deb lint fmt clean fuzz
+.PHONY: help build run test compat compat-full bench install deb e2e lint fmt clean fuzz
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' | expand -t 16
@@ -71,7 +71,7 @@ MAN_DESC_hailstone := Ganeti runs it as hailstone INPUT.json [--key=value...] an
 MAN_NAME_hailstone-balance := balance a Ganeti node group as hbal 3.0.2 does
 MAN_DESC_hailstone-balance := Reads the cluster from a Ganeti cluster data file (-t) or an iallocator request (-I), prints the moves that lower the cluster score, and with -C the gnt-instance commands that carry them out.
 MAN_NAME_hailstone-groups := check, repair, compress and balance a Ganeti cluster across node groups
-MAN_DESC_hailstone-groups := Reads the cluster from a Ganeti cluster data file (-t) or an iallocator request (-I); check reports each node group's health and storage partitions, repair moves the instances of unhealthy groups into healthy groups sharing their storage, compress finds the groups that could be emptied, balance balances the worst group; -C prints the commands and -S saves the cluster after the plan.
+MAN_DESC_hailstone-groups := Reads the cluster from a Ganeti cluster data file (-t) or an iallocator request (-I); check reports the health and storage partitions of each node group, repair moves the instances of unhealthy groups into healthy groups sharing their storage, compress finds the groups that could be emptied, balance balances the worst group; -C prints the commands and -S saves the cluster after the plan.
 MAN_NAME_hailstone-squeeze := power Ganeti nodes off and on as hsqueeze 3.0.2 does
 MAN_DESC_hailstone-squeeze := Reads the cluster from a Ganeti cluster data file (-t) or an iallocator request (-I) and prints the nodes to power off when the cluster is quiet, or the standby nodes to power on when it runs short, and with -C the commands.
 
@@ -102,6 +102,9 @@ deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/g
 	  '$(DEB_VERSION)' '$(DEB_ARCH)' > $(DEB_ROOT)/DEBIAN/control
 	dpkg-deb --root-owner-group --build $(DEB_ROOT) target/deb/
 	dpkg-deb --info target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH).deb | sed -n '1,4p'
+
+e2e: ## Build and install the Debian package, build a 4-node Ganeti 3.0.2 lab cluster (../shared/tools/ganeti-lab), run every allocator operation through Ganeti's own commands, compare each captured request's answer with hail's, tear down (about 3 minutes; needs root and Linux namespaces; HAILSTONE_E2E=skip skips on purpose).
+	bash tests/e2e/run.sh
 
 lint: ## Check formatting and clippy warnings.
 	$(CARGO) fmt --check

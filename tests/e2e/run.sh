@@ -1,0 +1,332 @@
+#!/usr/bin/env bash
+# make e2e: hailstone inside a real Ganeti 3.0.2 cluster.
+#
+# Builds the Debian package (make deb) and installs it, builds the lab
+# cluster of ../shared/tools/ganeti-lab (each node in its own Linux
+# namespaces, fake hypervisor), and runs every allocator operation Ganeti
+# can carry out there through Ganeti's own commands: instance creation
+# (diskless, file, sharedfile; plain and drbd up to Ganeti's acceptance of
+# the answer, since this kernel has neither device-mapper nor DRBD),
+# migrate and failover, node evacuation, group change, batch creation and
+# RAPI creation with the cluster's default allocator. It checks that Ganeti
+# put every instance where hailstone's answer said and that the jobs
+# succeeded; every request Ganeti sent is captured and answered again by
+# hail 3.0.2, which must give the same bytes, and Ganeti's own client code
+# (ganeti_validate.py) must accept each answer. Then the lab is torn down
+# and the package removed (unless it was installed before).
+#
+# Environment:
+#   HAILSTONE_E2E=skip   say so and succeed without running (for machines
+#                        that cannot create namespaces; CI must ask for it)
+#   E2E_KEEP=1           leave the lab running at the end (for debugging)
+#   GANETI_LAB=DIR       the lab scripts (default ../shared/tools/ganeti-lab)
+#   E2E_DIR=DIR          captures and logs (default target/e2e)
+set -u
+cd "$(dirname "$0")/../.."
+REPO=$(pwd)
+LAB=${GANETI_LAB:-$REPO/../shared/tools/ganeti-lab}
+VALIDATE=${GANETI_VALIDATE:-$(dirname "$LAB")/ganeti_validate.py}
+OUT=${E2E_DIR:-$REPO/target/e2e}
+CAP=$OUT/captures
+HAIL=/usr/lib/ganeti/iallocators/hail
+PACKAGED=/usr/lib/ganeti/iallocators/hailstone
+WRAPPER=/usr/local/lib/ganeti/iallocators/hailstone
+EXPECT="/usr/bin/python3 $REPO/tests/e2e/expect.py"
+D=example.com
+
+if [ "${HAILSTONE_E2E:-}" = skip ]; then
+  echo "=== e2e SKIPPED: HAILSTONE_E2E=skip was set; nothing was tested"
+  exit 0
+fi
+
+failures=0
+started=$(date +%s)
+say()  { echo "=== e2e [$(( $(date +%s) - started ))s] $*"; }
+fail() { echo "=== e2e FAILED: $*"; failures=$((failures + 1)); }
+die()  { echo "=== e2e CANNOT RUN: $*"; echo "=== (set HAILSTONE_E2E=skip to skip it on purpose)"; exit 1; }
+
+# --- can this machine run the lab at all? --------------------------------
+[ "$(id -u)" = 0 ] || die "needs root (Linux namespaces, packages, loop devices)"
+[ -d "$LAB" ] || die "the lab scripts are not at $LAB (GANETI_LAB=...)"
+[ -f "$VALIDATE" ] || die "Ganeti's answer checker is not at $VALIDATE"
+unshare --net --uts --mount --propagation private true 2>/dev/null ||
+  die "this machine cannot create network/UTS/mount namespaces (unshare failed)"
+command -v nsenter >/dev/null || die "nsenter (util-linux) is missing"
+
+# shellcheck source=/dev/null
+. "$LAB/gnt-lab-lib.sh"
+
+# --- the package ----------------------------------------------------------
+say "building the Debian package (make deb)"
+make --no-print-directory deb || die "make deb failed"
+DEB=$(ls -t target/deb/hailstone_*.deb | head -n 1)
+had_package=no
+dpkg -s hailstone >/dev/null 2>&1 && had_package=yes
+
+cleanup() {
+  if [ "${E2E_KEEP:-}" = 1 ]; then
+    say "E2E_KEEP=1: the lab and the package stay"
+    return
+  fi
+  say "teardown"
+  rm -f "$WRAPPER"
+  "$LAB/teardown.sh" --purge >"$OUT/teardown.log" 2>&1 || fail "teardown.sh --purge (see $OUT/teardown.log)"
+  if [ "$had_package" = no ] && dpkg -s hailstone >/dev/null 2>&1; then
+    dpkg -r hailstone >/dev/null || fail "dpkg -r hailstone"
+  fi
+  # Nothing of the lab may be left.
+  local left
+  left=$(ls "$GNT_LAB" 2>/dev/null)
+  [ -z "$left" ] || fail "the lab state $GNT_LAB is still there"
+  left=$(pgrep -f 'ganeti-(noded|luxid|wconfd|confd|rapi|mond)' || true)
+  [ -z "$left" ] || fail "Ganeti daemons still running: $left"
+  [ ! -e "$WRAPPER" ] || fail "$WRAPPER is still there"
+  if [ "$had_package" = no ] && dpkg -s hailstone >/dev/null 2>&1; then
+    fail "the hailstone package is still installed"
+  fi
+}
+
+rm -rf "$OUT"
+mkdir -p "$CAP"
+
+# --- a fresh one-node cluster --------------------------------------------
+if node_alive 1; then
+  say "a lab is running: tearing it down first"
+  "$LAB/teardown.sh" --purge >"$OUT/teardown-before.log" 2>&1 || die "teardown.sh --purge failed"
+fi
+trap 'cleanup; exit 1' EXIT
+say "setting up node1 (setup-single-node.sh)"
+"$LAB/setup-single-node.sh" >"$OUT/setup.log" 2>&1 || die "setup-single-node.sh failed (see $OUT/setup.log)"
+
+say "installing $DEB"
+dpkg -i "$DEB" >"$OUT/dpkg.log" 2>&1 || die "dpkg -i $DEB failed (see $OUT/dpkg.log)"
+[ -x "$PACKAGED" ] || die "the package did not install $PACKAGED"
+for f in /usr/bin/hailstone-balance /usr/bin/hailstone-squeeze /usr/bin/hailstone-groups \
+         /usr/share/man/man1/hailstone.1.gz /usr/share/bash-completion/completions/hailstone; do
+  [ -e "$f" ] || fail "the package did not install $f"
+done
+zcat /usr/share/man/man1/hailstone.1.gz | sed 's/\\-/-/g' | grep -q -- '--no-capacity-checks' ||
+  fail "man hailstone does not list --no-capacity-checks"
+
+# g ARGS...: a command on the master, its output in $OUT/last.log and
+# appended to $OUT/commands.log; its status.
+g() {
+  local rc
+  echo "# $*" >"$OUT/last.log"
+  nx 1 "$@" >>"$OUT/last.log" 2>&1
+  rc=$?
+  cat "$OUT/last.log" >>"$OUT/commands.log"
+  return $rc
+}
+# Newest capture (call prefix) after marker file $1, or nothing.
+calls_since() { find "$CAP" -name '*.answer.json' -newer "$1" | sort | sed 's/\.answer\.json$//'; }
+# Checks that every instance an answer placed is where the answer said.
+check_placed() {
+  local call=$1 name nodes actual
+  while read -r name nodes; do
+    [ -n "$name" ] || continue
+    actual=$(nx 1 gnt-instance list --no-headers --separator=' ' -o pnode,snodes "$name" | sed 's/ *$//; s/,/ /g')
+    if [ "$actual" != "$nodes" ]; then
+      fail "$name is on '$actual', hailstone's answer ($(basename "$call")) said '$nodes'"
+    fi
+  done < <($EXPECT placements "$call")
+}
+# op DESCRIPTION EXPECT COMMAND...: runs a Ganeti command that must call
+# the allocator once or more; EXPECT is 'ok' (the command and its jobs
+# succeed and instances are where the answers said) or 'accepted' (Ganeti
+# accepted the answer; the disk work after it fails on this kernel).
+op() {
+  local what=$1 want=$2 mark rc calls
+  shift 2
+  mark=$(mktemp "$OUT/mark.XXXXXX")
+  sleep 0.01
+  g "$@"; rc=$?
+  calls=$(calls_since "$mark")
+  rm -f "$mark"
+  if [ -z "$calls" ]; then
+    fail "$what: Ganeti did not call hailstone (rc $rc; see $OUT/commands.log)"
+    return
+  fi
+  case $want in
+    ok)
+      [ "$rc" = 0 ] || fail "$what: rc $rc (see $OUT/commands.log)"
+      local c
+      for c in $calls; do check_placed "$c"; done
+      ;;
+    accepted)
+      local c
+      for c in $calls; do
+        $EXPECT accepted "$c" "$OUT/last.log" ||
+          fail "$what: Ganeti's output does not show the nodes of hailstone's answer $(basename "$c") (see $OUT/commands.log)"
+      done
+      ;;
+  esac
+  say "$what: rc $rc, $(echo "$calls" | wc -w) call(s): $(for c in $calls; do $EXPECT describe "$c"; done | tr '\n' ';')"
+}
+
+ADD="gnt-instance add -o noop --no-name-check --no-ip-check"
+
+# --- one node: the packaged allocator as the cluster default --------------
+# Ganeti can only pass key=value parameters; hailstone's flags take =yes.
+g gnt-cluster modify -I hailstone --default-iallocator-params=no-capacity-checks=yes ||
+  fail "gnt-cluster modify -I hailstone"
+g $ADD -t diskless inst11.$D || fail "one node: gnt-instance add with the default allocator hailstone"
+[ "$(nx 1 gnt-instance list --no-headers -o pnode inst11.$D)" = node1.$D ] ||
+  fail "one node: inst11 is not on node1"
+g gnt-cluster modify --default-iallocator-params= || fail "resetting the iallocator parameters"
+say "one node: created inst11 with the packaged hailstone as cluster default"
+
+# --- from here every call goes through a capturing wrapper ----------------
+# Ganeti searches /usr/local/lib/ganeti/iallocators first; the wrapper keeps
+# each request, then runs the packaged binary.
+mkdir -p "$(dirname "$WRAPPER")"
+cat >"$WRAPPER" <<EOF
+#!/bin/sh
+# hailstone e2e: capture each call, then run the packaged hailstone.
+call=$CAP/\$(date +%s%N)-\$\$
+cp "\$1" "\$call.request.json"
+shift
+printf '%s\n' "\$@" > "\$call.args"
+$PACKAGED "\$call.request.json" "\$@" > "\$call.answer.json"
+rc=\$?
+cat "\$call.answer.json"
+exit \$rc
+EOF
+chmod 0755 "$WRAPPER"
+
+for n in 2 3 4; do
+  say "adding node$n"
+  "$LAB/add-node.sh" "$n" >"$OUT/add-node$n.log" 2>&1 || die "add-node.sh $n failed (see $OUT/add-node$n.log)"
+done
+# About 6 instances per node fit the default vcpu ratio of this machine.
+g gnt-cluster modify --ipolicy-vcpu-ratio=32 || fail "raising the vcpu ratio"
+
+# --- single-instance allocation --------------------------------------------
+op "allocate diskless (-I)" ok $ADD -I hailstone -t diskless inst12.$D
+op "allocate diskless (cluster default)" ok $ADD -t diskless inst13.$D
+op "allocate file" ok $ADD -I hailstone -t file --disk 0:size=1G inst14.$D
+# A file instance cannot be relocated, and Ganeti refuses a whole node
+# evacuation when one instance cannot move: the evacuations below must not
+# depend on where live memory figures put it.
+g gnt-instance remove -f inst14.$D || fail "removing inst14"
+op "allocate sharedfile" ok $ADD -I hailstone -t sharedfile --disk 0:size=1G inst15.$D
+op "allocate sharedfile (cluster default)" ok $ADD -t sharedfile --disk 0:size=2G -B memory=512 inst16.$D
+op "allocate diskless 1 GiB" ok $ADD -I hailstone -t diskless -B memory=1024 inst17.$D
+
+# --- relocate: migrate and failover ---------------------------------------
+op "migrate -I (sharedfile)" ok gnt-instance migrate -f -I hailstone inst15.$D
+op "failover -I (diskless)" ok gnt-instance failover -f -I hailstone inst12.$D
+
+# --- node evacuation of primaries -----------------------------------------
+victim=$(nx 1 gnt-instance list --no-headers --separator=' ' -o pnode,disk_template |
+  awk '$2 != "file" {n[$1]++} $2 == "file" {bad[$1] = 1}
+       END {for (x in n) if (!bad[x]) print n[x], x}' | sort -rn | head -n 1 | cut -d' ' -f2)
+op "node-evacuate --primary-only $victim" ok gnt-node evacuate -f -I hailstone --primary-only "$victim"
+
+# --- multi-allocate -------------------------------------------------------
+batch=$OUT/batch.json
+cat >"$batch" <<EOF
+[
+ {"instance_name": "inst18.$D", "mode": "create", "disk_template": "diskless",
+  "disks": [], "nics": [{}], "os_type": "noop", "hypervisor": "fake",
+  "ip_check": false, "name_check": false, "start": false, "beparams": {"memory": 256}},
+ {"instance_name": "inst19.$D", "mode": "create", "disk_template": "sharedfile",
+  "disks": [{"size": 1024}], "nics": [{}], "os_type": "noop", "hypervisor": "fake",
+  "ip_check": false, "name_check": false, "start": false}
+]
+EOF
+op "batch-create (multi-allocate)" ok gnt-instance batch-create -I hailstone "$batch"
+
+# --- RAPI creation with the cluster's default allocator -------------------
+mark=$(mktemp "$OUT/mark.XXXXXX")
+job=$(nx 1 curl -sk -u labadmin:labsecret -X POST -H 'Content-Type: application/json' \
+  -d '{"__version__": 1, "mode": "create", "name": "inst20.'$D'", "disk_template": "diskless",
+       "disks": [], "nics": [{}], "os": "noop", "hypervisor": "fake",
+       "ip_check": false, "name_check": false, "start": false}' \
+  https://127.0.0.1:5080/2/instances)
+if [[ "$job" =~ ^\"?[0-9]+\"?$ ]]; then
+  job=${job//\"/}
+  g gnt-job watch "$job"
+  status=$(nx 1 gnt-job list --no-headers -o status "$job")
+  [ "$status" = success ] || fail "RAPI creation: job $job is $status"
+  calls=$(calls_since "$mark")
+  [ -n "$calls" ] || fail "RAPI creation: hailstone was not called"
+  for c in $calls; do check_placed "$c"; done
+  say "RAPI POST /2/instances: job $job $status"
+else
+  fail "RAPI creation: no job id ($job)"
+fi
+rm -f "$mark"
+
+# --- group change -----------------------------------------------------------
+g gnt-group add g2 || fail "gnt-group add g2"
+g gnt-group assign-nodes g2 node3.$D node4.$D || fail "assigning node3 and node4 to g2"
+mover=$(nx 1 gnt-instance list --no-headers --separator=' ' -o name,pnode,disk_template |
+  awk '($2 == "node1.'$D'" || $2 == "node2.'$D'") && $3 != "file" {print $1; exit}')
+op "change-group $mover --to g2" ok gnt-instance change-group -I hailstone --to g2 "$mover"
+[ "$(nx 1 gnt-instance list --no-headers -o pnode.group "$mover")" = g2 ] ||
+  fail "change-group: $mover is not in g2"
+op "node-evacuate --primary-only node3 (g2)" ok gnt-node evacuate -f -I hailstone --primary-only node3.$D
+g gnt-group assign-nodes default node3.$D node4.$D || fail "assigning node3 and node4 back"
+g gnt-group remove g2 || fail "gnt-group remove g2"
+
+if ! g gnt-cluster verify --ignore-errors=ENODESETUP; then
+  fail "gnt-cluster verify (see $OUT/commands.log)"
+fi
+failed_jobs=$(nx 1 gnt-job list --no-headers -o id,status | awk '$2 != "success" {print $1}')
+[ -z "$failed_jobs" ] || fail "jobs that did not succeed: $(echo $failed_jobs)"
+
+# --- plain and drbd: the requests and Ganeti's acceptance ------------------
+say "enabling plain and drbd (enable-lvm-drbd.sh, 4 drbd and 2 plain instances written into the configuration)"
+INJECT_DRBD=4 INJECT_PLAIN=2 "$LAB/enable-lvm-drbd.sh" >"$OUT/enable-lvm-drbd.log" 2>&1 ||
+  die "enable-lvm-drbd.sh failed (see $OUT/enable-lvm-drbd.log)"
+NOSTART="$ADD --no-start"
+op "allocate plain" accepted $NOSTART -I hailstone -t plain --disk 0:size=2G inst21.$D
+op "allocate drbd" accepted $NOSTART -I hailstone -t drbd --disk 0:size=2G inst22.$D
+op "replace-disks -I (drbd relocate)" accepted gnt-instance replace-disks -I hailstone drbd2.$D
+sec=$(nx 1 gnt-instance list --no-headers -o snodes drbd1.$D)
+op "node-evacuate --secondary-only $sec" accepted gnt-node evacuate -f -I hailstone --secondary-only "$sec"
+pri=$(nx 1 gnt-instance list --no-headers -o pnode drbd3.$D)
+op "node-evacuate --primary-only $pri (drbd)" accepted gnt-node evacuate -f -I hailstone --primary-only "$pri"
+# Ganeti 3.0.2 never asks an allocator to evacuate all of a node's
+# instances at once ("Due to an issue with the iallocator interface...",
+# LUNodeEvacuate): it must refuse before calling hailstone.
+pri=$(nx 1 gnt-instance list --no-headers -o pnode drbd4.$D)
+mark=$(mktemp "$OUT/mark.XXXXXX")
+if g gnt-node evacuate -f -I hailstone "$pri"; then
+  fail "node-evacuate (all): Ganeti carried it out"
+fi
+grep -q "not possible to evacuate all instances at once" "$OUT/last.log" ||
+  fail "node-evacuate (all): not Ganeti's known refusal (see $OUT/commands.log)"
+[ -z "$(calls_since "$mark")" ] || fail "node-evacuate (all): Ganeti called hailstone"
+rm -f "$mark"
+say "node-evacuate (all) $pri: refused by Ganeti before any allocator call, as Ganeti 3.0.2 does"
+
+# --- every captured request: hail's answer, Ganeti's checker ---------------
+say "comparing every captured request with hail 3.0.2"
+total=0
+for call in $(ls "$CAP"/*.request.json | sort | sed 's/\.request\.json$//'); do
+  total=$((total + 1))
+  mapfile -t hargs < <($EXPECT hail-args "$call")
+  "$HAIL" "$call.request.json" "${hargs[@]}" >"$call.hail.json" 2>"$call.hail.err"
+  if ! cmp -s "$call.hail.json" "$call.answer.json"; then
+    fail "$(basename "$call"): hailstone's answer differs from hail's ($($EXPECT describe "$call"))"
+    diff <(head -c 2000 "$call.hail.json") <(head -c 2000 "$call.answer.json") | head -n 6
+  fi
+  verdict=$(/usr/bin/python3 "$VALIDATE" "$call.request.json" "$call.answer.json" 2>/dev/null)
+  case $verdict in
+    OK*) ;;
+    *) fail "$(basename "$call"): Ganeti's client code refused the answer: $verdict" ;;
+  esac
+done
+[ "$total" -ge 15 ] || fail "only $total requests were captured"
+say "$total requests: $(cat "$CAP"/*.request.json | grep -o '"type": *"[a-z-]*"' | sed 's/.*"\([a-z-]*\)"/\1/' | sort | uniq -c | tr -s ' ' | tr '\n' ',')"
+
+trap - EXIT
+cleanup
+if [ "$failures" = 0 ]; then
+  say "PASSED: $total requests answered as hail answers them, every operation carried out by Ganeti"
+else
+  say "$failures failure(s)"
+fi
+[ "$failures" = 0 ]
