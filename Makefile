@@ -18,7 +18,7 @@ RELEASE_BIN := target/release/hailstone
 .PHONY: help build run test compat compat-full bench install deb e2e lint fmt clean fuzz
 
 help: ## List the targets.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' | expand -t 16
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' | expand -t 16
 
 build: ## Build the release binaries (target/release/hailstone and the development tools).
 	$(CARGO) build --release --locked --workspace
