@@ -30,6 +30,7 @@ use crate::search::moves::location_score;
 use crate::search::moves::{self, Move, MoveError, Moved, Nodes, Overlay};
 use crate::search::state::{Crash, State};
 use crate::write::answer;
+use crate::write::opcodes::{self, MoveOp};
 
 /// The outcome of an evacuation (`EvacSolution`), in request order.
 #[derive(Debug, Clone, Default)]
@@ -197,37 +198,16 @@ impl From<Crash> for EvacError {
 /// The opcodes of one move (`iMoveToJob`), named after the state after the
 /// move.
 fn move_to_job(state: &State, inst: &Instance, mv: Move) -> Vec<String> {
-    let node_name = |k: usize| state.node_at(k).info.name.clone();
-    let failover = |target: Option<usize>| -> String {
-        let name = answer::string(&inst.name);
-        let target = target.map(|t| format!(",\"target_node\":{}", answer::string(&node_name(t))));
-        if inst.forthcoming {
-            format!(
-                "{{\"OP_ID\":\"OP_INSTANCE_FAILOVER\",\"instance_name\":{name},\"shutdown_timeout\":120,\"ignore_consistency\":false{},\"ignore_ipolicy\":false,\"cleanup\":false}}",
-                target.unwrap_or_default()
-            )
-        } else {
-            format!(
-                "{{\"OP_ID\":\"OP_INSTANCE_MIGRATE\",\"instance_name\":{name}{},\"allow_runtime_changes\":false,\"ignore_ipolicy\":false,\"cleanup\":false,\"allow_failover\":true,\"ignore_hvversions\":true}}",
-                target.unwrap_or_default()
-            )
-        }
+    let name = |k: usize| state.node_at(k).info.name.as_str();
+    let op = match mv {
+        Move::Failover => MoveOp::Failover,
+        Move::FailoverToAny(t) => MoveOp::FailoverToAny(name(t)),
+        Move::ReplaceSecondary(t) => MoveOp::ReplaceSecondary(name(t)),
+        Move::ReplacePrimary(t) => MoveOp::ReplacePrimary(name(t)),
+        Move::ReplaceAndFailover(t) => MoveOp::ReplaceAndFailover(name(t)),
+        Move::FailoverAndReplace(t) => MoveOp::FailoverAndReplace(name(t)),
     };
-    let replace = |t: usize| -> String {
-        format!(
-            "{{\"OP_ID\":\"OP_INSTANCE_REPLACE_DISKS\",\"instance_name\":{},\"early_release\":false,\"ignore_ipolicy\":false,\"mode\":\"replace_new_secondary\",\"disks\":[],\"remote_node\":{}}}",
-            answer::string(&inst.name),
-            answer::string(&node_name(t))
-        )
-    };
-    match mv {
-        Move::Failover => vec![failover(None)],
-        Move::FailoverToAny(t) => vec![failover(Some(t))],
-        Move::ReplaceSecondary(t) => vec![replace(t)],
-        Move::ReplacePrimary(t) => vec![failover(None), replace(t), failover(None)],
-        Move::ReplaceAndFailover(t) => vec![replace(t), failover(None)],
-        Move::FailoverAndReplace(t) => vec![failover(None), replace(t)],
-    }
+    opcodes::move_opcodes(&inst.name, inst.forthcoming, op)
 }
 
 /// Applies a move, turning a placement failure into hail's message text.
