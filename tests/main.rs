@@ -16,6 +16,8 @@
 //! * `datafiles` — `-S`, `-t`, `--simulate`, `-p` and bad data files;
 //! * `explain` — `--explain`: the same answer, snapshots of every
 //!   sample's explanation, the tracker's cases named;
+//! * `live` — the planners' `-L` (Luxi) and `-m` (RAPI) on captured and
+//!   varied replies, against hscan's, hbal's and hsqueeze's outputs;
 //! * `layers` — the direction of dependencies between the stage folders;
 //! * `properties` — generated clusters: every answer safe and repeatable;
 //! * `safety_checker` — tests of the independent answer checker in
@@ -28,6 +30,7 @@ mod explain;
 mod groups;
 mod hostile;
 mod layers;
+mod live;
 mod properties;
 mod run;
 mod safety_checker;

@@ -426,8 +426,8 @@ pub fn planner_checks(
             code: 2,
             message: format!(
                 "{program}: option --{first} is accepted by {original} but not implemented in \
-                 {program}: it reads the cluster from data files (-t) and iallocator \
-                 requests (-I) only, and never talks to a live cluster\n"
+                 {program}: it reads clusters (-t, -I, -L, -m) but never changes one (no job \
+                 submission) and does not query the monitoring daemons\n"
             ),
         });
     }

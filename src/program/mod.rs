@@ -5,7 +5,9 @@
 //!   options, the request pipeline and the dispatch by request type;
 //!   [`getopt`], GHC's option scanner that every htools program uses;
 //!   [`datafile`], cluster data files converted and normalised;
-//!   [`clock`], calendar dates for file names and reports.
+//!   [`clock`], calendar dates for file names and reports; the planners'
+//!   live backends' I/O: [`luxi`], a Luxi client on a unix socket, and
+//!   [`rapi`], RAPI resources from a directory or fetched by `curl`.
 //! * May use: every stage. Nothing else in the crate uses a program.
 //! * Must never: hold an algorithm or a format of its own; a program only
 //!   reads options, calls the stages and maps outcomes to exit statuses.
@@ -16,5 +18,7 @@ pub mod datafile;
 pub mod getopt;
 pub mod groups;
 pub mod hail;
+pub mod luxi;
 pub mod plan;
+pub mod rapi;
 pub mod squeeze;

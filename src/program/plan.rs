@@ -1,5 +1,7 @@
-//! What the balancing planners (`hailstone-balance`, `hailstone-squeeze`)
-//! share around a plan: how a run stops early with Ganeti's texts, the
+//! What the planners (`hailstone-balance`, `hailstone-squeeze`,
+//! `hailstone-groups`) share around a plan: where the cluster is read from
+//! ([`read_cluster`]: RAPI, Luxi, a data file or a request, as hbal's
+//! `loadExternalData` chooses), how a run stops early with Ganeti's texts, the
 //! `gnt-instance` job of each accepted step and the grouping of jobs into
 //! job sets (`Cluster.splitJobs`).
 
@@ -10,6 +12,9 @@ use crate::model::types::DiskTemplate;
 use crate::model::Cluster;
 use crate::program::datafile;
 use crate::program::getopt::Exit;
+use crate::program::{luxi, rapi};
+use crate::read::json::parse_document;
+use crate::read::live;
 use crate::read::loader::LoadOptions;
 use crate::read::merge::MergeOptions;
 use crate::read::text;
@@ -133,15 +138,64 @@ pub fn load_failed(message: String) -> Stop {
     stop(format!("Error: failed to load data, aborting: {message}\n"))
 }
 
-/// Reads the cluster of a planner (`loadExternalData`): the data file
-/// `text_data`, else the cluster of the iallocator request `ialloc_src`
-/// (as `hail -S` saves it, read once); with the loader's warnings.
+/// Where a planner reads its cluster (hbal's backends; at most one of
+/// `-m`, `-L` and `-t`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sources<'a> {
+    /// `-t FILE`: a cluster data file.
+    pub text_data: Option<&'a str>,
+    /// `-I FILE`: an iallocator request's cluster.
+    pub ialloc_src: Option<&'a str>,
+    /// `-L[SOCKET]`: a Luxi socket.
+    pub luxi: Option<&'a str>,
+    /// `-m ADDRESS`: RAPI (`file://DIR` or the master's address); an empty
+    /// address is none, as in hbal.
+    pub master: Option<&'a str>,
+}
+
+/// Reads the cluster of a planner (`loadExternalData`): from RAPI, else
+/// Luxi, else the data file, else the cluster of the iallocator request
+/// (as `hail -S` saves it, read once); with the loader's warnings. On a
+/// live KVM cluster a positive `static_kvm_node_memory` is every node's
+/// reserved memory (data files and requests carry no hypervisor).
 pub fn read_cluster(
-    text_data: Option<&str>,
-    ialloc_src: Option<&str>,
+    sources: Sources<'_>,
     merge: &MergeOptions,
+    static_kvm_node_memory: i64,
 ) -> Result<(Cluster, Vec<String>), Stop> {
-    match (text_data, ialloc_src) {
+    let master = sources.master.filter(|m| !m.is_empty());
+    let given = [
+        master.is_some(),
+        sources.luxi.is_some(),
+        sources.text_data.is_some(),
+    ];
+    if given.iter().filter(|&&g| g).count() > 1 {
+        return Err(stop(
+            "Error: Only one of the rapi, luxi, and data files options should be given.\n"
+                .to_owned(),
+        ));
+    }
+    if let Some(address) = master {
+        let fetched = rapi::fetch(address).map_err(load_failed)?;
+        let live = match fetched.as_slice() {
+            [g, n, i, c] => live::rapi::read([g, n, i, c].map(|f| live::rapi::Body {
+                source: &f.source,
+                bytes: &f.body,
+            })),
+            _ => {
+                return Err(load_failed(
+                    "RAPI: not every resource was fetched".to_owned(),
+                ))
+            }
+        }
+        .map_err(|e| load_failed(e.to_string()))?;
+        return Ok(live::load(live, merge, static_kvm_node_memory));
+    }
+    if let Some(socket) = sources.luxi {
+        let live = read_luxi(socket).map_err(load_failed)?;
+        return Ok(live::load(live, merge, static_kvm_node_memory));
+    }
+    match (sources.text_data, sources.ialloc_src) {
         (Some(path), _) => {
             let bytes = std::fs::read(path).map_err(|e| load_failed(open_error(path, &e)))?;
             text::load(path, &bytes, merge).map_err(|e| load_failed(e.to_string()))
@@ -153,6 +207,31 @@ pub fn read_cluster(
             text::load(path, data.as_bytes(), merge).map_err(|e| load_failed(e.to_string()))
         }
         (None, None) => Err(load_failed("No backend selected! Exiting.".to_owned())),
+    }
+}
+
+/// hbal's four Luxi queries on `socket`, read into a live cluster.
+fn read_luxi(socket: &str) -> Result<live::Live, String> {
+    let mut client =
+        luxi::Client::connect(socket, luxi::DEFAULT_TIMEOUT).map_err(|e| e.to_string())?;
+    let mut replies = Vec::with_capacity(live::luxi::QUERIES.len());
+    for (_, method, args) in live::luxi::QUERIES {
+        replies.push(client.call(method, args).map_err(|e| e.to_string())?);
+    }
+    let mut docs = Vec::with_capacity(replies.len());
+    for (reply, (name, _, _)) in replies.iter().zip(live::luxi::QUERIES) {
+        docs.push(
+            parse_document(reply.bytes())
+                .map_err(|e| format!("Luxi query \"{name}\": malformed reply: {e}"))?,
+        );
+    }
+    let mut results = Vec::with_capacity(docs.len());
+    for (doc, (name, _, _)) in docs.iter().zip(live::luxi::QUERIES) {
+        results.push(live::luxi::envelope(doc).map_err(|e| format!("Luxi query \"{name}\": {e}"))?);
+    }
+    match results.as_slice() {
+        [n, i, c, g] => live::luxi::read([*n, *i, *c, *g]).map_err(|e| e.to_string()),
+        _ => Err("Luxi: not every query was answered".to_owned()),
     }
 }
 

@@ -77,7 +77,7 @@ impl<'a> Path<'a> {
         }
     }
 
-    fn name(&'a self, name: &'a str) -> Path<'a> {
+    pub(crate) fn name(&'a self, name: &'a str) -> Path<'a> {
         Path {
             parent: Some(self),
             seg: Some(Seg::Name(name)),
@@ -152,7 +152,7 @@ pub enum Hypervisor {
 }
 
 impl Hypervisor {
-    const ALL: [(&'static str, Hypervisor); 6] = [
+    pub(crate) const ALL: [(&'static str, Hypervisor); 6] = [
         ("kvm", Hypervisor::Kvm),
         ("xen-pvm", Hypervisor::XenPvm),
         ("chroot", Hypervisor::Chroot),
@@ -609,12 +609,12 @@ fn found(v: Value<'_>) -> String {
     v.describe()
 }
 
-fn as_object<'d>(v: Value<'d>, path: &Path) -> Result<Object<'d>, InputError> {
+pub(crate) fn as_object<'d>(v: Value<'d>, path: &Path) -> Result<Object<'d>, InputError> {
     v.as_object()
         .ok_or_else(|| path.error(format!("expected an object, found {}", found(v))))
 }
 
-fn as_array<'d>(v: Value<'d>, path: &Path) -> Result<Array<'d>, InputError> {
+pub(crate) fn as_array<'d>(v: Value<'d>, path: &Path) -> Result<Array<'d>, InputError> {
     v.as_array()
         .ok_or_else(|| path.error(format!("expected an array, found {}", found(v))))
 }
@@ -636,7 +636,7 @@ fn optional<'d>(m: &impl Fields<'d>, key: &str) -> Option<Value<'d>> {
     m.field(key).filter(|v| !v.is_null())
 }
 
-fn int_value(v: Value<'_>, path: &Path) -> Result<i64, InputError> {
+pub(crate) fn int_value(v: Value<'_>, path: &Path) -> Result<i64, InputError> {
     match v.as_number() {
         Some(n) => n.as_int().ok_or_else(|| {
             path.error(format!(
@@ -648,7 +648,7 @@ fn int_value(v: Value<'_>, path: &Path) -> Result<i64, InputError> {
     }
 }
 
-fn f64_value(v: Value<'_>, path: &Path) -> Result<f64, InputError> {
+pub(crate) fn f64_value(v: Value<'_>, path: &Path) -> Result<f64, InputError> {
     match v.as_number() {
         Some(n) => {
             let x = n.as_f64();
@@ -662,17 +662,17 @@ fn f64_value(v: Value<'_>, path: &Path) -> Result<f64, InputError> {
     }
 }
 
-fn bool_value(v: Value<'_>, path: &Path) -> Result<bool, InputError> {
+pub(crate) fn bool_value(v: Value<'_>, path: &Path) -> Result<bool, InputError> {
     v.as_bool()
         .ok_or_else(|| path.error(format!("expected true or false, found {}", found(v))))
 }
 
-fn str_value<'d>(v: Value<'d>, path: &Path) -> Result<&'d str, InputError> {
+pub(crate) fn str_value<'d>(v: Value<'d>, path: &Path) -> Result<&'d str, InputError> {
     v.as_str()
         .ok_or_else(|| path.error(format!("expected a string, found {}", found(v))))
 }
 
-fn str_list<'d>(v: Value<'d>, path: &Path) -> Result<Vec<&'d str>, InputError> {
+pub(crate) fn str_list<'d>(v: Value<'d>, path: &Path) -> Result<Vec<&'d str>, InputError> {
     let items = as_array(v, path)?;
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -717,7 +717,11 @@ fn opt_str<'d>(m: &impl Fields<'d>, key: &str, path: &Path) -> Result<Option<&'d
     }
 }
 
-fn enum_value<T: Copy>(v: Value<'_>, path: &Path, choices: &[(&str, T)]) -> Result<T, InputError> {
+pub(crate) fn enum_value<T: Copy>(
+    v: Value<'_>,
+    path: &Path,
+    choices: &[(&str, T)],
+) -> Result<T, InputError> {
     let Some(s) = v.as_str() else {
         return Err(path.error(format!("expected a string, found {}", found(v))));
     };
@@ -739,7 +743,7 @@ fn template_choices() -> Vec<(&'static str, DiskTemplate)> {
     DiskTemplate::ALL.iter().map(|t| (t.raw(), *t)).collect()
 }
 
-fn disk_template(v: Value<'_>, path: &Path) -> Result<DiskTemplate, InputError> {
+pub(crate) fn disk_template(v: Value<'_>, path: &Path) -> Result<DiskTemplate, InputError> {
     enum_value(v, path, &template_choices())
 }
 
@@ -789,7 +793,7 @@ fn strict_keys(m: Object<'_>, allowed: &[&str], path: &Path, what: &str) -> Resu
     Ok(())
 }
 
-fn read_ipolicy(v: Value<'_>, path: &Path) -> Result<IPolicy, InputError> {
+pub(crate) fn read_ipolicy(v: Value<'_>, path: &Path) -> Result<IPolicy, InputError> {
     let m = as_object(v, path)?;
     strict_keys(
         m,

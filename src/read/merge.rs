@@ -12,9 +12,10 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use crate::model::group::Group;
-use crate::model::instance::{Instance, Nic, NO_NODE};
-use crate::model::node::{intersection_len, set_peer, Node};
+use crate::model::instance::{Disk, Instance, Nic, NO_NODE};
+use crate::model::node::{intersection_len, set_peer, Node, NodeInfo};
 use crate::model::policy::IPolicy;
+use crate::model::types::{DiskTemplate, RunState};
 use crate::model::{Cluster, TagId, TagTable};
 use crate::read::loader::N1Rule;
 
@@ -30,6 +31,110 @@ pub(crate) struct Parts {
     pub cluster_tags: Vec<String>,
     /// The cluster's instance policy.
     pub ipolicy: IPolicy,
+}
+
+/// A node's unchanging parts as a backend reads them (`Node.create`,
+/// `setNodeTags`, `setCpuSpeed`; `setMaster` for the master): no location
+/// or migration tags yet, the alias the whole name until [`merge`].
+pub(crate) fn node_info(
+    name: &str,
+    tags: Vec<String>,
+    master: bool,
+    n_cpu: i64,
+    cpu_speed: f64,
+) -> NodeInfo {
+    NodeInfo {
+        name: name.to_owned(),
+        alias_len: name.len(),
+        tags,
+        location_tags: Vec::new(),
+        mig_tags: Vec::new(),
+        rmig_tags: Vec::new(),
+        master,
+        n_cpu,
+        cpu_speed,
+    }
+}
+
+/// An instance as a backend reads it (`Instance.create`), with its nodes
+/// already resolved to indices: what the data file, Luxi and RAPI readers
+/// share.
+pub(crate) struct InstanceRecord {
+    pub name: String,
+    /// Memory, MiB.
+    pub mem: i64,
+    /// Disk used on the nodes, MiB.
+    pub dsk: i64,
+    pub disks: Vec<Disk>,
+    pub vcpus: i64,
+    pub run_state: RunState,
+    pub auto_balance: bool,
+    pub p_node: i32,
+    /// The secondary node or [`NO_NODE`].
+    pub s_node: i32,
+    pub disk_template: DiskTemplate,
+    pub spindle_use: i64,
+    pub tags: Vec<String>,
+    pub forthcoming: bool,
+}
+
+impl InstanceRecord {
+    /// What is wrong with the instance's nodes for hailstone, whatever the
+    /// backend: a drbd instance whose secondary is its primary (hail's
+    /// text backend refuses it: "same primary and secondary node") or that
+    /// has no secondary (hail accepts it and fails as soon as it moves it).
+    /// `p_name` is the primary's name.
+    pub(crate) fn node_problem(&self, p_name: &str) -> Option<String> {
+        if self.disk_template != DiskTemplate::Drbd {
+            return None;
+        }
+        if self.s_node == self.p_node {
+            Some(format!(
+                "Instance {} has same primary and secondary node - {p_name}",
+                self.name
+            ))
+        } else if self.s_node == NO_NODE {
+            Some(
+                "a drbd instance needs a secondary node (hail would fail as soon as it \
+                 moves the instance)"
+                    .to_owned(),
+            )
+        } else {
+            None
+        }
+    }
+
+    /// The instance at index `idx`, before [`merge`] (no tag sets, no
+    /// location score, no NICs, full utilisation).
+    pub(crate) fn into_instance(self, idx: i32, empty: &Empties) -> Instance {
+        let name: Arc<str> = Arc::from(self.name);
+        Instance {
+            alias_len: name.len(),
+            name,
+            idx,
+            mem: self.mem,
+            dsk: self.dsk,
+            disks: Arc::from(self.disks),
+            vcpus: self.vcpus,
+            run_state: self.run_state,
+            auto_balance: self.auto_balance,
+            p_node: self.p_node,
+            s_node: self.s_node,
+            disk_template: self.disk_template,
+            spindle_use: self.spindle_use,
+            tags: if self.tags.is_empty() {
+                empty.tags.clone()
+            } else {
+                Arc::from(self.tags)
+            },
+            excl_tags: empty.ids.clone(),
+            dsrd_loc_tags: empty.ids.clone(),
+            location_score: 0,
+            nics: empty.nics.clone(),
+            forthcoming: self.forthcoming,
+            util: [1.0; 4],
+        }
+    }
 }
 
 const EXCL_PREFIX: &str = "htools:iextags:";

@@ -17,16 +17,15 @@
 //! (hail accepts it and crashes as soon as it moves it).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
 
 use crate::model::group::Group;
 use crate::model::instance::{Disk, Instance, NO_NODE};
-use crate::model::node::{Node, NodeInfo, Resources};
+use crate::model::node::{Node, Resources};
 use crate::model::policy::{IPolicy, ISpec, MinMaxISpecs};
 use crate::model::types::{AllocPolicy, DiskTemplate, RunState};
 use crate::model::{find_group, Cluster, NameMatch};
 use crate::read::haskell::{read_double, read_int, split_on, ReadError};
-use crate::read::merge::{merge, Empties, MergeOptions, Parts};
+use crate::read::merge::{merge, node_info, Empties, InstanceRecord, MergeOptions, Parts};
 
 /// Why a cluster data file cannot be read: where, and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -416,38 +415,14 @@ impl Reader<'_> {
                 ))
             }
         };
-        if disk_template == DiskTemplate::Drbd {
-            if s_node == p_node {
-                return Err(self.error(
-                    line,
-                    format!(
-                        "{what}: Instance {name} has same primary and secondary node - {}",
-                        f[6]
-                    ),
-                ));
-            }
-            if s_node == NO_NODE {
-                return Err(self.error(
-                    line,
-                    format!(
-                        "{what}: a drbd instance needs a secondary node (hail would fail \
-                         as soon as it moves the instance)"
-                    ),
-                ));
-            }
-        }
-        let tags = comma_list(f[9]);
-        let name: Arc<str> = Arc::from(name);
-        self.instances.push(Instance {
-            alias_len: name.len(),
-            name,
-            idx: self.instances.len() as i32,
+        let record = InstanceRecord {
+            name: name.to_owned(),
             mem,
             dsk,
-            disks: Arc::from([Disk {
+            disks: vec![Disk {
                 size: dsk,
                 spindles,
-            }]),
+            }],
             vcpus,
             run_state,
             auto_balance,
@@ -455,18 +430,14 @@ impl Reader<'_> {
             s_node,
             disk_template,
             spindle_use,
-            tags: if tags.is_empty() {
-                self.empty.tags.clone()
-            } else {
-                Arc::from(tags)
-            },
-            excl_tags: self.empty.ids.clone(),
-            dsrd_loc_tags: self.empty.ids.clone(),
-            location_score: 0,
-            nics: self.empty.nics.clone(),
+            tags: comma_list(f[9]),
             forthcoming,
-            util: [1.0; 4],
-        });
+        };
+        if let Some(problem) = record.node_problem(f[6]) {
+            return Err(self.error(line, format!("{what}: {problem}")));
+        }
+        let idx = self.instances.len() as i32;
+        self.instances.push(record.into_instance(idx, &self.empty));
         Ok(())
     }
 
@@ -601,20 +572,5 @@ impl Reader<'_> {
             nic_count: value(4, "niccount")?,
             spindle_use: value(5, "spindleuse")?,
         })
-    }
-}
-
-/// A node's unchanging parts as a data file gives them.
-fn node_info(name: &str, tags: Vec<String>, master: bool, n_cpu: i64, cpu_speed: f64) -> NodeInfo {
-    NodeInfo {
-        name: name.to_owned(),
-        alias_len: name.len(),
-        tags,
-        location_tags: Vec::new(),
-        mig_tags: Vec::new(),
-        rmig_tags: Vec::new(),
-        master,
-        n_cpu,
-        cpu_speed,
     }
 }

@@ -108,8 +108,16 @@ fn load(o: &Options, err: &mut dyn Write) -> Result<(Cluster, Vec<bool>), Stop> 
     };
     // `-I` reads the request's cluster once (hbal merges it twice: see the
     // README's compatibility section).
-    let (cluster, warnings) =
-        plan::read_cluster(o.text_data.as_deref(), o.ialloc_src.as_deref(), &merge)?;
+    let (cluster, warnings) = plan::read_cluster(
+        plan::Sources {
+            text_data: o.text_data.as_deref(),
+            ialloc_src: o.ialloc_src.as_deref(),
+            luxi: o.luxi.as_deref(),
+            master: o.master.as_deref(),
+        },
+        &merge,
+        o.static_kvm_node_memory,
+    )?;
     // Selected and excluded instances (`mergeData`).
     let names: Vec<&str> = cluster.instances.iter().map(|i| &*i.name).collect();
     let mut unknown: Vec<String> = Vec::new();

@@ -5,9 +5,10 @@
 //! The outcomes are checked in hbal's order: GetOpt errors (exit 2), option
 //! value errors in command-line order (exit 1), `--help`, `--version`,
 //! `--help-completion` (stdout, exit 0), then extra arguments (exit 1).
-//! Options that reach a live cluster (`-m`, `-L`, `-X`, `--mond`) are
-//! refused with exit status 2: hailstone-balance reads data files and
-//! iallocator requests only.
+//! `-L[SOCKET]` (Luxi) and `-m ADDRESS` (RAPI) read a live cluster
+//! (`program::plan::read_cluster`); `-X` (job submission) and `--mond`
+//! are refused with exit status 2: hailstone-balance never changes a
+//! cluster and does not query the monitoring daemons.
 
 use std::ffi::OsString;
 
@@ -33,6 +34,10 @@ pub struct Options {
     pub text_data: Option<String>,
     /// `-I FILE`: an iallocator request as the cluster.
     pub ialloc_src: Option<String>,
+    /// `-L[SOCKET]`: the Luxi socket of a live cluster.
+    pub luxi: Option<String>,
+    /// `-m ADDRESS`: a live cluster's RAPI (or `file://DIR`).
+    pub master: Option<String>,
     /// `--explain[=PATH]` (hailstone only): why the balancing stopped, on
     /// stderr (`None` inside) or in the file PATH.
     pub explain: Option<Option<String>>,
@@ -94,6 +99,8 @@ impl Default for Options {
             print_commands: None,
             text_data: None,
             ialloc_src: None,
+            luxi: None,
+            master: None,
             explain: None,
             explain_format: crate::explain::Format::Text,
             evac_mode: false,
@@ -278,8 +285,14 @@ impl getopt::Fold<OptId> for Fold {
             OptId::TextData => o.text_data = Some(text.to_owned()),
             OptId::EvacMode => o.evac_mode = true,
             OptId::RestrictedMigration => o.restricted_migration = true,
-            OptId::Master => o.refused.push("master"),
-            OptId::Luxi => o.refused.push("luxi"),
+            OptId::Master => o.master = Some(text.to_owned()),
+            OptId::Luxi => {
+                o.luxi = Some(
+                    value
+                        .unwrap_or(crate::program::luxi::DEFAULT_SOCKET)
+                        .to_owned(),
+                );
+            }
             OptId::IallocSrc => o.ialloc_src = Some(text.to_owned()),
             OptId::ExplainFormat => o.explain_format = getopt::explain_format(text)?,
             OptId::Explain => o.explain = Some(getopt::explain_target(value)?),
@@ -391,9 +404,21 @@ mod tests {
             (code, message.as_str()),
             (1, "Error: This program doesn't take any arguments.\n")
         );
-        let Err(Exit::Stderr { code, .. }) = run(&["-L"]) else {
+        let o = run(&["-L"]).unwrap();
+        assert_eq!(
+            o.luxi.as_deref(),
+            Some("/var/run/ganeti/socket/ganeti-query")
+        );
+        let o = run(&["--luxi=/s", "-m", "https://u:p@h:5080"]).unwrap();
+        assert_eq!(o.luxi.as_deref(), Some("/s"));
+        assert_eq!(o.master.as_deref(), Some("https://u:p@h:5080"));
+        let Err(Exit::Stderr { code, message }) = run(&["-L", "-X"]) else {
             panic!("expected a refusal")
         };
         assert_eq!(code, 2);
+        assert!(
+            message.contains("option --exec is accepted by hbal"),
+            "{message}"
+        );
     }
 }

@@ -54,9 +54,14 @@ struct Plan {
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
     let (cluster, warnings) = plan::read_cluster(
-        o.text_data.as_deref(),
-        o.ialloc_src.as_deref(),
+        plan::Sources {
+            text_data: o.text_data.as_deref(),
+            ialloc_src: o.ialloc_src.as_deref(),
+            luxi: o.luxi.as_deref(),
+            master: o.master.as_deref(),
+        },
         &MergeOptions::default(),
+        o.static_kvm_node_memory,
     )?;
     err.write_all(plan::warnings_text(&warnings).as_bytes())?;
     let only = match &o.group {

@@ -11,7 +11,7 @@ use std::ffi::OsString;
 
 pub use crate::program::getopt::Exit;
 use crate::program::getopt::{self, ArgKind, OptDescr};
-use crate::read::haskell::read_double;
+use crate::read::haskell::{read_double, read_int};
 
 /// The program name.
 pub const PROGRAM: &str = "hailstone-groups";
@@ -50,6 +50,13 @@ pub struct Options {
     pub text_data: Option<String>,
     /// `-I FILE`: an iallocator request as the cluster.
     pub ialloc_src: Option<String>,
+    /// `-L[SOCKET]`: the Luxi socket of a live cluster (as hbal's).
+    pub luxi: Option<String>,
+    /// `-m ADDRESS`: a live cluster's RAPI or `file://DIR` (as hbal's).
+    pub master: Option<String>,
+    /// `--static-kvm-node-memory` (as hbal's; only a live KVM cluster is
+    /// affected).
+    pub static_kvm_node_memory: i64,
     /// `-G GROUP`: the group to repair or balance.
     pub group: Option<String>,
     /// `--evacuate`: with compress, the plan that empties the group that
@@ -78,6 +85,9 @@ impl Default for Options {
             operation: Operation::Check,
             text_data: None,
             ialloc_src: None,
+            luxi: None,
+            master: None,
+            static_kvm_node_memory: 4096,
             group: None,
             evacuate: false,
             print_commands: None,
@@ -158,6 +168,9 @@ pub fn usage() -> String {
 enum OptId {
     TextData,
     IallocSrc,
+    Master,
+    Luxi,
+    StaticKvmNodeMemory,
     Group,
     Evacuate,
     PrintCommands,
@@ -192,6 +205,9 @@ const fn opt(
 const OPTIONS: &[OptDescr<OptId>] = &[
     opt(OptId::TextData, Some('t'), "text-data", ArgKind::Req("FILE"), "the cluster data FILE", "file"),
     opt(OptId::IallocSrc, Some('I'), "ialloc-src", ArgKind::Req("FILE"), "Specify an iallocator spec as the cluster data source", "file"),
+    opt(OptId::Master, Some('m'), "master", ArgKind::Req("ADDRESS"), "collect data via RAPI at the given ADDRESS", "host"),
+    opt(OptId::Luxi, Some('L'), "luxi", ArgKind::Opt("SOCKET"), "collect data via Luxi, optionally using the given SOCKET path [/var/run/ganeti/socket/ganeti-query]", "file"),
+    opt(OptId::StaticKvmNodeMemory, None, "static-kvm-node-memory", ArgKind::Req("N"), "use static node memory [in MB] on KVM instead of value reported by hypervisor. Use 0 to take value reported from hypervisor.", "integer"),
     opt(OptId::Group, Some('G'), "group", ArgKind::Req("ID"), "the node group to repair or balance (name or UUID)", "onegroup"),
     opt(OptId::Evacuate, None, "evacuate", ArgKind::No, "compress: plan the emptying of the group that frees the most", "none"),
     opt(OptId::PrintCommands, Some('C'), "print-commands", ArgKind::Opt("FILE"), "print the ganeti command list for reaching the solution, if an argument is passed then write the commands to a file named as such", "none"),
@@ -224,6 +240,18 @@ impl getopt::Fold<OptId> for Fold {
         match id {
             OptId::TextData => o.text_data = Some(text.to_owned()),
             OptId::IallocSrc => o.ialloc_src = Some(text.to_owned()),
+            OptId::Master => o.master = Some(text.to_owned()),
+            OptId::Luxi => {
+                o.luxi = Some(
+                    value
+                        .unwrap_or(crate::program::luxi::DEFAULT_SOCKET)
+                        .to_owned(),
+                );
+            }
+            OptId::StaticKvmNodeMemory => {
+                o.static_kvm_node_memory =
+                    read_int(text).map_err(|e| e.message("static node memory", text))?;
+            }
             OptId::Group => o.group = Some(text.to_owned()),
             OptId::Evacuate => o.evacuate = true,
             OptId::PrintCommands => o.print_commands = Some(value.unwrap_or("-").to_owned()),
@@ -258,6 +286,15 @@ mod tests {
         assert_eq!(o.operation, Operation::Repair);
         assert_eq!(o.group.as_deref(), Some("g1"));
         assert_eq!(o.print_commands.as_deref(), Some("-"));
+        let o = run(&["check", "-L", "-m", "file:///d"]).unwrap();
+        assert_eq!(
+            o.luxi.as_deref(),
+            Some("/var/run/ganeti/socket/ganeti-query")
+        );
+        assert_eq!(o.master.as_deref(), Some("file:///d"));
+        let o = run(&["check", "-L/s", "--static-kvm-node-memory=0"]).unwrap();
+        assert_eq!(o.luxi.as_deref(), Some("/s"));
+        assert_eq!(o.static_kvm_node_memory, 0);
         let o = run(&["compress", "--evacuate", "--ignore-soft-errors=yes"]).unwrap();
         assert!(o.evacuate && o.ignore_soft_errors);
         for bad in [

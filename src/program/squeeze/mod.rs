@@ -32,9 +32,14 @@ pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
 /// request) and prints the loader's warnings.
 fn load(o: &Options, err: &mut dyn Write) -> Result<Cluster, Stop> {
     let (cluster, warnings) = plan::read_cluster(
-        o.text_data.as_deref(),
-        o.ialloc_src.as_deref(),
+        plan::Sources {
+            text_data: o.text_data.as_deref(),
+            ialloc_src: o.ialloc_src.as_deref(),
+            luxi: o.luxi.as_deref(),
+            master: None,
+        },
         &MergeOptions::default(),
+        o.static_kvm_node_memory,
     )?;
     // hsqueeze has no -q: the warnings always show.
     err.write_all(plan::warnings_text(&warnings).as_bytes())?;

@@ -5,9 +5,9 @@
 //! The outcomes are checked in hsqueeze's order: GetOpt errors (exit 2),
 //! option value errors in command-line order (exit 1), `--help`,
 //! `--version`, `--help-completion` (stdout, exit 0), then extra arguments
-//! (exit 1). The options that reach a live cluster (`-L`, `-X`) are refused
-//! with exit status 2: hailstone-squeeze reads data files and iallocator
-//! requests only.
+//! (exit 1). `-L[SOCKET]` reads a live cluster over Luxi
+//! (`program::plan::read_cluster`); `-X` (job submission) is refused with
+//! exit status 2: hailstone-squeeze never changes a cluster.
 
 use std::ffi::OsString;
 
@@ -26,6 +26,8 @@ pub struct Options {
     pub text_data: Option<String>,
     /// `-I FILE`: an iallocator request as the cluster.
     pub ialloc_src: Option<String>,
+    /// `-L[SOCKET]`: the Luxi socket of a live cluster.
+    pub luxi: Option<String>,
     /// `--explain[=PATH]` (hailstone only): why each node was powered off
     /// or kept, on stderr (`None` inside) or in the file PATH.
     pub explain: Option<Option<String>>,
@@ -56,6 +58,7 @@ impl Default for Options {
         Options {
             text_data: None,
             ialloc_src: None,
+            luxi: None,
             explain: None,
             explain_format: crate::explain::Format::Text,
             minimal_resources: 2.0,
@@ -167,7 +170,13 @@ impl getopt::Fold<OptId> for Fold {
         let text = value.unwrap_or("");
         let o = &mut self.options;
         match id {
-            OptId::Luxi => o.refused.push("luxi"),
+            OptId::Luxi => {
+                o.luxi = Some(
+                    value
+                        .unwrap_or(crate::program::luxi::DEFAULT_SOCKET)
+                        .to_owned(),
+                );
+            }
             OptId::TextData => o.text_data = Some(text.to_owned()),
             OptId::IallocSrc => o.ialloc_src = Some(text.to_owned()),
             OptId::ExplainFormat => o.explain_format = getopt::explain_format(text)?,
