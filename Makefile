@@ -69,11 +69,11 @@ COMPLETIONS := $(DEB_ROOT)/usr/share/bash-completion/completions
 MAN_NAME_hailstone := Ganeti iallocator with the decisions of hail 3.0.2, faster, with explanations
 MAN_DESC_hailstone := Ganeti runs it as hailstone INPUT.json [--key=value...] and reads one JSON answer line on stdout. Make it the default with gnt-cluster modify -I hailstone, or use it per command with -I hailstone. The options of the cluster default iallocator parameters arrive as --key=value; flags take =yes or =no. --explain[=PATH] says why each group, node and pair was refused or chosen.
 MAN_NAME_hailstone-balance := balance a Ganeti node group as hbal 3.0.2 does
-MAN_DESC_hailstone-balance := Reads the cluster from a Ganeti cluster data file (-t) or an iallocator request (-I), prints the moves that lower the cluster score, and with -C the gnt-instance commands that carry them out.
+MAN_DESC_hailstone-balance := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I), prints the moves that lower the cluster score, and with -C the gnt-instance commands that carry them out.
 MAN_NAME_hailstone-groups := check, repair, compress and balance a Ganeti cluster across node groups
-MAN_DESC_hailstone-groups := Reads the cluster from a Ganeti cluster data file (-t) or an iallocator request (-I); check reports the health and storage partitions of each node group, repair moves the instances of unhealthy groups into healthy groups sharing their storage, compress finds the groups that could be emptied, balance balances the worst group; -C prints the commands and -S saves the cluster after the plan.
+MAN_DESC_hailstone-groups := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I); check reports the health and storage partitions of each node group, repair moves the instances of unhealthy groups into healthy groups sharing their storage, compress finds the groups that could be emptied, balance balances the worst group; -C prints the commands and -S saves the cluster after the plan.
 MAN_NAME_hailstone-squeeze := power Ganeti nodes off and on as hsqueeze 3.0.2 does
-MAN_DESC_hailstone-squeeze := Reads the cluster from a Ganeti cluster data file (-t) or an iallocator request (-I) and prints the nodes to power off when the cluster is quiet, or the standby nodes to power on when it runs short, and with -C the commands.
+MAN_DESC_hailstone-squeeze := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or an iallocator request (-I) and prints the nodes to power off when the cluster is quiet, or the standby nodes to power on when it runs short, and with -C the commands.
 
 # man_page PROGRAM: its man page from --help and --version (help2man) and
 # its bash completion (the long options of --help), into the package.

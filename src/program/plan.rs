@@ -210,13 +210,20 @@ pub fn read_cluster(
     }
 }
 
-/// hbal's four Luxi queries on `socket`, read into a live cluster.
+/// hbal's four Luxi queries on `socket`, read into a live cluster. The
+/// first call that fails stops the run (hbal makes all four calls, then
+/// reports the first failure in its reading order: groups, nodes,
+/// instances, cluster info; the two differ only when several fail).
 fn read_luxi(socket: &str) -> Result<live::Live, String> {
     let mut client =
         luxi::Client::connect(socket, luxi::DEFAULT_TIMEOUT).map_err(|e| e.to_string())?;
     let mut replies = Vec::with_capacity(live::luxi::QUERIES.len());
-    for (_, method, args) in live::luxi::QUERIES {
-        replies.push(client.call(method, args).map_err(|e| e.to_string())?);
+    for (name, method, args) in live::luxi::QUERIES {
+        replies.push(
+            client
+                .call(method, args)
+                .map_err(|e| format!("Luxi query \"{name}\": {e}"))?,
+        );
     }
     let mut docs = Vec::with_capacity(replies.len());
     for (reply, (name, _, _)) in replies.iter().zip(live::luxi::QUERIES) {
