@@ -426,8 +426,27 @@ pub fn planner_checks(
             code: 2,
             message: format!(
                 "{program}: option --{first} is accepted by {original} but not implemented in \
-                 {program}: it reads clusters (-t, -I, -L, -m) but never changes one (no job \
-                 submission) and does not query the monitoring daemons\n"
+                 {program}: it does not query the monitoring daemons\n"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// `-X` carries a plan out through the Luxi socket the cluster was read
+/// from: without `-L` it is a command-line error (exit status 2), said
+/// before any work (hbal says it only after planning).
+///
+/// # Errors
+///
+/// The exit for `-X` without `-L`.
+pub fn exec_needs_luxi(exec: bool, luxi: bool, program: &str) -> Result<(), Exit> {
+    if exec && !luxi {
+        return Err(Exit::Stderr {
+            code: 2,
+            message: format!(
+                "{program}: -X (--exec) submits the plan's jobs through Luxi: read the \
+                 cluster with -L[SOCKET] as well\n"
             ),
         });
     }

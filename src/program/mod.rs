@@ -7,7 +7,9 @@
 //!   [`datafile`], cluster data files converted and normalised;
 //!   [`clock`], calendar dates for file names and reports; the planners'
 //!   live backends' I/O: [`luxi`], a Luxi client on a unix socket, and
-//!   [`rapi`], RAPI resources from a directory or fetched by `curl`.
+//!   [`rapi`], RAPI resources from a directory or fetched by `curl`;
+//!   [`jobs`], the planners' `-X`: job sets submitted through Luxi and
+//!   waited for.
 //! * May use: every stage. Nothing else in the crate uses a program.
 //! * Must never: hold an algorithm or a format of its own; a program only
 //!   reads options, calls the stages and maps outcomes to exit statuses.
@@ -18,6 +20,7 @@ pub mod datafile;
 pub mod getopt;
 pub mod groups;
 pub mod hail;
+pub mod jobs;
 pub mod luxi;
 pub mod plan;
 pub mod rapi;

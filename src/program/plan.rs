@@ -22,6 +22,7 @@ use crate::search::balance::Placement;
 use crate::search::moves::Move;
 use crate::search::state::State;
 use crate::write::balance::{self as texts, MoveText};
+use crate::write::opcodes::{self, MoveOp};
 
 /// Why a run stopped early: the exit status and the text for stderr.
 #[derive(Debug)]
@@ -268,26 +269,48 @@ pub fn alias_of(names: &Names, k: i32) -> &str {
         .map_or("", |(n, a)| &n[..(*a).min(n.len())])
 }
 
-/// One accepted step as `-C` needs it: the nodes it involves and its
-/// commands.
+/// One accepted step as `-C` and `-X` need it: the nodes it involves,
+/// its commands, and its opcodes.
 pub struct MoveJob {
+    /// The instance moved (full name).
+    pub instance: String,
     pub nodes: Vec<i32>,
     pub commands: Vec<String>,
+    /// The opcodes `-X` submits for the step (`iMoveToJob`, nodes by full
+    /// name); empty for plans that are only printed (hailstone-groups).
+    pub opcodes: Vec<String>,
 }
 
-/// The job of step `p` of an instance (named `inst_name` in the commands)
-/// with disk template `template`, migrated when `running`; also the
-/// move's `a=` text. Node names in the commands are aliases of the nodes
-/// after the move (`computeMoves`).
+/// The job of step `p` of instance `inst` (named `inst_name` in the
+/// commands; migrated when running); also the move's `a=` text. Node
+/// names in the commands are aliases of the nodes after the move
+/// (`computeMoves`), in the opcodes their full names.
 pub fn step_job(
     p: &Placement,
-    template: DiskTemplate,
+    inst: &Instance,
     inst_name: &str,
-    running: bool,
     names: &Names,
 ) -> (String, MoveJob) {
+    let template = inst.disk_template;
+    let running = inst.run_state.is_running();
     let c = alias_of(names, p.new_nodes.0);
     let d = alias_of(names, p.new_nodes.1);
+    let full = |k: i32| {
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| names.get(k))
+            .map_or("", |(n, _)| n.as_str())
+    };
+    let (fc, fd) = (full(p.new_nodes.0), full(p.new_nodes.1));
+    let op = match p.mv {
+        Move::Failover => MoveOp::Failover,
+        Move::FailoverToAny(_) => MoveOp::FailoverToAny(fc),
+        Move::FailoverAndReplace(_) => MoveOp::FailoverAndReplace(fd),
+        Move::ReplaceSecondary(_) => MoveOp::ReplaceSecondary(fd),
+        Move::ReplaceAndFailover(_) => MoveOp::ReplaceAndFailover(fc),
+        Move::ReplacePrimary(_) => MoveOp::ReplacePrimary(fc),
+    };
+    let opcodes = opcodes::move_opcodes(&inst.name, inst.forthcoming, op);
     let mv = match p.mv {
         Move::Failover => MoveText::Failover,
         Move::FailoverToAny(_) => MoveText::FailoverToAny(c),
@@ -310,7 +333,15 @@ pub fn step_job(
             nodes.push(n);
         }
     }
-    (a, MoveJob { nodes, commands })
+    (
+        a,
+        MoveJob {
+            instance: inst.name.to_string(),
+            nodes,
+            commands,
+            opcodes,
+        },
+    )
 }
 
 /// The step line (`  %3d. inst old => new score a=...`) and the job of one
@@ -334,9 +365,19 @@ pub fn step_line(
             format!("{}:{}", alias_of(names, a), alias_of(names, b))
         }
     };
-    let running = inst.is_some_and(|i| i.run_state.is_running());
-    let template = inst.map_or(DiskTemplate::Diskless, |i| i.disk_template);
-    let (a, job) = step_job(p, template, iname, running, names);
+    let (a, job) = match inst {
+        Some(i) => step_job(p, i, iname, names),
+        // A step always moves a known instance.
+        None => (
+            String::new(),
+            MoveJob {
+                instance: String::new(),
+                nodes: Vec::new(),
+                commands: Vec::new(),
+                opcodes: Vec::new(),
+            },
+        ),
+    };
     let line = texts::solution_line(
         pos,
         widths.0,
@@ -387,8 +428,10 @@ mod tests {
 
     fn job(nodes: &[i32]) -> MoveJob {
         MoveJob {
+            instance: String::new(),
             nodes: nodes.to_vec(),
             commands: vec![format!("{nodes:?}")],
+            opcodes: Vec::new(),
         }
     }
 

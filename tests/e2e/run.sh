@@ -276,6 +276,97 @@ fi
 failed_jobs=$(nx 1 gnt-job list --no-headers -o id,status | awk '$2 != "success" {print $1}')
 [ -z "$failed_jobs" ] || fail "jobs that did not succeed: $(echo $failed_jobs)"
 
+# --- the planners on the live cluster ---------------------------------------
+PLANNER_BIN=/usr/bin
+RAPI=https://labadmin:labsecret@127.0.0.1:5080
+# p ARGS...: a packaged planner on the master, stdout in $OUT/p.out,
+# stderr in $OUT/p.err; its status.
+p() { nx 1 "$@" >"$OUT/p.out" 2>"$OUT/p.err"; }
+# Instances where a plan's commands (-C) put them: "migrate|failover -f -n
+# NODE INST" lines, the last move of each instance winning.
+check_moves() {
+  local what=$1 plan=$2 inst node actual n=0
+  while read -r inst node; do
+    n=$((n + 1))
+    actual=$(nx 1 gnt-instance list --no-headers -o pnode "$inst")
+    [ "$actual" = "$node" ] || [ "$actual" = "$node.$D" ] ||
+      fail "$what: $inst is on $actual, the plan moved it to $node"
+  done < <(awk '$1 == "gnt-instance" && ($2 == "migrate" || $2 == "failover") && $4 == "-n" {last[$6] = $5}
+               END {for (i in last) print i, last[i]}' "$plan" | sort)
+  [ "$n" -gt 0 ] || fail "$what: the plan moved nothing"
+  echo "$n"
+}
+
+g gnt-cluster modify --node-parameters oob_program="$REPO/tests/e2e/oob-power" ||
+  fail "setting the out-of-band program"
+# Read live and from the state saved by the same run: the same plan, and
+# hbal's plan on that saved state.
+for source in "-L" "-m $RAPI"; do
+  label=${source%% *}
+  p $PLANNER_BIN/hailstone-balance $source -C -S "$OUT/live$label" ||
+    fail "hailstone-balance $label: rc $? ($(head -c 300 "$OUT/p.err"))"
+  cp "$OUT/p.out" "$OUT/live$label.plan"
+  p $PLANNER_BIN/hailstone-balance -t "$OUT/live$label.original" -C ||
+    fail "hailstone-balance -t (saved by $label): rc $?"
+  cmp -s "$OUT/p.out" "$OUT/live$label.plan" ||
+    fail "hailstone-balance $label and -t of the state it saved give different plans"
+  p /usr/lib/ganeti/3.0/usr/bin/hbal -t "$OUT/live$label.original" -C ||
+    fail "hbal -t (saved by $label): rc $?"
+  cmp -s "$OUT/p.out" "$OUT/live$label.plan" ||
+    fail "hailstone-balance $label and hbal on the state it read give different plans"
+  p $PLANNER_BIN/hailstone-squeeze ${source/-m*/-L} -C -S "$OUT/sq$label" ||
+    fail "hailstone-squeeze: rc $?"
+  cp "$OUT/p.out" "$OUT/sq$label.plan"
+  p /usr/lib/ganeti/3.0/usr/bin/hsqueeze -t "$OUT/sq$label.original" -C || fail "hsqueeze -t: rc $?"
+  cmp -s "$OUT/p.out" "$OUT/sq$label.plan" ||
+    fail "hailstone-squeeze -L and hsqueeze on the state it read give different plans"
+done
+say "planners: -L and -m read the live cluster; plans equal to those from the saved state and to hbal's and hsqueeze's"
+
+# -X balance: four shared-storage instances piled on node2 first.
+for i in 41 42 43 44; do
+  g $ADD -n node2.$D -t sharedfile --disk 0:size=1G -B memory=$((i * 8)) inst$i.$D ||
+    fail "creating inst$i on node2"
+done
+if p $PLANNER_BIN/hailstone-balance -L -X -C; then
+  moved=$(check_moves "hailstone-balance -X" "$OUT/p.out")
+  say "hailstone-balance -L -X: $(grep -c '^Got job IDs' "$OUT/p.out") job sets, $moved instances where the plan put them"
+else
+  fail "hailstone-balance -L -X: rc $? ($(tail -n 3 "$OUT/p.err"))"
+fi
+cp "$OUT/p.out" "$OUT/balance-exec.out"
+
+# -X squeeze: the quiet cluster shrinks (moves, standby tags, offline,
+# powered off through the out-of-band program), then grows back.
+if p $PLANNER_BIN/hailstone-squeeze -L -X -C; then
+  cp "$OUT/p.out" "$OUT/squeeze-off.out"
+  off=$(sed -n "/^'Nodes to offline'/,/^\$/p" "$OUT/p.out" | grep "\.$D\$")
+  [ -n "$off" ] || fail "hailstone-squeeze -X: no node to power off"
+  for n in $off; do
+    state=$(nx 1 gnt-node list --no-headers --separator=' ' -o offline,powered,tags "$n")
+    [ "$state" = "Y N htools:standby:auto" ] || fail "hailstone-squeeze -X: $n is '$state'"
+    [ "$(nx 1 "$REPO/tests/e2e/oob-power" power-status "$n")" = '{"powered": false}' ] ||
+      fail "hailstone-squeeze -X: $n still runs its node daemon"
+  done
+  [ -z "$(nx 1 gnt-instance list --no-headers -o pnode | grep -F -x -f <(echo "$off"))" ] ||
+    fail "hailstone-squeeze -X: instances left on powered-off nodes"
+  say "hailstone-squeeze -L -X: powered off $(echo $off)"
+  if p $PLANNER_BIN/hailstone-squeeze -L -X -C --minimal-resources=60; then
+    cp "$OUT/p.out" "$OUT/squeeze-on.out"
+    for n in $off; do
+      state=$(nx 1 gnt-node list --no-headers --separator=' ' -o offline,powered "$n")
+      [ "$state" = "N Y" ] || fail "hailstone-squeeze -X (on): $n is '$state'"
+    done
+    say "hailstone-squeeze -L -X --minimal-resources=60: powered on $(echo $off)"
+  else
+    fail "hailstone-squeeze -L -X (power on): rc $? ($(tail -n 3 "$OUT/p.err"))"
+  fi
+else
+  fail "hailstone-squeeze -L -X: rc $? ($(tail -n 3 "$OUT/p.err"))"
+fi
+failed_jobs=$(nx 1 gnt-job list --no-headers -o id,status | awk '$2 != "success" {print $1}')
+[ -z "$failed_jobs" ] || fail "jobs that did not succeed after the planners: $(echo $failed_jobs)"
+
 # --- plain and drbd: the requests and Ganeti's acceptance ------------------
 say "enabling plain and drbd (enable-lvm-drbd.sh, 4 drbd and 2 plain instances written into the configuration)"
 INJECT_DRBD=4 INJECT_PLAIN=2 "$LAB/enable-lvm-drbd.sh" >"$OUT/enable-lvm-drbd.log" 2>&1 ||

@@ -18,6 +18,7 @@ use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::Cluster;
 use crate::program::datafile;
+use crate::program::jobs;
 use crate::program::plan::{
     self, commands_text, open_error, split_jobs, stop, write_file, MoveJob, Stop,
 };
@@ -549,11 +550,11 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         writeln!(out, "Solution length={}", steps.len())?;
     }
 
+    let mut sets = split_jobs(&jobs);
+    if o.first_job_group {
+        sets.truncate(1);
+    }
     if let Some(dest) = &o.print_commands {
-        let mut sets = split_jobs(&jobs);
-        if o.first_job_group {
-            sets.truncate(1);
-        }
         let text = commands_text(&sets);
         if dest == "-" {
             let heading = if o.first_job_group {
@@ -586,6 +587,12 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         let fin_free = totals(&fin_nodes);
         writeln!(out, "Original: mem={} disk={}", ini_free.0, ini_free.1)?;
         writeln!(out, "Final:    mem={} disk={}", fin_free.0, fin_free.1)?;
+    }
+    if let (true, Some(socket)) = (o.exec && !steps.is_empty(), &o.luxi) {
+        let comment = format!("rebalancing via {PROGRAM} {}", env!("CARGO_PKG_VERSION"));
+        let a = jobs::annotation(PROGRAM, &comment, o.reason.as_deref(), o.priority);
+        let sets = jobs::move_sets(&sets, &a, "Executing jobset for instances");
+        jobs::exec(PROGRAM, socket, &sets, out)?;
     }
     out.flush()?;
     Ok(())

@@ -6,9 +6,9 @@
 //! value errors in command-line order (exit 1), `--help`, `--version`,
 //! `--help-completion` (stdout, exit 0), then extra arguments (exit 1).
 //! `-L[SOCKET]` (Luxi) and `-m ADDRESS` (RAPI) read a live cluster
-//! (`program::plan::read_cluster`); `-X` (job submission) and `--mond`
-//! are refused with exit status 2: hailstone-balance never changes a
-//! cluster and does not query the monitoring daemons.
+//! (`program::plan::read_cluster`); `-X` submits the plan's jobs through
+//! Luxi and needs `-L`; `--mond` is refused with exit status 2:
+//! hailstone-balance does not query the monitoring daemons.
 
 use std::ffi::OsString;
 
@@ -47,8 +47,15 @@ pub struct Options {
     pub evac_mode: bool,
     /// `--restricted-migration`.
     pub restricted_migration: bool,
-    /// `--first-job-group`: only the first set of jobs in `-C`.
+    /// `--first-job-group`: only the first set of jobs in `-C` and `-X`.
     pub first_job_group: bool,
+    /// `-X`: carry the plan out through Luxi (needs `-L`).
+    pub exec: bool,
+    /// `--reason`: the reason trail text of the submitted jobs.
+    pub reason: Option<String>,
+    /// `--priority`: the submitted jobs' priority (-10 high, 0 normal,
+    /// 10 low).
+    pub priority: i32,
     /// `-G`: the node group, by name or UUID.
     pub group: Option<String>,
     /// `-l N`: the most moves; negative for no limit.
@@ -106,6 +113,9 @@ impl Default for Options {
             evac_mode: false,
             restricted_migration: false,
             first_job_group: false,
+            exec: false,
+            reason: None,
+            priority: 0,
             group: None,
             max_length: -1,
             verbose: 1,
@@ -140,6 +150,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
     let version = || getopt::program_version(PROGRAM, "hbal");
     let non_options = getopt::parse_with(OPTIONS, args, &mut fold, &usage(), version, "")?;
     getopt::planner_checks(&non_options, &fold.options.refused, PROGRAM, "hbal")?;
+    getopt::exec_needs_luxi(fold.options.exec, fold.options.luxi.is_some(), PROGRAM)?;
     Ok(fold.options)
 }
 
@@ -296,9 +307,9 @@ impl getopt::Fold<OptId> for Fold {
             OptId::IallocSrc => o.ialloc_src = Some(text.to_owned()),
             OptId::ExplainFormat => o.explain_format = getopt::explain_format(text)?,
             OptId::Explain => o.explain = Some(getopt::explain_target(value)?),
-            OptId::Exec => o.refused.push("exec"),
+            OptId::Exec => o.exec = true,
             OptId::FirstJobGroup => o.first_job_group = true,
-            OptId::Reason => {}
+            OptId::Reason => o.reason = Some(text.to_owned()),
             OptId::Group => o.group = Some(text.to_owned()),
             OptId::MaxLength => {
                 o.max_length =
@@ -342,9 +353,12 @@ impl getopt::Fold<OptId> for Fold {
             OptId::ExcludeInstances => o.exclude_instances = sep_split(text),
             OptId::Save => o.save = Some(text.to_owned()),
             OptId::Priority => {
-                if !matches!(text, "low" | "normal" | "high") {
-                    return Err(format!("Unknown priority '{text}'"));
-                }
+                o.priority = match text {
+                    "low" => 10,
+                    "normal" => 0,
+                    "high" => -10,
+                    _ => return Err(format!("Unknown priority '{text}'")),
+                };
             }
             OptId::Version => self.version = true,
             OptId::Help => self.help = true,

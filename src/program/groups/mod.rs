@@ -270,7 +270,12 @@ fn relocation_job(cluster: &Cluster, r: &Relocation) -> MoveJob {
         involve(p, &mut nodes);
         involve(s, &mut nodes);
     }
-    MoveJob { nodes, commands }
+    MoveJob {
+        instance: inst.to_string(),
+        nodes,
+        commands,
+        opcodes: Vec::new(),
+    }
 }
 
 /// The seed's group balancing: the groups by score, worst first; the first

@@ -14,12 +14,14 @@ use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::Cluster;
 use crate::program::datafile;
+use crate::program::jobs;
 use crate::program::plan::{
     self, alias_of, commands_text, split_jobs, step_job, write_file, MoveJob, Names, Stop,
 };
 use crate::read::merge::MergeOptions;
 use crate::search::squeeze::{offline_candidates, online_candidates, Decision, Squeeze, Trial};
 use crate::write::balance::{commands_for_stdout, commands_script};
+use crate::write::opcodes::{self, meta_opcode};
 use options::{Options, PROGRAM};
 
 /// Runs `hailstone-squeeze` with `args` (without `argv[0]`); returns the
@@ -46,26 +48,80 @@ fn load(o: &Options, err: &mut dyn Write) -> Result<Cluster, Stop> {
     Ok(cluster)
 }
 
-/// The commands of a trial's balancing (`formatCmds . splitJobs`):
-/// instances by full name, nodes by alias.
-fn move_commands(cluster: &Cluster, trial: &Trial, names: &Names) -> String {
-    let jobs: Vec<MoveJob> = trial
+/// The jobs of a trial's moves: instances by full name in the commands,
+/// nodes by alias.
+fn move_jobs(cluster: &Cluster, trial: &Trial, names: &Names) -> Vec<MoveJob> {
+    trial
         .steps
         .iter()
         .map(|p| {
             let inst = &cluster.instances[p.inst];
-            step_job(
-                p,
-                inst.disk_template,
-                &inst.name,
-                inst.run_state.is_running(),
-                names,
-            )
-            .1
+            step_job(p, inst, &inst.name, names).1
         })
-        .collect();
-    commands_text(&split_jobs(&jobs))
+        .collect()
 }
+
+/// `-X` of a decision: hsqueeze's job sets, annotated with `comment`.
+/// Powering off: the moves' sets, one set per node to tag standby, and
+/// one job setting the nodes offline and powering them off. Powering on:
+/// one job powering the nodes on and then setting them online, then the
+/// moves' sets. (hsqueeze 3.0.2 sets the nodes online before powering
+/// them on, which Ganeti refuses: "Node ... needs to be turned on before
+/// its offline status can be reset".)
+fn exec_sets(
+    cluster: &Cluster,
+    moves: &[MoveJob],
+    nodes: &[usize],
+    on: bool,
+    comment: &str,
+) -> Vec<jobs::JobSet> {
+    let a = jobs::annotation(PROGRAM, comment, None, 0);
+    let full: Vec<&str> = nodes
+        .iter()
+        .map(|&k| cluster.nodes[k].info.name.as_str())
+        .collect();
+    let move_sets = jobs::move_sets(&split_jobs(moves), &a, "Moving instances");
+    let mut power: Vec<String> = Vec::new();
+    if on {
+        power.push(opcodes::oob_power_opcode(&full, true));
+    }
+    power.extend(full.iter().map(|n| opcodes::node_offline_opcode(n, !on)));
+    if !on {
+        power.push(opcodes::oob_power_opcode(&full, false));
+    }
+    let power = jobs::JobSet {
+        description: if on {
+            "Powering on nodes"
+        } else {
+            "Powering off nodes"
+        }
+        .to_owned(),
+        jobs: vec![power.iter().map(|o| meta_opcode(o, &a)).collect()],
+    };
+    if on {
+        let mut sets = vec![power];
+        sets.extend(move_sets);
+        return sets;
+    }
+    let mut sets = move_sets;
+    for n in &full {
+        sets.push(jobs::JobSet {
+            description: format!("Tagging node {n} with standby"),
+            jobs: vec![vec![meta_opcode(
+                &opcodes::node_tags_opcode(n, &[STANDBY_TAG]),
+                &a,
+            )]],
+        });
+    }
+    sets.push(power);
+    sets
+}
+
+/// The tag hsqueeze puts on the nodes it powers off (`standbyAuto`).
+const STANDBY_TAG: &str = "htools:standby:auto";
+
+/// This program's version, in the jobs' comments.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The `gnt-node` lines for `nodes`, each `  gnt-node <what> <alias>...`.
 fn node_commands(nodes: &[usize], names: &Names, line: impl Fn(&str) -> String) -> String {
@@ -176,12 +232,18 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             if o.verbose > 1 && !enough {
                 writeln!(out, "Onlining all nodes will not yield enough capacity")?;
             }
+            let moves = move_jobs(&cluster, &trial, &names);
             let mut cmds = String::from("echo Power Commands\n");
             cmds.push_str(&node_commands(&nodes, &names, |a| {
                 format!("  gnt-node power -f on {a}\n")
             }));
-            cmds.push_str(&move_commands(&cluster, &trial, &names));
+            cmds.push_str(&commands_text(&split_jobs(&moves)));
             save_commands(o, out, &cmds)?;
+            if let (true, Some(socket)) = (o.exec, &o.luxi) {
+                let comment = format!("expanding by {} nodes ({PROGRAM} {VERSION})", nodes.len());
+                let sets = exec_sets(&cluster, &moves, &nodes, true, &comment);
+                jobs::exec(PROGRAM, socket, &sets, out)?;
+            }
             save_final(o, out, err, "after hsqueeze expansion", || {
                 trial_data(&cluster, &trial)
             })?;
@@ -198,16 +260,22 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             for name in full_names(&nodes) {
                 writeln!(out, "{name}")?;
             }
-            let mut cmds = move_commands(&cluster, &trial, &names);
+            let moves = move_jobs(&cluster, &trial, &names);
+            let mut cmds = commands_text(&split_jobs(&moves));
             cmds.push_str("\necho Tagging Commands\n");
             cmds.push_str(&node_commands(&nodes, &names, |a| {
-                format!("  gnt-node add-tags {a} htools:standby:auto\n")
+                format!("  gnt-node add-tags {a} {STANDBY_TAG}\n")
             }));
             cmds.push_str("\necho Power Commands\n");
             cmds.push_str(&node_commands(&nodes, &names, |a| {
                 format!("  gnt-node power -f off {a}\n")
             }));
             save_commands(o, out, &cmds)?;
+            if let (true, Some(socket)) = (o.exec, &o.luxi) {
+                let comment = format!("condensing by {} nodes ({PROGRAM} {VERSION})", nodes.len());
+                let sets = exec_sets(&cluster, &moves, &nodes, false, &comment);
+                jobs::exec(PROGRAM, socket, &sets, out)?;
+            }
             save_final(o, out, err, "after hsqueeze run", || {
                 trial_data(&cluster, &trial)
             })?;

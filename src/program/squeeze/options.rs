@@ -6,8 +6,8 @@
 //! option value errors in command-line order (exit 1), `--help`,
 //! `--version`, `--help-completion` (stdout, exit 0), then extra arguments
 //! (exit 1). `-L[SOCKET]` reads a live cluster over Luxi
-//! (`program::plan::read_cluster`); `-X` (job submission) is refused with
-//! exit status 2: hailstone-squeeze never changes a cluster.
+//! (`program::plan::read_cluster`); `-X` submits the plan's jobs through
+//! Luxi and needs `-L`.
 
 use std::ffi::OsString;
 
@@ -49,6 +49,8 @@ pub struct Options {
     pub no_headers: bool,
     /// `--static-kvm-node-memory` (no effect on data files).
     pub static_kvm_node_memory: i64,
+    /// `-X`: carry the plan out through Luxi (needs `-L`).
+    pub exec: bool,
     /// The options hailstone-squeeze refuses, by long name, in order.
     pub refused: Vec<&'static str>,
 }
@@ -68,6 +70,7 @@ impl Default for Options {
             verbose: 1,
             no_headers: false,
             static_kvm_node_memory: 4096,
+            exec: false,
             refused: Vec::new(),
         }
     }
@@ -83,6 +86,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
     let version = || getopt::program_version(PROGRAM, "hsqueeze");
     let non_options = getopt::parse_with(OPTIONS, args, &mut fold, &usage(), version, "")?;
     getopt::planner_checks(&non_options, &fold.options.refused, PROGRAM, "hsqueeze")?;
+    getopt::exec_needs_luxi(fold.options.exec, fold.options.luxi.is_some(), PROGRAM)?;
     Ok(fold.options)
 }
 
@@ -181,7 +185,7 @@ impl getopt::Fold<OptId> for Fold {
             OptId::IallocSrc => o.ialloc_src = Some(text.to_owned()),
             OptId::ExplainFormat => o.explain_format = getopt::explain_format(text)?,
             OptId::Explain => o.explain = Some(getopt::explain_target(value)?),
-            OptId::Exec => o.refused.push("exec"),
+            OptId::Exec => o.exec = true,
             OptId::MinimalResources => o.minimal_resources = double("minimal resources", text)?,
             OptId::TargetResources => o.target_resources = double("target resources", text)?,
             OptId::Save => o.save = Some(text.to_owned()),

@@ -1,0 +1,334 @@
+//! Carrying out a plan through Ganeti's job queue: the planners' `-X`
+//! (`Ganeti/Jobs.hs` `execWithCancel`, as hbal and hsqueeze use it).
+//!
+//! A plan is a list of *job sets*; a set's jobs touch disjoint nodes and
+//! may run together. Sets run one after the other: each set's jobs are
+//! submitted at once (`SubmitManyJobs`), their ids printed (`Got job IDs
+//! ...`), and their status polled (`QueryJobs`, every 0.5 s, doubling up
+//! to 15 s) until none is queued, waiting or running. If any job of a set
+//! did not succeed, execution stops there with the failed jobs named, and
+//! the remaining sets are never submitted. An interrupt (SIGINT, Ctrl-C)
+//! lets the current set finish, then stops and lists what was and was not
+//! submitted.
+//!
+//! Each set connects anew to the Luxi socket, as hbal does. The opcodes
+//! come ready-made ([`crate::write::opcodes`]); this module only submits
+//! and waits.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crate::program::luxi::{Client, LuxiError, DEFAULT_TIMEOUT};
+use crate::program::plan::{stop, MoveJob, Stop};
+use crate::read::json::Value;
+use crate::write::opcodes::{meta_opcode, Annotation};
+
+/// One set of jobs that may run in parallel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobSet {
+    /// What the set does (shown when execution stops early).
+    pub description: String,
+    /// The jobs, each a list of annotated opcodes (JSON objects).
+    pub jobs: Vec<Vec<String>>,
+}
+
+/// What a planner puts on every opcode it submits, as hbal and hsqueeze
+/// do (`annotateOpCode`): `comment`, a reason trail entry from `program`
+/// (the `--reason` text, else "PROGRAM VERSION called") stamped now, and
+/// the priority (`--priority`: -10 high, 0 normal, 10 low).
+pub fn annotation(program: &str, comment: &str, reason: Option<&str>, priority: i32) -> Annotation {
+    let version = env!("CARGO_PKG_VERSION");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    Annotation {
+        priority,
+        comment: comment.to_owned(),
+        reason: (
+            program.to_owned(),
+            reason.map_or_else(|| format!("{program} {version} called"), str::to_owned),
+            now,
+        ),
+    }
+}
+
+/// The job sets of a plan's moves (`splitJobs` of the steps' jobs), each
+/// job's opcodes annotated.
+pub fn move_sets(sets: &[Vec<&MoveJob>], a: &Annotation, describe: &str) -> Vec<JobSet> {
+    sets.iter()
+        .map(|set| JobSet {
+            description: format!(
+                "{describe} {}",
+                set.iter()
+                    .map(|j| j.instance.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            jobs: set
+                .iter()
+                .map(|j| j.opcodes.iter().map(|o| meta_opcode(o, a)).collect())
+                .collect(),
+        })
+        .collect()
+}
+
+/// `-X` for `program`: the job sets carried out on the Luxi socket the
+/// cluster was read from.
+///
+/// # Errors
+///
+/// The stop hbal gives (`Error: PROGRAM: ...`, exit status 1) when a
+/// call fails or a job did not succeed.
+pub fn exec(program: &str, socket: &str, sets: &[JobSet], out: &mut dyn Write) -> Result<(), Stop> {
+    out.flush()?;
+    execute(socket, sets, out).map_err(|m| stop(format!("Error: {program}: {m}\n")))
+}
+
+/// A job's status as Luxi names it (`JobStatus`), in Ganeti's order.
+fn status_rank(status: &str) -> Option<u8> {
+    Some(match status {
+        "queued" => 0,
+        "waiting" => 1,
+        "canceling" => 2,
+        "running" => 3,
+        "canceled" => 4,
+        "success" => 5,
+        "error" => 6,
+        _ => return None,
+    })
+}
+
+/// Set by the SIGINT handler: stop after the current job set.
+static CANCEL: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_interrupt(_signal: i32) {
+    CANCEL.store(true, Ordering::SeqCst);
+}
+
+/// Makes Ctrl-C (SIGINT) stop execution at the end of the current job set
+/// instead of killing the program while jobs run.
+fn catch_interrupt() {
+    extern "C" {
+        fn signal(signum: i32, handler: extern "C" fn(i32)) -> usize;
+    }
+    const SIGINT: i32 = 2;
+    // SAFETY: `signal` is the C library's; the handler only stores to an
+    // atomic, which is async-signal-safe.
+    unsafe {
+        signal(SIGINT, on_interrupt);
+    }
+}
+
+/// Submits and waits for each job set in turn on the Luxi `socket`,
+/// printing progress on `out` as hbal does.
+///
+/// # Errors
+///
+/// The first failure, as the message the planner prints: a Luxi error
+/// (with the socket and method), or the jobs of a set that did not
+/// succeed.
+pub fn execute(socket: &str, sets: &[JobSet], out: &mut dyn Write) -> Result<(), String> {
+    catch_interrupt();
+    let mut submitted: Vec<(String, Vec<(i64, String)>)> = Vec::new();
+    for (pos, set) in sets.iter().enumerate() {
+        if CANCEL.load(Ordering::SeqCst) {
+            let _ = writeln!(out, "Exiting early due to user request, ");
+            let _ = writeln!(out, "{} jobset(s) submitted: ", submitted.len());
+            for (description, jobs) in &submitted {
+                let ids: Vec<String> = jobs.iter().map(|(id, s)| format!("{id} {s}")).collect();
+                let _ = writeln!(out, "  {description}: {}", ids.join(", "));
+            }
+            let _ = writeln!(out, "{} jobset(s) not submitted:", sets.len() - pos);
+            for rest in &sets[pos..] {
+                let _ = writeln!(out, "  {}", rest.description);
+            }
+            return Ok(());
+        }
+        let statuses = run_set(socket, set, out).map_err(|e| e.to_string())?;
+        let failed: Vec<String> = statuses
+            .iter()
+            .filter(|(_, s)| s != "success")
+            .map(|(id, s)| format!("job {id} {s}"))
+            .collect();
+        if !failed.is_empty() {
+            return Err(format!(
+                "Not all jobs completed successfully: {}\nAborting.",
+                failed.join(", ")
+            ));
+        }
+        submitted.push((set.description.clone(), statuses));
+    }
+    Ok(())
+}
+
+/// Why a job set could not be carried out.
+#[derive(Debug, thiserror::Error)]
+enum SetError {
+    #[error("{0}")]
+    Luxi(#[from] LuxiError),
+    #[error("Job submission error: {0}")]
+    Submission(String),
+    #[error("Checking job status: {0}")]
+    Status(String),
+}
+
+/// Submits one set and waits for all its jobs; their final statuses.
+fn run_set(
+    socket: &str,
+    set: &JobSet,
+    out: &mut dyn Write,
+) -> Result<Vec<(i64, String)>, SetError> {
+    let mut client = Client::connect(socket, DEFAULT_TIMEOUT)?;
+    let jobs: Vec<String> = set
+        .jobs
+        .iter()
+        .map(|ops| format!("[{}]", ops.join(",")))
+        .collect();
+    let args = format!("[[{}]]", jobs.join(","));
+    let reply = client.call("SubmitManyJobs", &args)?;
+    let ids = reply
+        .with_result(|v| submitted_ids(v, set.jobs.len()))?
+        .map_err(SetError::Submission)?;
+    let shown: Vec<String> = ids.iter().map(i64::to_string).collect();
+    let _ = writeln!(out, "Got job IDs {}", shown.join(", "));
+    let _ = out.flush();
+    let query = format!(
+        "[[{}],[\"status\"]]",
+        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+    );
+    let mut delay = Duration::from_millis(500);
+    loop {
+        std::thread::sleep(delay);
+        let reply = client.call("QueryJobs", &query)?;
+        let statuses = reply
+            .with_result(|v| job_statuses(v, ids.len()))?
+            .map_err(SetError::Status)?;
+        let busy = statuses
+            .iter()
+            .any(|s| status_rank(s).is_some_and(|r| r <= 3));
+        if !busy {
+            return Ok(ids.into_iter().zip(statuses).collect());
+        }
+        delay = (delay * 2).min(Duration::from_secs(15));
+    }
+}
+
+/// `SubmitManyJobs`'s result: one `[true, id]` per job, or `[false,
+/// message]` for a job the master refused.
+fn submitted_ids(v: Value<'_>, expected: usize) -> Result<Vec<i64>, String> {
+    let rows = v
+        .as_array()
+        .ok_or_else(|| format!("expected a list of [status, id], got {}", v.describe()))?;
+    let mut ids = Vec::with_capacity(rows.len());
+    for row in rows.iter() {
+        let pair = row.as_array().filter(|a| a.len() == 2);
+        let mut items = pair.iter().flat_map(|a| a.iter());
+        let (ok, value) = (items.next(), items.next());
+        match (ok.and_then(|o| o.as_bool()), value) {
+            (Some(true), Some(id)) => match id.as_number().and_then(|n| n.as_int()) {
+                Some(id) => ids.push(id),
+                None => match id.as_str().and_then(|s| s.parse().ok()) {
+                    Some(id) => ids.push(id),
+                    None => return Err(format!("not a job id: {}", id.describe())),
+                },
+            },
+            (Some(false), Some(message)) => {
+                return Err(message
+                    .as_str()
+                    .map_or_else(|| message.describe(), str::to_owned))
+            }
+            _ => return Err(format!("expected [status, id], got {}", row.describe())),
+        }
+    }
+    if ids.len() != expected {
+        return Err(format!(
+            "{expected} jobs submitted, {} ids returned",
+            ids.len()
+        ));
+    }
+    Ok(ids)
+}
+
+/// `QueryJobs` with the field `status`: one `[status]` row per job.
+fn job_statuses(v: Value<'_>, expected: usize) -> Result<Vec<String>, String> {
+    let rows = v
+        .as_array()
+        .ok_or_else(|| format!("expected a list of [status], got {}", v.describe()))?;
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows.iter() {
+        let status = row
+            .as_array()
+            .filter(|a| a.len() == 1)
+            .and_then(|a| a.iter().next())
+            .and_then(|s| s.as_str())
+            .filter(|s| status_rank(s).is_some());
+        match status {
+            Some(s) => out.push(s.to_owned()),
+            // A job that does not exist (any more) reads as null.
+            None => return Err(format!("not a job status: {}", row.describe())),
+        }
+    }
+    if out.len() != expected {
+        return Err(format!(
+            "{expected} jobs queried, {} statuses returned",
+            out.len()
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::json::parse_document;
+
+    fn ids(text: &str, n: usize) -> Result<Vec<i64>, String> {
+        let doc = parse_document(text.as_bytes()).unwrap();
+        submitted_ids(doc.root(), n)
+    }
+
+    fn statuses(text: &str, n: usize) -> Result<Vec<String>, String> {
+        let doc = parse_document(text.as_bytes()).unwrap();
+        job_statuses(doc.root(), n)
+    }
+
+    /// The replies luxid gave hbal -X in the lab.
+    #[test]
+    fn replies_as_luxid_sends_them() {
+        assert_eq!(ids("[[true,18]]", 1), Ok(vec![18]));
+        assert_eq!(ids("[[true,\"7\"],[true,8]]", 2), Ok(vec![7, 8]));
+        assert_eq!(
+            statuses("[[\"running\"]]", 1),
+            Ok(vec!["running".to_owned()])
+        );
+        assert_eq!(
+            statuses("[[\"success\"],[\"error\"]]", 2),
+            Ok(vec!["success".to_owned(), "error".to_owned()])
+        );
+    }
+
+    #[test]
+    fn bad_replies_are_errors() {
+        assert_eq!(
+            ids("[[false,\"queue full\"]]", 1),
+            Err("queue full".to_owned())
+        );
+        assert!(ids("[[true,18]]", 2).is_err());
+        assert!(ids("{}", 1).is_err());
+        assert!(ids("[[true]]", 1).is_err());
+        assert!(statuses("[[null]]", 1).is_err());
+        assert!(statuses("[[\"exploded\"]]", 1).is_err());
+        assert!(statuses("[]", 1).is_err());
+    }
+
+    #[test]
+    fn busy_states_are_the_ones_before_canceled() {
+        for s in ["queued", "waiting", "canceling", "running"] {
+            assert!(status_rank(s).is_some_and(|r| r <= 3), "{s}");
+        }
+        for s in ["canceled", "success", "error"] {
+            assert!(status_rank(s).is_some_and(|r| r > 3), "{s}");
+        }
+    }
+}
