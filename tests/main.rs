@@ -18,6 +18,8 @@
 //!   sample's explanation, the tracker's cases named;
 //! * `live` — the planners' `-L` (Luxi) and `-m` (RAPI) on captured and
 //!   varied replies, against hscan's, hbal's and hsqueeze's outputs;
+//! * `exec` — the planners' `-X` against a fake master's job queue: the
+//!   plan's job sets and opcodes, a failed job stopping the plan;
 //! * `layers` — the direction of dependencies between the stage folders;
 //! * `properties` — generated clusters: every answer safe and repeatable;
 //! * `safety_checker` — tests of the independent answer checker in
@@ -26,6 +28,7 @@
 mod balance;
 mod cli;
 mod datafiles;
+mod exec;
 mod explain;
 mod groups;
 mod hostile;

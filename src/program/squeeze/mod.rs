@@ -99,7 +99,13 @@ fn exec_sets(
         jobs: vec![power.iter().map(|o| meta_opcode(o, &a)).collect()],
     };
     if on {
-        let mut sets = vec![power];
+        // No standby node to power on: only the moves (hsqueeze would
+        // submit an out-of-band command for no node).
+        let mut sets = if full.is_empty() {
+            Vec::new()
+        } else {
+            vec![power]
+        };
         sets.extend(move_sets);
         return sets;
     }

@@ -1,0 +1,379 @@
+//! The planners' `-X` against a fake Ganeti master: a Luxi server that
+//! answers the cluster queries from the lab's captured replies
+//! (`tests/live/`) and keeps a job queue (`SubmitManyJobs`, `QueryJobs`).
+//! Checked: the jobs submitted are the plan's, in its job sets, with the
+//! opcodes and annotations hbal and hsqueeze submit (their captured
+//! traffic in `src/write/opcodes.rs`); a failed job stops the plan; `-X`
+//! without `-L` is refused before any work.
+
+use std::io::{Read, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use crate::run::scratch;
+
+const BALANCE: &str = env!("CARGO_BIN_EXE_hailstone-balance");
+const SQUEEZE: &str = env!("CARGO_BIN_EXE_hailstone-squeeze");
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/live")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// What the fake master saw: every job submitted (its opcodes), by set.
+#[derive(Default)]
+struct Queue {
+    sets: Vec<Vec<Vec<Value>>>,
+    /// Job ids (from 1) that end in error.
+    failing: Vec<u64>,
+}
+
+/// Reads one 0x03-terminated message; `None` at the end of the stream.
+fn message(s: &mut UnixStream, pending: &mut Vec<u8>) -> Option<Vec<u8>> {
+    loop {
+        if let Some(end) = pending.iter().position(|&b| b == 3) {
+            let rest = pending.split_off(end + 1);
+            let mut m = std::mem::replace(pending, rest);
+            m.pop();
+            return Some(m);
+        }
+        let mut buf = [0u8; 65536];
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => pending.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+fn reply(s: &mut UnixStream, result: &str) {
+    let _ = s.write_all(format!("{{\"success\":true,\"result\":{result}}}").as_bytes());
+    let _ = s.write_all(&[3]);
+}
+
+/// Serves the cluster `replies` (0x03-separated, in query order) on the
+/// first connection, then a job queue on every later one.
+fn fake_master(dir: &Path, replies: Vec<u8>, queue: Arc<Mutex<Queue>>) -> String {
+    let path = dir.join("master.sock");
+    let _ = std::fs::remove_file(&path);
+    let listener = UnixListener::bind(&path).expect("bind");
+    std::thread::spawn(move || {
+        let mut first = true;
+        let mut next_id = 1u64;
+        let mut polled: Vec<u64> = Vec::new();
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { return };
+            let mut pending = Vec::new();
+            if first {
+                first = false;
+                for r in replies.split(|&b| b == 3).filter(|m| !m.is_empty()) {
+                    if message(&mut s, &mut pending).is_none() {
+                        break;
+                    }
+                    let _ = s.write_all(r);
+                    let _ = s.write_all(&[3]);
+                }
+                continue;
+            }
+            while let Some(m) = message(&mut s, &mut pending) {
+                let req: Value = serde_json::from_slice(&m).expect("a JSON request");
+                match req["method"].as_str() {
+                    Some("SubmitManyJobs") => {
+                        let jobs: Vec<Vec<Value>> = req["args"][0]
+                            .as_array()
+                            .expect("jobs")
+                            .iter()
+                            .map(|j| j.as_array().expect("opcodes").clone())
+                            .collect();
+                        let ids: Vec<String> = jobs
+                            .iter()
+                            .map(|_| {
+                                next_id += 1;
+                                format!("[true,{}]", next_id - 1)
+                            })
+                            .collect();
+                        queue.lock().unwrap().sets.push(jobs);
+                        reply(&mut s, &format!("[{}]", ids.join(",")));
+                    }
+                    Some("QueryJobs") => {
+                        // Running at the first poll of a job, then done.
+                        let q = queue.lock().unwrap();
+                        let rows: Vec<String> = req["args"][0]
+                            .as_array()
+                            .expect("ids")
+                            .iter()
+                            .map(|id| {
+                                let id = id.as_u64().expect("id");
+                                if !polled.contains(&id) {
+                                    polled.push(id);
+                                    "[\"running\"]".to_owned()
+                                } else if q.failing.contains(&id) {
+                                    "[\"error\"]".to_owned()
+                                } else {
+                                    "[\"success\"]".to_owned()
+                                }
+                            })
+                            .collect();
+                        drop(q);
+                        reply(&mut s, &format!("[{}]", rows.join(",")));
+                    }
+                    other => panic!("unexpected Luxi method {other:?}"),
+                }
+            }
+        }
+    });
+    path.to_string_lossy().into_owned()
+}
+
+fn run(bin: &str, args: &[&str]) -> Output {
+    let out = Command::new(bin)
+        .args(args)
+        .env("LC_ALL", "C.UTF-8")
+        .output()
+        .expect("the planner runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked at"), "panic: {stderr}");
+    out
+}
+
+fn exec(
+    bin: &str,
+    dir: &PathBuf,
+    replies: &str,
+    failing: &[u64],
+    args: &[&str],
+) -> (Output, Vec<Vec<Vec<Value>>>) {
+    let queue = Arc::new(Mutex::new(Queue {
+        failing: failing.to_vec(),
+        ..Queue::default()
+    }));
+    let sock = fake_master(dir, fixture(replies), Arc::clone(&queue));
+    let l = format!("-L{sock}");
+    let mut all = vec![l.as_str(), "-X"];
+    all.extend_from_slice(args);
+    let out = run(bin, &all);
+    let sets = std::mem::take(&mut queue.lock().unwrap().sets);
+    (out, sets)
+}
+
+/// The fields every opcode gets from the planner.
+fn annotated(op: &Value, program: &str, comment: &str, priority: i64, reason: Option<&str>) {
+    assert_eq!(op["priority"], priority, "{op}");
+    assert_eq!(op["depends"], Value::Null, "{op}");
+    assert_eq!(op["comment"], comment, "{op}");
+    let trail = op["reason"].as_array().expect("reason");
+    assert_eq!(trail.len(), 1, "{op}");
+    assert_eq!(trail[0][0], program, "{op}");
+    let version = env!("CARGO_PKG_VERSION");
+    let default = format!("{program} {version} called");
+    assert_eq!(trail[0][1], reason.unwrap_or(&default), "{op}");
+    assert!(trail[0][2].as_i64().is_some_and(|t| t > 0), "{op}");
+}
+
+fn op_id(op: &Value) -> &str {
+    op["OP_ID"].as_str().unwrap_or("")
+}
+
+/// The varied cluster's plan (hbal's two moves: web1 `r:node3 f`, db1
+/// `f`) as two job sets, each job the move's opcodes.
+#[test]
+fn balance_submits_the_plans_job_sets() {
+    let dir = scratch("exec-balance");
+    let args = [
+        "-G",
+        "default",
+        "--priority=high",
+        "--reason=maintenance window",
+    ];
+    let (out, sets) = exec(BALANCE, &dir, "varied.luxi", &[], &args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.ends_with("Got job IDs 1\nGot job IDs 2\n"),
+        "{stdout}"
+    );
+    assert_eq!(sets.len(), 2);
+    assert_eq!(sets[0].len(), 1);
+    assert_eq!(sets[1].len(), 1);
+    let web1 = &sets[0][0];
+    assert_eq!(
+        web1.iter().map(op_id).collect::<Vec<_>>(),
+        ["OP_INSTANCE_REPLACE_DISKS", "OP_INSTANCE_MIGRATE"]
+    );
+    assert_eq!(web1[0]["instance_name"], "web1.example.com");
+    assert_eq!(web1[0]["mode"], "replace_new_secondary");
+    assert_eq!(web1[0]["remote_node"], "node3.example.com");
+    assert_eq!(web1[1]["instance_name"], "web1.example.com");
+    assert_eq!(web1[1].get("target_node"), None);
+    let db1 = &sets[1][0];
+    assert_eq!(
+        db1.iter().map(op_id).collect::<Vec<_>>(),
+        ["OP_INSTANCE_MIGRATE"]
+    );
+    assert_eq!(db1[0]["instance_name"], "db1.example.com");
+    let comment = format!(
+        "rebalancing via hailstone-balance {}",
+        env!("CARGO_PKG_VERSION")
+    );
+    for op in sets.iter().flatten().flatten() {
+        annotated(
+            op,
+            "hailstone-balance",
+            &comment,
+            -10,
+            Some("maintenance window"),
+        );
+    }
+}
+
+/// A job that ends in error stops the plan: the later set is never
+/// submitted, the exit status is 1 and the failed job is named.
+#[test]
+fn a_failed_job_stops_the_plan() {
+    let dir = scratch("exec-balance-fail");
+    let (out, sets) = exec(BALANCE, &dir, "varied.luxi", &[1], &["-G", "default"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(sets.len(), 1, "the second set was submitted");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .contains("Error: hailstone-balance: Not all jobs completed successfully: job 1 error"),
+        "{stderr}"
+    );
+    // --first-job-group: only the first set, even when all succeed.
+    let (out, sets) = exec(
+        BALANCE,
+        &dir,
+        "varied.luxi",
+        &[],
+        &["-G", "default", "--first-job-group"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(sets.len(), 1);
+}
+
+/// The lab cluster: inst2 moves off node2, node2 is tagged standby, then
+/// set offline and powered off in one job, as hsqueeze submits them.
+#[test]
+fn squeeze_moves_tags_and_powers_off() {
+    let dir = scratch("exec-squeeze");
+    let (out, sets) = exec(SQUEEZE, &dir, "lab.luxi", &[], &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shape: Vec<Vec<Vec<&str>>> = sets
+        .iter()
+        .map(|s| s.iter().map(|j| j.iter().map(op_id).collect()).collect())
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            vec![vec!["OP_INSTANCE_MIGRATE"]],
+            vec![vec!["OP_TAGS_SET"]],
+            vec![vec!["OP_NODE_SET_PARAMS", "OP_OOB_COMMAND"]],
+        ]
+    );
+    assert_eq!(sets[0][0][0]["instance_name"], "inst2.example.com");
+    assert_eq!(sets[0][0][0]["target_node"], "node3.example.com");
+    assert_eq!(sets[1][0][0]["name"], "node2.example.com");
+    assert_eq!(sets[1][0][0]["tags"][0], "htools:standby:auto");
+    let power = &sets[2][0];
+    assert_eq!(power[0]["node_name"], "node2.example.com");
+    assert_eq!(power[0]["offline"], true);
+    assert_eq!(power[1]["command"], "power-off");
+    assert_eq!(power[1]["node_names"][0], "node2.example.com");
+    let comment = format!(
+        "condensing by 1 nodes (hailstone-squeeze {})",
+        env!("CARGO_PKG_VERSION")
+    );
+    for op in sets.iter().flatten().flatten() {
+        annotated(op, "hailstone-squeeze", &comment, 0, None);
+    }
+}
+
+/// The varied cluster runs short and has no standby node: only the
+/// balancing moves are submitted (no empty power-on job).
+#[test]
+fn squeeze_without_standby_nodes_only_moves() {
+    let dir = scratch("exec-squeeze-on");
+    let (out, sets) = exec(SQUEEZE, &dir, "varied.luxi", &[], &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!sets.is_empty());
+    for op in sets.iter().flatten().flatten() {
+        assert!(
+            op_id(op).starts_with("OP_INSTANCE_"),
+            "only moves expected: {op}"
+        );
+    }
+}
+
+#[test]
+fn exec_needs_luxi() {
+    for bin in [BALANCE, SQUEEZE] {
+        let out = run(bin, &["-t", "/nonexistent", "-X"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(out.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("-X (--exec) submits the plan's jobs through Luxi"),
+            "{stderr}"
+        );
+    }
+}
+
+/// The lab cluster with node3 offline and tagged standby, short of room
+/// (`--minimal-resources=60`): one job powers node3 on and only then sets
+/// it online (Ganeti refuses the other order, which hsqueeze 3.0.2
+/// submits: "Node ... needs to be turned on before its offline status can
+/// be reset").
+#[test]
+fn squeeze_powers_on_before_setting_online() {
+    let lab = String::from_utf8(fixture("lab.luxi")).expect("UTF-8");
+    let row = r#"[[0,"node3.example.com"],[0,24105],[0,347],[0,22952],[0,258019],[0,72309],[0,2],[0,2],[0,false],[0,false],[0,true],[0,1],[0,"7620b85b-af3f-4450-9112-96bbd88fcc3f"],[0,[]]"#;
+    let standby = r#"[[0,"node3.example.com"],[0,24105],[0,347],[0,22952],[0,258019],[0,72309],[0,2],[0,2],[0,true],[0,false],[0,true],[0,1],[0,"7620b85b-af3f-4450-9112-96bbd88fcc3f"],[0,["htools:standby:auto"]]"#;
+    assert!(lab.contains(row), "the capture changed");
+    let dir = scratch("exec-squeeze-power-on");
+    std::fs::write(dir.join("standby.luxi"), lab.replace(row, standby)).unwrap();
+    let queue = Arc::new(Mutex::new(Queue::default()));
+    let replies = std::fs::read(dir.join("standby.luxi")).unwrap();
+    let sock = fake_master(&dir, replies, Arc::clone(&queue));
+    let l = format!("-L{sock}");
+    let out = run(SQUEEZE, &[&l, "-X", "--minimal-resources=60"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("'Nodes to online'\nnode3.example.com\n")
+    );
+    let sets = std::mem::take(&mut queue.lock().unwrap().sets);
+    let power = &sets[0][0];
+    assert_eq!(
+        power.iter().map(op_id).collect::<Vec<_>>(),
+        ["OP_OOB_COMMAND", "OP_NODE_SET_PARAMS"]
+    );
+    assert_eq!(power[0]["command"], "power-on");
+    assert_eq!(power[0]["node_names"][0], "node3.example.com");
+    assert_eq!(power[1]["node_name"], "node3.example.com");
+    assert_eq!(power[1]["offline"], false);
+}
