@@ -376,6 +376,12 @@ impl FailTally {
         self.counts[mode as usize] += n;
     }
 
+    /// Takes back one recorded failure (a count computed for many
+    /// candidates, corrected for one of them).
+    pub fn remove(&mut self, mode: FailMode) {
+        self.counts[mode as usize] -= 1;
+    }
+
     /// Adds another tally.
     pub fn merge(&mut self, other: &FailTally) {
         for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {

@@ -271,12 +271,16 @@ impl LocationExclusion {
 
 /// A running statistic (`Statistics`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Stat {
+pub enum Stat {
+    /// A plain sum.
     Sum(f64),
     /// Count, sum, and variance (not the sum of squares).
     StdDev {
+        /// The number of nodes.
         n: f64,
+        /// The sum of their values.
         s: f64,
+        /// The population variance.
         var: f64,
     },
     /// Stands in for the map statistic, kept in [`ClusterStats::map`].
@@ -375,6 +379,12 @@ impl StatArray {
         if let Stat::Sum(s) = &mut self.0[k] {
             *s += delta;
         }
+    }
+
+    /// Component `k`'s running statistic (for bounds on later updates,
+    /// [`crate::score::pairbound`]).
+    pub fn stat(&self, k: usize) -> Stat {
+        self.0[k]
     }
 
     /// Each component's current value (what the score sums).

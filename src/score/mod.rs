@@ -3,7 +3,8 @@
 //! * Owns: the cluster metric with hail's exact floating-point procedure
 //!   ([`metric`]) and the bounded approximation that finds the best-scoring
 //!   candidate without scoring all of them exactly ([`argmin`]), the lower
-//!   bound of a row of pair candidates ([`rowbound`]), and the
+//!   bound of a row of pair candidates ([`rowbound`]), the lower bounds of
+//!   pair candidates under hail's running statistics ([`pairbound`]), and the
 //!   bounds that carry a set of candidates' scores over a change of the
 //!   group ([`spread`]).
 //! * May use: the model.
@@ -11,5 +12,6 @@
 
 pub mod argmin;
 pub mod metric;
+pub mod pairbound;
 pub mod rowbound;
 pub mod spread;

@@ -10,9 +10,15 @@
 //!
 //! Cost: single-node placement scores each of N candidates with a full
 //! O(N) score (hail's bits require it): O(N²). Pairs are scored with the
-//! running statistics in O(1) each: O(G²) per group of G nodes. The
-//! capacity check runs for each primary's best candidate (see
-//! [`crate::search::globaln1`]).
+//! running statistics in O(1) each, O(G²) per group of G nodes at worst;
+//! a [`PairPlan`] orders each list's secondaries by a lower bound of their
+//! part of any row's score ([`crate::score::pairbound`]), so that a row
+//! (one primary) scores only the secondaries that may reach its minimum
+//! and still finds hail's exact best pair, tie included, and its exact
+//! tallies ([`bounded_scan`]). The capacity check runs for each primary's
+//! best candidate (see [`crate::search::globaln1`]), or, when only the
+//! placement is read ([`AllocOptions::winner_only`]), for the rows that
+//! could still win.
 
 use crate::model::group::Group;
 use crate::model::instance::{Instance, NO_NODE};
@@ -50,6 +56,15 @@ pub struct AllocOptions {
     /// Record every candidate's outcome in the solution's `notes` (for an
     /// explain mode); off in normal runs.
     pub explain: bool,
+    /// Only the placement of a search that finds one is read, not its
+    /// tallies: a pair search then checks the capacity of a primary's
+    /// best pair only while that pair could still beat or tie the best
+    /// placement found (rows in ascending order of their best score), and
+    /// the rows left unchecked count no `FailN1`. The tallies of a search
+    /// without a placement stay exact. For multi-allocate and the group
+    /// choice of a group change, whose answers show no tally of a group
+    /// that wins.
+    pub winner_only: bool,
 }
 
 impl AllocOptions {
@@ -66,6 +81,7 @@ impl AllocOptions {
                 .or(request_restrict),
             online_secondary_only: false,
             explain: false,
+            winner_only: false,
         }
     }
 }
@@ -109,6 +125,11 @@ impl PairList {
 
     /// The primaries, in order, with their secondaries.
     pub fn iter(&self) -> impl Iterator<Item = (usize, Secondaries<'_>)> + '_ {
+        self.iter_indexed().map(|(p, s, _)| (p, s))
+    }
+
+    /// [`PairList::iter`] with the index of each primary's list.
+    fn iter_indexed(&self) -> impl Iterator<Item = (usize, Secondaries<'_>, usize)> + '_ {
         self.primaries.iter().map(|&(p, l)| {
             (
                 p,
@@ -116,6 +137,7 @@ impl PairList {
                     list: &self.lists[l],
                     skip: p,
                 },
+                l,
             )
         })
     }
@@ -537,75 +559,175 @@ fn try_pairs(
 ) -> Result<AllocSolution<f64>, SearchError> {
     let stats = state.cluster_stats();
     let mut cache = None;
-    let mut total = AllocSolution::default();
     // The scans only read the state: done up front (on several threads for
     // a large list, each primary's notes with it), then taken in list
     // order.
     let scans = scan_all(state, &stats, inst, list, opts);
-    for ((p, secondaries), (scan, mut notes)) in list.iter().zip(scans) {
-        let psol = match scan {
-            PairScan::Failed(failures) => AllocSolution {
-                failures,
-                allocs: 0,
-                best: None,
-                log: Vec::new(),
-                notes,
-            },
+    let entries: Vec<(usize, Secondaries<'_>)> = list.iter().collect();
+    // The order in which the rows are settled: list order, or with
+    // `winner_only` ascending by their best score (rows with a NaN score
+    // first), so that the rows after the first whose best lies above the
+    // best placement found cannot win or tie.
+    let mut order: Vec<usize> = (0..scans.len()).collect();
+    let row_best: Vec<Option<f64>> = scans
+        .iter()
+        .map(|(scan, _)| match scan {
             PairScan::Best {
-                failures,
-                succeeded,
-                best,
-                any_nan,
-            } => {
-                // The fast path: with no NaN score the sorted list starts
-                // with the minimum (ties to the later pair), and usually
-                // that one passes the capacity check.
-                let first = match (any_nan, best) {
-                    (false, Some(c)) => Some(choose(state, &mut cache, inst, vec![c], opts)?),
-                    _ => None,
-                };
-                let (best, dropped) = match first {
-                    Some((Some(b), d)) if d.is_empty() => (Some(b), d),
-                    _ if succeeded == 0 => (None, Vec::new()),
-                    _ => {
-                        let all = match pair_scan(
-                            state,
-                            &stats,
-                            inst,
-                            p,
-                            secondaries,
-                            opts,
-                            true,
-                            None,
-                            None,
-                        ) {
-                            PairScan::All(c) => c,
-                            _ => Vec::new(),
-                        };
-                        choose(state, &mut cache, inst, all, opts)?
-                    }
-                };
-                mark_dropped(&mut notes, &dropped);
-                let mut failures = failures;
-                failures.add_n(crate::model::types::FailMode::N1, dropped.len() as u64);
-                AllocSolution {
-                    failures,
-                    allocs: succeeded - dropped.len() as u64,
-                    best,
-                    log: Vec::new(),
-                    notes,
+                best: Some(c),
+                any_nan: false,
+                ..
+            } => Some(c.score),
+            _ => None,
+        })
+        .collect();
+    let best_score = |i: usize| row_best[i];
+    if opts.winner_only && !opts.explain {
+        order.sort_by(|&a, &b| match (best_score(a), best_score(b)) {
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (None, Some(_)) => std::cmp::Ordering::Less,
+            (Some(_), None) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+    }
+    let mut settled: Vec<Option<AllocSolution<f64>>> = (0..scans.len()).map(|_| None).collect();
+    // The best placement's score so far; `None` also after a NaN.
+    let mut ceiling: Option<f64> = None;
+    let mut any_nan_winner = false;
+    let mut scans: Vec<Option<(PairScan, Vec<CandidateNote>)>> =
+        scans.into_iter().map(Some).collect();
+    for &i in &order {
+        if opts.winner_only && !opts.explain && !any_nan_winner {
+            if let (Some(b), Some(c)) = (best_score(i), ceiling) {
+                if b > c {
+                    break;
                 }
             }
-            PairScan::All(_) => AllocSolution::default(),
+        }
+        let Some((scan, notes)) = scans[i].take() else {
+            continue;
+        };
+        let (p, secondaries) = entries[i];
+        let psol = settle_row(
+            state,
+            &stats,
+            &mut cache,
+            inst,
+            p,
+            secondaries,
+            opts,
+            scan,
+            notes,
+        )?;
+        if let Some(b) = &psol.best {
+            if b.metric.is_nan() {
+                any_nan_winner = true;
+            } else if ceiling.is_none_or(|c| b.metric < c) {
+                ceiling = Some(b.metric);
+            }
+        }
+        settled[i] = Some(psol);
+    }
+    let mut total = AllocSolution::default();
+    for (i, psol) in settled.into_iter().enumerate() {
+        let psol = match (psol, scans[i].take()) {
+            (Some(psol), _) => psol,
+            // A row that cannot win: its tallies without the capacity check.
+            (None, Some((scan, notes))) => match scan {
+                PairScan::Failed(failures) => AllocSolution {
+                    failures,
+                    notes,
+                    ..AllocSolution::default()
+                },
+                PairScan::Best {
+                    failures,
+                    succeeded,
+                    ..
+                } => AllocSolution {
+                    failures,
+                    allocs: succeeded,
+                    notes,
+                    ..AllocSolution::default()
+                },
+                PairScan::All(_) => AllocSolution::default(),
+            },
+            (None, None) => AllocSolution::default(),
         };
         total = total.sum(psol);
     }
     Ok(total)
 }
 
+/// One primary's part of the solution from its scan (`collectionToSolution`
+/// of the row): its best pair if that passes the capacity check, else
+/// every pair of the row scored, sorted, and the first that passes.
+#[allow(clippy::too_many_arguments)]
+fn settle_row(
+    state: &mut State,
+    stats: &metric::ClusterStats,
+    cache: &mut Option<N1Cache>,
+    inst: &Instance,
+    p: usize,
+    secondaries: Secondaries<'_>,
+    opts: &AllocOptions,
+    scan: PairScan,
+    mut notes: Vec<CandidateNote>,
+) -> Result<AllocSolution<f64>, SearchError> {
+    Ok(match scan {
+        PairScan::Failed(failures) => AllocSolution {
+            failures,
+            allocs: 0,
+            best: None,
+            log: Vec::new(),
+            notes,
+        },
+        PairScan::Best {
+            failures,
+            succeeded,
+            best,
+            any_nan,
+        } => {
+            // The fast path: with no NaN score the sorted list starts
+            // with the minimum (ties to the later pair), and usually
+            // that one passes the capacity check.
+            let first = match (any_nan, best) {
+                (false, Some(c)) => Some(choose(state, cache, inst, vec![c], opts)?),
+                _ => None,
+            };
+            let (best, dropped) = match first {
+                Some((Some(b), d)) if d.is_empty() => (Some(b), d),
+                _ if succeeded == 0 => (None, Vec::new()),
+                _ => {
+                    let all =
+                        match pair_scan(state, stats, inst, p, secondaries, opts, true, None, None)
+                        {
+                            PairScan::All(c) => c,
+                            _ => Vec::new(),
+                        };
+                    choose(state, cache, inst, all, opts)?
+                }
+            };
+            mark_dropped(&mut notes, &dropped);
+            let mut failures = failures;
+            failures.add_n(crate::model::types::FailMode::N1, dropped.len() as u64);
+            AllocSolution {
+                failures,
+                allocs: succeeded - dropped.len() as u64,
+                best,
+                log: Vec::new(),
+                notes,
+            }
+        }
+        PairScan::All(_) => AllocSolution::default(),
+    })
+}
+
 /// Below this many pairs, a search scans on one thread (starting threads
 /// would cost more than it saves).
 pub(crate) const PARALLEL_PAIRS: usize = 16_000;
+
+/// A search whose lists are bounded ([`PairPlan`]) scans on one thread
+/// below this many times [`PARALLEL_PAIRS`] pairs.
+const BOUNDED_PARALLEL_FACTOR: usize = 16;
 
 /// At most this many threads scan pairs.
 pub(crate) const MAX_SCAN_THREADS: usize = 4;
@@ -622,30 +744,53 @@ fn scan_all(
     list: &PairList,
     opts: &AllocOptions,
 ) -> Vec<(PairScan, Vec<CandidateNote>)> {
-    let entries: Vec<(usize, Secondaries<'_>)> = list.iter().collect();
+    let entries: Vec<(usize, Secondaries<'_>, usize)> = list.iter_indexed().collect();
     let cache = (!opts.explain).then(|| SecCache::new(state, inst, list));
-    let scan_run = |run: &[(usize, Secondaries<'_>)]| -> Vec<(PairScan, Vec<CandidateNote>)> {
-        run.iter()
-            .map(|&(p, secondaries)| {
-                let mut notes = Vec::new();
-                let notes_ref = opts.explain.then_some(&mut notes);
-                let scan = pair_scan(
-                    state,
-                    stats,
-                    inst,
-                    p,
-                    secondaries,
-                    opts,
-                    false,
-                    notes_ref,
-                    cache.as_ref(),
-                );
-                (scan, notes)
-            })
-            .collect()
+    let plan = cache
+        .as_ref()
+        .map(|c| PairPlan::new(state, stats, inst, list, opts, c));
+    let scan_run =
+        |run: &[(usize, Secondaries<'_>, usize)]| -> Vec<(PairScan, Vec<CandidateNote>)> {
+            run.iter()
+                .map(|&(p, secondaries, l)| {
+                    if let (Some(plan), Some(cache)) = (plan.as_ref(), cache.as_ref()) {
+                        if let Some(lp) = plan.lists[l].as_ref() {
+                            if let Some(scan) =
+                                bounded_scan(state, stats, inst, p, opts, plan, lp, cache)
+                            {
+                                return (scan, Vec::new());
+                            }
+                        }
+                    }
+                    let mut notes = Vec::new();
+                    let notes_ref = opts.explain.then_some(&mut notes);
+                    let scan = pair_scan(
+                        state,
+                        stats,
+                        inst,
+                        p,
+                        secondaries,
+                        opts,
+                        false,
+                        notes_ref,
+                        cache.as_ref(),
+                    );
+                    (scan, notes)
+                })
+                .collect()
+        };
+    let pairs: usize = entries.iter().map(|(_, s, _)| s.list.len()).sum();
+    // A bounded scan scores a small part of its pairs: threads pay only
+    // for much larger lists.
+    let parallel = if plan
+        .as_ref()
+        .is_some_and(|p| p.lists.iter().any(Option::is_some))
+    {
+        PARALLEL_PAIRS * BOUNDED_PARALLEL_FACTOR
+    } else {
+        PARALLEL_PAIRS
     };
-    let pairs: usize = entries.iter().map(|(_, s)| s.list.len()).sum();
-    let threads = if pairs < PARALLEL_PAIRS {
+    let threads = if pairs < parallel {
         1
     } else {
         std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_SCAN_THREADS))
@@ -694,40 +839,34 @@ enum PairScan {
     All(Vec<Candidate>),
 }
 
-/// Checks and scores every pair of primary `p` (`allocateOnPair` for each
-/// secondary) with hail's running statistics. The primary's update is
-/// computed once; each pair adds the secondary's update.
-#[allow(clippy::too_many_arguments)]
-fn pair_scan(
+/// A row's statistics after its primary's update: hail's running
+/// statistics, the location-exclusion value, and the component values
+/// (what a pair's score keeps of the components its secondary does not
+/// change).
+#[derive(Debug, Clone, Copy)]
+struct RowStats {
+    base: metric::StatArray,
+    map_value: i64,
+    values: [f64; metric::N_COMPONENTS],
+}
+
+/// Primary `p`'s checks and its update of the statistics: the check's
+/// failure, or the row's statistics (`None` when no node is online: every
+/// score is then 0).
+fn primary_row(
     state: &State,
     stats: &metric::ClusterStats,
     inst: &Instance,
     p: usize,
-    secondaries: Secondaries<'_>,
     opts: &AllocOptions,
-    collect: bool,
-    notes: Option<&mut Vec<CandidateNote>>,
-    cache: Option<&SecCache>,
-) -> PairScan {
+) -> Result<Option<RowStats>, crate::model::types::FailMode> {
     let node_p = state.node_at(p);
     let probe_p = state
         .policy(node_p.group)
         .check(inst, node_p.excl_storage)
-        .and_then(|()| node_p.probe_add_pri(opts.soft, inst));
-    let probe_p = match probe_p {
-        Err(f) => {
-            let mut failures = FailTally::default();
-            failures.add_n(f, secondaries.len() as u64);
-            if let Some(notes) = notes {
-                notes.extend(
-                    secondaries
-                        .iter()
-                        .map(|s| note(p, Some(s), CandidateOutcome::Refused(f))),
-                );
-            }
-            return PairScan::Failed(failures);
-        }
-        Ok(pp) => pp,
+        .and_then(|()| node_p.probe_add_pri(opts.soft, inst))?;
+    let Some(mut base) = stats.array() else {
+        return Ok(None);
     };
     let new_p_vals: NodeValues = metric::node_values(&node_p.scalars_with_pri(&probe_p));
     let p_map_new: smallvec::SmallVec<[((u32, u32), i64); 2]>;
@@ -745,7 +884,101 @@ fn pair_scan(
             p_map_new = m;
             &p_map_new
         };
-    let Some(mut base) = stats.array() else {
+    base.update(state.values(p), node_p.offline, &new_p_vals);
+    let map_value = if node_p.offline {
+        stats.map_value_after(&[])
+    } else {
+        stats.map_value_after(&[(&node_p.instance_map, p_map_new)])
+    };
+    Ok(Some(RowStats {
+        base,
+        map_value,
+        values: base.values(map_value),
+    }))
+}
+
+/// Whether no pair of primary `p` corrects the location score (the plain
+/// case of [`pair_score`]): the primary has no location tag (so no pair
+/// shares one) and the instance has no location score of its own, or the
+/// correction does not apply.
+fn row_is_plain(state: &State, inst: &Instance, p: usize) -> bool {
+    let node_p = state.node_at(p);
+    node_p.offline
+        || inst.forthcoming
+        || (node_p.info.location_tags.is_empty() && inst.location_score == 0)
+}
+
+/// The score of the pair (`p`, `s`) whose secondary takes the values
+/// `new_s_vals`, with the row's statistics `row`: hail's running update of
+/// the secondary after the primary's.
+fn pair_score(
+    state: &State,
+    inst: &Instance,
+    p: usize,
+    row: &RowStats,
+    s: usize,
+    new_s_vals: &NodeValues,
+) -> f64 {
+    let node_p = state.node_at(p);
+    let node_s = state.node_at(s);
+    // hail sets the instance's location score from the pair before
+    // adding it; the primary's update used the instance's own (0 for a
+    // new instance, the current pair's for change-group's trial of an
+    // existing one). The component is a sum of small integers, so
+    // correcting it afterwards gives the same bits.
+    let loc_delta = location_score(node_p, node_s) - inst.location_score;
+    if loc_delta != 0 && !node_p.offline && !inst.forthcoming {
+        let mut arr = row.base;
+        arr.add_to_sum(metric::LOCATION_COMPONENT, loc_delta as f64);
+        let values = arr.values(row.map_value);
+        return arr.score_after_update(
+            &values,
+            state.values(s),
+            node_s.offline,
+            new_s_vals,
+            row.map_value,
+        );
+    }
+    row.base.score_after_update(
+        &row.values,
+        state.values(s),
+        node_s.offline,
+        new_s_vals,
+        row.map_value,
+    )
+}
+
+/// Checks and scores every pair of primary `p` (`allocateOnPair` for each
+/// secondary) with hail's running statistics. The primary's update is
+/// computed once; each pair adds the secondary's update.
+#[allow(clippy::too_many_arguments)]
+fn pair_scan(
+    state: &State,
+    stats: &metric::ClusterStats,
+    inst: &Instance,
+    p: usize,
+    secondaries: Secondaries<'_>,
+    opts: &AllocOptions,
+    collect: bool,
+    notes: Option<&mut Vec<CandidateNote>>,
+    cache: Option<&SecCache>,
+) -> PairScan {
+    let row = match primary_row(state, stats, inst, p, opts) {
+        Err(f) => {
+            let mut failures = FailTally::default();
+            failures.add_n(f, secondaries.len() as u64);
+            if let Some(notes) = notes {
+                notes.extend(
+                    secondaries
+                        .iter()
+                        .map(|s| note(p, Some(s), CandidateOutcome::Refused(f))),
+                );
+            }
+            return PairScan::Failed(failures);
+        }
+        Ok(row) => row,
+    };
+    let Some(row) = row else {
         // No online node: every score is 0.
         return scan_secondaries(
             state,
@@ -758,13 +991,6 @@ fn pair_scan(
             |_, _| 0.0,
         );
     };
-    base.update(state.values(p), node_p.offline, &new_p_vals);
-    let map_value = if node_p.offline {
-        stats.map_value_after(&[])
-    } else {
-        stats.map_value_after(&[(&node_p.instance_map, p_map_new)])
-    };
-    let base_values = base.values(map_value);
     scan_secondaries(
         state,
         inst,
@@ -773,35 +999,250 @@ fn pair_scan(
         collect,
         notes,
         cache,
-        |s, new_s_vals| {
-            let node_s = state.node_at(s);
-            // hail sets the instance's location score from the pair before
-            // adding it; the primary's update above used the instance's own (0
-            // for a new instance, the current pair's for change-group's trial
-            // of an existing one). The component is a sum of small integers, so
-            // correcting it afterwards gives the same bits.
-            let loc_delta = location_score(node_p, node_s) - inst.location_score;
-            if loc_delta != 0 && !node_p.offline && !inst.forthcoming {
-                let mut arr = base;
-                arr.add_to_sum(metric::LOCATION_COMPONENT, loc_delta as f64);
-                let values = arr.values(map_value);
-                return arr.score_after_update(
-                    &values,
-                    state.values(s),
-                    node_s.offline,
-                    new_s_vals,
-                    map_value,
-                );
-            }
-            base.score_after_update(
-                &base_values,
-                state.values(s),
-                node_s.offline,
-                new_s_vals,
-                map_value,
-            )
-        },
+        |s, new_s_vals| pair_score(state, inst, p, &row, s, new_s_vals),
     )
+}
+
+/// What one secondary of a list is for every primary it is not a peer of
+/// ([`PairPlan`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum SecKind {
+    /// Refused by its check.
+    Failed(crate::model::types::FailMode),
+    /// Accepted, with a lower bound of its part of every plain row's
+    /// scores (`score::pairbound::secondary_floor`).
+    Bounded,
+    /// Checked and scored in every row.
+    Exact,
+}
+
+/// One secondary list's plan for the bounded scan ([`bounded_scan`]).
+struct ListPlan {
+    /// Each position's kind.
+    kinds: Vec<SecKind>,
+    /// Each node key's position in the list (`u32::MAX`: none).
+    pos_of: Vec<u32>,
+    /// The bounded secondaries, ascending by floor: (floor, key, position).
+    sorted: Vec<(f64, usize, u32)>,
+    /// The exact secondaries: (key, position).
+    exact: Vec<(usize, u32)>,
+    /// The refusals of the refused secondaries, all together.
+    failures: FailTally,
+    /// The number of bounded secondaries.
+    bounded: u64,
+    /// (primary key, secondary key) for each secondary of the list that
+    /// is a peer of that primary, ascending.
+    peers: Vec<(usize, usize)>,
+}
+
+/// The plan of a search's bounded pair scans: each secondary's check once
+/// (the [`SecCache`]), the range of the rows' statistics, and per list the
+/// secondaries ordered by the lower bound of their part of a score.
+pub(crate) struct PairPlan {
+    ranges: crate::score::pairbound::RowRanges,
+    lists: Vec<Option<ListPlan>>,
+}
+
+/// Below this many secondaries, a list's rows are scanned in full.
+const BOUNDED_LIST: usize = 16;
+
+impl PairPlan {
+    fn new(
+        state: &State,
+        stats: &metric::ClusterStats,
+        inst: &Instance,
+        list: &PairList,
+        opts: &AllocOptions,
+        cache: &SecCache,
+    ) -> PairPlan {
+        use crate::score::pairbound::{secondary_floor, RowRanges};
+        let mut ranges = RowRanges::default();
+        for (p, _) in list.iter() {
+            if let Ok(Some(row)) = primary_row(state, stats, inst, p, opts) {
+                ranges.include(&row.base);
+            }
+        }
+        let slots = state.node_slots();
+        let lists = list
+            .lists
+            .iter()
+            .map(|secs| {
+                if secs.len() < BOUNDED_LIST {
+                    return None;
+                }
+                let mut pos_of = vec![u32::MAX; slots];
+                let mut kinds = Vec::with_capacity(secs.len());
+                let mut sorted = Vec::new();
+                let mut exact = Vec::new();
+                let mut failures = FailTally::default();
+                let mut peers = Vec::new();
+                for (i, &s) in secs.iter().enumerate() {
+                    // A repeated secondary: no plan (never built so).
+                    if s >= slots || pos_of[s] != u32::MAX {
+                        return None;
+                    }
+                    pos_of[s] = i as u32;
+                    let node_s = state.node_at(s);
+                    let kind = match cache.get(s) {
+                        Some(Err(f)) => {
+                            failures.add(*f);
+                            SecKind::Failed(*f)
+                        }
+                        Some(Ok(y)) if !node_s.offline => {
+                            match secondary_floor(&ranges, state.values(s), y) {
+                                Some(floor) => {
+                                    sorted.push((floor, s, i as u32));
+                                    SecKind::Bounded
+                                }
+                                None => SecKind::Exact,
+                            }
+                        }
+                        _ => SecKind::Exact,
+                    };
+                    if kind == SecKind::Exact {
+                        exact.push((s, i as u32));
+                    }
+                    kinds.push(kind);
+                    for &(k, _) in &node_s.peers {
+                        if let Ok(k) = usize::try_from(k) {
+                            peers.push((k, s));
+                        }
+                    }
+                }
+                sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
+                peers.sort_unstable();
+                peers.dedup();
+                Some(ListPlan {
+                    kinds,
+                    pos_of,
+                    bounded: sorted.len() as u64,
+                    sorted,
+                    exact,
+                    failures,
+                    peers,
+                })
+            })
+            .collect();
+        PairPlan { ranges, lists }
+    }
+}
+
+/// [`pair_scan`] of a plain row (without notes, not collecting) by its
+/// plan: the tallies from the list's, corrected for the primary itself and
+/// the secondaries it is a peer of (checked for this primary); the exact
+/// secondaries scored; then the bounded ones in ascending order of their
+/// floor, until the row's floor plus theirs lies above the best score so
+/// far: every later one scores strictly higher, so the lowest score and
+/// its last pair in list order (hail's tie rule) are found without them.
+/// `None` when the row is not plain or its statistics are out of the
+/// plan's ranges: the caller scans it in full.
+#[allow(clippy::too_many_arguments)]
+fn bounded_scan(
+    state: &State,
+    stats: &metric::ClusterStats,
+    inst: &Instance,
+    p: usize,
+    opts: &AllocOptions,
+    plan: &PairPlan,
+    list: &ListPlan,
+    cache: &SecCache,
+) -> Option<PairScan> {
+    use crate::score::pairbound::{cannot_beat, row_floor};
+    if !row_is_plain(state, inst, p) {
+        return None;
+    }
+    let row = primary_row(state, stats, inst, p, opts).ok()??;
+    if !plan.ranges.covers(&row.base) {
+        return None;
+    }
+    let mut failures = list.failures;
+    let mut succeeded = list.bounded;
+    let mut any_nan = false;
+    // (score, position, key) of the best pair so far: the lowest score,
+    // ties to the later position.
+    let mut best: Option<(f64, u32, usize)> = None;
+    let consider = |best: &mut Option<(f64, u32, usize)>, sc: f64, pos: u32, s: usize| {
+        let keep_old = matches!(*best, Some((b, bp, _)) if b < sc || (b == sc && bp > pos));
+        if !keep_old {
+            *best = Some((sc, pos, s));
+        }
+        sc.is_nan()
+    };
+    // The secondaries whose global entry does not hold for this row.
+    let lo = list.peers.partition_point(|&(k, _)| k < p);
+    let peers = &list.peers[lo..];
+    let peers = &peers[..peers.partition_point(|&(k, _)| k == p)];
+    let own = list.pos_of.get(p).copied().filter(|&i| i != u32::MAX);
+    let take_back =
+        |failures: &mut FailTally, succeeded: &mut u64, pos: u32| match list.kinds[pos as usize] {
+            SecKind::Failed(f) => failures.remove(f),
+            SecKind::Bounded => *succeeded -= 1,
+            SecKind::Exact => {}
+        };
+    if let Some(pos) = own {
+        take_back(&mut failures, &mut succeeded, pos);
+    }
+    for &(_, s) in peers {
+        if s == p {
+            continue;
+        }
+        let pos = list.pos_of[s];
+        take_back(&mut failures, &mut succeeded, pos);
+        match secondary_values(state.node_at(s), inst, p as i32) {
+            Err(f) => failures.add(f),
+            Ok(y) => {
+                succeeded += 1;
+                any_nan |= consider(&mut best, pair_score(state, inst, p, &row, s, &y), pos, s);
+            }
+        }
+    }
+    let is_peer = |s: usize| peers.binary_search_by(|&(_, x)| x.cmp(&s)).is_ok();
+    for &(s, pos) in &list.exact {
+        if s == p || is_peer(s) {
+            continue;
+        }
+        let outcome = match cache.get(s) {
+            Some(r) => *r,
+            None => secondary_values(state.node_at(s), inst, p as i32),
+        };
+        match outcome {
+            Err(f) => failures.add(f),
+            Ok(y) => {
+                succeeded += 1;
+                any_nan |= consider(&mut best, pair_score(state, inst, p, &row, s, &y), pos, s);
+            }
+        }
+    }
+    if !any_nan {
+        let floor = row_floor(&row.values);
+        for &(sf, s, pos) in &list.sorted {
+            if let Some((b, _, _)) = best {
+                if cannot_beat(floor, sf, b) {
+                    break;
+                }
+            }
+            if s == p || is_peer(s) {
+                continue;
+            }
+            let Some(Ok(y)) = cache.get(s) else {
+                continue;
+            };
+            let sc =
+                row.base
+                    .score_after_update(&row.values, state.values(s), false, y, row.map_value);
+            any_nan |= consider(&mut best, sc, pos, s);
+        }
+    }
+    Some(PairScan::Best {
+        failures,
+        succeeded,
+        best: best.map(|(score, _, s)| Candidate {
+            primary: p,
+            secondary: Some(s),
+            score,
+        }),
+        any_nan,
+    })
 }
 
 /// A secondary's check and values with a drbd instance whose primary is
@@ -1083,8 +1524,20 @@ pub fn search_groups(
             unconnected.push((*g, message));
             continue;
         }
+        // An unallocable group never wins, and its description is shown
+        // when no group does: its tallies stay exact.
+        let exact;
+        let group_opts = if opts.winner_only && !group.is_allocable() {
+            exact = AllocOptions {
+                winner_only: false,
+                ..opts.clone()
+            };
+            &exact
+        } else {
+            opts
+        };
         let r = gen_alloc_nodes(state, keys, count, opts.restrict.as_deref())
-            .and_then(|nodes| try_alloc(state, inst, &nodes, opts));
+            .and_then(|nodes| try_alloc(state, inst, &nodes, group_opts));
         if let Err(SearchError::Crash(c)) = r {
             return Err(c);
         }
@@ -1377,13 +1830,172 @@ mod tests {
         assert!(sol.notes.is_empty());
     }
 
+    /// The pairs of every primary of a drbd allocation, by the bounded scan
+    /// (each secondary's check once, rows walked in the order of the
+    /// secondaries' floors) and by the plain scan: the same tallies and the
+    /// same best pair (lowest score, ties to the later secondary), on
+    /// roomy clusters of near-identical nodes (many exact ties), tight ones
+    /// (many refusals) and random ones (offline and drained nodes, tags,
+    /// policies, exclusive storage).
+    #[test]
+    fn bounded_scan_matches_plain_scan() {
+        use hailstone_devtools::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
+        let mut specs = Vec::new();
+        for seed in 1..=3 {
+            let mut tie = CaseSpec::new(seed, RequestKind::Allocate, 60);
+            tie.instances_per_node = 0.3;
+            tie.tightness = 0.1;
+            specs.push(tie);
+            let mut tight = CaseSpec::new(seed, RequestKind::Allocate, 80);
+            tight.tightness = 0.95;
+            tight.disk_tightness = 0.9;
+            tight.new_size = 0.8;
+            specs.push(tight);
+        }
+        for seed in 1..=40 {
+            specs.push(CaseSpec::random(seed, RequestKind::Allocate, 20..=120));
+        }
+        let (mut bounded_rows, mut pruned) = (0usize, 0usize);
+        for mut spec in specs {
+            spec.template = Some(DiskTemplate::Drbd);
+            let loaded = load_request(generate(&spec).request.as_bytes());
+            let (instance, _) = allocate_request(&loaded);
+            let state = State::new(&loaded.cluster);
+            let stats = state.cluster_stats();
+            let opts = AllocOptions::default();
+            for (_, keys) in split_groups(&state, loaded.cluster.groups.len()) {
+                let Ok(AllocNodes::Pairs(list)) = gen_alloc_nodes(&state, &keys, 2, None) else {
+                    continue;
+                };
+                let cache = SecCache::new(&state, instance, &list);
+                let plan = PairPlan::new(&state, &stats, instance, &list, &opts, &cache);
+                for (p, secs, l) in list.iter_indexed() {
+                    let Some(lp) = plan.lists[l].as_ref() else {
+                        continue;
+                    };
+                    let Some(fast) =
+                        bounded_scan(&state, &stats, instance, p, &opts, &plan, lp, &cache)
+                    else {
+                        continue;
+                    };
+                    let slow =
+                        pair_scan(&state, &stats, instance, p, secs, &opts, false, None, None);
+                    bounded_rows += 1;
+                    match (&fast, &slow) {
+                        (
+                            PairScan::Best { any_nan: false, .. },
+                            PairScan::Best { any_nan: false, .. },
+                        ) => assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{spec:?}"),
+                        (
+                            PairScan::Best {
+                                failures: f1,
+                                succeeded: s1,
+                                ..
+                            },
+                            PairScan::Best {
+                                failures: f2,
+                                succeeded: s2,
+                                ..
+                            },
+                        ) => assert_eq!((f1, s1), (f2, s2)),
+                        _ => panic!("{fast:?} {slow:?}"),
+                    }
+                    // How many secondaries the walk scored.
+                    let best = match &fast {
+                        PairScan::Best { best: Some(b), .. } => b.score,
+                        _ => continue,
+                    };
+                    let floor = crate::score::pairbound::row_floor(
+                        &primary_row(&state, &stats, instance, p, &opts)
+                            .expect("checked")
+                            .expect("online")
+                            .values,
+                    );
+                    pruned += lp
+                        .sorted
+                        .iter()
+                        .filter(|(f, _, _)| crate::score::pairbound::cannot_beat(floor, *f, best))
+                        .count();
+                }
+            }
+        }
+        assert!(bounded_rows >= 1000, "only {bounded_rows} rows bounded");
+        assert!(pruned >= 10 * bounded_rows, "only {pruned} pairs pruned");
+    }
+
+    /// `winner_only` settles only the rows that can still win: the same
+    /// placement and score as the exact search, and, when no placement is
+    /// found, the same tallies; on tight clusters where the capacity check
+    /// drops many rows' best pairs.
+    #[test]
+    fn winner_only_keeps_the_placement() {
+        use hailstone_devtools::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
+        let (mut placed, mut differ) = (0usize, 0usize);
+        for seed in 1..=40 {
+            let mut spec = CaseSpec::random(seed, RequestKind::Allocate, 10..=150);
+            spec.template = Some(DiskTemplate::Drbd);
+            if seed.is_multiple_of(2) {
+                spec.tightness = 0.9;
+                spec.new_size = 0.5;
+            }
+            let loaded = load_request(generate(&spec).request.as_bytes());
+            let (instance, required_nodes) = allocate_request(&loaded);
+            let run = |winner_only: bool| {
+                let opts = AllocOptions {
+                    capacity_checks: true,
+                    winner_only,
+                    ..Default::default()
+                };
+                let mut state = State::new(&loaded.cluster);
+                let search = search_groups(
+                    &loaded.cluster.groups,
+                    &mut state,
+                    None,
+                    instance,
+                    required_nodes,
+                    &opts,
+                )
+                .expect("no crash");
+                search
+                    .results
+                    .into_iter()
+                    .map(|(g, r)| match r {
+                        Ok(sol) => {
+                            let best = sol
+                                .best
+                                .as_ref()
+                                .map(|b| (b.primary, b.secondary, b.metric.to_bits()));
+                            let tallies = best.is_none().then(|| sol.describe());
+                            (g, Ok((best, tallies)), sol.describe())
+                        }
+                        Err(e) => (g, Err(format!("{e:?}")), String::new()),
+                    })
+                    .collect::<Vec<_>>()
+            };
+            let exact = run(false);
+            let fast = run(true);
+            for (e, f) in exact.iter().zip(&fast) {
+                assert_eq!((&e.0, &e.1), (&f.0, &f.1), "seed {seed}");
+                if matches!(&e.1, Ok((Some(_), _))) {
+                    placed += 1;
+                }
+                if e.2 != f.2 {
+                    differ += 1;
+                }
+            }
+        }
+        assert!(placed >= 20, "only {placed} placements");
+        // Some searches skipped a dropped pair's row (their tallies differ).
+        assert!(differ >= 1, "no row was left unsettled");
+    }
+
     /// A search large enough to scan on several threads finds what the
     /// one-thread scan finds, and the same with its notes on: same
     /// placement, score and counts.
     #[test]
     fn threaded_scan_matches_sequential_scan() {
         use hailstone_devtools::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
-        let mut spec = CaseSpec::new(7, RequestKind::Allocate, 300);
+        let mut spec = CaseSpec::new(7, RequestKind::Allocate, 600);
         spec.template = Some(DiskTemplate::Drbd);
         let loaded = load_request(generate(&spec).request.as_bytes());
         let (instance, required_nodes) = allocate_request(&loaded);
@@ -1406,7 +2018,7 @@ mod tests {
         };
         let pairs: usize = list.iter().map(|(_, s)| s.len()).sum();
         assert!(
-            pairs >= PARALLEL_PAIRS,
+            pairs >= PARALLEL_PAIRS * BOUNDED_PARALLEL_FACTOR,
             "the search must be large enough to thread"
         );
         let threaded: Vec<String> = scan_all(&state, &stats, instance, &list, &opts)

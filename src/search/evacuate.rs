@@ -1382,6 +1382,14 @@ pub fn change_group(
     exclude_offline(state, &mut excluded);
     let groups = group_nodes(node_groups, state);
     let mut sol = EvacSolution::default();
+    // Only the chosen group is read (and, when no group can take the
+    // instance, the groups' descriptions, whose tallies `winner_only`
+    // keeps exact), unless a hook reads the search.
+    let winner_opts = AllocOptions {
+        winner_only: explain.is_none(),
+        ..opts.clone()
+    };
+    let opts = &winner_opts;
     for inst in &originals {
         let count = inst.disk_template.required_nodes() as i64;
         let cp = state.checkpoint();

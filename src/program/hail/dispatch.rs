@@ -564,6 +564,12 @@ fn multi_allocate(
     mut rec: Option<&mut explain::Recorder>,
 ) -> Result<MultiOutcome, RunError> {
     let mut rows = Vec::with_capacity(instances.len());
+    // The answer shows a search's description only for an instance that
+    // was not placed, whose tallies `winner_only` keeps exact.
+    let opts = &AllocOptions {
+        winner_only: rec.is_none(),
+        ..opts.clone()
+    };
     // With a group name, hail's node list is the group's once a placement
     // was made there.
     let mut placed_group = None;
