@@ -426,12 +426,20 @@ mod tests {
         let o = run(&["--luxi=/s", "-m", "https://u:p@h:5080"]).unwrap();
         assert_eq!(o.luxi.as_deref(), Some("/s"));
         assert_eq!(o.master.as_deref(), Some("https://u:p@h:5080"));
-        let Err(Exit::Stderr { code, message }) = run(&["-L", "-X"]) else {
+        let o = run(&["-L", "-X", "--priority=low", "--reason=r"]).unwrap();
+        assert!(o.exec);
+        assert_eq!((o.priority, o.reason.as_deref()), (10, Some("r")));
+        let Err(Exit::Stderr { code, message }) = run(&["-t", "f", "-X"]) else {
+            panic!("expected a refusal")
+        };
+        assert_eq!(code, 2);
+        assert!(message.contains("-X (--exec) submits"), "{message}");
+        let Err(Exit::Stderr { code, message }) = run(&["-L", "--mond"]) else {
             panic!("expected a refusal")
         };
         assert_eq!(code, 2);
         assert!(
-            message.contains("option --exec is accepted by hbal"),
+            message.contains("option --mond is accepted by hbal"),
             "{message}"
         );
     }
