@@ -325,18 +325,40 @@ fn squeeze_without_standby_nodes_only_moves() {
     }
 }
 
+/// As hbal and hsqueeze: without `-L`, the plan is printed and the run
+/// then stops with their message (exit status 1); with nothing to do,
+/// `-X` is ignored.
 #[test]
 fn exec_needs_luxi() {
-    for bin in [BALANCE, SQUEEZE] {
-        let out = run(bin, &["-t", "/nonexistent", "-X"]);
-        assert_eq!(out.status.code(), Some(2));
-        assert!(out.stdout.is_empty());
+    let data = |name: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/live")
+            .join(name)
+            .to_string_lossy()
+            .into_owned()
+    };
+    let varied = data("varied.luxi.data");
+    let lab = data("lab.luxi.data");
+    for (bin, args) in [
+        (BALANCE, vec!["-t", &varied, "-G", "default", "-X"]),
+        (SQUEEZE, vec!["-t", &lab, "-X"]),
+    ] {
+        let out = run(bin, &args);
+        assert_eq!(out.status.code(), Some(1), "{bin}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("Cluster score improved") || stdout.contains("'Nodes to offline'"),
+            "the plan first: {stdout}"
+        );
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
-            stderr.contains("-X (--exec) submits the plan's jobs through Luxi"),
+            stderr.ends_with(": Execution of commands possible only on LUXI\n"),
             "{stderr}"
         );
     }
+    // Nothing to do: -X is ignored.
+    let out = run(BALANCE, &["-t", &lab, "-X"]);
+    assert_eq!(out.status.code(), Some(0));
 }
 
 /// The lab cluster with node3 offline and tagged standby, short of room

@@ -433,26 +433,6 @@ pub fn planner_checks(
     Ok(())
 }
 
-/// `-X` carries a plan out through the Luxi socket the cluster was read
-/// from: without `-L` it is a command-line error (exit status 2), said
-/// before any work (hbal says it only after planning).
-///
-/// # Errors
-///
-/// The exit for `-X` without `-L`.
-pub fn exec_needs_luxi(exec: bool, luxi: bool, program: &str) -> Result<(), Exit> {
-    if exec && !luxi {
-        return Err(Exit::Stderr {
-            code: 2,
-            message: format!(
-                "{program}: -X (--exec) submits the plan's jobs through Luxi: read the \
-                 cluster with -L[SOCKET] as well\n"
-            ),
-        });
-    }
-    Ok(())
-}
-
 /// GetOpt's error report, when the scan found any: every scanning error at
 /// once, first the ambiguous, missing-argument and unexpected-argument
 /// errors, then the unrecognised options, each group in command-line order,

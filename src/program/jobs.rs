@@ -74,14 +74,26 @@ pub fn move_sets(sets: &[Vec<&MoveJob>], a: &Annotation, describe: &str) -> Vec<
 }
 
 /// `-X` for `program`: the job sets carried out on the Luxi socket the
-/// cluster was read from.
+/// cluster was read from (`socket`; `None` when it was read otherwise).
 ///
 /// # Errors
 ///
-/// The stop hbal gives (`Error: PROGRAM: ...`, exit status 1) when a
-/// call fails or a job did not succeed.
-pub fn exec(program: &str, socket: &str, sets: &[JobSet], out: &mut dyn Write) -> Result<(), Stop> {
+/// The stop hbal gives (`Error: PROGRAM: ...`, exit status 1) when the
+/// cluster was not read through Luxi ("Execution of commands possible
+/// only on LUXI", as hbal says it: after the plan), a call fails or a job
+/// did not succeed.
+pub fn exec(
+    program: &str,
+    socket: Option<&str>,
+    sets: &[JobSet],
+    out: &mut dyn Write,
+) -> Result<(), Stop> {
     out.flush()?;
+    let Some(socket) = socket else {
+        return Err(stop(format!(
+            "Error: {program}: Execution of commands possible only on LUXI\n"
+        )));
+    };
     execute(socket, sets, out).map_err(|m| stop(format!("Error: {program}: {m}\n")))
 }
 

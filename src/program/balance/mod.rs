@@ -588,11 +588,12 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         writeln!(out, "Original: mem={} disk={}", ini_free.0, ini_free.1)?;
         writeln!(out, "Final:    mem={} disk={}", fin_free.0, fin_free.1)?;
     }
-    if let (true, Some(socket)) = (o.exec && !steps.is_empty(), &o.luxi) {
+    // hbal ignores -X when there is nothing to do.
+    if o.exec && !steps.is_empty() {
         let comment = format!("rebalancing via {PROGRAM} {}", env!("CARGO_PKG_VERSION"));
         let a = jobs::annotation(PROGRAM, &comment, o.reason.as_deref(), o.priority);
         let sets = jobs::move_sets(&sets, &a, "Executing jobset for instances");
-        jobs::exec(PROGRAM, socket, &sets, out)?;
+        jobs::exec(PROGRAM, o.luxi.as_deref(), &sets, out)?;
     }
     out.flush()?;
     Ok(())

@@ -7,7 +7,8 @@
 //! `--help-completion` (stdout, exit 0), then extra arguments (exit 1).
 //! `-L[SOCKET]` (Luxi) and `-m ADDRESS` (RAPI) read a live cluster
 //! (`program::plan::read_cluster`); `-X` submits the plan's jobs through
-//! Luxi and needs `-L`; `--mond` is refused with exit status 2:
+//! Luxi (with `-L`; otherwise the run ends as hbal's, with an error
+//! after the plan); `--mond` is refused with exit status 2:
 //! hailstone-balance does not query the monitoring daemons.
 
 use std::ffi::OsString;
@@ -150,7 +151,6 @@ pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
     let version = || getopt::program_version(PROGRAM, "hbal");
     let non_options = getopt::parse_with(OPTIONS, args, &mut fold, &usage(), version, "")?;
     getopt::planner_checks(&non_options, &fold.options.refused, PROGRAM, "hbal")?;
-    getopt::exec_needs_luxi(fold.options.exec, fold.options.luxi.is_some(), PROGRAM)?;
     Ok(fold.options)
 }
 
@@ -429,11 +429,6 @@ mod tests {
         let o = run(&["-L", "-X", "--priority=low", "--reason=r"]).unwrap();
         assert!(o.exec);
         assert_eq!((o.priority, o.reason.as_deref()), (10, Some("r")));
-        let Err(Exit::Stderr { code, message }) = run(&["-t", "f", "-X"]) else {
-            panic!("expected a refusal")
-        };
-        assert_eq!(code, 2);
-        assert!(message.contains("-X (--exec) submits"), "{message}");
         let Err(Exit::Stderr { code, message }) = run(&["-L", "--mond"]) else {
             panic!("expected a refusal")
         };

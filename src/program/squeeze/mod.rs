@@ -245,10 +245,10 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             }));
             cmds.push_str(&commands_text(&split_jobs(&moves)));
             save_commands(o, out, &cmds)?;
-            if let (true, Some(socket)) = (o.exec, &o.luxi) {
+            if o.exec {
                 let comment = format!("expanding by {} nodes ({PROGRAM} {VERSION})", nodes.len());
                 let sets = exec_sets(&cluster, &moves, &nodes, true, &comment);
-                jobs::exec(PROGRAM, socket, &sets, out)?;
+                jobs::exec(PROGRAM, o.luxi.as_deref(), &sets, out)?;
             }
             save_final(o, out, err, "after hsqueeze expansion", || {
                 trial_data(&cluster, &trial)
@@ -277,10 +277,10 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
                 format!("  gnt-node power -f off {a}\n")
             }));
             save_commands(o, out, &cmds)?;
-            if let (true, Some(socket)) = (o.exec, &o.luxi) {
+            if o.exec {
                 let comment = format!("condensing by {} nodes ({PROGRAM} {VERSION})", nodes.len());
                 let sets = exec_sets(&cluster, &moves, &nodes, false, &comment);
-                jobs::exec(PROGRAM, socket, &sets, out)?;
+                jobs::exec(PROGRAM, o.luxi.as_deref(), &sets, out)?;
             }
             save_final(o, out, err, "after hsqueeze run", || {
                 trial_data(&cluster, &trial)

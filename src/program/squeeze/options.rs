@@ -7,7 +7,8 @@
 //! `--version`, `--help-completion` (stdout, exit 0), then extra arguments
 //! (exit 1). `-L[SOCKET]` reads a live cluster over Luxi
 //! (`program::plan::read_cluster`); `-X` submits the plan's jobs through
-//! Luxi and needs `-L`.
+//! Luxi (with `-L`; otherwise the run ends as hsqueeze's, with an error
+//! after the plan).
 
 use std::ffi::OsString;
 
@@ -86,7 +87,6 @@ pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
     let version = || getopt::program_version(PROGRAM, "hsqueeze");
     let non_options = getopt::parse_with(OPTIONS, args, &mut fold, &usage(), version, "")?;
     getopt::planner_checks(&non_options, &fold.options.refused, PROGRAM, "hsqueeze")?;
-    getopt::exec_needs_luxi(fold.options.exec, fold.options.luxi.is_some(), PROGRAM)?;
     Ok(fold.options)
 }
 
@@ -245,10 +245,7 @@ mod tests {
             message,
             "Error while parsing command line arguments:\nminimal resources: cannot parse string 'abc'\n"
         );
-        let Err(Exit::Stderr { code, .. }) = run(&["-X"]) else {
-            panic!("expected a refusal")
-        };
-        assert_eq!(code, 2);
+        assert!(run(&["-X", "-L"]).unwrap().exec);
         let Err(Exit::Stderr { code, .. }) = run(&["--bogus"]) else {
             panic!("expected a GetOpt error")
         };

@@ -237,10 +237,7 @@ fn suite_membership_and_variables() {
         lacking_feature("./test/hs/hbal --mond=yes"),
         Some("the monitoring daemons (--mond)")
     );
-    assert_eq!(
-        lacking_feature("./test/hs/hbal $B -G group-01 -X"),
-        Some("job execution (-X)")
-    );
+    assert_eq!(lacking_feature("./test/hs/hbal $B -G group-01 -X"), None);
     assert_eq!(
         lacking_feature("./test/hs/hbal -t x --min-gain 1 -l 3"),
         None
