@@ -337,7 +337,12 @@ fi
 cp "$OUT/p.out" "$OUT/balance-exec.out"
 
 # -X squeeze: the quiet cluster shrinks (moves, standby tags, offline,
-# powered off through the out-of-band program), then grows back.
+# powered off through the out-of-band program), then grows back. Only a
+# node whose instances are all externally mirrored may be powered off, so
+# the diskless instances go first (where they are depends on live memory).
+for i in $(nx 1 gnt-instance list --no-headers --separator=' ' -o name,disk_template | awk '$2 != "sharedfile" {print $1}'); do
+  g gnt-instance remove -f "$i" || fail "removing $i"
+done
 if p $PLANNER_BIN/hailstone-squeeze -L -X -C; then
   cp "$OUT/p.out" "$OUT/squeeze-off.out"
   off=$(sed -n "/^'Nodes to offline'/,/^\$/p" "$OUT/p.out" | grep "\.$D\$")
