@@ -492,3 +492,45 @@ fn curl_gets_the_url_on_stdin_and_may_be_missing() {
     let out = planner(BALANCE, &["-m", "master"], Some(&empty));
     assert_refused(&out, "cannot run curl: it is not installed");
 }
+
+/// `--mond-data`: the monitoring daemons' reports from a file change the
+/// nodes' and instances' CPU load as in hbal (the `-p` tables' `lCpu`, the
+/// plan); a collector without data is ignored with hbal's warning, and
+/// `--exit-on-missing-mond-data` then stops the run.
+#[test]
+fn balance_with_monitoring_data_prints_hbals_bytes() {
+    let dir = fixture("");
+    let data = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    let (varied, mond) = (data("varied.luxi.data"), data("varied.mond.json"));
+    let mond_arg = format!("--mond-data={mond}");
+    let args = [
+        "-t",
+        &varied,
+        "-G",
+        "default",
+        "--mond=yes",
+        &mond_arg,
+        "-C",
+        "-p",
+        "--print-instances",
+    ];
+    let out = planner(BALANCE, &args, None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), read(&fixture("varied.mond.hbal")));
+    assert_eq!(stderr(&out), read(&fixture("varied.mond.hbal.err")));
+
+    let (lab, mond) = (data("lab.luxi.data"), data("lab.mond.json"));
+    let mond_arg = format!("--mond-data={mond}");
+    let args = [
+        "-t",
+        &lab,
+        "--mond=yes",
+        &mond_arg,
+        "--mond-xen",
+        "--exit-on-missing-mond-data",
+    ];
+    let out = planner(BALANCE, &args, None);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), read(&fixture("lab.mond-xen.hbal")));
+    assert_eq!(stderr(&out), read(&fixture("lab.mond-xen.hbal.err")));
+}

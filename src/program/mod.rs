@@ -9,7 +9,7 @@
 //!   live backends' I/O: [`luxi`], a Luxi client on a unix socket, and
 //!   [`rapi`], RAPI resources from a directory or fetched by `curl`;
 //!   [`jobs`], the planners' `-X`: job sets submitted through Luxi and
-//!   waited for.
+//!   waited for; [`mond`], `--mond`: the monitoring daemons' reports.
 //! * May use: every stage. Nothing else in the crate uses a program.
 //! * Must never: hold an algorithm or a format of its own; a program only
 //!   reads options, calls the stages and maps outcomes to exit statuses.
@@ -22,6 +22,7 @@ pub mod groups;
 pub mod hail;
 pub mod jobs;
 pub mod luxi;
+pub mod mond;
 pub mod plan;
 pub mod rapi;
 pub mod squeeze;

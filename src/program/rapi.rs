@@ -115,7 +115,7 @@ fn curl_config(url: &str) -> String {
 }
 
 /// The body of `url`, fetched by `curl`.
-fn curl_get(url: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn curl_get(url: &str) -> Result<Vec<u8>, String> {
     let mut child = Command::new("curl")
         .args(["-q", "-K", "-"])
         .stdin(Stdio::piped())

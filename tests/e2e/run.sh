@@ -323,6 +323,32 @@ for source in "-L" "-m $RAPI"; do
 done
 say "planners: -L and -m read the live cluster; plans equal to those from the saved state and to hbal's and hsqueeze's"
 
+# --mond: the lab's ganeti-mond serves cpu-avg-load. Live, every node's
+# daemon must answer; on the reports taken once into a --mond-data file,
+# hailstone-balance must print hbal's bytes.
+p $PLANNER_BIN/hailstone-balance -L --mond -p -S "$OUT/mond" || fail "hailstone-balance -L --mond: rc $?"
+if grep -q "MonD" "$OUT/p.err"; then
+  fail "hailstone-balance -L --mond: a monitoring daemon did not answer ($(grep MonD "$OUT/p.err" | head -n 2))"
+fi
+mond_json="["
+for n in 1 2 3 4; do
+  report=$(nx 1 curl -sf "http://node$n.$D:1815/1/report/default/cpu-avg-load") ||
+    fail "node$n's monitoring daemon did not answer"
+  mond_json="$mond_json$([ $n = 1 ] || echo ,){\"node\": \"node$n.$D\", \"reports\": [$report]}"
+done
+echo "$mond_json]" >"$OUT/mond-data.json"
+p /usr/lib/ganeti/3.0/usr/bin/hbal -t "$OUT/mond.original" --mond --mond-data="$OUT/mond-data.json" -p -C
+cp "$OUT/p.out" "$OUT/mond-hbal.out"; cp "$OUT/p.err" "$OUT/mond-hbal.err"
+p $PLANNER_BIN/hailstone-balance -t "$OUT/mond.original" --mond --mond-data="$OUT/mond-data.json" -p -C
+cmp -s "$OUT/p.out" "$OUT/mond-hbal.out" && cmp -s "$OUT/p.err" "$OUT/mond-hbal.err" ||
+  fail "hailstone-balance and hbal differ on the lab's monitoring data (see $OUT/mond-hbal.*)"
+request=$(ls "$CAP"/*.request.json | head -n 1)
+nx 1 "$PACKAGED" "$request" --mond >"$OUT/mond-hail.out" 2>"$OUT/mond-hail.err" ||
+  fail "hailstone --mond: rc $?"
+! grep -q "MonD" "$OUT/mond-hail.err" || fail "hailstone --mond: a monitoring daemon did not answer"
+grep -q '"success":true' "$OUT/mond-hail.out" || fail "hailstone --mond: no successful answer"
+say "--mond: every node's ganeti-mond answered hailstone and hailstone-balance; on the same reports hailstone-balance printed hbal's bytes"
+
 # -X balance: four shared-storage instances piled on node2 first.
 for i in 41 42 43 44; do
   g $ADD -n node2.$D -t sharedfile --disk 0:size=1G -B memory=$((i * 8)) inst$i.$D ||

@@ -140,7 +140,7 @@ BALANCE SUITE (--suite balance):
                 cat/diff checks of the files they leave), run in file order
                 with each program; each must meet its expectation and give
                 hbal's bytes; tests of options hailstone-balance lacks
-                (-m, -L, -X, -I, --mond) are listed, not counted; hbal
+                (-I) are listed, not counted; hbal
                 itself must pass them all (else exit status 2)
     datafiles   every data/htools/*.data file and shelltest fixture, every
                 group, 5 option sets (full: 12)

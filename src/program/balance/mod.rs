@@ -19,6 +19,7 @@ use crate::model::node::Node;
 use crate::model::Cluster;
 use crate::program::datafile;
 use crate::program::jobs;
+use crate::program::mond;
 use crate::program::plan::{
     self, commands_text, open_error, split_jobs, stop, write_file, MoveJob, Stop,
 };
@@ -109,7 +110,7 @@ fn load(o: &Options, err: &mut dyn Write) -> Result<(Cluster, Vec<bool>), Stop> 
     };
     // `-I` reads the request's cluster once (hbal merges it twice: see the
     // README's compatibility section).
-    let (cluster, warnings) = plan::read_cluster(
+    let (mut cluster, warnings) = plan::read_cluster(
         plan::Sources {
             text_data: o.text_data.as_deref(),
             ialloc_src: o.ialloc_src.as_deref(),
@@ -119,6 +120,7 @@ fn load(o: &Options, err: &mut dyn Write) -> Result<(Cluster, Vec<bool>), Stop> 
         &merge,
         o.static_kvm_node_memory,
     )?;
+    mond::apply(&mut cluster, &o.mond, err)?;
     // Selected and excluded instances (`mergeData`).
     let names: Vec<&str> = cluster.instances.iter().map(|i| &*i.name).collect();
     let mut unknown: Vec<String> = Vec::new();

@@ -8,8 +8,8 @@
 //! `-L[SOCKET]` (Luxi) and `-m ADDRESS` (RAPI) read a live cluster
 //! (`program::plan::read_cluster`); `-X` submits the plan's jobs through
 //! Luxi (with `-L`; otherwise the run ends as hbal's, with an error
-//! after the plan); `--mond` is refused with exit status 2:
-//! hailstone-balance does not query the monitoring daemons.
+//! after the plan); `--mond` applies the monitoring daemons' CPU data
+//! (`program::mond`).
 
 use std::ffi::OsString;
 
@@ -91,6 +91,9 @@ pub struct Options {
     pub dynu_file: Option<String>,
     /// `--ignore-dynu`.
     pub ignore_dynu: bool,
+    /// `--mond`, `--mond-data`, `--mond-xen`, `--exit-on-missing-mond-data`
+    /// (`ignore_dynu` is copied in after the scan).
+    pub mond: crate::program::mond::MondOptions,
     /// `--exclusion-tags`: exclusion tag prefixes (each gets a `:`).
     pub exclusion_tags: Option<Vec<String>>,
     /// `-S FILE`: save the cluster before and after.
@@ -134,6 +137,7 @@ impl Default for Options {
             soft: SoftChecks::Enforce,
             dynu_file: None,
             ignore_dynu: false,
+            mond: crate::program::mond::MondOptions::default(),
             exclusion_tags: None,
             save: None,
             refused: Vec::new(),
@@ -151,7 +155,9 @@ pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
     let version = || getopt::program_version(PROGRAM, "hbal");
     let non_options = getopt::parse_with(OPTIONS, args, &mut fold, &usage(), version, "")?;
     getopt::planner_checks(&non_options, &fold.options.refused, PROGRAM, "hbal")?;
-    Ok(fold.options)
+    let mut options = fold.options;
+    options.mond.ignore_dynu = options.ignore_dynu;
+    Ok(options)
 }
 
 /// The help text.
@@ -340,15 +346,17 @@ impl getopt::Fold<OptId> for Fold {
             OptId::DynuFile => o.dynu_file = Some(text.to_owned()),
             OptId::IgnoreDynu => o.ignore_dynu = true,
             OptId::Mond => match value {
-                None | Some("yes") => o.refused.push("mond"),
-                Some("no") => o.refused.retain(|r| *r != "mond"),
+                None | Some("yes") => o.mond.enabled = true,
+                Some("no") => o.mond.enabled = false,
                 Some(other) => {
                     return Err(format!(
                         "Invalid choice '{other}', pass one of 'yes' or 'no'"
                     ))
                 }
             },
-            OptId::MondData | OptId::ExitOnMissingMondData | OptId::MondXen => {}
+            OptId::MondData => o.mond.data_file = Some(text.to_owned()),
+            OptId::ExitOnMissingMondData => o.mond.exit_on_missing = true,
+            OptId::MondXen => o.mond.xen = true,
             OptId::ExclusionTags => o.exclusion_tags = Some(sep_split(text)),
             OptId::ExcludeInstances => o.exclude_instances = sep_split(text),
             OptId::Save => o.save = Some(text.to_owned()),
@@ -429,13 +437,16 @@ mod tests {
         let o = run(&["-L", "-X", "--priority=low", "--reason=r"]).unwrap();
         assert!(o.exec);
         assert_eq!((o.priority, o.reason.as_deref()), (10, Some("r")));
-        let Err(Exit::Stderr { code, message }) = run(&["-L", "--mond"]) else {
-            panic!("expected a refusal")
-        };
-        assert_eq!(code, 2);
-        assert!(
-            message.contains("option --mond is accepted by hbal"),
-            "{message}"
-        );
+        let o = run(&[
+            "-L",
+            "--mond",
+            "--mond-data=f",
+            "--mond-xen",
+            "--ignore-dynu",
+        ])
+        .unwrap();
+        assert!(o.mond.enabled && o.mond.xen && o.mond.ignore_dynu);
+        assert_eq!(o.mond.data_file.as_deref(), Some("f"));
+        assert!(!run(&["-L", "--mond", "--mond=no"]).unwrap().mond.enabled);
     }
 }

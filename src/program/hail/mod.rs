@@ -22,6 +22,7 @@ use crate::model::node::Node;
 use crate::model::policy::IPolicy;
 use crate::model::{Cluster, Request, TagId};
 use crate::program::datafile;
+use crate::program::mond::MondOptions;
 use crate::read::loader::{self, LoadError};
 use crate::read::merge::MergeOptions;
 use crate::read::{simulate, text};
@@ -211,6 +212,22 @@ fn run_inner(
         LoadError::Input(e) => Failure::Input(e.to_string()),
     })?;
     out.warnings(&loaded.warnings);
+    // `--mond`: the monitoring daemons' CPU data, applied where hail
+    // applies it (after the request's warnings; before a data file's).
+    let mond = |cluster: &mut crate::model::Cluster, out: &mut Output| {
+        if options.mond {
+            let settings = MondOptions {
+                enabled: true,
+                xen: options.mond_xen,
+                ignore_dynu: options.ignore_dynu,
+                ..MondOptions::default()
+            };
+            let mut said = Vec::new();
+            // Without a data file nothing here can fail.
+            let _ = crate::program::mond::apply(cluster, &settings, &mut said);
+            out.stderr.push_str(&String::from_utf8_lossy(&said));
+        }
+    };
 
     // With --simulate or -t, the cluster comes from there and only the
     // request is kept (hail's `wrapReadRequest`); --simulate wins.
@@ -218,6 +235,7 @@ fn run_inner(
     let (cluster, request) = if !options.simulate.is_empty() {
         let mut cluster = simulate::load(&options.simulate, options.load.n1_rule)
             .map_err(|m| Failure::Input(format!("cannot simulate the cluster: {m}")))?;
+        mond(&mut cluster, out);
         index_base = 1;
         let request = rebase(loaded.request, &loaded.cluster, &mut cluster);
         (cluster, request)
@@ -235,11 +253,14 @@ fn run_inner(
         };
         let (mut cluster, warnings) = text::load(&file.name, contents, &merge_options)
             .map_err(|e| Failure::Input(format!("cannot load the cluster data file: {e}")))?;
+        mond(&mut cluster, out);
         out.warnings(&warnings);
         let request = rebase(loaded.request, &loaded.cluster, &mut cluster);
         (cluster, request)
     } else {
-        (loaded.cluster, loaded.request)
+        let mut cluster = loaded.cluster;
+        mond(&mut cluster, out);
+        (cluster, loaded.request)
     };
 
     if options.verbose > 1 {

@@ -52,9 +52,8 @@ pub struct Options {
     pub simulate: Vec<String>,
     /// Verbosity: starts at 1, and each `-v`/`--verbose` adds one.
     pub verbose: u32,
-    /// `--ignore-dynu`. On the JSON request path hail only uses it together
-    /// with `--mond`, `-t` or `--simulate`, none of which hailstone
-    /// implements, so it is accepted and has no effect.
+    /// `--ignore-dynu`: no utilisation data from a data file (`-t`), and no
+    /// monitoring-daemon collector with `--mond`.
     pub ignore_dynu: bool,
     /// The searches' settings: `--ignore-soft-errors`,
     /// `--no-capacity-checks` and `--restrict-allocation-to=N1,N2,...` (a
@@ -64,12 +63,10 @@ pub struct Options {
     /// gives an empty name; when repeated, the last one wins).
     pub algorithm: AlgorithmOptions,
     /// `--mond[=yes|no]` (a bare `--mond` means yes): query the monitoring
-    /// daemons. Querying is not implemented, so a final value of yes makes
-    /// [`parse`] fail; `--mond=no` is accepted.
+    /// daemons for the nodes' CPU load (`program::mond`).
     pub mond: bool,
     /// `--mond-xen`: use the Xen collector when querying the monitoring
-    /// daemons. Without `--mond` hail ignores it, so it is accepted and has no
-    /// effect.
+    /// daemons. Without `--mond` hail ignores it.
     pub mond_xen: bool,
     /// The loader's settings: `--static-kvm-node-memory=N` (default 4096:
     /// the node memory to assume on KVM clusters; 0 keeps the hypervisor's
@@ -153,18 +150,6 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, Exit> {
         }
         (Some(input), None) => input,
     };
-
-    // Querying the monitoring daemons needs a network and ganeti-mond;
-    // hailstone refuses rather than answer without the data asked for.
-    if fold.options.mond {
-        return Err(Exit::Stderr {
-            code: 2,
-            message: format!(
-                "{PROGRAM}: option --mond is accepted by hail but not implemented in \
-                 {PROGRAM}: it does not query the monitoring daemons\n"
-            ),
-        });
-    }
 
     Ok(Invocation {
         options: fold.options,
@@ -538,15 +523,6 @@ mod tests {
         )
     }
 
-    fn not_implemented_mond() -> (u8, String) {
-        (
-            2,
-            "hailstone: option --mond is accepted by hail but not implemented in \
-             hailstone: it does not query the monitoring daemons\n"
-                .to_string(),
-        )
-    }
-
     #[test]
     fn usage_matches_hail_layout() {
         let expected = format!(
@@ -882,14 +858,11 @@ unrecognized option `-y'
     }
 
     #[test]
-    fn mond_is_refused() {
+    fn mond_choices() {
         let options = ok(&["-v", "-tfoo", "--save=x", "-p", "--simulate=p,1,1,1,1", "x"]);
         assert_eq!(options.text_data.as_deref(), Some("foo"));
-        assert_eq!(fail(&["x", "--mond"]), not_implemented_mond());
-        assert_eq!(
-            fail(&["--mond=no", "--mond=yes", "-p", "x"]),
-            not_implemented_mond()
-        );
+        assert!(ok(&["x", "--mond"]).mond);
+        assert!(ok(&["--mond=no", "--mond=yes", "-p", "x"]).mond);
         assert!(ok(&["--mond", "-p", "--mond=no", "x"])
             .print_nodes
             .is_some());

@@ -26,6 +26,7 @@
 //! soon as it moves the instance).
 
 pub(crate) mod luxi;
+pub(crate) mod mond;
 pub(crate) mod rapi;
 
 use std::collections::HashMap;

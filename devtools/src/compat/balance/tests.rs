@@ -233,9 +233,10 @@ fn suite_membership_and_variables() {
         None
     );
     assert_eq!(lacking_feature("./test/hs/hbal -Lsocket"), None);
+    assert_eq!(lacking_feature("./test/hs/hbal --mond=yes"), None);
     assert_eq!(
-        lacking_feature("./test/hs/hbal --mond=yes"),
-        Some("the monitoring daemons (--mond)")
+        lacking_feature("./test/hs/hbal -I x"),
+        Some("the iallocator backend (-I)")
     );
     assert_eq!(lacking_feature("./test/hs/hbal $B -G group-01 -X"), None);
     assert_eq!(

@@ -162,16 +162,13 @@ pub fn make_fixtures(hspace: &Path, t: &Path) -> Result<(), String> {
 }
 
 /// Options hailstone-balance deliberately lacks: hbal's iallocator
-/// backend and the monitoring daemons. A shelltest that uses one is listed
-/// as such, not counted. (`-m` and `-L` are compared: the suite's
-/// `RAPI_URL` is Ganeti's RAPI test data; `-X` too: the suite only runs it
-/// on a data file, where both refuse it.)
-const LACKING: [(&str, &str); 5] = [
+/// backend. A shelltest that uses one is listed as such, not counted.
+/// (`-m` and `-L` are compared: the suite's `RAPI_URL` is Ganeti's RAPI
+/// test data; `-X` too: the suite only runs it on a data file, where both
+/// refuse it; and the monitoring daemons' options with their data files.)
+const LACKING: [(&str, &str); 2] = [
     ("-I", "the iallocator backend (-I)"),
     ("--ialloc-src", "the iallocator backend (-I)"),
-    ("--mond", "the monitoring daemons (--mond)"),
-    ("--mond-data", "the monitoring daemons (--mond-data)"),
-    ("--exit-on-missing-mond-data", "the monitoring daemons"),
 ];
 
 /// The feature of `command` that hailstone-balance lacks, if any.
