@@ -22,7 +22,7 @@ use crate::search::balance::Placement;
 use crate::search::moves::Move;
 use crate::search::state::State;
 use crate::write::balance::{self as texts, MoveText};
-use crate::write::opcodes::{self, MoveOp};
+use crate::write::opcodes;
 
 /// Why a run stopped early: the exit status and the text for stderr.
 #[derive(Debug)]
@@ -293,32 +293,19 @@ pub fn step_job(
 ) -> (String, MoveJob) {
     let template = inst.disk_template;
     let running = inst.run_state.is_running();
-    let c = alias_of(names, p.new_nodes.0);
-    let d = alias_of(names, p.new_nodes.1);
     let full = |k: i32| {
         usize::try_from(k)
             .ok()
             .and_then(|k| names.get(k))
             .map_or("", |(n, _)| n.as_str())
     };
-    let (fc, fd) = (full(p.new_nodes.0), full(p.new_nodes.1));
-    let op = match p.mv {
-        Move::Failover => MoveOp::Failover,
-        Move::FailoverToAny(_) => MoveOp::FailoverToAny(fc),
-        Move::FailoverAndReplace(_) => MoveOp::FailoverAndReplace(fd),
-        Move::ReplaceSecondary(_) => MoveOp::ReplaceSecondary(fd),
-        Move::ReplaceAndFailover(_) => MoveOp::ReplaceAndFailover(fc),
-        Move::ReplacePrimary(_) => MoveOp::ReplacePrimary(fc),
-    };
-    let opcodes = opcodes::move_opcodes(&inst.name, inst.forthcoming, op);
-    let mv = match p.mv {
-        Move::Failover => MoveText::Failover,
-        Move::FailoverToAny(_) => MoveText::FailoverToAny(c),
-        Move::FailoverAndReplace(_) => MoveText::FailoverAndReplace(d),
-        Move::ReplaceSecondary(_) => MoveText::ReplaceSecondary(d),
-        Move::ReplaceAndFailover(_) => MoveText::ReplaceAndFailover(c),
-        Move::ReplacePrimary(_) => MoveText::ReplacePrimary(c),
-    };
+    let (c, d) = p.new_nodes;
+    let opcodes = opcodes::move_opcodes(
+        &inst.name,
+        inst.forthcoming,
+        move_named(p.mv, full(c), full(d)),
+    );
+    let mv = move_named(p.mv, alias_of(names, c), alias_of(names, d));
     let (a, commands) = texts::move_commands(mv, inst_name, running);
     // `involvedNodes`: the new primary and secondary, then the instance's
     // nodes before the move, without repeats.
@@ -342,6 +329,19 @@ pub fn step_job(
             opcodes,
         },
     )
+}
+
+/// Move `mv` with its nodes named `c` (the new primary) and `d` (the new
+/// secondary): aliases for the commands, full names for the opcodes.
+fn move_named<'a>(mv: Move, c: &'a str, d: &'a str) -> MoveText<'a> {
+    match mv {
+        Move::Failover => MoveText::Failover,
+        Move::FailoverToAny(_) => MoveText::FailoverToAny(c),
+        Move::FailoverAndReplace(_) => MoveText::FailoverAndReplace(d),
+        Move::ReplaceSecondary(_) => MoveText::ReplaceSecondary(d),
+        Move::ReplaceAndFailover(_) => MoveText::ReplaceAndFailover(c),
+        Move::ReplacePrimary(_) => MoveText::ReplacePrimary(c),
+    }
 }
 
 /// The step line (`  %3d. inst old => new score a=...`) and the job of one

@@ -30,7 +30,8 @@ use crate::search::moves::location_score;
 use crate::search::moves::{self, Move, MoveError, Moved, Nodes, Overlay};
 use crate::search::state::{Crash, State};
 use crate::write::answer;
-use crate::write::opcodes::{self, MoveOp};
+use crate::write::balance::MoveText;
+use crate::write::opcodes;
 
 /// The outcome of an evacuation (`EvacSolution`), in request order.
 #[derive(Debug, Clone, Default)]
@@ -200,12 +201,12 @@ impl From<Crash> for EvacError {
 fn move_to_job(state: &State, inst: &Instance, mv: Move) -> Vec<String> {
     let name = |k: usize| state.node_at(k).info.name.as_str();
     let op = match mv {
-        Move::Failover => MoveOp::Failover,
-        Move::FailoverToAny(t) => MoveOp::FailoverToAny(name(t)),
-        Move::ReplaceSecondary(t) => MoveOp::ReplaceSecondary(name(t)),
-        Move::ReplacePrimary(t) => MoveOp::ReplacePrimary(name(t)),
-        Move::ReplaceAndFailover(t) => MoveOp::ReplaceAndFailover(name(t)),
-        Move::FailoverAndReplace(t) => MoveOp::FailoverAndReplace(name(t)),
+        Move::Failover => MoveText::Failover,
+        Move::FailoverToAny(t) => MoveText::FailoverToAny(name(t)),
+        Move::ReplaceSecondary(t) => MoveText::ReplaceSecondary(name(t)),
+        Move::ReplacePrimary(t) => MoveText::ReplacePrimary(name(t)),
+        Move::ReplaceAndFailover(t) => MoveText::ReplaceAndFailover(name(t)),
+        Move::FailoverAndReplace(t) => MoveText::FailoverAndReplace(name(t)),
     };
     opcodes::move_opcodes(&inst.name, inst.forthcoming, op)
 }

@@ -6,8 +6,9 @@
 use crate::write::haskell::printf_fixed;
 use crate::write::table::print_table;
 
-/// The kind of a move, with the names of the nodes the texts show (`c`:
-/// the new primary, `d`: the new secondary, as in `computeMoves`).
+/// The kind of a move, with the names of the nodes it goes to (`c`: the
+/// new primary, `d`: the new secondary, as in `computeMoves`): aliases in
+/// hbal's texts, full names in the opcodes ([`crate::write::opcodes`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MoveText<'a> {
     /// `f`.

@@ -6,27 +6,12 @@
 //! `comment` and `reason` fields (a `MetaOpCode`).
 
 use crate::write::answer::string;
+use crate::write::balance::MoveText;
 
-/// One instance move (`IMove`) with the names of the nodes it goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MoveOp<'a> {
-    /// Fail over (migrate) to the secondary.
-    Failover,
-    /// Fail over (migrate) to this node (shared storage).
-    FailoverToAny(&'a str),
-    /// Fail over, then a new secondary.
-    FailoverAndReplace(&'a str),
-    /// A new secondary.
-    ReplaceSecondary(&'a str),
-    /// A new secondary, then fail over to it.
-    ReplaceAndFailover(&'a str),
-    /// Fail over, a new secondary, fail over again.
-    ReplacePrimary(&'a str),
-}
-
-/// The opcodes of one move of instance `inst` (`iMoveToJob`). A
-/// forthcoming instance fails over instead of migrating.
-pub fn move_opcodes(inst: &str, forthcoming: bool, mv: MoveOp<'_>) -> Vec<String> {
+/// The opcodes of one move of instance `inst` (`iMoveToJob`), with the
+/// nodes it goes to by full name. A forthcoming instance fails over
+/// instead of migrating.
+pub fn move_opcodes(inst: &str, forthcoming: bool, mv: MoveText<'_>) -> Vec<String> {
     let failover = |target: Option<&str>| -> String {
         let name = string(inst);
         let target = target.map(|t| format!(",\"target_node\":{}", string(t)));
@@ -50,12 +35,12 @@ pub fn move_opcodes(inst: &str, forthcoming: bool, mv: MoveOp<'_>) -> Vec<String
         )
     };
     match mv {
-        MoveOp::Failover => vec![failover(None)],
-        MoveOp::FailoverToAny(t) => vec![failover(Some(t))],
-        MoveOp::ReplaceSecondary(t) => vec![replace(t)],
-        MoveOp::ReplacePrimary(t) => vec![failover(None), replace(t), failover(None)],
-        MoveOp::ReplaceAndFailover(t) => vec![replace(t), failover(None)],
-        MoveOp::FailoverAndReplace(t) => vec![failover(None), replace(t)],
+        MoveText::Failover => vec![failover(None)],
+        MoveText::FailoverToAny(t) => vec![failover(Some(t))],
+        MoveText::ReplaceSecondary(t) => vec![replace(t)],
+        MoveText::ReplacePrimary(t) => vec![failover(None), replace(t), failover(None)],
+        MoveText::ReplaceAndFailover(t) => vec![replace(t), failover(None)],
+        MoveText::FailoverAndReplace(t) => vec![failover(None), replace(t)],
     }
 }
 
@@ -139,7 +124,7 @@ mod tests {
         let ops = move_opcodes(
             "inst36.example.com",
             false,
-            MoveOp::FailoverToAny("node3.example.com"),
+            MoveText::FailoverToAny("node3.example.com"),
         );
         assert_eq!(ops.len(), 1);
         assert_eq!(
@@ -167,7 +152,7 @@ mod tests {
 
     #[test]
     fn moves_of_drbd_instances_in_imovetojob_order() {
-        let ops = move_opcodes("i", false, MoveOp::ReplacePrimary("n2"));
+        let ops = move_opcodes("i", false, MoveText::ReplacePrimary("n2"));
         let ids: Vec<&str> = ops
             .iter()
             .map(|o| {
@@ -180,7 +165,7 @@ mod tests {
             .collect();
         assert_eq!(ids, ["m", "r", "m"]);
         assert!(ops[1].ends_with(r#""remote_node":"n2"}"#));
-        let forced = move_opcodes("i", true, MoveOp::Failover);
+        let forced = move_opcodes("i", true, MoveText::Failover);
         assert!(forced[0].starts_with(r#"{"OP_ID":"OP_INSTANCE_FAILOVER""#));
     }
 }
