@@ -19,12 +19,19 @@
 //! best candidate (see [`crate::search::globaln1`]), or, when only the
 //! placement is read ([`AllocOptions::winner_only`]), for the rows that
 //! could still win.
+//!
+//! The groups of one multi-group search ([`search_groups`]) see the same
+//! state (each group's search rolls its trial placements back), so what
+//! depends only on the state is computed once for them ([`SearchBase`]):
+//! hail's running statistics of the cluster for pairs, the running sums
+//! of the single-node shortcut, and the capacity check's verdicts.
 
 use crate::model::group::Group;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::types::{AllocPolicy, FailTally, SoftChecks};
 use crate::model::{find_group, NameMatch};
+use crate::score::argmin::ScoreBase;
 use crate::score::metric::{self, NodeValues};
 use crate::search::ghc_sort;
 use crate::search::globaln1::{self, N1Cache};
@@ -65,6 +72,9 @@ pub struct AllocOptions {
     /// choice of a group change, whose answers show no tally of a group
     /// that wins.
     pub winner_only: bool,
+    /// Scan on the calling thread only: the caller already runs searches
+    /// side by side (the compression trials). The answer is the same.
+    pub one_thread: bool,
 }
 
 impl AllocOptions {
@@ -82,6 +92,7 @@ impl AllocOptions {
             online_secondary_only: false,
             explain: false,
             winner_only: false,
+            one_thread: false,
         }
     }
 }
@@ -239,12 +250,47 @@ struct Candidate {
     score: f64,
 }
 
+/// What the searches of one instance in several groups share: data of the
+/// whole state, computed when first needed, from the state as every
+/// group's search finds it. A search leaves the state as it found it (its
+/// capacity checks roll their trial placements back), so the groups of
+/// one [`search_groups`] see the same state and may share these: hail's
+/// running statistics of the present nodes (pairs), the running sums of
+/// the present nodes (the single-node shortcut) and the capacity check's
+/// verdicts of every node ([`N1Cache`]). Valid only while the state does
+/// not change: a new one for each instance.
+#[derive(Default)]
+pub struct SearchBase {
+    stats: Option<metric::ClusterStats>,
+    present: Option<Option<ScoreBase>>,
+    n1: Option<N1Cache>,
+}
+
+impl SearchBase {
+    /// Nothing computed yet.
+    pub fn new() -> SearchBase {
+        SearchBase::default()
+    }
+}
+
 /// Tries every candidate (`tryAlloc`) and returns the annotated solution.
 pub fn try_alloc(
     state: &mut State,
     inst: &Instance,
     nodes: &AllocNodes,
     opts: &AllocOptions,
+) -> Result<AllocSolution<f64>, SearchError> {
+    try_alloc_with(state, inst, nodes, opts, &mut SearchBase::new())
+}
+
+/// [`try_alloc`] with the data of the state computed by an earlier search
+/// of the same instance on the same state (see [`SearchBase`]).
+pub fn try_alloc_with(
+    state: &mut State,
+    inst: &Instance,
+    nodes: &AllocNodes,
+    opts: &AllocOptions,
+    shared: &mut SearchBase,
 ) -> Result<AllocSolution<f64>, SearchError> {
     let sol = match nodes {
         AllocNodes::Single(list) if list.is_empty() => {
@@ -253,8 +299,8 @@ pub fn try_alloc(
         AllocNodes::Pairs(list) if list.is_empty() => {
             return Err(SearchError::Message("Not enough online nodes".to_owned()))
         }
-        AllocNodes::Single(list) => try_single(state, inst, list, opts)?,
-        AllocNodes::Pairs(list) => try_pairs(state, inst, list, opts)?,
+        AllocNodes::Single(list) => try_single(state, inst, list, opts, shared)?,
+        AllocNodes::Pairs(list) => try_pairs(state, inst, list, opts, shared)?,
     };
     Ok(sol.annotate())
 }
@@ -450,16 +496,24 @@ fn try_single(
     inst: &Instance,
     list: &[usize],
     opts: &AllocOptions,
+    shared: &mut SearchBase,
 ) -> Result<AllocSolution<f64>, SearchError> {
     let mut failures = FailTally::default();
     let mut notes = Vec::new();
     let mut ok = Vec::new();
+    let SearchBase {
+        present, n1: cache, ..
+    } = shared;
     // Without explanations, each candidate's full O(N) score is replaced by
     // an approximation with a rigorous bound (`argmin`), and only the
     // candidates that can win are scored exactly (see `choose_by_bounds`).
-    let base = (!opts.explain && !state.any_instance_map() && list.len() >= SHORTCUT_SINGLES)
-        .then(|| state.present_sums().base(0))
-        .flatten();
+    let base = if !opts.explain && !state.any_instance_map() && list.len() >= SHORTCUT_SINGLES {
+        present
+            .get_or_insert_with(|| state.present_sums().base(0))
+            .as_ref()
+    } else {
+        None
+    };
     let exact = |state: &State, p: usize| {
         let mut new_p = state.node_at(p).clone();
         // The candidate's checks passed on the same state.
@@ -516,10 +570,9 @@ fn try_single(
         }
     }
     let succeeded = ok.len() as u64;
-    let mut cache = None;
     // (`shortcut` holds only with `base`.)
     let bounded = if shortcut {
-        choose_by_bounds(state, &mut cache, inst, &approxes, exact, opts)?
+        choose_by_bounds(state, cache, inst, &approxes, exact, opts)?
     } else {
         None
     };
@@ -537,7 +590,7 @@ fn try_single(
                     })
                     .collect();
             }
-            choose(state, &mut cache, inst, scored, opts)?
+            choose(state, cache, inst, scored, opts)?
         }
     };
     mark_dropped(&mut notes, &dropped);
@@ -556,13 +609,16 @@ fn try_pairs(
     inst: &Instance,
     list: &PairList,
     opts: &AllocOptions,
+    shared: &mut SearchBase,
 ) -> Result<AllocSolution<f64>, SearchError> {
-    let stats = state.cluster_stats();
-    let mut cache = None;
+    let SearchBase {
+        stats, n1: cache, ..
+    } = shared;
+    let stats: &metric::ClusterStats = stats.get_or_insert_with(|| state.cluster_stats());
     // The scans only read the state: done up front (on several threads for
     // a large list, each primary's notes with it), then taken in list
     // order.
-    let scans = scan_all(state, &stats, inst, list, opts);
+    let scans = scan_all(state, stats, inst, list, opts);
     let entries: Vec<(usize, Secondaries<'_>)> = list.iter().collect();
     // The order in which the rows are settled: list order, or with
     // `winner_only` ascending by their best score (rows with a NaN score
@@ -589,7 +645,8 @@ fn try_pairs(
             (None, None) => std::cmp::Ordering::Equal,
         });
     }
-    let mut settled: Vec<Option<AllocSolution<f64>>> = (0..scans.len()).map(|_| None).collect();
+    // The settled rows' solutions, by row (few with `winner_only`).
+    let mut settled: Vec<(usize, AllocSolution<f64>)> = Vec::new();
     // The best placement's score so far; `None` also after a NaN.
     let mut ceiling: Option<f64> = None;
     let mut any_nan_winner = false;
@@ -607,17 +664,7 @@ fn try_pairs(
             continue;
         };
         let (p, secondaries) = entries[i];
-        let psol = settle_row(
-            state,
-            &stats,
-            &mut cache,
-            inst,
-            p,
-            secondaries,
-            opts,
-            scan,
-            notes,
-        )?;
+        let psol = settle_row(state, stats, cache, inst, p, secondaries, opts, scan, notes)?;
         if let Some(b) = &psol.best {
             if b.metric.is_nan() {
                 any_nan_winner = true;
@@ -625,34 +672,34 @@ fn try_pairs(
                 ceiling = Some(b.metric);
             }
         }
-        settled[i] = Some(psol);
+        settled.push((i, psol));
     }
+    // Every row's part, in list order, added in place.
+    settled.sort_unstable_by_key(|(i, _)| *i);
+    let mut settled = settled.into_iter().peekable();
     let mut total = AllocSolution::default();
-    for (i, psol) in settled.into_iter().enumerate() {
-        let psol = match (psol, scans[i].take()) {
-            (Some(psol), _) => psol,
-            // A row that cannot win: its tallies without the capacity check.
-            (None, Some((scan, notes))) => match scan {
-                PairScan::Failed(failures) => AllocSolution {
-                    failures,
-                    notes,
-                    ..AllocSolution::default()
-                },
+    for (i, scan) in scans.into_iter().enumerate() {
+        if let Some((_, psol)) = settled.next_if(|(j, _)| *j == i) {
+            total.add(psol);
+            continue;
+        }
+        // A row that cannot win: its tallies without the capacity check.
+        let (failures, allocs, notes) = match scan {
+            Some((PairScan::Failed(failures), notes)) => (failures, 0, notes),
+            Some((
                 PairScan::Best {
                     failures,
                     succeeded,
                     ..
-                } => AllocSolution {
-                    failures,
-                    allocs: succeeded,
-                    notes,
-                    ..AllocSolution::default()
                 },
-                PairScan::All(_) => AllocSolution::default(),
-            },
-            (None, None) => AllocSolution::default(),
+                notes,
+            )) => (failures, succeeded, notes),
+            Some((PairScan::All(_), _)) | None => continue,
         };
-        total = total.sum(psol);
+        total.failures.merge(&failures);
+        total.allocs += allocs;
+        let mut notes = notes;
+        total.notes.append(&mut notes);
     }
     Ok(total)
 }
@@ -732,6 +779,15 @@ const BOUNDED_PARALLEL_FACTOR: usize = 16;
 /// At most this many threads scan pairs.
 pub(crate) const MAX_SCAN_THREADS: usize = 4;
 
+/// How many threads a large scan uses: the processors available (asked
+/// once per process: the question reads the cgroup files each time), at
+/// most [`MAX_SCAN_THREADS`].
+pub(crate) fn scan_threads() -> usize {
+    static PROCESSORS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let n = *PROCESSORS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    n.min(MAX_SCAN_THREADS)
+}
+
 /// [`pair_scan`] of every primary of the list, in list order, with the
 /// primary's candidate notes when `opts.explain` asks for them. A large
 /// list is split into contiguous runs of primaries scanned on separate
@@ -790,10 +846,10 @@ fn scan_all(
     } else {
         PARALLEL_PAIRS
     };
-    let threads = if pairs < parallel {
+    let threads = if pairs < parallel || opts.one_thread {
         1
     } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_SCAN_THREADS))
+        scan_threads()
     };
     if threads <= 1 || entries.len() < 2 {
         return scan_run(&entries);
@@ -1510,6 +1566,8 @@ pub fn search_groups(
     let mut any_allowed = false;
     let mut unconnected = Vec::new();
     let mut results = Vec::new();
+    // Each group's search leaves the state as it found it.
+    let mut shared = SearchBase::new();
     for (g, keys) in groups
         .iter()
         .filter(|(g, _)| allowed.is_none_or(|a| a.contains(g)))
@@ -1537,7 +1595,7 @@ pub fn search_groups(
             opts
         };
         let r = gen_alloc_nodes(state, keys, count, opts.restrict.as_deref())
-            .and_then(|nodes| try_alloc(state, inst, &nodes, group_opts));
+            .and_then(|nodes| try_alloc_with(state, inst, &nodes, group_opts, &mut shared));
         if let Err(SearchError::Crash(c)) = r {
             return Err(c);
         }
@@ -1987,6 +2045,83 @@ mod tests {
         assert!(placed >= 20, "only {placed} placements");
         // Some searches skipped a dropped pair's row (their tallies differ).
         assert!(differ >= 1, "no row was left unsettled");
+    }
+
+    /// The groups of one [`search_groups`] share the data of the state
+    /// ([`SearchBase`]): each group's result is the one a search of that
+    /// group alone finds on a fresh copy of the state (same placement,
+    /// score bits, tallies and text), with and without the capacity check,
+    /// for single nodes and pairs. Without the capacity check, `winner_only`
+    /// changes no group's result either (what lets a group change read
+    /// every group's tallies with it).
+    #[test]
+    fn shared_search_base_matches_fresh_searches() {
+        use hailstone_devtools::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
+        let summary = |sol: &AllocSolution<f64>| {
+            let best = sol.best.as_ref().map(|b| {
+                (
+                    b.primary,
+                    b.secondary,
+                    b.metric.to_bits(),
+                    b.node_names.clone(),
+                )
+            });
+            (best, sol.allocs, sol.failures, sol.log.clone())
+        };
+        let (mut compared, mut placed, mut singles) = (0usize, 0usize, 0usize);
+        for seed in 1..=60u64 {
+            let mut spec = CaseSpec::random(seed, RequestKind::Allocate, 20..=160);
+            spec.groups = 2 + (seed as usize) % 3;
+            spec.template = Some(match seed % 3 {
+                0 => DiskTemplate::Ext,
+                1 => DiskTemplate::Plain,
+                _ => DiskTemplate::Drbd,
+            });
+            if seed.is_multiple_of(4) {
+                spec.tightness = 0.9;
+            }
+            let loaded = load_request(generate(&spec).request.as_bytes());
+            let (instance, required_nodes) = allocate_request(&loaded);
+            let groups = &loaded.cluster.groups;
+            for (capacity_checks, winner_only) in [(true, false), (false, false), (false, true)] {
+                let opts = AllocOptions {
+                    capacity_checks,
+                    winner_only,
+                    ..Default::default()
+                };
+                let mut state = State::new(&loaded.cluster);
+                let search =
+                    search_groups(groups, &mut state, None, instance, required_nodes, &opts)
+                        .expect("no crash");
+                // Each group alone, on its own fresh state, every tally
+                // exact.
+                let alone_opts = AllocOptions {
+                    winner_only: false,
+                    ..opts.clone()
+                };
+                for (g, r) in &search.results {
+                    let mut fresh = State::new(&loaded.cluster);
+                    let keys = fresh.group_keys(*g).to_vec();
+                    let alone = gen_alloc_nodes(&fresh, &keys, required_nodes, None)
+                        .and_then(|nodes| try_alloc(&mut fresh, instance, &nodes, &alone_opts));
+                    match (r, &alone) {
+                        (Ok(a), Ok(b)) => {
+                            assert_eq!(summary(a), summary(b), "seed {seed} group {g}");
+                            placed += usize::from(a.best.is_some());
+                            singles += usize::from(required_nodes == 1);
+                        }
+                        (a, b) => {
+                            assert_eq!(a.as_ref().err(), b.as_ref().err(), "seed {seed} group {g}")
+                        }
+                    }
+                    compared += 1;
+                }
+            }
+        }
+        assert!(
+            compared >= 300 && placed >= 100 && singles >= 50,
+            "too few cases: {compared} groups, {placed} placements, {singles} single-node"
+        );
     }
 
     /// A search large enough to scan on several threads finds what the

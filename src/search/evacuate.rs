@@ -23,7 +23,7 @@ use crate::score::argmin::{self, GroupSums};
 use crate::score::metric::{self, NodeValues};
 use crate::score::rowbound;
 use crate::search::allocate::{
-    search_groups, split_groups, AllocOptions, GroupSearch, SearchError, MAX_SCAN_THREADS,
+    scan_threads, search_groups, split_groups, AllocOptions, GroupSearch, SearchError,
     PARALLEL_PAIRS,
 };
 use crate::search::moves::location_score;
@@ -549,6 +549,7 @@ fn with_overlay(
 /// they are computed once per primary; each pair then adds one move. All
 /// trials run on overlays and leave the state untouched until the winner is
 /// written.
+#[allow(clippy::too_many_arguments)]
 fn evac_drbd_all(
     state: &mut State,
     inst: &Instance,
@@ -556,6 +557,7 @@ fn evac_drbd_all(
     avail: &[usize],
     soft: SoftChecks,
     notes: Notes<'_>,
+    one_thread: bool,
 ) -> Result<Result<Job, String>, Crash> {
     let key = inst.idx;
     let note_template = notes.is_some().then(|| MoveNote {
@@ -602,7 +604,7 @@ fn evac_drbd_all(
     let mut exhaustive = base_sums.is_none();
     let (best, note, last_error) = loop {
         let mut note = note_template.clone();
-        let run = if note.is_some() || avail.len() * avail.len() < PARALLEL_PAIRS {
+        let run = if note.is_some() || one_thread || avail.len() * avail.len() < PARALLEL_PAIRS {
             scan.run(avail, exhaustive, note.as_mut().map(|n| &mut n.targets))?
         } else {
             scan.parallel(exhaustive)?
@@ -978,10 +980,9 @@ impl PairScan<'_, '_> {
     }
 
     /// [`PairScan::run`] over every primary, in contiguous runs on up to
-    /// [`MAX_SCAN_THREADS`] threads, combined in order.
+    /// [`scan_threads`] threads, combined in order.
     fn parallel(&self, exhaustive: bool) -> Result<PairRun, Crash> {
-        let threads =
-            std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_SCAN_THREADS));
+        let threads = scan_threads();
         if threads <= 1 || self.avail.len() < 2 {
             return self.run(self.avail, exhaustive, None);
         }
@@ -1065,7 +1066,9 @@ fn pair_approx(
     base_p.approx_leaving(&online[..n_on], &offline[..n_off], |_, _, _, _| {})
 }
 
-/// Moves one instance (`nodeEvacInstance`).
+/// Moves one instance (`nodeEvacInstance`); a large drbd "all"
+/// evacuation scans on several threads unless `one_thread`.
+#[allow(clippy::too_many_arguments)]
 fn node_evac_instance(
     state: &mut State,
     inst: &Instance,
@@ -1074,6 +1077,7 @@ fn node_evac_instance(
     avail: &[usize],
     soft: SoftChecks,
     notes: Notes<'_>,
+    one_thread: bool,
 ) -> Result<Job, EvacError> {
     let t = inst.disk_template;
     match t {
@@ -1104,10 +1108,12 @@ fn node_evac_instance(
                 }
             },
             EvacMode::ChangeSecondary => evac_one_node_only(state, inst, group, avail, soft, notes),
-            EvacMode::ChangeAll => match evac_drbd_all(state, inst, group, avail, soft, notes)? {
-                Ok(jobs) => Ok(jobs),
-                Err(msg) => Err(EvacError::Message(msg)),
-            },
+            EvacMode::ChangeAll => {
+                match evac_drbd_all(state, inst, group, avail, soft, notes, one_thread)? {
+                    Ok(jobs) => Ok(jobs),
+                    Err(msg) => Err(EvacError::Message(msg)),
+                }
+            }
         },
         _ => {
             if mode == EvacMode::ChangeSecondary {
@@ -1223,9 +1229,16 @@ pub fn try_node_evac(
         let cp = state.checkpoint();
         let result = match available(&groups, &excl, group) {
             Err(m) => Err(EvacError::Message(m)),
-            Ok(avail) => {
-                node_evac_instance(state, inst, mode, group, &avail, soft, notes.as_deref_mut())
-            }
+            Ok(avail) => node_evac_instance(
+                state,
+                inst,
+                mode,
+                group,
+                &avail,
+                soft,
+                notes.as_deref_mut(),
+                false,
+            ),
         };
         if result.is_err() {
             state.rollback(cp);
@@ -1385,9 +1398,13 @@ pub fn change_group(
     let mut sol = EvacSolution::default();
     // Only the chosen group is read (and, when no group can take the
     // instance, the groups' descriptions, whose tallies `winner_only`
-    // keeps exact), unless a hook reads the search.
+    // keeps exact), unless a hook reads the search. Without the capacity
+    // check (and without refusing offline secondaries) no candidate is
+    // dropped after its score, so `winner_only` leaves every tally exact
+    // and a hook reads the same search.
+    let exact_anyway = !opts.capacity_checks && !opts.online_secondary_only;
     let winner_opts = AllocOptions {
-        winner_only: explain.is_none(),
+        winner_only: explain.is_none() || exact_anyway,
         ..opts.clone()
     };
     let opts = &winner_opts;
@@ -1412,6 +1429,7 @@ pub fn change_group(
                     // hail keeps a group change strict.
                     SoftChecks::Enforce,
                     notes.as_deref_mut(),
+                    opts.one_thread,
                 ),
             },
         };

@@ -136,15 +136,24 @@ pub fn best_of<M: Metric>(
 impl<M: Metric> AllocSolution<M> {
     /// `sumAllocs`: adds a later partial solution.
     pub fn sum(mut self, later: AllocSolution<M>) -> AllocSolution<M> {
+        self.add(later);
+        self
+    }
+
+    /// [`AllocSolution::sum`] in place (no copy of the solution).
+    pub fn add(&mut self, later: AllocSolution<M>) {
         self.failures.merge(&later.failures);
         self.allocs += later.allocs;
-        self.best = best_of(self.best, later.best);
-        let mut log = later.log;
-        log.append(&mut self.log);
-        self.log = log;
+        if later.best.is_some() {
+            self.best = best_of(self.best.take(), later.best);
+        }
+        if !later.log.is_empty() {
+            let mut log = later.log;
+            log.append(&mut self.log);
+            self.log = log;
+        }
         let mut later_notes = later.notes;
         self.notes.append(&mut later_notes);
-        self
     }
 
     /// `genericDescribeSolution`: the one-line summary of the search.

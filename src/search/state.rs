@@ -29,6 +29,14 @@ enum Undo {
     Inst(usize, Option<Instance>),
 }
 
+/// The nodes and instances a trial changed, as it left them
+/// ([`State::changes_since`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changes {
+    nodes: Vec<(usize, Node)>,
+    insts: Vec<(usize, Instance)>,
+}
+
 /// The what-if state.
 pub struct State {
     nodes: Vec<Option<Node>>,
@@ -157,6 +165,23 @@ impl State {
             present,
             offline,
             any_instance_map,
+            log: Vec::new(),
+        }
+    }
+
+    /// An independent copy of the whole state as it is now, without its
+    /// undo log (for trials run side by side on separate threads).
+    pub fn snapshot(&self) -> State {
+        State {
+            nodes: self.nodes.clone(),
+            values: self.values.clone(),
+            insts: self.insts.clone(),
+            inst_count: self.inst_count,
+            policies: self.policies.clone(),
+            group_keys: self.group_keys.clone(),
+            present: self.present.clone(),
+            offline: self.offline.clone(),
+            any_instance_map: self.any_instance_map,
             log: Vec::new(),
         }
     }
@@ -295,6 +320,47 @@ impl State {
                 }
                 None => break,
             }
+        }
+    }
+
+    /// What changed since `checkpoint`: the nodes and instances written
+    /// since, as they are now (each once, by key). Writing it back
+    /// ([`State::reapply`]) after a rollback to `checkpoint` gives the same
+    /// nodes, values and instances as before the rollback.
+    pub fn changes_since(&self, checkpoint: usize) -> Changes {
+        let mut nodes: Vec<usize> = Vec::new();
+        let mut insts: Vec<usize> = Vec::new();
+        for undo in self.log.iter().skip(checkpoint) {
+            match undo {
+                Undo::Node(k, _, _) => nodes.push(*k),
+                Undo::Inst(k, _) => insts.push(*k),
+            }
+        }
+        nodes.sort_unstable();
+        nodes.dedup();
+        insts.sort_unstable();
+        insts.dedup();
+        Changes {
+            nodes: nodes
+                .into_iter()
+                .map(|k| (k, self.node_at(k).clone()))
+                .collect(),
+            // Instances are only ever added or replaced: each is present.
+            insts: insts
+                .into_iter()
+                .filter_map(|k| Some((k, self.insts[k].clone()?)))
+                .collect(),
+        }
+    }
+
+    /// Writes changes taken by [`State::changes_since`] (through the undo
+    /// log, so that they can be rolled back in turn).
+    pub fn reapply(&mut self, changes: Changes) {
+        for (k, node) in changes.nodes {
+            self.set_node(k, node);
+        }
+        for (k, inst) in changes.insts {
+            self.set_inst(k, inst);
         }
     }
 
