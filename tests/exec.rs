@@ -8,7 +8,7 @@
 
 use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 
@@ -143,7 +143,7 @@ fn run(bin: &str, args: &[&str]) -> Output {
 
 fn exec(
     bin: &str,
-    dir: &PathBuf,
+    dir: &Path,
     replies: &str,
     failing: &[u64],
     args: &[&str],

@@ -426,12 +426,13 @@ mod tests {
         let o = run(&["--luxi=/s", "-m", "https://u:p@h:5080"]).unwrap();
         assert_eq!(o.luxi.as_deref(), Some("/s"));
         assert_eq!(o.master.as_deref(), Some("https://u:p@h:5080"));
-        let Err(Exit::Stderr { code, message }) = run(&["-L", "-X"]) else {
+        assert!(run(&["-L", "-X"]).unwrap().exec);
+        let Err(Exit::Stderr { code, message }) = run(&["-X"]) else {
             panic!("expected a refusal")
         };
         assert_eq!(code, 2);
         assert!(
-            message.contains("option --exec is accepted by hbal"),
+            message.contains("-X (--exec) submits the plan's jobs through Luxi"),
             "{message}"
         );
     }
