@@ -29,6 +29,8 @@
 
 use std::fmt;
 
+use smallvec::SmallVec;
+
 use crate::model::policy::{IPolicy, ISpec, MinMaxISpecs};
 use crate::model::types::{AllocPolicy, DiskTemplate, EvacMode, RunState};
 use crate::read::json::{Array, Document, Object, Picked, Streamer, Value};
@@ -507,14 +509,16 @@ pub struct WireDisk {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WireInstanceBody<'a> {
     pub disk_space_total: i64,
-    pub disks: Vec<WireDisk>,
+    /// Inline up to four disks: reading an instance allocates nothing
+    /// for them.
+    pub disks: SmallVec<[WireDisk; 4]>,
     pub memory: i64,
     pub vcpus: i64,
     pub tags: Vec<&'a str>,
     pub disk_template: DiskTemplate,
     pub spindle_use: i64,
-    /// The networks of the NICs, one entry per NIC.
-    pub nic_networks: Vec<Option<&'a str>>,
+    /// The networks of the NICs, one entry per NIC (up to four inline).
+    pub nic_networks: SmallVec<[Option<&'a str>; 4]>,
     pub run_state: RunState,
     pub forthcoming: bool,
 }
@@ -541,7 +545,8 @@ pub struct WireNewInstance<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum WireRequest<'a> {
     Allocate {
-        instance: WireNewInstance<'a>,
+        /// Boxed: its body keeps disks and NICs inline.
+        instance: Box<WireNewInstance<'a>>,
         group_name: Option<&'a str>,
         restrict_to_nodes: Option<Vec<&'a str>>,
     },
@@ -984,16 +989,16 @@ fn read_instance_body<'d>(
         required(m, "disks", &disks_path, "a list of disk objects")?,
         &disks_path,
     )?;
-    let mut disk_objs = Vec::with_capacity(disks_json.len());
+    let mut disk_objs: SmallVec<[_; 4]> = SmallVec::with_capacity(disks_json.len());
     for (i, d) in disks_json.iter().enumerate() {
         disk_objs.push(as_object(d, &disks_path.index(i))?.pick(&DISK_KEYS));
     }
     // hail reads every size first, then every spindle count.
-    let mut sizes = Vec::with_capacity(disk_objs.len());
+    let mut sizes: SmallVec<[i64; 4]> = SmallVec::with_capacity(disk_objs.len());
     for (i, &d) in disk_objs.iter().enumerate() {
         sizes.push(req_int(&d, "size", &disks_path.index(i))?);
     }
-    let mut disks = Vec::with_capacity(disk_objs.len());
+    let mut disks = SmallVec::with_capacity(disk_objs.len());
     for (i, (&d, size)) in disk_objs.iter().zip(sizes).enumerate() {
         let spindles = match optional(&d, "spindles") {
             None => None,
@@ -1015,7 +1020,7 @@ fn read_instance_body<'d>(
         required(m, "nics", &nics_path, "a list of NIC objects")?,
         &nics_path,
     )?;
-    let mut nic_networks = Vec::with_capacity(nics_json.len());
+    let mut nic_networks = SmallVec::with_capacity(nics_json.len());
     for (i, nic) in nics_json.iter().enumerate() {
         let p = nics_path.index(i);
         let nm = as_object(nic, &p)?.pick(&NIC_KEYS);
@@ -1112,7 +1117,7 @@ fn read_request_dict<'d>(m: Object<'d>, path: &Path) -> Result<WireRequest<'d>, 
             let required_nodes = req_int(&m, "required_nodes", path)?;
             let body = read_instance_body(&m, path)?;
             Ok(WireRequest::Allocate {
-                instance: WireNewInstance { name, required_nodes, body },
+                instance: Box::new(WireNewInstance { name, required_nodes, body }),
                 group_name,
                 restrict_to_nodes,
             })
