@@ -194,6 +194,22 @@ pub trait ClusterSink {
         instance: WireInstance<'_>,
         path: &Path,
     ) -> Result<(), InputError>;
+    /// Whether the sink takes instances before the nodes
+    /// ([`ClusterSink::early_instance`]): then a request whose instances
+    /// come first (keys in alphabetical order) streams them too.
+    fn takes_early_instances(&self) -> bool {
+        false
+    }
+    /// One instance read before any node: kept, its node names resolved
+    /// by [`ClusterSink::resolve_early_instances`] once the nodes are in,
+    /// with the errors [`ClusterSink::instance`] would have given.
+    fn early_instance(&mut self, _name: &str, _instance: WireInstance<'_>) {}
+    /// Resolves the early instances' nodes in input order (the nodes have
+    /// all been handed over): the first error [`ClusterSink::instance`]
+    /// would have given for them, in the same order.
+    fn resolve_early_instances(&mut self) -> Result<(), InputError> {
+        Ok(())
+    }
 }
 
 /// A sink that keeps every node and instance as read, written out (for
@@ -237,6 +253,11 @@ enum Section {
     /// As the parser hands them over; [`Section::Streamed`] once all came.
     Streaming,
     Streamed,
+    /// Instances that come before the nodes, handed over as the parser
+    /// reaches them to a sink that takes them early; their node names are
+    /// resolved in [`Reader::finish`], where the instances are read.
+    EarlyStreaming,
+    EarlyStreamed,
 }
 
 /// Reads a request into a [`ClusterSink`] and a [`Message`]. As the
@@ -244,7 +265,10 @@ enum Section {
 /// while the request is parsed, so that they are never all in memory: the
 /// nodes when the node groups came before them, the instances when the
 /// nodes were streamed (a Ganeti master writes the groups, the nodes and
-/// the instances in that order). [`Reader::finish`] then reads the rest of
+/// the instances in that order), or when they come before the nodes (keys
+/// in alphabetical order) and the sink takes them early: then their node
+/// names are resolved, and their first error given, when
+/// [`Reader::finish`] reaches the instances. [`Reader::finish`] then reads the rest of
 /// the document, and whatever was not streamed, in hail's order, so that
 /// the first error is the same either way.
 pub struct Reader<'s, S> {
@@ -255,6 +279,10 @@ pub struct Reader<'s, S> {
     groups_sent: bool,
     /// The first error met while streaming; later members are only parsed.
     error: Option<InputError>,
+    /// The first error met while streaming instances early: it comes after
+    /// the errors of the groups, the nodes and the instances before it, so
+    /// it waits until [`Reader::finish`] reaches the instances.
+    early_error: Option<InputError>,
 }
 
 impl<'s, S: ClusterSink> Reader<'s, S> {
@@ -265,6 +293,7 @@ impl<'s, S: ClusterSink> Reader<'s, S> {
             instances: Section::Unseen,
             groups_sent: false,
             error: None,
+            early_error: None,
         }
     }
 
@@ -304,7 +333,12 @@ impl<'s, S: ClusterSink> Reader<'s, S> {
             }
         }
 
-        if self.instances != Section::Streamed {
+        if self.instances == Section::EarlyStreamed {
+            self.sink.resolve_early_instances()?;
+            if let Some(e) = self.early_error.take() {
+                return Err(e);
+            }
+        } else if self.instances != Section::Streamed {
             let inst_path = root.field("instances");
             let inst_json = as_object(
                 required(&top, "instances", &inst_path, "an object")?,
@@ -364,11 +398,18 @@ impl<S: ClusterSink> Streamer for Reader<'_, S> {
             }
             "instances" if self.instances == Section::Unseen => {
                 self.instances = Section::OnTape;
-                if !is_object || self.nodes != Section::Streamed {
+                if !is_object {
                     return false;
                 }
-                self.instances = Section::Streaming;
-                true
+                if self.nodes == Section::Streamed {
+                    self.instances = Section::Streaming;
+                    return true;
+                }
+                if self.nodes == Section::Unseen && self.sink.takes_early_instances() {
+                    self.instances = Section::EarlyStreaming;
+                    return true;
+                }
+                false
             }
             _ => false,
         }
@@ -382,6 +423,12 @@ impl<S: ClusterSink> Streamer for Reader<'_, S> {
         } else if self.instances == Section::Streaming {
             let section = root.field("instances");
             self.note(|sink| instance_to(sink, &section, name, value));
+        } else if self.instances == Section::EarlyStreaming && self.early_error.is_none() {
+            let section = root.field("instances");
+            match read_instance(value, &section.name(name)) {
+                Ok(wi) => self.sink.early_instance(name, wi),
+                Err(e) => self.early_error = Some(e),
+            }
         }
     }
 
@@ -390,6 +437,8 @@ impl<S: ClusterSink> Streamer for Reader<'_, S> {
             self.nodes = Section::Streamed;
         } else if self.instances == Section::Streaming {
             self.instances = Section::Streamed;
+        } else if self.instances == Section::EarlyStreaming {
+            self.instances = Section::EarlyStreamed;
         }
     }
 }

@@ -1,7 +1,9 @@
 //! Builds the cluster model from the request, as hail's loader does
 //! (`Backend.IAlloc.parseData`, `Loader.mergeData`, `Loader.updateMissing`).
 //! [`load`] parses the request bytes and builds each node and instance as
-//! the protocol reader hands it over (`Builder`), then does what needs the
+//! the protocol reader hands it over (`Builder`; instances handed over
+//! before the nodes keep their node names until the nodes are in, then are
+//! resolved in input order with the same errors), then does what needs the
 //! whole cluster (`finish`):
 //! indices in input order, node and instance names resolved, tags turned
 //! into exclusion, location, desired-location and migration sets, instances
@@ -210,6 +212,9 @@ struct Builder {
     node_by_name: HashMap<Box<str>, usize, BuildHasherDefault<NameHasher>>,
     nodes: Vec<Node>,
     instances: Vec<Instance>,
+    /// The node names of the instances taken before the nodes (the
+    /// request's keys in alphabetical order), one per instance.
+    early: Vec<EarlyNodes>,
     empty: Empties,
 }
 
@@ -312,6 +317,70 @@ impl ClusterSink for Builder {
         self.instances.push(inst);
         Ok(())
     }
+
+    fn takes_early_instances(&self) -> bool {
+        true
+    }
+
+    fn early_instance(&mut self, name: &str, wi: WireInstance<'_>) {
+        let i = self.instances.len() as i32;
+        let inst = build_instance(&self.empty, name, &wi.body, i, NO_NODE, NO_NODE);
+        self.instances.push(inst);
+        self.early.push(EarlyNodes {
+            primary: wi.primary.into(),
+            secondary: wi.secondary.map(Box::from),
+            drbd: wi.body.disk_template == DiskTemplate::Drbd,
+        });
+    }
+
+    fn resolve_early_instances(&mut self) -> Result<(), InputError> {
+        let early = std::mem::take(&mut self.early);
+        for (inst, nodes) in self.instances.iter_mut().zip(&early) {
+            // The checks of `instance`, in its order and with its paths.
+            let fail = |message: String, index: Option<usize>| {
+                let root = Path::ROOT;
+                let section = root.field("instances");
+                let at = section.name(&inst.name);
+                let nodes_path = at.field("nodes");
+                match index {
+                    Some(k) => nodes_path.index(k).error(message),
+                    None => nodes_path.error(message),
+                }
+            };
+            let Some(&p) = self.node_by_name.get(&nodes.primary) else {
+                return Err(fail(
+                    format!("no node named {}", quoted(&nodes.primary)),
+                    Some(0),
+                ));
+            };
+            let s = match &nodes.secondary {
+                None => NO_NODE,
+                Some(sname) => match self.node_by_name.get(sname) {
+                    Some(&s) => s as i32,
+                    None => return Err(fail(format!("no node named {}", quoted(sname)), Some(1))),
+                },
+            };
+            if nodes.drbd && s == NO_NODE {
+                return Err(fail(
+                    "a drbd instance needs a primary and a secondary node, found only the primary"
+                        .to_owned(),
+                    None,
+                ));
+            }
+            inst.p_node = p as i32;
+            inst.s_node = s;
+        }
+        Ok(())
+    }
+}
+
+/// The node names of an instance read before the nodes, until they are
+/// resolved.
+struct EarlyNodes {
+    primary: Box<str>,
+    secondary: Option<Box<str>>,
+    /// Whether the instance is drbd (which needs a secondary).
+    drbd: bool,
 }
 
 impl Builder {
@@ -322,6 +391,7 @@ impl Builder {
             node_by_name: HashMap::default(),
             nodes: Vec::new(),
             instances: Vec::new(),
+            early: Vec::new(),
             empty: Empties::new(),
         }
     }
@@ -534,10 +604,14 @@ mod tests {
     #[test]
     fn streaming_and_whole_reads_agree() {
         // Faults that stop the reading at different points, alone and
-        // together: a bad request, a bad group, a node in an unknown
-        // group, a bad instance field, bad cluster tags, a duplicate key.
-        let faults: [(&str, &str); 6] = [
+        // together: a bad request, an instance on an unknown node, a bad
+        // group, a node in an unknown group, a bad instance field, bad
+        // cluster tags, a duplicate key.
+        let faults: [(&str, &str); 7] = [
             (r#""request":"#, r#""request": 5, "r":"#),
+            // An instance on an unknown primary node (with the keys sorted,
+            // found when the early-read instances are resolved).
+            (r#""nodes":[""#, r#""nodes":["nowhere-"#),
             (r#""alloc_policy":"#, r#""alloc_policy": 1, "a":"#),
             (r#""group": ""#, r#""group": "x"#),
             (r#""memory":"#, r#""memory": "lots", "m":"#),
