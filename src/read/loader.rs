@@ -215,6 +215,8 @@ struct Builder {
     /// The node names of the instances taken before the nodes (the
     /// request's keys in alphabetical order), one per instance.
     early: Vec<EarlyNodes>,
+    /// Their names, one after the other.
+    early_names: String,
     empty: Empties,
 }
 
@@ -326,15 +328,24 @@ impl ClusterSink for Builder {
         let i = self.instances.len() as i32;
         let inst = build_instance(&self.empty, name, &wi.body, i, NO_NODE, NO_NODE);
         self.instances.push(inst);
+        let mut keep = |name: &str| {
+            let start = self.early_names.len();
+            self.early_names.push_str(name);
+            start..self.early_names.len()
+        };
+        let primary = keep(wi.primary);
+        let secondary = wi.secondary.map(keep);
         self.early.push(EarlyNodes {
-            primary: wi.primary.into(),
-            secondary: wi.secondary.map(Box::from),
+            primary,
+            secondary,
             drbd: wi.body.disk_template == DiskTemplate::Drbd,
         });
     }
 
     fn resolve_early_instances(&mut self) -> Result<(), InputError> {
         let early = std::mem::take(&mut self.early);
+        let names = std::mem::take(&mut self.early_names);
+        let name = |span: &std::ops::Range<usize>| names.get(span.clone()).unwrap_or("");
         for (inst, nodes) in self.instances.iter_mut().zip(&early) {
             // The checks of `instance`, in its order and with its paths.
             let fail = |message: String, index: Option<usize>| {
@@ -347,13 +358,11 @@ impl ClusterSink for Builder {
                     None => nodes_path.error(message),
                 }
             };
-            let Some(&p) = self.node_by_name.get(&nodes.primary) else {
-                return Err(fail(
-                    format!("no node named {}", quoted(&nodes.primary)),
-                    Some(0),
-                ));
+            let primary = name(&nodes.primary);
+            let Some(&p) = self.node_by_name.get(primary) else {
+                return Err(fail(format!("no node named {}", quoted(primary)), Some(0)));
             };
-            let s = match &nodes.secondary {
+            let s = match nodes.secondary.as_ref().map(name) {
                 None => NO_NODE,
                 Some(sname) => match self.node_by_name.get(sname) {
                     Some(&s) => s as i32,
@@ -377,8 +386,9 @@ impl ClusterSink for Builder {
 /// The node names of an instance read before the nodes, until they are
 /// resolved.
 struct EarlyNodes {
-    primary: Box<str>,
-    secondary: Option<Box<str>>,
+    /// Where the names are in `Builder::early_names`.
+    primary: std::ops::Range<usize>,
+    secondary: Option<std::ops::Range<usize>>,
     /// Whether the instance is drbd (which needs a secondary).
     drbd: bool,
 }
@@ -392,6 +402,7 @@ impl Builder {
             nodes: Vec::new(),
             instances: Vec::new(),
             early: Vec::new(),
+            early_names: String::new(),
             empty: Empties::new(),
         }
     }
