@@ -29,6 +29,8 @@
 
 use std::fmt;
 
+use smallvec::SmallVec;
+
 use crate::model::policy::{IPolicy, ISpec, MinMaxISpecs};
 use crate::model::types::{AllocPolicy, DiskTemplate, EvacMode, RunState};
 use crate::read::json::{Array, Document, Object, Picked, Streamer, Value};
@@ -192,6 +194,22 @@ pub trait ClusterSink {
         instance: WireInstance<'_>,
         path: &Path,
     ) -> Result<(), InputError>;
+    /// Whether the sink takes instances before the nodes
+    /// ([`ClusterSink::early_instance`]): then a request whose instances
+    /// come first (keys in alphabetical order) streams them too.
+    fn takes_early_instances(&self) -> bool {
+        false
+    }
+    /// One instance read before any node: kept, its node names resolved
+    /// by [`ClusterSink::resolve_early_instances`] once the nodes are in,
+    /// with the errors [`ClusterSink::instance`] would have given.
+    fn early_instance(&mut self, _name: &str, _instance: WireInstance<'_>) {}
+    /// Resolves the early instances' nodes in input order (the nodes have
+    /// all been handed over): the first error [`ClusterSink::instance`]
+    /// would have given for them, in the same order.
+    fn resolve_early_instances(&mut self) -> Result<(), InputError> {
+        Ok(())
+    }
 }
 
 /// A sink that keeps every node and instance as read, written out (for
@@ -235,6 +253,11 @@ enum Section {
     /// As the parser hands them over; [`Section::Streamed`] once all came.
     Streaming,
     Streamed,
+    /// Instances that come before the nodes, handed over as the parser
+    /// reaches them to a sink that takes them early; their node names are
+    /// resolved in [`Reader::finish`], where the instances are read.
+    EarlyStreaming,
+    EarlyStreamed,
 }
 
 /// Reads a request into a [`ClusterSink`] and a [`Message`]. As the
@@ -242,7 +265,10 @@ enum Section {
 /// while the request is parsed, so that they are never all in memory: the
 /// nodes when the node groups came before them, the instances when the
 /// nodes were streamed (a Ganeti master writes the groups, the nodes and
-/// the instances in that order). [`Reader::finish`] then reads the rest of
+/// the instances in that order), or when they come before the nodes (keys
+/// in alphabetical order) and the sink takes them early: then their node
+/// names are resolved, and their first error given, when
+/// [`Reader::finish`] reaches the instances. [`Reader::finish`] then reads the rest of
 /// the document, and whatever was not streamed, in hail's order, so that
 /// the first error is the same either way.
 pub struct Reader<'s, S> {
@@ -253,6 +279,10 @@ pub struct Reader<'s, S> {
     groups_sent: bool,
     /// The first error met while streaming; later members are only parsed.
     error: Option<InputError>,
+    /// The first error met while streaming instances early: it comes after
+    /// the errors of the groups, the nodes and the instances before it, so
+    /// it waits until [`Reader::finish`] reaches the instances.
+    early_error: Option<InputError>,
 }
 
 impl<'s, S: ClusterSink> Reader<'s, S> {
@@ -263,6 +293,7 @@ impl<'s, S: ClusterSink> Reader<'s, S> {
             instances: Section::Unseen,
             groups_sent: false,
             error: None,
+            early_error: None,
         }
     }
 
@@ -302,7 +333,12 @@ impl<'s, S: ClusterSink> Reader<'s, S> {
             }
         }
 
-        if self.instances != Section::Streamed {
+        if self.instances == Section::EarlyStreamed {
+            self.sink.resolve_early_instances()?;
+            if let Some(e) = self.early_error.take() {
+                return Err(e);
+            }
+        } else if self.instances != Section::Streamed {
             let inst_path = root.field("instances");
             let inst_json = as_object(
                 required(&top, "instances", &inst_path, "an object")?,
@@ -362,11 +398,18 @@ impl<S: ClusterSink> Streamer for Reader<'_, S> {
             }
             "instances" if self.instances == Section::Unseen => {
                 self.instances = Section::OnTape;
-                if !is_object || self.nodes != Section::Streamed {
+                if !is_object {
                     return false;
                 }
-                self.instances = Section::Streaming;
-                true
+                if self.nodes == Section::Streamed {
+                    self.instances = Section::Streaming;
+                    return true;
+                }
+                if self.nodes == Section::Unseen && self.sink.takes_early_instances() {
+                    self.instances = Section::EarlyStreaming;
+                    return true;
+                }
+                false
             }
             _ => false,
         }
@@ -380,6 +423,12 @@ impl<S: ClusterSink> Streamer for Reader<'_, S> {
         } else if self.instances == Section::Streaming {
             let section = root.field("instances");
             self.note(|sink| instance_to(sink, &section, name, value));
+        } else if self.instances == Section::EarlyStreaming && self.early_error.is_none() {
+            let section = root.field("instances");
+            match read_instance(value, &section.name(name)) {
+                Ok(wi) => self.sink.early_instance(name, wi),
+                Err(e) => self.early_error = Some(e),
+            }
         }
     }
 
@@ -388,6 +437,8 @@ impl<S: ClusterSink> Streamer for Reader<'_, S> {
             self.nodes = Section::Streamed;
         } else if self.instances == Section::Streaming {
             self.instances = Section::Streamed;
+        } else if self.instances == Section::EarlyStreaming {
+            self.instances = Section::EarlyStreamed;
         }
     }
 }
@@ -507,14 +558,16 @@ pub struct WireDisk {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WireInstanceBody<'a> {
     pub disk_space_total: i64,
-    pub disks: Vec<WireDisk>,
+    /// Inline up to four disks: reading an instance allocates nothing
+    /// for them.
+    pub disks: SmallVec<[WireDisk; 4]>,
     pub memory: i64,
     pub vcpus: i64,
     pub tags: Vec<&'a str>,
     pub disk_template: DiskTemplate,
     pub spindle_use: i64,
-    /// The networks of the NICs, one entry per NIC.
-    pub nic_networks: Vec<Option<&'a str>>,
+    /// The networks of the NICs, one entry per NIC (up to four inline).
+    pub nic_networks: SmallVec<[Option<&'a str>; 4]>,
     pub run_state: RunState,
     pub forthcoming: bool,
 }
@@ -541,7 +594,8 @@ pub struct WireNewInstance<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum WireRequest<'a> {
     Allocate {
-        instance: WireNewInstance<'a>,
+        /// Boxed: its body keeps disks and NICs inline.
+        instance: Box<WireNewInstance<'a>>,
         group_name: Option<&'a str>,
         restrict_to_nodes: Option<Vec<&'a str>>,
     },
@@ -984,16 +1038,16 @@ fn read_instance_body<'d>(
         required(m, "disks", &disks_path, "a list of disk objects")?,
         &disks_path,
     )?;
-    let mut disk_objs = Vec::with_capacity(disks_json.len());
+    let mut disk_objs: SmallVec<[_; 4]> = SmallVec::with_capacity(disks_json.len());
     for (i, d) in disks_json.iter().enumerate() {
         disk_objs.push(as_object(d, &disks_path.index(i))?.pick(&DISK_KEYS));
     }
     // hail reads every size first, then every spindle count.
-    let mut sizes = Vec::with_capacity(disk_objs.len());
+    let mut sizes: SmallVec<[i64; 4]> = SmallVec::with_capacity(disk_objs.len());
     for (i, &d) in disk_objs.iter().enumerate() {
         sizes.push(req_int(&d, "size", &disks_path.index(i))?);
     }
-    let mut disks = Vec::with_capacity(disk_objs.len());
+    let mut disks = SmallVec::with_capacity(disk_objs.len());
     for (i, (&d, size)) in disk_objs.iter().zip(sizes).enumerate() {
         let spindles = match optional(&d, "spindles") {
             None => None,
@@ -1015,7 +1069,7 @@ fn read_instance_body<'d>(
         required(m, "nics", &nics_path, "a list of NIC objects")?,
         &nics_path,
     )?;
-    let mut nic_networks = Vec::with_capacity(nics_json.len());
+    let mut nic_networks = SmallVec::with_capacity(nics_json.len());
     for (i, nic) in nics_json.iter().enumerate() {
         let p = nics_path.index(i);
         let nm = as_object(nic, &p)?.pick(&NIC_KEYS);
@@ -1112,7 +1166,7 @@ fn read_request_dict<'d>(m: Object<'d>, path: &Path) -> Result<WireRequest<'d>, 
             let required_nodes = req_int(&m, "required_nodes", path)?;
             let body = read_instance_body(&m, path)?;
             Ok(WireRequest::Allocate {
-                instance: WireNewInstance { name, required_nodes, body },
+                instance: Box::new(WireNewInstance { name, required_nodes, body }),
                 group_name,
                 restrict_to_nodes,
             })

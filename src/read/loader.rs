@@ -1,7 +1,9 @@
 //! Builds the cluster model from the request, as hail's loader does
 //! (`Backend.IAlloc.parseData`, `Loader.mergeData`, `Loader.updateMissing`).
 //! [`load`] parses the request bytes and builds each node and instance as
-//! the protocol reader hands it over (`Builder`), then does what needs the
+//! the protocol reader hands it over (`Builder`; instances handed over
+//! before the nodes keep their node names until the nodes are in, then are
+//! resolved in input order with the same errors), then does what needs the
 //! whole cluster (`finish`):
 //! indices in input order, node and instance names resolved, tags turned
 //! into exclusion, location, desired-location and migration sets, instances
@@ -12,6 +14,7 @@
 //! Cost: O(nodes + instances) plus the tag work.
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::model::group::Group;
@@ -150,6 +153,52 @@ fn quoted(name: &str) -> String {
     q
 }
 
+/// The hash of the node-name index: eight bytes at a time, multiplied and
+/// rotated (the scheme of rustc's own `FxHasher`), far cheaper than the
+/// standard library's SipHash on the two lookups every instance makes.
+/// The index is only looked up, never iterated, so the hash cannot change
+/// an answer; a request crafted to collide costs time, not correctness,
+/// and comes from the cluster's own master.
+#[derive(Default)]
+struct NameHasher(u64);
+
+impl NameHasher {
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
+    }
+}
+
+impl Hasher for NameHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        let mut word = [0u8; 8];
+        if let Some(w) = word.get_mut(..rest.len()) {
+            w.copy_from_slice(rest);
+        }
+        self.add(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59));
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// The model as the protocol hands it over: groups, then nodes and
 /// instances built one by one in input order. What needs the cluster tags
 /// (which come after the instances) waits for [`finish`].
@@ -160,9 +209,14 @@ struct Builder {
     /// Exact node names to indices, the last of duplicate names winning;
     /// only looked up, never iterated, so their order cannot reach the
     /// answer.
-    node_by_name: HashMap<Box<str>, usize>,
+    node_by_name: HashMap<Box<str>, usize, BuildHasherDefault<NameHasher>>,
     nodes: Vec<Node>,
     instances: Vec<Instance>,
+    /// The node names of the instances taken before the nodes (the
+    /// request's keys in alphabetical order), one per instance.
+    early: Vec<EarlyNodes>,
+    /// Their names, one after the other.
+    early_names: String,
     empty: Empties,
 }
 
@@ -265,6 +319,78 @@ impl ClusterSink for Builder {
         self.instances.push(inst);
         Ok(())
     }
+
+    fn takes_early_instances(&self) -> bool {
+        true
+    }
+
+    fn early_instance(&mut self, name: &str, wi: WireInstance<'_>) {
+        let i = self.instances.len() as i32;
+        let inst = build_instance(&self.empty, name, &wi.body, i, NO_NODE, NO_NODE);
+        self.instances.push(inst);
+        let mut keep = |name: &str| {
+            let start = self.early_names.len();
+            self.early_names.push_str(name);
+            start..self.early_names.len()
+        };
+        let primary = keep(wi.primary);
+        let secondary = wi.secondary.map(keep);
+        self.early.push(EarlyNodes {
+            primary,
+            secondary,
+            drbd: wi.body.disk_template == DiskTemplate::Drbd,
+        });
+    }
+
+    fn resolve_early_instances(&mut self) -> Result<(), InputError> {
+        let early = std::mem::take(&mut self.early);
+        let names = std::mem::take(&mut self.early_names);
+        let name = |span: &std::ops::Range<usize>| names.get(span.clone()).unwrap_or("");
+        for (inst, nodes) in self.instances.iter_mut().zip(&early) {
+            // The checks of `instance`, in its order and with its paths.
+            let fail = |message: String, index: Option<usize>| {
+                let root = Path::ROOT;
+                let section = root.field("instances");
+                let at = section.name(&inst.name);
+                let nodes_path = at.field("nodes");
+                match index {
+                    Some(k) => nodes_path.index(k).error(message),
+                    None => nodes_path.error(message),
+                }
+            };
+            let primary = name(&nodes.primary);
+            let Some(&p) = self.node_by_name.get(primary) else {
+                return Err(fail(format!("no node named {}", quoted(primary)), Some(0)));
+            };
+            let s = match nodes.secondary.as_ref().map(name) {
+                None => NO_NODE,
+                Some(sname) => match self.node_by_name.get(sname) {
+                    Some(&s) => s as i32,
+                    None => return Err(fail(format!("no node named {}", quoted(sname)), Some(1))),
+                },
+            };
+            if nodes.drbd && s == NO_NODE {
+                return Err(fail(
+                    "a drbd instance needs a primary and a secondary node, found only the primary"
+                        .to_owned(),
+                    None,
+                ));
+            }
+            inst.p_node = p as i32;
+            inst.s_node = s;
+        }
+        Ok(())
+    }
+}
+
+/// The node names of an instance read before the nodes, until they are
+/// resolved.
+struct EarlyNodes {
+    /// Where the names are in `Builder::early_names`.
+    primary: std::ops::Range<usize>,
+    secondary: Option<std::ops::Range<usize>>,
+    /// Whether the instance is drbd (which needs a secondary).
+    drbd: bool,
 }
 
 impl Builder {
@@ -272,9 +398,11 @@ impl Builder {
         Builder {
             groups: Vec::new(),
             group_by_uuid: BTreeMap::new(),
-            node_by_name: HashMap::new(),
+            node_by_name: HashMap::default(),
             nodes: Vec::new(),
             instances: Vec::new(),
+            early: Vec::new(),
+            early_names: String::new(),
             empty: Empties::new(),
         }
     }
@@ -487,10 +615,14 @@ mod tests {
     #[test]
     fn streaming_and_whole_reads_agree() {
         // Faults that stop the reading at different points, alone and
-        // together: a bad request, a bad group, a node in an unknown
-        // group, a bad instance field, bad cluster tags, a duplicate key.
-        let faults: [(&str, &str); 6] = [
+        // together: a bad request, an instance on an unknown node, a bad
+        // group, a node in an unknown group, a bad instance field, bad
+        // cluster tags, a duplicate key.
+        let faults: [(&str, &str); 7] = [
             (r#""request":"#, r#""request": 5, "r":"#),
+            // An instance on an unknown primary node (with the keys sorted,
+            // found when the early-read instances are resolved).
+            (r#""nodes":[""#, r#""nodes":["nowhere-"#),
             (r#""alloc_policy":"#, r#""alloc_policy": 1, "a":"#),
             (r#""group": ""#, r#""group": "x"#),
             (r#""memory":"#, r#""memory": "lots", "m":"#),

@@ -508,7 +508,7 @@ impl<'d> Object<'d> {
         let mut at = self.0.at + 1;
         while at < end && missing > 0 {
             let key = doc.key_bytes(at);
-            if let Some(i) = keys.iter().position(|k| k.as_bytes() == key) {
+            if let Some(i) = keys.iter().position(|k| same_key(k.as_bytes(), key)) {
                 if let Some(slot @ None) = values.get_mut(i) {
                     *slot = Some(Value { doc, at: at + 1 });
                     missing -= 1;
@@ -522,6 +522,13 @@ impl<'d> Object<'d> {
             values,
         }
     }
+}
+
+/// Whether two keys are equal; most keys that differ differ in length or
+/// in the first or last byte, which are looked at before the whole.
+#[inline]
+fn same_key(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.first() == b.first() && a.last() == b.last() && a == b
 }
 
 /// The members of an object under a fixed set of keys, from
@@ -543,7 +550,14 @@ impl<'d, const N: usize> Picked<'d, N> {
             "key {key:?} is not among the picked keys {:?}",
             self.keys
         );
-        match self.keys.iter().position(|k| *k == key) {
+        // The caller passes one of the picked keys, usually the very same
+        // literal: its address finds it without comparing bytes.
+        let slot = self
+            .keys
+            .iter()
+            .position(|k| std::ptr::eq(k.as_ptr(), key.as_ptr()) && k.len() == key.len())
+            .or_else(|| self.keys.iter().position(|k| *k == key));
+        match slot {
             Some(i) => self.values.get(i).copied().flatten(),
             None => self.object.get(key),
         }

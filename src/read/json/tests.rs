@@ -1,6 +1,6 @@
 //! Tests of JSON reading and writing.
 
-use super::parser::plain_run_end;
+use super::parser::{plain_run_end, plain_run_end_swar, whitespace_end};
 use super::*;
 
 /// Parses text that must be valid.
@@ -792,9 +792,44 @@ fn plain_run_end_matches_a_byte_loop() {
                 expected,
                 "{bytes:?} from {from}"
             );
+            assert_eq!(
+                plain_run_end_swar(&bytes, from),
+                expected,
+                "{bytes:?} from {from}"
+            );
         }
     }
     assert_eq!(plain_run_end(b"abc", 7), 3);
+    assert_eq!(plain_run_end_swar(b"abc", 7), 3);
+}
+
+#[test]
+fn whitespace_end_matches_a_byte_loop() {
+    let mut rng = Rng(11);
+    let alphabet = b"  \n\r\t\x0b\x0c\x00\xa0a,{\"";
+    for _ in 0..3000 {
+        let len = rng.below(40);
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| match rng.below(6) {
+                0 => alphabet
+                    .get(rng.below(alphabet.len()))
+                    .copied()
+                    .unwrap_or(0),
+                1 => b'\n',
+                _ => b' ',
+            })
+            .collect();
+        for from in 0..=bytes.len() {
+            let expected = (from..bytes.len())
+                .find(|&i| !matches!(bytes[i], b' ' | b'\n' | b'\r' | b'\t'))
+                .unwrap_or(bytes.len());
+            assert_eq!(
+                whitespace_end(&bytes, from),
+                expected,
+                "{bytes:?} from {from}"
+            );
+        }
+    }
 }
 
 #[test]
