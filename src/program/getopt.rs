@@ -404,31 +404,15 @@ pub fn parse_with<Id: Copy + PartialEq>(
     Ok(scan.non_options)
 }
 
-/// The checks after parsing that the planners (`hailstone-balance`,
-/// `hailstone-squeeze`) share: no non-option arguments (exit 1), then none
-/// of the live-cluster options that `program` refuses although `original`
-/// accepts them (`refused`, long names in command-line order; exit 2).
+/// The check after parsing that the planners (`hailstone-balance`,
+/// `hailstone-squeeze`) share: no non-option arguments (exit 1).
 ///
 /// # Errors
 ///
-/// The [`Exit`] for the first failing check.
-pub fn planner_checks(
-    non_options: &[OsString],
-    refused: &[&str],
-    program: &str,
-    original: &str,
-) -> Result<(), Exit> {
+/// The [`Exit`] when there are arguments.
+pub fn planner_checks(non_options: &[OsString]) -> Result<(), Exit> {
     if !non_options.is_empty() {
         return Err(error_exit("This program doesn't take any arguments."));
-    }
-    if let Some(first) = refused.first() {
-        return Err(Exit::Stderr {
-            code: 2,
-            message: format!(
-                "{program}: option --{first} is accepted by {original} but not implemented in \
-                 {program}: it does not query the monitoring daemons\n"
-            ),
-        });
     }
     Ok(())
 }

@@ -98,8 +98,6 @@ pub struct Options {
     pub exclusion_tags: Option<Vec<String>>,
     /// `-S FILE`: save the cluster before and after.
     pub save: Option<String>,
-    /// The options hailstone-balance refuses, by long name, in order.
-    pub refused: Vec<&'static str>,
 }
 
 impl Default for Options {
@@ -140,7 +138,6 @@ impl Default for Options {
             mond: crate::program::mond::MondOptions::default(),
             exclusion_tags: None,
             save: None,
-            refused: Vec::new(),
         }
     }
 }
@@ -154,7 +151,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
     let mut fold = Fold::default();
     let version = || getopt::program_version(PROGRAM, "hbal");
     let non_options = getopt::parse_with(OPTIONS, args, &mut fold, &usage(), version, "")?;
-    getopt::planner_checks(&non_options, &fold.options.refused, PROGRAM, "hbal")?;
+    getopt::planner_checks(&non_options)?;
     let mut options = fold.options;
     options.mond.ignore_dynu = options.ignore_dynu;
     Ok(options)

@@ -52,8 +52,6 @@ pub struct Options {
     pub static_kvm_node_memory: i64,
     /// `-X`: carry the plan out through Luxi (needs `-L`).
     pub exec: bool,
-    /// The options hailstone-squeeze refuses, by long name, in order.
-    pub refused: Vec<&'static str>,
 }
 
 impl Default for Options {
@@ -72,7 +70,6 @@ impl Default for Options {
             no_headers: false,
             static_kvm_node_memory: 4096,
             exec: false,
-            refused: Vec::new(),
         }
     }
 }
@@ -86,7 +83,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
     let mut fold = Fold::default();
     let version = || getopt::program_version(PROGRAM, "hsqueeze");
     let non_options = getopt::parse_with(OPTIONS, args, &mut fold, &usage(), version, "")?;
-    getopt::planner_checks(&non_options, &fold.options.refused, PROGRAM, "hsqueeze")?;
+    getopt::planner_checks(&non_options)?;
     Ok(fold.options)
 }
 
