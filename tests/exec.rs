@@ -141,10 +141,12 @@ fn run(bin: &str, args: &[&str]) -> Output {
     out
 }
 
+/// Runs `bin -L<fake master> -X ARGS` on the cluster `replies`; its
+/// output and the job sets the master received.
 fn exec(
     bin: &str,
     dir: &Path,
-    replies: &str,
+    replies: Vec<u8>,
     failing: &[u64],
     args: &[&str],
 ) -> (Output, Vec<Vec<Vec<Value>>>) {
@@ -152,7 +154,7 @@ fn exec(
         failing: failing.to_vec(),
         ..Queue::default()
     }));
-    let sock = fake_master(dir, fixture(replies), Arc::clone(&queue));
+    let sock = fake_master(dir, replies, Arc::clone(&queue));
     let l = format!("-L{sock}");
     let mut all = vec![l.as_str(), "-X"];
     all.extend_from_slice(args);
@@ -190,7 +192,7 @@ fn balance_submits_the_plans_job_sets() {
         "--priority=high",
         "--reason=maintenance window",
     ];
-    let (out, sets) = exec(BALANCE, &dir, "varied.luxi", &[], &args);
+    let (out, sets) = exec(BALANCE, &dir, fixture("varied.luxi"), &[], &args);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -241,7 +243,13 @@ fn balance_submits_the_plans_job_sets() {
 #[test]
 fn a_failed_job_stops_the_plan() {
     let dir = scratch("exec-balance-fail");
-    let (out, sets) = exec(BALANCE, &dir, "varied.luxi", &[1], &["-G", "default"]);
+    let (out, sets) = exec(
+        BALANCE,
+        &dir,
+        fixture("varied.luxi"),
+        &[1],
+        &["-G", "default"],
+    );
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(sets.len(), 1, "the second set was submitted");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -254,7 +262,7 @@ fn a_failed_job_stops_the_plan() {
     let (out, sets) = exec(
         BALANCE,
         &dir,
-        "varied.luxi",
+        fixture("varied.luxi"),
         &[],
         &["-G", "default", "--first-job-group"],
     );
@@ -267,7 +275,7 @@ fn a_failed_job_stops_the_plan() {
 #[test]
 fn squeeze_moves_tags_and_powers_off() {
     let dir = scratch("exec-squeeze");
-    let (out, sets) = exec(SQUEEZE, &dir, "lab.luxi", &[], &[]);
+    let (out, sets) = exec(SQUEEZE, &dir, fixture("lab.luxi"), &[], &[]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -309,7 +317,7 @@ fn squeeze_moves_tags_and_powers_off() {
 #[test]
 fn squeeze_without_standby_nodes_only_moves() {
     let dir = scratch("exec-squeeze-on");
-    let (out, sets) = exec(SQUEEZE, &dir, "varied.luxi", &[], &[]);
+    let (out, sets) = exec(SQUEEZE, &dir, fixture("varied.luxi"), &[], &[]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -373,12 +381,8 @@ fn squeeze_powers_on_before_setting_online() {
     let standby = r#"[[0,"node3.example.com"],[0,24105],[0,347],[0,22952],[0,258019],[0,72309],[0,2],[0,2],[0,true],[0,false],[0,true],[0,1],[0,"7620b85b-af3f-4450-9112-96bbd88fcc3f"],[0,["htools:standby:auto"]]"#;
     assert!(lab.contains(row), "the capture changed");
     let dir = scratch("exec-squeeze-power-on");
-    std::fs::write(dir.join("standby.luxi"), lab.replace(row, standby)).unwrap();
-    let queue = Arc::new(Mutex::new(Queue::default()));
-    let replies = std::fs::read(dir.join("standby.luxi")).unwrap();
-    let sock = fake_master(&dir, replies, Arc::clone(&queue));
-    let l = format!("-L{sock}");
-    let out = run(SQUEEZE, &[&l, "-X", "--minimal-resources=60"]);
+    let replies = lab.replace(row, standby).into_bytes();
+    let (out, sets) = exec(SQUEEZE, &dir, replies, &[], &["--minimal-resources=60"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -388,7 +392,6 @@ fn squeeze_powers_on_before_setting_online() {
     assert!(
         String::from_utf8_lossy(&out.stdout).starts_with("'Nodes to online'\nnode3.example.com\n")
     );
-    let sets = std::mem::take(&mut queue.lock().unwrap().sets);
     let power = &sets[0][0];
     assert_eq!(
         power.iter().map(op_id).collect::<Vec<_>>(),
