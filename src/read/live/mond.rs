@@ -193,15 +193,21 @@ pub fn apply(
         Collector::TotalCpu => {
             // `useNodeTotalCPU`: the node's load is the total; each of its
             // primaries gets its vCPUs' share.
+            // (hail walks every instance once per node; one walk gives the
+            // same figures.)
+            let mut shares: Vec<Option<(f64, f64)>> = vec![None; cluster.nodes.len()];
             for (k, r) in reports.iter().enumerate() {
                 let Report::CpuTotal(ct) = r else { continue };
                 let node = &mut cluster.nodes[k];
                 node.util_load[0] = *ct;
-                let u_cpu = node.u_cpu as f64;
-                for inst in cluster.instances.iter_mut() {
-                    if inst.p_node == k as i32 {
-                        inst.util[0] = ct / u_cpu * inst.vcpus as f64;
-                    }
+                shares[k] = Some((*ct, node.u_cpu as f64));
+            }
+            for inst in cluster.instances.iter_mut() {
+                let share = usize::try_from(inst.p_node)
+                    .ok()
+                    .and_then(|k| shares.get(k).copied().flatten());
+                if let Some((ct, u_cpu)) = share {
+                    inst.util[0] = ct / u_cpu * inst.vcpus as f64;
                 }
             }
             (Vec::new(), true)
