@@ -534,3 +534,27 @@ fn balance_with_monitoring_data_prints_hbals_bytes() {
     assert_eq!(stdout(&out), read(&fixture("lab.mond-xen.hbal")));
     assert_eq!(stderr(&out), read(&fixture("lab.mond-xen.hbal.err")));
 }
+
+/// A `--mond-data` file that is not a list of nodes' reports, or that is
+/// missing: exit 1, nothing on stdout, the file named.
+#[test]
+fn bad_monitoring_data_files_are_refused() {
+    let dir = scratch("live-mond-bad");
+    let lab = fixture("lab.luxi.data").to_string_lossy().into_owned();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, r#"[{"node": "node1.example.com"}]"#).unwrap();
+    let missing = dir.join("missing.json");
+    for (file, want) in [
+        (&bad, "can't parse MonD data: "),
+        (&missing, "missing.json: openFile: does not exist"),
+    ] {
+        let arg = format!("--mond-data={}", file.display());
+        let out = planner(BALANCE, &["-t", &lab, "--mond", &arg], None);
+        assert_refused(&out, want);
+        assert!(
+            stderr(&out).contains(&*file.to_string_lossy()),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
