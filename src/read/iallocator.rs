@@ -33,7 +33,7 @@ use smallvec::SmallVec;
 
 use crate::model::policy::{IPolicy, ISpec, MinMaxISpecs};
 use crate::model::types::{AllocPolicy, DiskTemplate, EvacMode, RunState};
-use crate::read::json::{Array, Document, Object, Picked, Streamer, Value};
+use crate::read::json::{Array, Document, Object, ParseError, Picked, Scan, Streamer, Value};
 
 /// Bad input: the request cannot be read. Refused with exit status 1 and
 /// nothing on stdout.
@@ -210,6 +210,27 @@ pub trait ClusterSink {
     fn resolve_early_instances(&mut self) -> Result<(), InputError> {
         Ok(())
     }
+    /// The parser reached the split position `at` in the instances object
+    /// (see [`crate::read::split`]): the instances from there to the end
+    /// of the object, if they were read on another thread. When `take`,
+    /// the sink takes them as [`ClusterSink::instance`] (or, when `early`,
+    /// [`ClusterSink::early_instance`]) would have taken them one by one,
+    /// up to the first error; otherwise only where the reading ended is
+    /// wanted. `None`: nothing was read there; the parser reads on.
+    fn split_instances(&mut self, _at: usize, _early: bool, _take: bool) -> Option<SplitInstances> {
+        None
+    }
+}
+
+/// What [`ClusterSink::split_instances`] gives back.
+#[derive(Debug)]
+pub struct SplitInstances {
+    /// The position after the instances object, or the parse error met
+    /// reading them.
+    pub end: Result<usize, ParseError>,
+    /// The first error among the instances taken, as they would have
+    /// given it one by one.
+    pub error: Option<InputError>,
 }
 
 /// A sink that keeps every node and instance as read, written out (for
@@ -430,6 +451,59 @@ impl<S: ClusterSink> Streamer for Reader<'_, S> {
                 Err(e) => self.early_error = Some(e),
             }
         }
+    }
+
+    fn fast(&mut self, mut scan: Scan<'_>) -> Option<usize> {
+        // As `member`, for the members `scan_node` and `scan_instance`
+        // can read.
+        if self.nodes == Section::Streaming {
+            if self.error.is_some() {
+                return None;
+            }
+            let (name, wn) = scan_node(&mut scan)?;
+            let section = Path::ROOT.field("nodes");
+            let path = section.name(name);
+            self.note(|sink| sink.node(name, wn, &path));
+            return Some(scan.pos());
+        }
+        match self.instances {
+            Section::Streaming if self.error.is_none() => {
+                let (name, wi) = scan_instance(&mut scan)?;
+                let section = Path::ROOT.field("instances");
+                let path = section.name(name);
+                self.note(|sink| sink.instance(name, wi, &path));
+            }
+            Section::EarlyStreaming if self.early_error.is_none() => {
+                let (name, wi) = scan_instance(&mut scan)?;
+                self.sink.early_instance(name, wi);
+            }
+            _ => return None,
+        }
+        Some(scan.pos())
+    }
+
+    fn split(&mut self, at: usize) -> Option<Result<usize, ParseError>> {
+        let early = match self.instances {
+            Section::Streaming => false,
+            Section::EarlyStreaming => true,
+            _ => return None,
+        };
+        // After the first error, later instances are only parsed.
+        let take = if early {
+            self.early_error.is_none()
+        } else {
+            self.error.is_none()
+        };
+        let taken = self.sink.split_instances(at, early, take)?;
+        if let Some(e) = taken.error {
+            let first = if early {
+                &mut self.early_error
+            } else {
+                &mut self.error
+            };
+            first.get_or_insert(e);
+        }
+        Some(taken.end)
     }
 
     fn end(&mut self) {
@@ -1111,7 +1185,7 @@ fn read_instance_body<'d>(
     })
 }
 
-fn read_instance<'d>(v: Value<'d>, path: &Path) -> Result<WireInstance<'d>, InputError> {
+pub(crate) fn read_instance<'d>(v: Value<'d>, path: &Path) -> Result<WireInstance<'d>, InputError> {
     let m = as_object(v, path)?.pick(&INSTANCE_KEYS);
     let body = read_instance_body(&m, path)?;
     let nodes_path = path.field("nodes");
@@ -1136,6 +1210,286 @@ fn read_instance<'d>(v: Value<'d>, path: &Path) -> Result<WireInstance<'d>, Inpu
         primary,
         secondary,
     })
+}
+
+/// Reads a node member, `"name": {...}`, straight from the input: the
+/// node [`read_node`] reads, or `None` when anything is not in the common
+/// shape (as for [`scan_instance`]); the member is then parsed and read by
+/// [`read_node`].
+pub(crate) fn scan_node<'a>(s: &mut Scan<'a>) -> Option<(&'a str, WireNode<'a>)> {
+    let name = s.string()?;
+    if !s.eat(b':') {
+        return None;
+    }
+    let mut seen = Seen::default();
+    let mut offline = None;
+    let mut drained = None;
+    let mut group = None;
+    let mut vm_capable = None;
+    let mut ndparams = None;
+    let mut tags = None;
+    // The run-time numbers: `Some(None)` when present but not a plain
+    // integer, which only matters if they are read (a live node).
+    let mut numbers: [Option<Option<i64>>; 9] = [None; 9];
+    s.object(|key, s| {
+        let Some(k) = NODE_KEYS.iter().position(|&n| n == key) else {
+            return s.skip();
+        };
+        seen.first(k as u32)?;
+        match k {
+            0 => offline = Some(s.bool()?),
+            1 => drained = Some(s.bool()?),
+            2 => group = Some(s.string()?),
+            3 => vm_capable = Some(if s.null() { true } else { s.bool()? }),
+            4 => ndparams = Some(scan_ndparams(s)?),
+            5 => tags = Some(if s.null() { Vec::new() } else { s.strings()? }),
+            _ => {
+                let slot = numbers.get_mut(k - 6)?;
+                *slot = Some(if matches!(s.peek()?, b'-' | b'0'..=b'9') {
+                    s.int()
+                } else {
+                    s.skip()?;
+                    None
+                });
+            }
+        }
+        Some(())
+    })?;
+    let offline = offline?;
+    let vm_capable = vm_capable.unwrap_or(true);
+    let (exclusive_storage, spindle_count) = ndparams?;
+    let live = if !offline && vm_capable {
+        let int = |k: usize| numbers.get(k).copied().flatten().flatten();
+        Some(LiveData {
+            total_spindles: if exclusive_storage {
+                Some(int(0)?)
+            } else {
+                None
+            },
+            free_spindles: int(1)?,
+            total_memory: int(2)? as f64,
+            reserved_memory: int(3)?,
+            free_memory: int(4)?,
+            total_disk: int(5)? as f64,
+            free_disk: int(6)?,
+            total_cpus: int(7)? as f64,
+            reserved_cpus: int(8)?,
+        })
+    } else {
+        None
+    };
+    let wn = WireNode {
+        offline,
+        drained: drained?,
+        group: group?,
+        vm_capable,
+        exclusive_storage,
+        spindle_count: if exclusive_storage {
+            None
+        } else {
+            Some(spindle_count?)
+        },
+        tags: tags.unwrap_or_default(),
+        live,
+    };
+    Some((name, wn))
+}
+
+/// A node's `ndparams` for [`scan_node`]: `exclusive_storage` and
+/// `spindle_count` (`None` when absent or not a plain integer).
+fn scan_ndparams(s: &mut Scan<'_>) -> Option<(bool, Option<i64>)> {
+    let mut seen = Seen::default();
+    let mut exclusive_storage = None;
+    let mut spindle_count = None;
+    s.object(|key, s| {
+        match key {
+            "exclusive_storage" => exclusive_storage = Some(seen.first(0).and_then(|()| s.bool())?),
+            "spindle_count" => {
+                seen.first(1)?;
+                spindle_count = if matches!(s.peek()?, b'-' | b'0'..=b'9') {
+                    s.int()
+                } else {
+                    s.skip()?;
+                    None
+                };
+            }
+            _ => s.skip()?,
+        }
+        Some(())
+    })?;
+    Some((exclusive_storage?, spindle_count))
+}
+
+/// Reads an instance member, `"name": {...}`, straight from the input:
+/// the instance [`read_instance`] reads, or `None` when anything is not
+/// in the common shape (an escape, a repeated key, a missing field, a
+/// value of another type or a number that is not a plain integer, an
+/// unknown disk template, a NIC mode hail refuses): the member is then
+/// parsed and read by [`read_instance`], which finds the same instance or
+/// the error.
+pub(crate) fn scan_instance<'a>(s: &mut Scan<'a>) -> Option<(&'a str, WireInstance<'a>)> {
+    let name = s.string()?;
+    if !s.eat(b':') {
+        return None;
+    }
+    let mut seen = Seen::default();
+    let mut disk_space_total = None;
+    let mut disks = None;
+    let mut memory = None;
+    let mut vcpus = None;
+    let mut tags = None;
+    let mut disk_template = None;
+    let mut spindle_use = None;
+    let mut nic_networks = None;
+    let mut run_state = RunState::Running;
+    let mut forthcoming = false;
+    let mut primary = None;
+    let mut secondary = None;
+    s.object(|key, s| {
+        match key {
+            "disk_space_total" => disk_space_total = Some(seen.first(0).and_then(|()| s.int())?),
+            "disks" => disks = Some(seen.first(1).and_then(|()| scan_disks(s))?),
+            "memory" => memory = Some(seen.first(2).and_then(|()| s.int())?),
+            "vcpus" => vcpus = Some(seen.first(3).and_then(|()| s.int())?),
+            "tags" => tags = Some(seen.first(4).and_then(|()| s.strings())?),
+            "disk_template" => {
+                seen.first(5)?;
+                disk_template = Some(DiskTemplate::from_raw(s.string()?)?);
+            }
+            "spindle_use" => spindle_use = Some(seen.first(6).and_then(|()| s.int())?),
+            "nics" => nic_networks = Some(seen.first(7).and_then(|()| scan_nics(s))?),
+            "admin_state" => {
+                // hail falls back to "up" on a bad value.
+                seen.first(8)?;
+                run_state = if s.peek()? == b'"' {
+                    match s.string()? {
+                        "down" => RunState::AdminDown,
+                        "offline" => RunState::AdminOffline,
+                        _ => RunState::Running,
+                    }
+                } else {
+                    s.skip()?;
+                    RunState::Running
+                };
+            }
+            "forthcoming" => {
+                seen.first(9)?;
+                forthcoming = if matches!(s.peek()?, b't' | b'f') {
+                    s.bool()?
+                } else {
+                    s.skip()?;
+                    false
+                };
+            }
+            "nodes" => {
+                seen.first(10)?;
+                let mut k = 0;
+                s.array(|s| {
+                    let node = s.string()?;
+                    match k {
+                        0 => primary = Some(node),
+                        1 => secondary = Some(node),
+                        _ => {}
+                    }
+                    k += 1;
+                    Some(())
+                })?;
+            }
+            _ => s.skip()?,
+        }
+        Some(())
+    })?;
+    let body = WireInstanceBody {
+        disk_space_total: disk_space_total?,
+        disks: disks?,
+        memory: memory?,
+        vcpus: vcpus?,
+        tags: tags?,
+        disk_template: disk_template?,
+        spindle_use: spindle_use?,
+        nic_networks: nic_networks?,
+        run_state,
+        forthcoming,
+    };
+    let wi = WireInstance {
+        body,
+        primary: primary?,
+        secondary,
+    };
+    Some((name, wi))
+}
+
+/// The keys of an object met so far, by number, for [`scan_instance`]:
+/// a repeated key is left to the general reading (which takes the first).
+#[derive(Default)]
+struct Seen(u32);
+
+impl Seen {
+    /// Marks key `k`; `None` if it was met before.
+    fn first(&mut self, k: u32) -> Option<()> {
+        let bit = 1 << k;
+        if self.0 & bit != 0 {
+            return None;
+        }
+        self.0 |= bit;
+        Some(())
+    }
+}
+
+/// An instance's `disks` for [`scan_instance`]: objects with an integer
+/// `size` and an integer or null `spindles`.
+fn scan_disks(s: &mut Scan<'_>) -> Option<SmallVec<[WireDisk; 4]>> {
+    let mut disks = SmallVec::new();
+    s.array(|s| {
+        let mut seen = Seen::default();
+        let mut size = None;
+        let mut spindles = None;
+        s.object(|key, s| {
+            match key {
+                "size" => size = Some(seen.first(0).and_then(|()| s.int())?),
+                "spindles" => spindles = seen.first(1).and_then(|()| s.int_or_null())?,
+                _ => s.skip()?,
+            }
+            Some(())
+        })?;
+        disks.push(WireDisk {
+            size: size?,
+            spindles,
+        });
+        Some(())
+    })?;
+    Some(disks)
+}
+
+/// An instance's `nics` for [`scan_instance`]: objects whose keys hail
+/// reads are strings or null, `mode` one hail accepts; their networks.
+fn scan_nics<'a>(s: &mut Scan<'a>) -> Option<SmallVec<[Option<&'a str>; 4]>> {
+    let mut networks = SmallVec::new();
+    s.array(|s| {
+        let mut seen = Seen::default();
+        let mut network = None;
+        s.object(|key, s| {
+            match NIC_KEYS.iter().position(|&k| k == key) {
+                Some(k) => {
+                    seen.first(k as u32)?;
+                    let value = s.string_or_null()?;
+                    if key == "mode"
+                        && !matches!(value, None | Some("bridged" | "routed" | "openvswitch"))
+                    {
+                        return None;
+                    }
+                    if key == "network" {
+                        network = value;
+                    }
+                }
+                None => s.skip()?,
+            }
+            Some(())
+        })?;
+        networks.push(network);
+        Some(())
+    })?;
+    Some(networks)
 }
 
 fn read_new_instance<'d>(m: Object<'d>, path: &Path) -> Result<WireNewInstance<'d>, InputError> {

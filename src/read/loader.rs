@@ -15,6 +15,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::model::group::Group;
@@ -24,11 +25,12 @@ use crate::model::policy::IPolicy;
 use crate::model::types::DiskTemplate;
 use crate::model::{Cluster, NameMatch, Request};
 use crate::read::iallocator::{
-    self, ClusterSink, Hypervisor, InputError, Message, Path, WireGroup, WireInstance,
-    WireInstanceBody, WireNode, WireRequest,
+    self, ClusterSink, Hypervisor, InputError, Message, Path, SplitInstances, WireGroup,
+    WireInstance, WireInstanceBody, WireNode, WireRequest,
 };
-use crate::read::json::{self, ParseError};
+use crate::read::json::{self, ParseError, SplitPoint};
 use crate::read::merge::{merge, owned, tag_sets, Empties, MergeOptions, Parts};
+use crate::read::split;
 
 /// The rule for a node's initial N+1 flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -82,7 +84,7 @@ pub enum LoadError {
 
 /// An instance as sent; its exclusion and desired-location tag sets are
 /// left empty (they need the cluster tags) and its location score 0.
-fn build_instance(
+pub(crate) fn build_instance(
     empty: &Empties,
     name: &str,
     body: &WireInstanceBody,
@@ -202,25 +204,25 @@ impl Hasher for NameHasher {
 /// The model as the protocol hands it over: groups, then nodes and
 /// instances built one by one in input order. What needs the cluster tags
 /// (which come after the instances) waits for [`finish`].
-struct Builder {
+struct Builder<'s> {
     groups: Vec<Group>,
     /// Group UUIDs to indices; a duplicate UUID resolves to the last.
     group_by_uuid: BTreeMap<String, usize>,
     /// Exact node names to indices, the last of duplicate names winning;
     /// only looked up, never iterated, so their order cannot reach the
     /// answer.
-    node_by_name: HashMap<Box<str>, usize, BuildHasherDefault<NameHasher>>,
+    node_by_name: NodeIndex,
     nodes: Vec<Node>,
     instances: Vec<Instance>,
     /// The node names of the instances taken before the nodes (the
     /// request's keys in alphabetical order), one per instance.
-    early: Vec<EarlyNodes>,
-    /// Their names, one after the other.
-    early_names: String,
+    early: Unresolved,
     empty: Empties,
+    /// The second thread reading the later instances, if one was started.
+    split: Option<split::Running<'s>>,
 }
 
-impl ClusterSink for Builder {
+impl ClusterSink for Builder<'_> {
     fn groups(&mut self, groups: &[(&str, WireGroup<'_>)]) -> Result<(), InputError> {
         // Groups, indexed in input order.
         self.groups.reserve(groups.len());
@@ -328,82 +330,174 @@ impl ClusterSink for Builder {
         let i = self.instances.len() as i32;
         let inst = build_instance(&self.empty, name, &wi.body, i, NO_NODE, NO_NODE);
         self.instances.push(inst);
-        let mut keep = |name: &str| {
-            let start = self.early_names.len();
-            self.early_names.push_str(name);
-            start..self.early_names.len()
-        };
-        let primary = keep(wi.primary);
-        let secondary = wi.secondary.map(keep);
-        self.early.push(EarlyNodes {
-            primary,
-            secondary,
-            drbd: wi.body.disk_template == DiskTemplate::Drbd,
-        });
+        self.early.keep(&wi);
     }
 
     fn resolve_early_instances(&mut self) -> Result<(), InputError> {
         let early = std::mem::take(&mut self.early);
-        let names = std::mem::take(&mut self.early_names);
-        let name = |span: &std::ops::Range<usize>| names.get(span.clone()).unwrap_or("");
-        for (inst, nodes) in self.instances.iter_mut().zip(&early) {
-            // The checks of `instance`, in its order and with its paths.
-            let fail = |message: String, index: Option<usize>| {
-                let root = Path::ROOT;
-                let section = root.field("instances");
-                let at = section.name(&inst.name);
-                let nodes_path = at.field("nodes");
-                match index {
-                    Some(k) => nodes_path.index(k).error(message),
-                    None => nodes_path.error(message),
-                }
-            };
-            let primary = name(&nodes.primary);
-            let Some(&p) = self.node_by_name.get(primary) else {
-                return Err(fail(format!("no node named {}", quoted(primary)), Some(0)));
-            };
-            let s = match nodes.secondary.as_ref().map(name) {
-                None => NO_NODE,
-                Some(sname) => match self.node_by_name.get(sname) {
-                    Some(&s) => s as i32,
-                    None => return Err(fail(format!("no node named {}", quoted(sname)), Some(1))),
-                },
-            };
-            if nodes.drbd && s == NO_NODE {
-                return Err(fail(
-                    "a drbd instance needs a primary and a secondary node, found only the primary"
-                        .to_owned(),
-                    None,
-                ));
-            }
-            inst.p_node = p as i32;
+        for (k, inst) in self.instances.iter_mut().enumerate().take(early.len()) {
+            let (p, s) = early.resolve(k, &inst.name, &self.node_by_name)?;
+            inst.p_node = p;
             inst.s_node = s;
         }
         Ok(())
     }
+
+    fn split_instances(&mut self, at: usize, early: bool, take: bool) -> Option<SplitInstances> {
+        let split::Tail {
+            at: began,
+            instances,
+            unresolved,
+            error,
+            end,
+        } = self.split.take()?.join()?;
+        if began != at {
+            return None;
+        }
+        // A parse error is the reading's error whatever was read.
+        if end.is_err() || !take {
+            return Some(SplitInstances { end, error: None });
+        }
+        let base = self.instances.len();
+        let mut taken = instances.into_iter().enumerate();
+        if early {
+            self.instances.extend(taken.map(|(k, inst)| Instance {
+                idx: (base + k) as i32,
+                ..inst
+            }));
+            self.early.append(unresolved);
+            return Some(SplitInstances { end, error });
+        }
+        // As `instance` would have taken them, one by one, up to the
+        // first error.
+        self.instances.reserve(taken.len());
+        for (k, inst) in &mut taken {
+            match unresolved.resolve(k, &inst.name, &self.node_by_name) {
+                Ok((p_node, s_node)) => self.instances.push(Instance {
+                    idx: (base + k) as i32,
+                    p_node,
+                    s_node,
+                    ..inst
+                }),
+                Err(e) => {
+                    return Some(SplitInstances {
+                        end,
+                        error: Some(e),
+                    })
+                }
+            }
+        }
+        Some(SplitInstances { end, error })
+    }
 }
 
-/// The node names of an instance read before the nodes, until they are
-/// resolved.
+/// The node-name index: exact names to node indices.
+type NodeIndex = HashMap<Box<str>, usize, BuildHasherDefault<NameHasher>>;
+
+/// The node names of instances read before their nodes could be looked
+/// up (the instances before the nodes, or read on the second thread), one
+/// entry per instance, until they are resolved.
+#[derive(Default)]
+pub(crate) struct Unresolved {
+    nodes: Vec<EarlyNodes>,
+    /// The names, one after the other.
+    names: String,
+}
+
+/// The node names of one instance.
 struct EarlyNodes {
-    /// Where the names are in `Builder::early_names`.
+    /// Where the names are in `Unresolved::names`.
     primary: std::ops::Range<usize>,
     secondary: Option<std::ops::Range<usize>>,
     /// Whether the instance is drbd (which needs a secondary).
     drbd: bool,
 }
 
-impl Builder {
-    fn new() -> Builder {
+impl Unresolved {
+    /// Keeps the node names of the next instance.
+    pub(crate) fn keep(&mut self, wi: &WireInstance<'_>) {
+        let mut keep = |name: &str| {
+            let start = self.names.len();
+            self.names.push_str(name);
+            start..self.names.len()
+        };
+        let primary = keep(wi.primary);
+        let secondary = wi.secondary.map(keep);
+        self.nodes.push(EarlyNodes {
+            primary,
+            secondary,
+            drbd: wi.body.disk_template == DiskTemplate::Drbd,
+        });
+    }
+
+    fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Appends `other`'s instances after these.
+    fn append(&mut self, other: Unresolved) {
+        let shift = self.names.len();
+        let moved = |r: std::ops::Range<usize>| r.start + shift..r.end + shift;
+        self.names.push_str(&other.names);
+        self.nodes
+            .extend(other.nodes.into_iter().map(|n| EarlyNodes {
+                primary: moved(n.primary),
+                secondary: n.secondary.map(moved),
+                drbd: n.drbd,
+            }));
+    }
+
+    /// The primary and secondary node indices of the `k`th instance, named
+    /// `inst`, with the checks and errors of [`Builder::instance`], in its
+    /// order and with its paths.
+    fn resolve(&self, k: usize, inst: &str, index: &NodeIndex) -> Result<(i32, i32), InputError> {
+        let name = |span: &std::ops::Range<usize>| self.names.get(span.clone()).unwrap_or("");
+        let fail = |message: String, at: Option<usize>| {
+            let root = Path::ROOT;
+            let section = root.field("instances");
+            let inst_path = section.name(inst);
+            let nodes_path = inst_path.field("nodes");
+            match at {
+                Some(i) => nodes_path.index(i).error(message),
+                None => nodes_path.error(message),
+            }
+        };
+        let Some(nodes) = self.nodes.get(k) else {
+            return Err(fail("internal error: no node names kept".to_owned(), None));
+        };
+        let primary = name(&nodes.primary);
+        let Some(&p) = index.get(primary) else {
+            return Err(fail(format!("no node named {}", quoted(primary)), Some(0)));
+        };
+        let s = match nodes.secondary.as_ref().map(name) {
+            None => NO_NODE,
+            Some(sname) => match index.get(sname) {
+                Some(&s) => s as i32,
+                None => return Err(fail(format!("no node named {}", quoted(sname)), Some(1))),
+            },
+        };
+        if nodes.drbd && s == NO_NODE {
+            return Err(fail(
+                "a drbd instance needs a primary and a secondary node, found only the primary"
+                    .to_owned(),
+                None,
+            ));
+        }
+        Ok((p as i32, s))
+    }
+}
+
+impl Builder<'_> {
+    fn new() -> Self {
         Builder {
             groups: Vec::new(),
             group_by_uuid: BTreeMap::new(),
             node_by_name: HashMap::default(),
             nodes: Vec::new(),
             instances: Vec::new(),
-            early: Vec::new(),
-            early_names: String::new(),
+            early: Unresolved::default(),
             empty: Empties::new(),
+            split: None,
         }
     }
 }
@@ -411,11 +505,50 @@ impl Builder {
 /// Builds the cluster model and the resolved request from the request's
 /// bytes. The nodes and instances are built as the parser reaches them
 /// (see [`iallocator::Reader`]), so the parsed document never holds them.
+///
+/// A large request's later instances are read on a second thread while
+/// the parser reads up to them ([`split`]); the result is the one-thread
+/// reading's.
 pub fn load(input: &[u8], opts: &LoadOptions) -> Result<Loaded, LoadError> {
-    let mut built = Builder::new();
+    load_split(input, opts, None)
+}
+
+/// [`load`], with the second thread started at `split_at` (when given)
+/// whatever the input's size, for tests.
+fn load_split(
+    input: &[u8],
+    opts: &LoadOptions,
+    split_at: Option<usize>,
+) -> Result<Loaded, LoadError> {
+    let stop = AtomicBool::new(false);
+    let point = SplitPoint::default();
+    std::thread::scope(|scope| {
+        let mut built = Builder::new();
+        built.split = match split_at {
+            None => split::start(scope, input, &point, &stop),
+            Some(at) => split::start_at(scope, input, at, &point, &stop),
+        };
+        load_into(built, input, &point, &stop, opts)
+    })
+}
+
+/// [`load`] with the second thread, if any, in `built`, meeting the parse
+/// at `point`; `stop` tells it to stop once the parse no longer needs it.
+fn load_into<'a>(
+    mut built: Builder<'_>,
+    input: &'a [u8],
+    point: &'a SplitPoint,
+    stop: &AtomicBool,
+    opts: &LoadOptions,
+) -> Result<Loaded, LoadError> {
     let mut reader = iallocator::Reader::new(&mut built);
-    let doc = json::parse_document_streaming(input, &mut reader).map_err(LoadError::Json)?;
+    let parsed = json::parse_document_streaming_split(input, &mut reader, point);
+    stop.store(true, Ordering::Relaxed);
+    let doc = parsed.map_err(LoadError::Json)?;
     let msg = reader.finish(&doc).map_err(LoadError::Input)?;
+    if let Some(unused) = built.split.take() {
+        unused.abandon();
+    }
     finish(built, &msg, opts).map_err(LoadError::Input)
 }
 
@@ -429,7 +562,7 @@ pub fn load_document(doc: &json::Document, opts: &LoadOptions) -> Result<Loaded,
 
 /// The second half of loading, once the message is read: the cluster
 /// merged ([`merge`]) and the request resolved against it.
-fn finish(built: Builder, msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
+fn finish(built: Builder<'_>, msg: &Message, opts: &LoadOptions) -> Result<Loaded, InputError> {
     let Builder {
         groups,
         nodes,
@@ -600,16 +733,158 @@ fn resolve_request(
 mod tests {
     use super::*;
 
+    /// Loads a request parsed whole first and read from the document
+    /// (no streaming, no member read straight from the input, one
+    /// thread): the reference of the tests.
+    fn load_whole(bytes: &[u8]) -> Result<Loaded, LoadError> {
+        let opts = LoadOptions::default();
+        match json::parse_document(bytes) {
+            Err(e) => Err(LoadError::Json(e)),
+            Ok(doc) => load_document(&doc, &opts).map_err(LoadError::Input),
+        }
+    }
+
     /// Loads a request streamed while parsed, and parsed whole first: the
     /// two must give the same model or the same first error.
     fn assert_same_load(bytes: &[u8], what: &str) {
+        let streamed = load(bytes, &LoadOptions::default());
+        assert_eq!(streamed, load_whole(bytes), "{what}");
+    }
+
+    /// The positions where a member may start: every quote.
+    fn quotes(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+        bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b == b'"')
+            .map(|(i, _)| i)
+    }
+
+    /// Loads a request with the second thread started at each of `at`:
+    /// each must give what the whole reading gives.
+    fn assert_same_split_loads(bytes: &[u8], at: impl Iterator<Item = usize>, what: &str) {
+        let whole = load_whole(bytes);
         let opts = LoadOptions::default();
-        let streamed = load(bytes, &opts);
-        let whole = match json::parse_document(bytes) {
-            Err(e) => Err(LoadError::Json(e)),
-            Ok(doc) => load_document(&doc, &opts).map_err(LoadError::Input),
-        };
-        assert_eq!(streamed, whole, "{what}");
+        for at in at {
+            let split = load_split(bytes, &opts, Some(at));
+            assert_eq!(split, whole, "{what}, split at {at}");
+        }
+    }
+
+    /// The protocol samples, as written and with their keys sorted (the
+    /// instances then come before the nodes).
+    fn samples() -> Vec<(String, String)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol-samples");
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .expect("protocol-samples")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        names.sort();
+        assert!(names.len() > 20);
+        let mut out = Vec::new();
+        for path in names {
+            let text = std::fs::read_to_string(&path).expect("sample");
+            let name = path.display().to_string();
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+                let pretty = serde_json::to_string_pretty(&v).expect("json");
+                out.push((format!("{name} sorted"), pretty));
+            }
+            out.push((name, text));
+        }
+        out
+    }
+
+    #[test]
+    fn a_split_at_any_quote_reads_what_one_thread_reads() {
+        // Valid requests: the split is taken where a member of the
+        // instances begins and dropped anywhere else.
+        for (name, text) in samples() {
+            assert_same_split_loads(text.as_bytes(), quotes(text.as_bytes()), &name);
+        }
+    }
+
+    #[test]
+    fn a_split_reads_damaged_requests_as_one_thread_does() {
+        // A byte changed, removed or doubled in the instances, before and
+        // after the split: the same first error (or the same model).
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("protocol-samples/relocate-drbd.json"),
+        )
+        .expect("sample");
+        let bytes = text.as_bytes();
+        let start = text.find("\"instances\"").expect("instances");
+        let splits: Vec<usize> = quotes(bytes).filter(|&q| q > start).step_by(5).collect();
+        let replacements = [
+            b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'.', b'x', b' ',
+        ];
+        let mut k = 0usize;
+        for at in (start..bytes.len()).step_by(13) {
+            for edit in 0..3 {
+                let mut damaged = bytes.to_vec();
+                match edit {
+                    0 => damaged[at] = replacements[k % replacements.len()],
+                    1 => {
+                        damaged.remove(at);
+                    }
+                    _ => damaged.insert(at, bytes[at]),
+                }
+                k += 1;
+                let near = splits
+                    .iter()
+                    .copied()
+                    .filter(|&q| q + 400 > at && q < at + 400);
+                assert_same_split_loads(&damaged, near, &format!("edit {edit} at {at}"));
+            }
+        }
+    }
+
+    #[test]
+    fn read_straight_from_the_input_or_parsed_the_model_is_the_same() {
+        // Every member shape the fast path reads or gives up on: generated
+        // clusters of every feature and style, with values hail reads in
+        // other forms (nulls, fractions, escapes, repeated keys, unknown
+        // keys) written into them.
+        use hailstone_devtools::generate::{all_kinds, generate, CaseSpec};
+        let edits: [(&str, &str); 14] = [
+            (r#""memory":"#, r#""memory":1.0e3,"memory":"#),
+            (
+                r#""vcpus":"#,
+                r#""x":{"y":[1,2.5e-3,null,true,"z"]},"vcpus":"#,
+            ),
+            (r#""spindles":null"#, r#""spindles":2"#),
+            (r#""size":"#, r#""size":10.5,"s":"#),
+            (r#""tags":[]"#, r#""tags":["ab"]"#),
+            (r#""ip":null"#, r#""ip":7"#),
+            (r#""mode":"bridged""#, r#""mode":"other""#),
+            (r#""admin_state":"up""#, r#""admin_state":"down""#),
+            (
+                r#""admin_state":"up""#,
+                r#""admin_state":false,"forthcoming":true"#,
+            ),
+            (r#""free_memory":"#, r#""free_memory":null,"f":"#),
+            (r#""total_memory":"#, r#""total_memory":32000.5,"t":"#),
+            (r#""vm_capable":true"#, r#""vm_capable":null"#),
+            (r#""offline":false"#, r#""offline":true"#),
+            (
+                r#""exclusive_storage":false"#,
+                r#""exclusive_storage":true"#,
+            ),
+        ];
+        for seed in 0..48u64 {
+            let kinds = all_kinds();
+            let kind = kinds[seed as usize % kinds.len()];
+            let case = generate(&CaseSpec::random(seed, kind, 4..=40));
+            let text = case.request;
+            assert_same_load(text.as_bytes(), &format!("seed {seed}"));
+            for (i, (from, to)) in edits.iter().enumerate() {
+                let mut edited = text.replacen(from, to, 1 + seed as usize % 3);
+                let compact = edited.replace(r#"": "#, r#"":"#);
+                edited = compact.replacen(from, to, 1);
+                assert_same_load(edited.as_bytes(), &format!("seed {seed} edit {i}"));
+            }
+        }
     }
 
     #[test]

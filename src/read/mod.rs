@@ -15,4 +15,5 @@ pub(crate) mod live;
 pub(crate) mod loader;
 pub(crate) mod merge;
 pub(crate) mod simulate;
+pub(crate) mod split;
 pub(crate) mod text;

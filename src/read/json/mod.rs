@@ -73,15 +73,18 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod document;
 mod parser;
+mod scan;
 #[cfg(test)]
 mod tests;
 
 /// The answer's string escaping, also used to quote names in errors.
 pub use crate::write::json::write_string;
 pub use document::{Array, Document, Items, Members, Object, Picked, Value};
+pub use scan::Scan;
 
 /// The deepest nesting of arrays and objects that [`parse`] accepts.
 pub const MAX_DEPTH: usize = 512;
@@ -359,6 +362,21 @@ pub trait Streamer {
     fn member(&mut self, key: &str, value: Value<'_>);
     /// The streamed object has ended: every member was handed over.
     fn end(&mut self);
+    /// Offered each member of a streamed object before it is parsed, at
+    /// its key: see [`MemberSink::fast`].
+    fn fast(&mut self, _scan: Scan<'_>) -> Option<usize> {
+        None
+    }
+    /// The parse has reached the position of the [`SplitPoint`] given to
+    /// [`parse_document_streaming_split`], `at`, at a member of a streamed
+    /// object other than its first. If the rest of the object was read on
+    /// another thread ([`parse_members_from`] from `at`) and the streamer
+    /// takes it, it returns where that reading ended (the parse goes on
+    /// from there; [`Streamer::end`] follows as usual) or the error it met
+    /// (the parse's error); `None` reads on.
+    fn split(&mut self, _at: usize) -> Option<Result<usize, ParseError>> {
+        None
+    }
 }
 
 /// [`parse_document`], with the members of the top-level members that
@@ -373,7 +391,139 @@ pub fn parse_document_streaming<'a>(
     streamer: &mut dyn Streamer,
 ) -> Result<Document<'a>, ParseError> {
     let text = checked_text(input)?;
-    parser::parse_streaming(input, text, streamer)
+    parser::parse_streaming(input, text, streamer, None)
+}
+
+/// Where a parse and another thread meet: the parse says how far it has
+/// come (at each member of a streamed object) and learns where the other
+/// thread began reading the rest of an object ([`parse_members_from`]),
+/// which the other thread chooses once, ahead of the parse, from how far
+/// it has come.
+#[derive(Debug)]
+pub struct SplitPoint {
+    /// The start of the member the other thread began at; `usize::MAX`
+    /// until it has chosen.
+    at: AtomicUsize,
+    /// The start of the last streamed member the parse reached.
+    reached: AtomicUsize,
+}
+
+impl Default for SplitPoint {
+    fn default() -> Self {
+        SplitPoint {
+            at: AtomicUsize::new(usize::MAX),
+            reached: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl SplitPoint {
+    /// How far the parse has come: the start of the last streamed member
+    /// it reached.
+    pub fn reached(&self) -> usize {
+        self.reached.load(Ordering::Relaxed)
+    }
+
+    /// The other thread begins at `at`.
+    pub fn choose(&self, at: usize) {
+        self.at.store(at, Ordering::Release);
+    }
+
+    /// The parse reaches a member at `at`: whether the other thread began
+    /// there.
+    fn reach(&self, at: usize) -> bool {
+        self.reached.store(at, Ordering::Relaxed);
+        self.at.load(Ordering::Acquire) == at
+    }
+}
+
+/// [`parse_document_streaming`], telling `split` how far it has come and
+/// asking the streamer, at the member of a streamed object where another
+/// thread began, whether the rest of that object was read there
+/// ([`Streamer::split`]). Accepts and refuses what
+/// [`parse_document_streaming`] does, with the same errors, as long as
+/// what the streamer returns is what [`parse_members_from`] returned from
+/// that position.
+pub fn parse_document_streaming_split<'a>(
+    input: &'a [u8],
+    streamer: &mut dyn Streamer,
+    split: &'a SplitPoint,
+) -> Result<Document<'a>, ParseError> {
+    let text = checked_text(input)?;
+    parser::parse_streaming(input, text, streamer, Some(split))
+}
+
+/// Where [`parse_members_from`] hands the members it reads.
+pub trait MemberSink {
+    /// Offered each member first, at its key: reads the whole member
+    /// straight from the input and returns the position after its value,
+    /// or `None` to have it parsed and handed to [`MemberSink::member`].
+    /// What it returns must be what the parser would have read there.
+    fn fast(&mut self, _scan: Scan<'_>) -> Option<usize> {
+        None
+    }
+    /// One member, in a document that lives for this call only.
+    fn member(&mut self, key: &str, value: Value<'_>);
+}
+
+/// Reads the members of an object from `at` to its end, as the parse of
+/// the whole `input` would read them if `at` turned out to be the start of
+/// a member other than the first of an object inside `depth` open
+/// containers (the object itself included), so that another thread can
+/// read them while the parse reaches `at`. Each member goes to `sink`;
+/// `stop` is asked before each one whether to give up.
+///
+/// Returns the position after the object's closing '}' (`None`: stopped).
+///
+/// # Errors
+///
+/// The error the whole parse would give from `at` on (positions in
+/// `input`). When `at` is not where the whole parse starts a member of
+/// such an object, the result means nothing: the parse never asks for it.
+pub fn parse_members_from(
+    input: &[u8],
+    at: usize,
+    depth: usize,
+    stop: &dyn Fn() -> bool,
+    sink: &mut dyn MemberSink,
+) -> Result<Option<usize>, ParseError> {
+    let rest = input.get(at..).unwrap_or(&[]);
+    // The text before `at` is valid UTF-8 when the parse reaches `at`, and
+    // `at` is then at an ASCII quote: the valid prefix of the rest is the
+    // whole input's from there.
+    let text = match std::str::from_utf8(rest) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(rest.get(..e.valid_up_to()).unwrap_or(&[])).unwrap_or(""),
+    };
+    parser::parse_members_from(input, at, rest, text, depth, stop, sink)
+}
+
+/// A likely start of an object member at or after `from`, for
+/// [`parse_members_from`]: the quote of the key after the first `}`,
+/// `,` sequence (whitespace allowed around the comma) within `limit`
+/// bytes. Only likely: the bytes may lie inside a string, or belong to
+/// another object; the parse decides whether it is one.
+pub fn member_start_near(input: &[u8], from: usize, limit: usize) -> Option<usize> {
+    let end = from.saturating_add(limit).min(input.len());
+    let window = input.get(from..end)?;
+    let skip_ws = |mut p: usize| {
+        while window.get(p).is_some_and(|b| b" \t\r\n".contains(b)) {
+            p += 1;
+        }
+        p
+    };
+    let mut p = 0;
+    while let Some(close) = window.get(p..)?.iter().position(|&b| b == b'}') {
+        let after = skip_ws(p + close + 1);
+        if window.get(after) == Some(&b',') {
+            let key = skip_ws(after + 1);
+            if window.get(key) == Some(&b'"') {
+                return Some(from + key);
+            }
+        }
+        p += close + 1;
+    }
+    None
 }
 
 /// Parse one JSON text into a tree; accepts and refuses exactly what

@@ -7,8 +7,11 @@
 //! and runs of whitespace eight at a time; both find the first byte that
 //! matters exactly, so what is accepted and every error are unchanged.
 
-use super::document::{Document, LongString, Tag, Token};
-use super::{error_at, Number, ParseError, Streamer, EXPONENT_CAP, INT_LIMIT, MAX_DEPTH};
+use super::document::{Document, LongString, Tag, Token, Value};
+use super::{
+    error_at, MemberSink, Number, ParseError, Scan, SplitPoint, Streamer, EXPONENT_CAP, INT_LIMIT,
+    MAX_DEPTH,
+};
 
 /// Parses `input`, whose longest valid UTF-8 prefix is `text`.
 pub(super) fn parse<'a>(input: &'a [u8], text: &'a str) -> Result<Document<'a>, ParseError> {
@@ -26,10 +29,123 @@ pub(super) fn parse_streaming<'a>(
     input: &'a [u8],
     text: &'a str,
     streamer: &mut dyn Streamer,
+    split: Option<&'a SplitPoint>,
 ) -> Result<Document<'a>, ParseError> {
     let mut parser = Parser::new(input, text, 64);
+    parser.split = split;
     parser.document(Some(streamer))?;
     Ok(parser.doc)
+}
+
+/// Reads the members of an object from `at` on, as the parse of the whole
+/// `input` would if it were there with `depth` containers open, the
+/// innermost being this object and `at` the start of a member other than
+/// its first. `rest` is `input[at..]` and `text` its longest valid UTF-8
+/// prefix. Each member goes to `member`; before each one `stop` is asked
+/// whether to give up. Returns the position after the object's closing
+/// '}', or `None` when stopped; errors are the whole parse's, positions
+/// in `input`.
+pub(super) fn parse_members_from(
+    input: &[u8],
+    at: usize,
+    rest: &[u8],
+    text: &str,
+    depth: usize,
+    stop: &dyn Fn() -> bool,
+    sink: &mut dyn MemberSink,
+) -> Result<Option<usize>, ParseError> {
+    let mut parser = Parser::new(rest, text, 64);
+    parser.origin = input;
+    parser.base = at;
+    for _ in 0..depth {
+        parser.frames.push(Frame {
+            at: usize::MAX,
+            object: true,
+            count: 0,
+        });
+    }
+    let mut hooks = TailMembers { stop, sink };
+    Ok(parser
+        .stream_members(false, &mut hooks)?
+        .then_some(at + parser.pos))
+}
+
+/// What [`Parser::stream_members`] does before a member.
+enum Next {
+    /// Reads it.
+    Read,
+    /// Goes on from this position, past the object's closing '}': the
+    /// rest of the object was read elsewhere.
+    Skip(usize),
+    /// Stops reading.
+    Stop,
+}
+
+/// Where the members of a streamed object go.
+trait MemberHooks {
+    /// Asked before each member but the first, with its position.
+    fn before(&mut self, at: usize) -> Result<Next, ParseError>;
+    /// Offered each member first, to read straight from the input (see
+    /// [`MemberSink::fast`]).
+    fn fast(&mut self, scan: Scan<'_>) -> Option<usize>;
+    /// One member, in a document that lives for this call only.
+    fn member(&mut self, key: &str, value: Value<'_>);
+}
+
+/// The main parse's hooks: members go to the streamer, which is asked at
+/// the split position whether the rest of the object was read elsewhere;
+/// the split point hears how far the parse is.
+struct StreamerMembers<'s> {
+    streamer: &'s mut dyn Streamer,
+    split: Option<&'s SplitPoint>,
+}
+
+impl MemberHooks for StreamerMembers<'_> {
+    fn before(&mut self, at: usize) -> Result<Next, ParseError> {
+        let Some(split) = self.split else {
+            return Ok(Next::Read);
+        };
+        if !split.reach(at) {
+            return Ok(Next::Read);
+        }
+        match self.streamer.split(at) {
+            None => Ok(Next::Read),
+            Some(Ok(end)) => Ok(Next::Skip(end)),
+            Some(Err(e)) => Err(e),
+        }
+    }
+
+    fn fast(&mut self, scan: Scan<'_>) -> Option<usize> {
+        self.streamer.fast(scan)
+    }
+
+    fn member(&mut self, key: &str, value: Value<'_>) {
+        self.streamer.member(key, value);
+    }
+}
+
+/// The hooks of [`parse_members_from`].
+struct TailMembers<'s, 'm> {
+    stop: &'s dyn Fn() -> bool,
+    sink: &'m mut dyn MemberSink,
+}
+
+impl MemberHooks for TailMembers<'_, '_> {
+    fn before(&mut self, _: usize) -> Result<Next, ParseError> {
+        Ok(if (self.stop)() {
+            Next::Stop
+        } else {
+            Next::Read
+        })
+    }
+
+    fn fast(&mut self, scan: Scan<'_>) -> Option<usize> {
+        self.sink.fast(scan)
+    }
+
+    fn member(&mut self, key: &str, value: Value<'_>) {
+        self.sink.member(key, value);
+    }
 }
 
 /// What may stand where an object's key is expected.
@@ -58,6 +174,15 @@ struct Parser<'a> {
     input: &'a [u8],
     /// The longest prefix of `input` that is valid UTF-8.
     text: &'a str,
+    /// The whole text `input` is the end of, from `base` on: errors give
+    /// positions in it (the same as `input` but for a parse of one
+    /// object's later members, [`parse_members_from`]).
+    origin: &'a [u8],
+    base: usize,
+    /// Where the parse says how far it is, and learns where another
+    /// thread may be reading a streamed object's later members (see
+    /// [`Streamer::split`]).
+    split: Option<&'a SplitPoint>,
     pos: usize,
     frames: Vec<Frame>,
     /// The document being written: the main one, or while a streamed
@@ -92,6 +217,9 @@ impl<'a> Parser<'a> {
         Parser {
             input,
             text,
+            origin: input,
+            base: 0,
+            split: None,
             pos: 0,
             frames: Vec::new(),
             doc: Document::empty(text, tokens),
@@ -169,28 +297,62 @@ impl<'a> Parser<'a> {
                 object: true,
                 count: 0,
             });
-            let mut first = true;
-            loop {
-                std::mem::swap(&mut self.doc, &mut self.other);
-                self.doc.clear();
-                let read = self.key(key_expected(first)).and_then(|()| {
-                    self.skip_whitespace();
-                    self.value("a JSON value")
-                });
-                std::mem::swap(&mut self.doc, &mut self.other);
-                read?;
-                let (key, value) = self.other.member();
-                streamer.member(key, value);
-                if !self.next_member()? {
-                    break;
-                }
-                first = false;
-            }
+            let mut hooks = StreamerMembers {
+                streamer: &mut *streamer,
+                split: self.split,
+            };
+            self.stream_members(true, &mut hooks)?;
             self.frames.pop();
         }
         self.push_empty(true);
         streamer.end();
         Ok(())
+    }
+
+    /// Reads the members of the open object at the read position (a key,
+    /// the object's first when `first`) to past its closing '}', each
+    /// into a document of its own handed to `hooks`, which are asked
+    /// before each member but the first whether to read it (see [`Next`]).
+    /// Returns whether the object was read to its end (`false`: stopped).
+    fn stream_members(
+        &mut self,
+        mut first: bool,
+        hooks: &mut dyn MemberHooks,
+    ) -> Result<bool, ParseError> {
+        loop {
+            if !first {
+                match hooks.before(self.pos)? {
+                    Next::Read => {}
+                    Next::Skip(end) => {
+                        self.pos = end;
+                        return Ok(true);
+                    }
+                    Next::Stop => return Ok(false),
+                }
+            }
+            if let Some(end) = hooks.fast(Scan::new(self.input, self.text, self.pos)) {
+                self.pos = end;
+                if !self.next_member()? {
+                    return Ok(true);
+                }
+                first = false;
+                continue;
+            }
+            std::mem::swap(&mut self.doc, &mut self.other);
+            self.doc.clear();
+            let read = self.key(key_expected(first)).and_then(|()| {
+                self.skip_whitespace();
+                self.value("a JSON value")
+            });
+            std::mem::swap(&mut self.doc, &mut self.other);
+            read?;
+            let (key, value) = self.other.member();
+            hooks.member(key, value);
+            if !self.next_member()? {
+                return Ok(true);
+            }
+            first = false;
+        }
     }
 
     /// Parses the whole input as one value followed by optional whitespace.
@@ -414,7 +576,7 @@ impl<'a> Parser<'a> {
 
     /// Builds an error at `offset`.
     fn error(&self, offset: usize, message: impl Into<String>) -> ParseError {
-        error_at(self.input, offset, message)
+        error_at(self.origin, self.base + offset, message)
     }
 
     /// Builds an "expected ..., found ..." error for the character at `at`.
@@ -809,7 +971,7 @@ impl<'a> Parser<'a> {
 
 /// JSON's whitespace: space, line feed, carriage return, tab.
 #[inline]
-fn is_whitespace(b: u8) -> bool {
+pub(super) fn is_whitespace(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\r' | b'\t')
 }
 
@@ -927,7 +1089,7 @@ pub(super) fn plain_run_end_swar(input: &[u8], from: usize) -> usize {
 
 /// The end of the run of ASCII digits from `from` on.
 #[inline]
-fn digits_end(input: &[u8], from: usize) -> usize {
+pub(super) fn digits_end(input: &[u8], from: usize) -> usize {
     let rest = input.get(from..).unwrap_or(&[]);
     match rest.iter().position(|b| !b.is_ascii_digit()) {
         Some(n) => from + n,
