@@ -34,10 +34,24 @@ impl<'a> Scan<'a> {
         self.pos
     }
 
-    /// Steps over whitespace.
+    /// Steps over whitespace. One space alone (after a `:` or `,` of
+    /// spaced JSON) is stepped over here; longer runs out of line.
     #[inline]
     fn ws(&mut self) {
-        if self.input.get(self.pos).is_some_and(|&b| is_whitespace(b)) {
+        let Some(&b) = self.input.get(self.pos) else {
+            return;
+        };
+        if !is_whitespace(b) {
+            return;
+        }
+        if b == b' '
+            && self
+                .input
+                .get(self.pos + 1)
+                .is_some_and(|&n| !is_whitespace(n))
+        {
+            self.pos += 1;
+        } else {
             self.pos = whitespace_end(self.input, self.pos + 1);
         }
     }

@@ -1,6 +1,6 @@
 //! Tests of JSON reading and writing.
 
-use super::parser::{plain_run_end, plain_run_end_swar, whitespace_end};
+use super::parser::{plain_run_end, plain_run_end_swar, whitespace_end, whitespace_end_swar};
 use super::*;
 
 /// Parses text that must be valid.
@@ -825,6 +825,11 @@ fn whitespace_end_matches_a_byte_loop() {
                 .unwrap_or(bytes.len());
             assert_eq!(
                 whitespace_end(&bytes, from),
+                expected,
+                "{bytes:?} from {from}"
+            );
+            assert_eq!(
+                whitespace_end_swar(&bytes, from),
                 expected,
                 "{bytes:?} from {from}"
             );
