@@ -1094,7 +1094,7 @@ pub(super) fn plain_run_end(input: &[u8], from: usize) -> usize {
 /// the first byte that meets it. Later bytes may be flagged spuriously, but
 /// never an earlier one, so the lowest flag marks the first special byte
 /// exactly.
-#[inline]
+#[inline(never)]
 pub(super) fn plain_run_end_swar(input: &[u8], from: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;

@@ -75,16 +75,20 @@ impl<'a> Scan<'a> {
     }
 
     /// A string without escapes.
-    #[inline]
+    #[inline(always)]
     pub fn string(&mut self) -> Option<&'a str> {
-        if !self.eat(b'"') {
+        self.ws();
+        let input = self.input;
+        if input.get(self.pos) != Some(&b'"') {
             return None;
         }
-        let start = self.pos;
-        let end = plain_run_end(self.input, start);
-        if self.input.get(end) != Some(&b'"') || end > self.text.len() {
+        let start = self.pos + 1;
+        let end = plain_run_end(input, start);
+        if input.get(end) != Some(&b'"') {
             return None;
         }
+        // Inside the valid prefix, next to two quotes: on character
+        // boundaries.
         let s = self.text.get(start..end)?;
         self.pos = end + 1;
         Some(s)
@@ -102,28 +106,32 @@ impl<'a> Scan<'a> {
 
     /// An integer of at most 15 digits, without fraction or exponent
     /// (the parser's exact integers; `-0` is left to it).
-    #[inline]
+    #[inline(always)]
     pub fn int(&mut self) -> Option<i64> {
         self.ws();
         let input = self.input;
-        let start = self.pos;
-        let negative = input.get(start) == Some(&b'-');
-        let int_start = start + usize::from(negative);
-        let int_end = digits_end(input, int_start);
-        let digits = input.get(int_start..int_end)?;
-        if !(1..=15).contains(&digits.len())
-            || (digits.len() > 1 && digits.first() == Some(&b'0'))
-            || matches!(input.get(int_end), Some(b'.' | b'e' | b'E'))
+        let negative = input.get(self.pos) == Some(&b'-');
+        let start = self.pos + usize::from(negative);
+        let mut p = start;
+        let mut magnitude: i64 = 0;
+        while let Some(&b) = input.get(p) {
+            let digit = b.wrapping_sub(b'0');
+            if digit > 9 {
+                break;
+            }
+            // Wraps past 15 digits, which are refused below.
+            magnitude = magnitude.wrapping_mul(10).wrapping_add(i64::from(digit));
+            p += 1;
+        }
+        let len = p - start;
+        if !(1..=15).contains(&len)
+            || (len > 1 && input.get(start) == Some(&b'0'))
+            || matches!(input.get(p), Some(b'.' | b'e' | b'E'))
+            || (negative && magnitude == 0)
         {
             return None;
         }
-        let magnitude = digits
-            .iter()
-            .fold(0i64, |acc, &b| acc * 10 + i64::from(b - b'0'));
-        if negative && magnitude == 0 {
-            return None;
-        }
-        self.pos = int_end;
+        self.pos = p;
         Some(if negative { -magnitude } else { magnitude })
     }
 
