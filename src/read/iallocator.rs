@@ -1232,10 +1232,26 @@ pub(crate) fn scan_node<'a>(s: &mut Scan<'a>) -> Option<(&'a str, WireNode<'a>)>
     // integer, which only matters if they are read (a live node).
     let mut numbers: [Option<Option<i64>>; 9] = [None; 9];
     s.object(|key, s| {
-        let Some(k) = NODE_KEYS.iter().position(|&n| n == key) else {
-            return s.skip();
+        // NODE_KEYS, in its order.
+        let k: u32 = match key {
+            "offline" => 0,
+            "drained" => 1,
+            "group" => 2,
+            "vm_capable" => 3,
+            "ndparams" => 4,
+            "tags" => 5,
+            "total_spindles" => 6,
+            "free_spindles" => 7,
+            "total_memory" => 8,
+            "reserved_memory" => 9,
+            "free_memory" => 10,
+            "total_disk" => 11,
+            "free_disk" => 12,
+            "total_cpus" => 13,
+            "reserved_cpus" => 14,
+            _ => return s.skip(),
         };
-        seen.first(k as u32)?;
+        seen.first(k)?;
         match k {
             0 => offline = Some(s.bool()?),
             1 => drained = Some(s.bool()?),
@@ -1244,7 +1260,7 @@ pub(crate) fn scan_node<'a>(s: &mut Scan<'a>) -> Option<(&'a str, WireNode<'a>)>
             4 => ndparams = Some(scan_ndparams(s)?),
             5 => tags = Some(if s.null() { Vec::new() } else { s.strings()? }),
             _ => {
-                let slot = numbers.get_mut(k - 6)?;
+                let slot = numbers.get_mut(k as usize - 6)?;
                 *slot = Some(if matches!(s.peek()?, b'-' | b'0'..=b'9') {
                     s.int()
                 } else {

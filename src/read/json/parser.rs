@@ -561,7 +561,7 @@ impl<'a> Parser<'a> {
     #[inline]
     fn skip_whitespace(&mut self) {
         if self.input.get(self.pos).is_some_and(|&b| is_whitespace(b)) {
-            self.pos = whitespace_end(self.input, self.pos + 1);
+            self.pos = whitespace_end_outlined(self.input, self.pos + 1);
         }
     }
 
@@ -981,7 +981,7 @@ pub(super) fn is_whitespace(b: u8) -> bool {
 /// feed and an indentation fit in one step; elsewhere, and for the last
 /// bytes of the input, eight at a time ([`whitespace_end_swar`]). Both find
 /// the first byte that is not whitespace exactly.
-#[inline(never)]
+#[inline]
 pub(super) fn whitespace_end(input: &[u8], from: usize) -> usize {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
@@ -1016,6 +1016,12 @@ pub(super) fn whitespace_end(input: &[u8], from: usize) -> usize {
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     whitespace_end_swar(input, from)
+}
+
+/// [`whitespace_end`], not inlined (the parser's calls).
+#[inline(never)]
+fn whitespace_end_outlined(input: &[u8], from: usize) -> usize {
+    whitespace_end(input, from)
 }
 
 /// [`whitespace_end`] eight bytes at a time. Indented JSON is mostly line

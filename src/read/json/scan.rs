@@ -34,9 +34,10 @@ impl<'a> Scan<'a> {
         self.pos
     }
 
-    /// Steps over whitespace. One space alone (after a `:` or `,` of
-    /// spaced JSON) is stepped over here; longer runs out of line.
-    #[inline]
+    /// Steps over whitespace. Compact JSON has none, and spaced JSON one
+    /// space after a `:` or `,`: both are dealt with here, longer runs
+    /// out of line.
+    #[inline(always)]
     fn ws(&mut self) {
         let Some(&b) = self.input.get(self.pos) else {
             return;
@@ -44,16 +45,19 @@ impl<'a> Scan<'a> {
         if !is_whitespace(b) {
             return;
         }
-        if b == b' '
-            && self
-                .input
-                .get(self.pos + 1)
-                .is_some_and(|&n| !is_whitespace(n))
-        {
-            self.pos += 1;
+        let next = self.pos + 1;
+        if b == b' ' && self.input.get(next).is_some_and(|&n| !is_whitespace(n)) {
+            self.pos = next;
         } else {
-            self.pos = whitespace_end(self.input, self.pos + 1);
+            self.skip_ws(next);
         }
+    }
+
+    /// Steps over a run of whitespace that goes on at `from` (a line feed
+    /// and an indentation: sixteen bytes at a time).
+    #[inline(never)]
+    fn skip_ws(&mut self, from: usize) {
+        self.pos = whitespace_end(self.input, from);
     }
 
     /// The next byte after whitespace, not consumed.
@@ -269,10 +273,19 @@ impl<'a> Scan<'a> {
 
     /// Any value of the shapes above, nested at most a few levels, read
     /// and dropped.
+    #[inline]
     pub fn skip(&mut self) -> Option<()> {
-        self.skip_within(SKIP_DEPTH)
+        // Strings and literals at once; the rest out of line.
+        match self.peek()? {
+            b'"' => self.string().map(drop),
+            b't' => self.word(b"true").then_some(()),
+            b'f' => self.word(b"false").then_some(()),
+            b'n' => self.null().then_some(()),
+            _ => self.skip_within(SKIP_DEPTH),
+        }
     }
 
+    #[inline(never)]
     fn skip_within(&mut self, depth: u32) -> Option<()> {
         match self.peek()? {
             b'"' => self.string().map(drop),
