@@ -98,7 +98,7 @@ pub(crate) fn start<'scope>(
     point: &'scope SplitPoint,
     stop: &'scope AtomicBool,
 ) -> Option<Running<'scope>> {
-    if input.len() < MIN_INPUT || std::env::var_os("NOSPLIT").is_some() {
+    if input.len() < MIN_INPUT {
         return None;
     }
     spawn(scope, input, stop, move || {
