@@ -1234,21 +1234,21 @@ pub(crate) fn scan_node<'a>(s: &mut Scan<'a>) -> Option<(&'a str, WireNode<'a>)>
     s.object(|key, s| {
         // NODE_KEYS, in its order.
         let k: u32 = match key {
-            "offline" => 0,
-            "drained" => 1,
-            "group" => 2,
-            "vm_capable" => 3,
-            "ndparams" => 4,
-            "tags" => 5,
-            "total_spindles" => 6,
-            "free_spindles" => 7,
-            "total_memory" => 8,
-            "reserved_memory" => 9,
-            "free_memory" => 10,
-            "total_disk" => 11,
-            "free_disk" => 12,
-            "total_cpus" => 13,
-            "reserved_cpus" => 14,
+            b"offline" => 0,
+            b"drained" => 1,
+            b"group" => 2,
+            b"vm_capable" => 3,
+            b"ndparams" => 4,
+            b"tags" => 5,
+            b"total_spindles" => 6,
+            b"free_spindles" => 7,
+            b"total_memory" => 8,
+            b"reserved_memory" => 9,
+            b"free_memory" => 10,
+            b"total_disk" => 11,
+            b"free_disk" => 12,
+            b"total_cpus" => 13,
+            b"reserved_cpus" => 14,
             _ => return s.skip(),
         };
         seen.first(k)?;
@@ -1319,8 +1319,10 @@ fn scan_ndparams(s: &mut Scan<'_>) -> Option<(bool, Option<i64>)> {
     let mut spindle_count = None;
     s.object(|key, s| {
         match key {
-            "exclusive_storage" => exclusive_storage = Some(seen.first(0).and_then(|()| s.bool())?),
-            "spindle_count" => {
+            b"exclusive_storage" => {
+                exclusive_storage = Some(seen.first(0).and_then(|()| s.bool())?)
+            }
+            b"spindle_count" => {
                 seen.first(1)?;
                 spindle_count = if matches!(s.peek()?, b'-' | b'0'..=b'9') {
                     s.int()
@@ -1363,18 +1365,18 @@ pub(crate) fn scan_instance<'a>(s: &mut Scan<'a>) -> Option<(&'a str, WireInstan
     let mut secondary = None;
     s.object(|key, s| {
         match key {
-            "disk_space_total" => disk_space_total = Some(seen.first(0).and_then(|()| s.int())?),
-            "disks" => disks = Some(seen.first(1).and_then(|()| scan_disks(s))?),
-            "memory" => memory = Some(seen.first(2).and_then(|()| s.int())?),
-            "vcpus" => vcpus = Some(seen.first(3).and_then(|()| s.int())?),
-            "tags" => tags = Some(seen.first(4).and_then(|()| s.strings())?),
-            "disk_template" => {
+            b"disk_space_total" => disk_space_total = Some(seen.first(0).and_then(|()| s.int())?),
+            b"disks" => disks = Some(seen.first(1).and_then(|()| scan_disks(s))?),
+            b"memory" => memory = Some(seen.first(2).and_then(|()| s.int())?),
+            b"vcpus" => vcpus = Some(seen.first(3).and_then(|()| s.int())?),
+            b"tags" => tags = Some(seen.first(4).and_then(|()| s.strings())?),
+            b"disk_template" => {
                 seen.first(5)?;
                 disk_template = Some(DiskTemplate::from_raw(s.string()?)?);
             }
-            "spindle_use" => spindle_use = Some(seen.first(6).and_then(|()| s.int())?),
-            "nics" => nic_networks = Some(seen.first(7).and_then(|()| scan_nics(s))?),
-            "admin_state" => {
+            b"spindle_use" => spindle_use = Some(seen.first(6).and_then(|()| s.int())?),
+            b"nics" => nic_networks = Some(seen.first(7).and_then(|()| scan_nics(s))?),
+            b"admin_state" => {
                 // hail falls back to "up" on a bad value.
                 seen.first(8)?;
                 run_state = if s.peek()? == b'"' {
@@ -1388,7 +1390,7 @@ pub(crate) fn scan_instance<'a>(s: &mut Scan<'a>) -> Option<(&'a str, WireInstan
                     RunState::Running
                 };
             }
-            "forthcoming" => {
+            b"forthcoming" => {
                 seen.first(9)?;
                 forthcoming = if matches!(s.peek()?, b't' | b'f') {
                     s.bool()?
@@ -1397,7 +1399,7 @@ pub(crate) fn scan_instance<'a>(s: &mut Scan<'a>) -> Option<(&'a str, WireInstan
                     false
                 };
             }
-            "nodes" => {
+            b"nodes" => {
                 seen.first(10)?;
                 let mut k = 0;
                 s.array(|s| {
@@ -1462,8 +1464,8 @@ fn scan_disks(s: &mut Scan<'_>) -> Option<SmallVec<[WireDisk; 4]>> {
         let mut spindles = None;
         s.object(|key, s| {
             match key {
-                "size" => size = Some(seen.first(0).and_then(|()| s.int())?),
-                "spindles" => spindles = seen.first(1).and_then(|()| s.int_or_null())?,
+                b"size" => size = Some(seen.first(0).and_then(|()| s.int())?),
+                b"spindles" => spindles = seen.first(1).and_then(|()| s.int_or_null())?,
                 _ => s.skip()?,
             }
             Some(())
@@ -1485,20 +1487,23 @@ fn scan_nics<'a>(s: &mut Scan<'a>) -> Option<SmallVec<[Option<&'a str>; 4]>> {
         let mut seen = Seen::default();
         let mut network = None;
         s.object(|key, s| {
-            match NIC_KEYS.iter().position(|&k| k == key) {
-                Some(k) => {
-                    seen.first(k as u32)?;
-                    let value = s.string_or_null()?;
-                    if key == "mode"
-                        && !matches!(value, None | Some("bridged" | "routed" | "openvswitch"))
-                    {
-                        return None;
-                    }
-                    if key == "network" {
-                        network = value;
-                    }
-                }
-                None => s.skip()?,
+            // NIC_KEYS, in its order.
+            let k = match key {
+                b"mac" => 0,
+                b"ip" => 1,
+                b"mode" => 2,
+                b"link" => 3,
+                b"bridge" => 4,
+                b"network" => 5,
+                _ => return s.skip(),
+            };
+            seen.first(k)?;
+            let value = s.string_or_null()?;
+            if k == 2 && !matches!(value, None | Some("bridged" | "routed" | "openvswitch")) {
+                return None;
+            }
+            if k == 5 {
+                network = value;
             }
             Some(())
         })?;

@@ -81,6 +81,23 @@ impl<'a> Scan<'a> {
     /// A string without escapes.
     #[inline(always)]
     pub fn string(&mut self) -> Option<&'a str> {
+        let (start, end) = self.plain_string()?;
+        // Inside the valid prefix, next to two quotes: on character
+        // boundaries.
+        self.text.get(start..end)
+    }
+
+    /// The bytes of a string without escapes (a key, compared as bytes).
+    #[inline(always)]
+    pub fn key(&mut self) -> Option<&'a [u8]> {
+        let (start, end) = self.plain_string()?;
+        self.input.get(start..end)
+    }
+
+    /// Reads a string without escapes inside the input's valid UTF-8
+    /// prefix; the range of its text.
+    #[inline(always)]
+    fn plain_string(&mut self) -> Option<(usize, usize)> {
         self.ws();
         let input = self.input;
         if input.get(self.pos) != Some(&b'"') {
@@ -88,23 +105,19 @@ impl<'a> Scan<'a> {
         }
         let start = self.pos + 1;
         let end = plain_run_end(input, start);
-        if input.get(end) != Some(&b'"') {
+        if input.get(end) != Some(&b'"') || end > self.text.len() {
             return None;
         }
-        // Inside the valid prefix, next to two quotes: on character
-        // boundaries.
-        let s = self.text.get(start..end)?;
         self.pos = end + 1;
-        Some(s)
+        Some((start, end))
     }
 
     /// A string without escapes, or `null` (`None` inside).
     #[inline]
     pub fn string_or_null(&mut self) -> Option<Option<&'a str>> {
-        if self.null() {
-            Some(None)
-        } else {
-            self.string().map(Some)
+        match self.peek()? {
+            b'"' => self.string().map(Some),
+            _ => self.null().then_some(None),
         }
     }
 
@@ -217,12 +230,12 @@ impl<'a> Scan<'a> {
         there
     }
 
-    /// An object: each member's key (without escapes) goes to `member`,
-    /// which reads its value.
+    /// An object: each member's key (without escapes, as bytes) goes to
+    /// `member`, which reads its value.
     #[inline]
     pub fn object(
         &mut self,
-        mut member: impl FnMut(&'a str, &mut Self) -> Option<()>,
+        mut member: impl FnMut(&'a [u8], &mut Self) -> Option<()>,
     ) -> Option<()> {
         if !self.eat(b'{') {
             return None;
@@ -231,7 +244,7 @@ impl<'a> Scan<'a> {
             return Some(());
         }
         loop {
-            let key = self.string()?;
+            let key = self.key()?;
             if !self.eat(b':') {
                 return None;
             }
@@ -277,7 +290,7 @@ impl<'a> Scan<'a> {
     pub fn skip(&mut self) -> Option<()> {
         // Strings and literals at once; the rest out of line.
         match self.peek()? {
-            b'"' => self.string().map(drop),
+            b'"' => self.plain_string().map(drop),
             b't' => self.word(b"true").then_some(()),
             b'f' => self.word(b"false").then_some(()),
             b'n' => self.null().then_some(()),
@@ -288,7 +301,7 @@ impl<'a> Scan<'a> {
     #[inline(never)]
     fn skip_within(&mut self, depth: u32) -> Option<()> {
         match self.peek()? {
-            b'"' => self.string().map(drop),
+            b'"' => self.plain_string().map(drop),
             b'-' | b'0'..=b'9' => self.number(),
             b't' | b'f' => self.bool().map(drop),
             b'n' => self.null().then_some(()),
