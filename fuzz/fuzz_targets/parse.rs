@@ -101,20 +101,20 @@ fuzz_target!(|data: &[u8]| {
             let Ok(document) = json::parse_document(data) else {
                 panic!("parse accepts what parse_document refuses");
             };
-            let read = || {
-                let mut cluster = protocol::Collected::default();
-                protocol::read_message(&document, &mut cluster).map(|m| (m, cluster))
-            };
-            let m1 = read();
-            let m2 = read();
-            assert_eq!(m1, m2, "two read_message calls differ");
-            // Streamed while parsed: the same nodes, instances and message,
-            // or the same first error.
+            // Streamed while parsed (members read straight from the input
+            // where they can be): the same nodes, instances and message,
+            // or the same first error, as read from the whole document.
             let mut cluster = protocol::Collected::default();
             let mut reader = protocol::Reader::new(&mut cluster);
             let streamed_doc = json::parse_document_streaming(data, &mut reader)
                 .expect("streaming parse refuses what parse accepts");
             let streamed = reader.finish(&streamed_doc).map(|m| (m, cluster));
+            let read = || {
+                let mut cluster = protocol::Collected::default();
+                protocol::read_message(&document, &mut cluster).map(|m| (m, cluster))
+            };
+            let m1 = read();
+            assert_eq!(m1, read(), "two read_message calls differ");
             if let Err(e) = &m1 {
                 assert!(
                     !e.to_string().trim().is_empty(),
