@@ -19,14 +19,15 @@
 //!
 //! Parsing from a known position in a known state gives the same tokens
 //! and errors whoever does it, so the answer, every error and its position
-//! are those of the one-thread reading (`tests/split.rs` reads requests
-//! split at every member and at arbitrary points, valid and damaged, and
-//! compares). Only the speed depends on the guess: the position is chosen
-//! so that both threads have about the same amount to read (half the
-//! input when the instances come last, as a Ganeti master writes them; a
-//! third when they come first, as in a request with its keys in
-//! alphabetical order, where the parser still has the nodes to read
-//! after them).
+//! are those of the one-thread reading (the loader's tests split every
+//! protocol sample at each of its quotes, valid and damaged, and compare
+//! with a reading of the whole parsed document). Only the speed depends on
+//! the guess. The second thread chooses the position when it starts
+//! (threads can start milliseconds late), half way through what the parse
+//! has left of the instances: up to the end of the input when they come
+//! last, as a Ganeti master writes them, or up to about four fifths of it
+//! when they come first (keys in alphabetical order), as the parse still
+//! has the nodes to read after them.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{Scope, ScopedJoinHandle};
