@@ -805,6 +805,25 @@ mod tests {
     }
 
     #[test]
+    fn a_large_request_is_read_on_two_threads_as_on_one() {
+        // Past `split::MIN_INPUT` the second thread starts by itself,
+        // leaves the parse's processor and chooses its position.
+        use hailstone_devtools::generate::{generate, CaseSpec, RequestKind};
+        for (seed, kind) in [(3, RequestKind::Relocate), (4, RequestKind::ChangeGroup)] {
+            let text = generate(&CaseSpec::new(seed, kind, 400)).request;
+            let sorted = serde_json::from_str::<serde_json::Value>(&text)
+                .map(|v| serde_json::to_string_pretty(&v).expect("json"))
+                .expect("generated JSON");
+            for request in [text, sorted] {
+                assert!(request.len() >= split::MIN_INPUT, "{} bytes", request.len());
+                for _ in 0..3 {
+                    assert_same_load(request.as_bytes(), &format!("seed {seed}"));
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_split_reads_damaged_requests_as_one_thread_does() {
         // A byte changed, removed or doubled in the instances, before and
         // after the split: the same first error (or the same model).
