@@ -771,19 +771,28 @@ mod tests {
         }
     }
 
-    /// The protocol samples, as written and with their keys sorted (the
-    /// instances then come before the nodes).
-    fn samples() -> Vec<(String, String)> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol-samples");
-        let mut names: Vec<_> = std::fs::read_dir(&dir)
+    /// The directory of the protocol samples.
+    fn samples_dir() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol-samples")
+    }
+
+    /// The protocol samples' request files, in name order.
+    fn sample_paths() -> Vec<std::path::PathBuf> {
+        let mut names: Vec<_> = std::fs::read_dir(samples_dir())
             .expect("protocol-samples")
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .collect();
         names.sort();
         assert!(names.len() > 20);
+        names
+    }
+
+    /// The protocol samples, as written and with their keys sorted (the
+    /// instances then come before the nodes).
+    fn samples() -> Vec<(String, String)> {
         let mut out = Vec::new();
-        for path in names {
+        for path in sample_paths() {
             let text = std::fs::read_to_string(&path).expect("sample");
             let name = path.display().to_string();
             if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
@@ -827,11 +836,8 @@ mod tests {
     fn a_split_reads_damaged_requests_as_one_thread_does() {
         // A byte changed, removed or doubled in the instances, before and
         // after the split: the same first error (or the same model).
-        let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("protocol-samples/relocate-drbd.json"),
-        )
-        .expect("sample");
+        let text =
+            std::fs::read_to_string(samples_dir().join("relocate-drbd.json")).expect("sample");
         let bytes = text.as_bytes();
         let start = text.find("\"instances\"").expect("instances");
         let splits: Vec<usize> = quotes(bytes).filter(|&q| q > start).step_by(5).collect();
@@ -923,15 +929,7 @@ mod tests {
             (r#""cluster_tags":"#, r#""cluster_tags": 3, "c":"#),
             (r#""nodes":"#, r#""nodes": {}, "nodes":"#),
         ];
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol-samples");
-        let mut names: Vec<_> = std::fs::read_dir(&dir)
-            .expect("protocol-samples")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        names.sort();
-        assert!(names.len() > 20);
-        for path in names {
+        for path in sample_paths() {
             let text = std::fs::read_to_string(&path).expect("sample");
             // As Ganeti writes it, and with its keys sorted (the instances
             // then come before the nodes and cannot be streamed).
@@ -952,7 +950,8 @@ mod tests {
             }
         }
         // Truncations stop the parse anywhere, inside streamed members too.
-        let text = std::fs::read_to_string(dir.join("relocate-drbd.json")).expect("sample");
+        let text =
+            std::fs::read_to_string(samples_dir().join("relocate-drbd.json")).expect("sample");
         for cut in (0..text.len()).step_by(7) {
             assert_same_load(&text.as_bytes()[..cut], &format!("cut at {cut}"));
         }
