@@ -1217,10 +1217,7 @@ pub(crate) fn read_instance<'d>(v: Value<'d>, path: &Path) -> Result<WireInstanc
 /// shape (as for [`scan_instance`]); the member is then parsed and read by
 /// [`read_node`].
 pub(crate) fn scan_node<'a>(s: &mut Scan<'a>) -> Option<(&'a str, WireNode<'a>)> {
-    let name = s.string()?;
-    if !s.eat(b':') {
-        return None;
-    }
+    let name = s.member_name()?;
     let mut seen = Seen::default();
     let mut offline = None;
     let mut drained = None;
@@ -1260,13 +1257,7 @@ pub(crate) fn scan_node<'a>(s: &mut Scan<'a>) -> Option<(&'a str, WireNode<'a>)>
             4 => ndparams = Some(scan_ndparams(s)?),
             5 => tags = Some(if s.null() { Vec::new() } else { s.strings()? }),
             _ => {
-                let slot = numbers.get_mut(k as usize - 6)?;
-                *slot = Some(if matches!(s.peek()?, b'-' | b'0'..=b'9') {
-                    s.int()
-                } else {
-                    s.skip()?;
-                    None
-                });
+                *numbers.get_mut(k as usize - 6)? = Some(int_or_skipped(s)?);
             }
         }
         Some(())
@@ -1311,6 +1302,18 @@ pub(crate) fn scan_node<'a>(s: &mut Scan<'a>) -> Option<(&'a str, WireNode<'a>)>
     Some((name, wn))
 }
 
+/// For values read only in some cases (a live node's numbers): a plain
+/// integer, or any value that is not a number, read and dropped (`None`
+/// inside). Another number is left unread, so that the member is given up.
+fn int_or_skipped(s: &mut Scan<'_>) -> Option<Option<i64>> {
+    Some(if matches!(s.peek()?, b'-' | b'0'..=b'9') {
+        s.int()
+    } else {
+        s.skip()?;
+        None
+    })
+}
+
 /// A node's `ndparams` for [`scan_node`]: `exclusive_storage` and
 /// `spindle_count` (`None` when absent or not a plain integer).
 fn scan_ndparams(s: &mut Scan<'_>) -> Option<(bool, Option<i64>)> {
@@ -1322,15 +1325,7 @@ fn scan_ndparams(s: &mut Scan<'_>) -> Option<(bool, Option<i64>)> {
             b"exclusive_storage" => {
                 exclusive_storage = Some(seen.first(0).and_then(|()| s.bool())?)
             }
-            b"spindle_count" => {
-                seen.first(1)?;
-                spindle_count = if matches!(s.peek()?, b'-' | b'0'..=b'9') {
-                    s.int()
-                } else {
-                    s.skip()?;
-                    None
-                };
-            }
+            b"spindle_count" => spindle_count = seen.first(1).and_then(|()| int_or_skipped(s))?,
             _ => s.skip()?,
         }
         Some(())
@@ -1346,10 +1341,7 @@ fn scan_ndparams(s: &mut Scan<'_>) -> Option<(bool, Option<i64>)> {
 /// parsed and read by [`read_instance`], which finds the same instance or
 /// the error.
 pub(crate) fn scan_instance<'a>(s: &mut Scan<'a>) -> Option<(&'a str, WireInstance<'a>)> {
-    let name = s.string()?;
-    if !s.eat(b':') {
-        return None;
-    }
+    let name = s.member_name()?;
     let mut seen = Seen::default();
     let mut disk_space_total = None;
     let mut disks = None;

@@ -112,6 +112,14 @@ impl<'a> Scan<'a> {
         Some((start, end))
     }
 
+    /// An object member's key (a string without escapes) and the `:`
+    /// after it.
+    #[inline]
+    pub fn member_name(&mut self) -> Option<&'a str> {
+        let name = self.string()?;
+        self.eat(b':').then_some(name)
+    }
+
     /// A string without escapes, or `null` (`None` inside).
     #[inline]
     pub fn string_or_null(&mut self) -> Option<Option<&'a str>> {
