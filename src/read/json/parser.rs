@@ -985,37 +985,49 @@ pub(super) fn is_whitespace(b: u8) -> bool {
 pub(super) fn whitespace_end(input: &[u8], from: usize) -> usize {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-            _mm_set1_epi8,
-        };
-        let mut p = from;
-        while let Some(chunk) = input.get(p..p.saturating_add(16)) {
-            // SAFETY: SSE2 is enabled (the cfg above; every x86-64 target
-            // has it), and `chunk` is 16 readable bytes, which `loadu`
-            // reads at any alignment.
-            let blank = unsafe {
-                let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-                let space = _mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8));
-                let line = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8));
-                let ret = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\r' as i8));
-                let tab = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8));
-                _mm_movemask_epi8(_mm_or_si128(
-                    _mm_or_si128(space, line),
-                    _mm_or_si128(ret, tab),
-                ))
-            };
-            // The bytes that are not whitespace, one bit each.
-            let other = !blank & 0xffff;
-            if other != 0 {
-                return p + other.trailing_zeros() as usize;
-            }
-            p += 16;
-        }
-        whitespace_end_swar(input, p)
+        use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
+        // SAFETY: SSE2 is enabled (the cfg above; every
+        // x86-64 target has it); these intrinsics only compute on values.
+        let found = find16(input, from, |v| unsafe {
+            let is = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
+            let blank = _mm_or_si128(
+                _mm_or_si128(is(b' '), is(b'\n')),
+                _mm_or_si128(is(b'\r'), is(b'\t')),
+            );
+            // The bytes that are not whitespace.
+            !(_mm_movemask_epi8(blank) as u32) & 0xffff
+        });
+        found.unwrap_or_else(|p| whitespace_end_swar(input, p))
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     whitespace_end_swar(input, from)
+}
+
+/// The first byte from `from` on that `marks` marks, sixteen bytes at a
+/// time with SSE2: `marks` gets sixteen bytes and returns one bit per byte
+/// to stop at, the first byte's lowest. `Err` gives where fewer than
+/// sixteen bytes are left, for the caller's other way.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn find16(
+    input: &[u8],
+    from: usize,
+    marks: impl Fn(std::arch::x86_64::__m128i) -> u32,
+) -> Result<usize, usize> {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128};
+    let mut p = from;
+    while let Some(chunk) = input.get(p..p.saturating_add(16)) {
+        // SAFETY: SSE2 is enabled (the cfg above; every x86-64 target has
+        // it), and `chunk` is 16 readable bytes, which `loadu` reads at any
+        // alignment.
+        let v = unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) };
+        let mask = marks(v);
+        if mask != 0 {
+            return Ok(p + mask.trailing_zeros() as usize);
+        }
+        p += 16;
+    }
+    Err(p)
 }
 
 /// [`whitespace_end`], not inlined (the parser's calls).
@@ -1067,29 +1079,19 @@ pub(super) fn plain_run_end(input: &[u8], from: usize) -> usize {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
-            _mm_or_si128, _mm_set1_epi8,
+            _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
         };
-        let mut p = from;
-        while let Some(chunk) = input.get(p..p.saturating_add(16)) {
-            // SAFETY: SSE2 is enabled (the cfg above; every x86-64 target
-            // has it), and `chunk` is 16 readable bytes, which `loadu`
-            // reads at any alignment.
-            let mask = unsafe {
-                let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-                let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-                // Control characters: the unsigned minimum with 0x1f is the
-                // byte itself exactly when the byte is at most 0x1f.
-                let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
-                _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control))
-            };
-            if mask != 0 {
-                return p + mask.trailing_zeros() as usize;
-            }
-            p += 16;
-        }
-        plain_run_end_swar(input, p)
+        // SAFETY: SSE2 is enabled (the cfg above; every x86-64 target has
+        // it); these intrinsics only compute on values.
+        let found = find16(input, from, |v| unsafe {
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            // Control characters: the unsigned minimum with 0x1f is the
+            // byte itself exactly when the byte is at most 0x1f.
+            let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
+        });
+        found.unwrap_or_else(|p| plain_run_end_swar(input, p))
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     plain_run_end_swar(input, from)
