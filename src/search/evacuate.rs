@@ -14,9 +14,11 @@
 //! full score (O(G) each) only among near-ties: the others are ruled out by
 //! the `argmin` approximation in O(1).
 
+use smallvec::SmallVec;
+
 use crate::model::group::Group;
 use crate::model::instance::Instance;
-use crate::model::node::Node;
+use crate::model::node::{Node, Scalars};
 use crate::model::refusal::Refusal;
 use crate::model::types::{DiskTemplate, EvacMode, MirrorType, SoftChecks};
 use crate::score::argmin::{self, GroupSums};
@@ -286,7 +288,7 @@ fn evac_one_node_only(
     // old best only when it is strictly lower). The full score is computed
     // only for near-ties (see `argmin`); the approximation needs the
     // location-exclusion component to be 0.
-    let base_sums = shortcut_sums(state, inst, group);
+    let base = shortcut_sums(state, inst, group).and_then(|sums| sums.base(0));
     let mut failures = String::new();
     let mut cands: Vec<usize> = Vec::new();
     let mut approxes: Vec<Option<(f64, f64)>> = Vec::new();
@@ -300,8 +302,29 @@ fn evac_one_node_only(
         targets: Vec::new(),
         chosen: None,
     });
+    // A secondary's replacement is tried without copying nodes.
+    let mut trial = match op(0) {
+        Move::ReplaceSecondary(_) => moves::SecondaryTrial::new(&*state, inst, soft),
+        _ => None,
+    };
     for &t in avail {
-        let outcome = apply(state, inst, op(t), soft)?;
+        // Each target's move: the values of the nodes it changes (in the
+        // group's approximation, when it applies), or why it fails.
+        let outcome = match trial.as_mut().and_then(|tr| tr.try_target(&*state, t)) {
+            Some(Ok(changed)) => Ok(base
+                .as_ref()
+                .and_then(|b| approx_moved(state, b, group, changed.iter().map(|(k, s)| (*k, s))))),
+            Some(Err(MoveError::Fail(f))) => Err(f.name().to_owned()),
+            Some(Err(MoveError::Crash(c))) => return Err(EvacError::Crash(c)),
+            None => apply(state, inst, op(t), soft)?.map(|m| {
+                let nodes = m.final_nodes();
+                let scalars: SmallVec<[(usize, Scalars); 4]> =
+                    nodes.iter().map(|(k, n)| (*k, n.scalars())).collect();
+                base.as_ref().and_then(|b| {
+                    approx_moved(state, b, group, scalars.iter().map(|(k, s)| (*k, s)))
+                })
+            }),
+        };
         if let Some(note) = note.as_mut() {
             let o = match &outcome {
                 Ok(_) => TargetOutcome::Fit,
@@ -324,10 +347,7 @@ fn evac_one_node_only(
                     ));
                 }
             }
-            Ok(m) => {
-                let approx = base_sums
-                    .as_ref()
-                    .and_then(|b| with_overlay(state, b, group, &m.final_nodes()).approx(0));
+            Ok(approx) => {
                 cands.push(t);
                 approxes.push(approx);
             }
@@ -517,6 +537,38 @@ fn primary_steps<'s>(
         }
     }
     Ok((ov, cur, None))
+}
+
+/// The approximate score of the group, and its error bound, once a
+/// move's nodes of the group replace theirs, from the group prepared once
+/// (`argmin::ScoreBase`); `None` when the shortcut does not apply.
+fn approx_moved<'a>(
+    state: &State,
+    base: &argmin::ScoreBase,
+    group: usize,
+    changed: impl Iterator<Item = (usize, &'a Scalars)>,
+) -> Option<(f64, f64)> {
+    let mut online: SmallVec<[(NodeValues, NodeValues); 4]> = SmallVec::new();
+    let mut offline: SmallVec<[(NodeValues, NodeValues); 4]> = SmallVec::new();
+    for (k, s) in changed {
+        // A move changes neither a node's group nor whether it is offline.
+        if state.node_at(k).group != group {
+            continue;
+        }
+        let pair = (*state.values(k), metric::node_values(s));
+        if s.offline {
+            offline.push(pair);
+        } else {
+            online.push(pair);
+        }
+    }
+    let (online, offline) = (value_pairs(&online), value_pairs(&offline));
+    base.approx_leaving(&online, &offline, |_, _, _, _| {})
+}
+
+/// The pairs of `(old, new)` values, by reference.
+fn value_pairs(v: &[(NodeValues, NodeValues)]) -> SmallVec<[(&NodeValues, &NodeValues); 4]> {
+    v.iter().map(|(old, new)| (old, new)).collect()
 }
 
 /// The group sums with the overlay's changed nodes of the group replaced.
@@ -1486,6 +1538,64 @@ mod tests {
     use super::*;
     use crate::model::Request;
     use crate::read::loader::{load_document, LoadOptions};
+
+    /// A secondary's replacement tried by probes (`SecondaryTrial`) gives,
+    /// for every drbd instance and target, what the move itself gives: the
+    /// same failure, or the same values of the same changed nodes; the
+    /// instance's own nodes are left to the move. Clusters of every
+    /// generator feature (offline and drained nodes, exclusive storage,
+    /// forthcoming instances, tags), both soft-check modes.
+    #[test]
+    fn secondary_trials_give_the_moves_values() {
+        use crate::model::types::SoftChecks;
+        use hailstone_devtools::generate::{all_kinds, generate, CaseSpec};
+        let (mut fits, mut fails) = (0, 0);
+        for seed in 0..40u64 {
+            let kinds = all_kinds();
+            let kind = kinds[seed as usize % kinds.len()];
+            let text = generate(&CaseSpec::random(seed, kind, 3..=24)).request;
+            let doc = crate::read::json::parse_document(text.as_bytes()).expect("valid JSON");
+            let Ok(loaded) = load_document(&doc, &LoadOptions::default()) else {
+                continue;
+            };
+            let state = State::new(&loaded.cluster);
+            for inst in &loaded.cluster.instances {
+                if inst.mirror_type() != MirrorType::Internal {
+                    continue;
+                }
+                for soft in [SoftChecks::Enforce, SoftChecks::Ignore] {
+                    let Some(mut trial) = moves::SecondaryTrial::new(&state, inst, soft) else {
+                        continue;
+                    };
+                    for t in state.node_keys() {
+                        let tried = trial.try_target(&state, t);
+                        let moved = moves::apply(&state, inst, Move::ReplaceSecondary(t), soft);
+                        let own = [inst.p_node, inst.s_node].contains(&(t as i32));
+                        let what = format!("seed {seed}, {} to {t}", inst.name);
+                        match (tried, moved) {
+                            (None, _) => assert!(own, "{what}: not tried"),
+                            (Some(_), _) if own => panic!("{what}: own node tried"),
+                            (Some(Ok(values)), Ok(m)) => {
+                                let expected: Vec<(usize, Scalars)> = m
+                                    .final_nodes()
+                                    .iter()
+                                    .map(|(k, n)| (*k, n.scalars()))
+                                    .collect();
+                                assert_eq!(values.to_vec(), expected, "{what}");
+                                fits += 1;
+                            }
+                            (Some(Err(MoveError::Fail(a))), Err(MoveError::Fail(b))) => {
+                                assert_eq!(a, b, "{what}");
+                                fails += 1;
+                            }
+                            (a, b) => panic!("{what}: {a:?} against {:?}", b.err()),
+                        }
+                    }
+                }
+            }
+        }
+        assert!(fits > 1000 && fails > 1000, "{fits} fits, {fails} failures");
+    }
 
     /// A change-group large enough for the pair scan to run on threads
     /// gives the same moves, jobs and failures as the scan in one run

@@ -7,7 +7,7 @@
 use smallvec::SmallVec;
 
 use crate::model::instance::Instance;
-use crate::model::node::{intersection_len, Node};
+use crate::model::node::{intersection_len, Node, Scalars};
 use crate::model::types::{FailMode, SoftChecks};
 use crate::search::state::{Crash, State};
 
@@ -270,6 +270,84 @@ impl<'a> DrbdMove<'a> {
             tgt,
             int_p,
             int_s,
+        })
+    }
+}
+
+/// [`Move::ReplaceSecondary`] of one instance tried towards many targets:
+/// what does not depend on the target (the primary and the old secondary
+/// without the instance) is computed once, and each target then costs two
+/// probes and no copy of a node. The checks are [`apply`]'s, in its order,
+/// and so are the nodes' would-be values.
+pub struct SecondaryTrial<'s> {
+    old_pdx: i32,
+    old_sdx: i32,
+    pnode: &'s Node,
+    /// The primary without the instance.
+    p_removed: Node,
+    /// The old secondary without the instance.
+    int_s: Scalars,
+    soft_s: SoftChecks,
+    /// The moved instance, its secondary and location score set per
+    /// target.
+    new_inst: Instance,
+}
+
+impl<'s> SecondaryTrial<'s> {
+    /// The trials of `inst`'s secondary replacement on `state`; `None` when
+    /// its nodes are not there (then [`apply`] says what is wrong).
+    pub fn new(state: &'s impl Nodes, inst: &Instance, soft: SoftChecks) -> Option<Self> {
+        let old_s = state.node(inst.s_node).ok()?;
+        let pnode = state.node(inst.p_node).ok()?;
+        let mut p_removed = pnode.clone();
+        p_removed.remove_pri(inst);
+        let mut int_s = old_s.clone();
+        int_s.remove_sec(inst);
+        Some(SecondaryTrial {
+            old_pdx: inst.p_node,
+            old_sdx: inst.s_node,
+            pnode,
+            p_removed,
+            int_s: int_s.scalars(),
+            soft_s: soft.ignored_if(old_s.offline),
+            new_inst: inst.clone(),
+        })
+    }
+
+    /// The would-be values of the nodes that the move to `target` changes,
+    /// by key, in [`apply`]'s order (the old secondary, the target, the
+    /// primary), or why it fails. `None` when the target is one of the
+    /// instance's own nodes (then [`apply`] computes the move).
+    pub fn try_target(
+        &mut self,
+        state: &impl Nodes,
+        target: usize,
+    ) -> Option<Result<[(usize, Scalars); 3], MoveError>> {
+        let t = i32::try_from(target).ok()?;
+        if t == self.old_pdx || t == self.old_sdx {
+            return None;
+        }
+        let tgt = match state.node(t) {
+            Ok(n) => n,
+            Err(c) => return Some(Err(c.into())),
+        };
+        self.new_inst.location_score = location_score(self.pnode, tgt);
+        self.new_inst.s_node = t;
+        let probes = tgt
+            .probe_add_sec(false, self.soft_s, &self.new_inst, self.old_pdx)
+            .and_then(|s| {
+                let p = self
+                    .p_removed
+                    .probe_add_pri(SoftChecks::Ignore, &self.new_inst)?;
+                Ok((s, p))
+            });
+        Some(match probes {
+            Ok((s, p)) => Ok([
+                (key(self.old_sdx), self.int_s),
+                (target, tgt.scalars_with_sec(&s)),
+                (key(self.old_pdx), self.p_removed.scalars_with_pri(&p)),
+            ]),
+            Err(f) => Err(f.into()),
         })
     }
 }
