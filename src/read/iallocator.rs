@@ -217,19 +217,27 @@ pub trait ClusterSink {
     /// [`ClusterSink::early_instance`]) would have taken them one by one,
     /// up to the first error; otherwise only where the reading ended is
     /// wanted. `None`: nothing was read there; the parser reads on.
-    fn split_instances(&mut self, _at: usize, _early: bool, _take: bool) -> Option<SplitInstances> {
+    fn split_instances(&mut self, _at: usize, _early: bool, _take: bool) -> Option<SplitTaken> {
+        None
+    }
+    /// As [`ClusterSink::split_instances`], at the split position `at` in
+    /// the nodes object: the nodes from there to the end of the object,
+    /// taken as [`ClusterSink::node`] would have taken them one by one
+    /// when `take`.
+    fn split_nodes(&mut self, _at: usize, _take: bool) -> Option<SplitTaken> {
         None
     }
 }
 
-/// What [`ClusterSink::split_instances`] gives back.
+/// What [`ClusterSink::split_instances`] and [`ClusterSink::split_nodes`]
+/// give back.
 #[derive(Debug)]
-pub struct SplitInstances {
-    /// The position after the instances object, or the parse error met
-    /// reading them.
+pub struct SplitTaken {
+    /// The position after the object, or the parse error met reading its
+    /// members.
     pub end: Result<usize, ParseError>,
-    /// The first error among the instances taken, as they would have
-    /// given it one by one.
+    /// The first error among the members taken, as they would have given
+    /// it one by one.
     pub error: Option<InputError>,
 }
 
@@ -483,6 +491,14 @@ impl<S: ClusterSink> Streamer for Reader<'_, S> {
     }
 
     fn split(&mut self, at: usize) -> Option<Result<usize, ParseError>> {
+        if self.nodes == Section::Streaming {
+            // After the first error, later nodes are only parsed.
+            let taken = self.sink.split_nodes(at, self.error.is_none())?;
+            if let Some(e) = taken.error {
+                self.error.get_or_insert(e);
+            }
+            return Some(taken.end);
+        }
         let early = match self.instances {
             Section::Streaming => false,
             Section::EarlyStreaming => true,
@@ -1026,7 +1042,7 @@ const NODE_KEYS: [&str; 15] = [
     "reserved_cpus",
 ];
 
-fn read_node<'d>(v: Value<'d>, path: &Path) -> Result<WireNode<'d>, InputError> {
+pub(crate) fn read_node<'d>(v: Value<'d>, path: &Path) -> Result<WireNode<'d>, InputError> {
     let m = as_object(v, path)?.pick(&NODE_KEYS);
     let offline = req_bool(&m, "offline", path)?;
     let drained = req_bool(&m, "drained", path)?;

@@ -15,7 +15,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::model::group::Group;
@@ -25,10 +24,10 @@ use crate::model::policy::IPolicy;
 use crate::model::types::DiskTemplate;
 use crate::model::{Cluster, NameMatch, Request};
 use crate::read::iallocator::{
-    self, ClusterSink, Hypervisor, InputError, Message, Path, SplitInstances, WireGroup,
-    WireInstance, WireInstanceBody, WireNode, WireRequest,
+    self, ClusterSink, Hypervisor, InputError, Message, Path, SplitTaken, WireGroup, WireInstance,
+    WireInstanceBody, WireNode, WireRequest,
 };
-use crate::read::json::{self, ParseError, SplitPoint};
+use crate::read::json::{self, ParseError};
 use crate::read::merge::{merge, owned, tag_sets, Empties, MergeOptions, Parts};
 use crate::read::split;
 
@@ -80,6 +79,58 @@ pub enum LoadError {
     Json(ParseError),
     /// It is not a valid request.
     Input(InputError),
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many times this thread's parses took nodes read on a second
+    /// thread (for the tests).
+    static NODES_TAKEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// A node as sent, its index `idx`, in the group of index `group`.
+pub(crate) fn build_node(name: &str, wn: &WireNode<'_>, idx: usize, group: usize) -> Node {
+    let live = wn.live;
+    let t_spindles = if wn.exclusive_storage {
+        live.and_then(|l| l.total_spindles).unwrap_or(0)
+    } else {
+        wn.spindle_count.unwrap_or(0)
+    };
+    let f_spindles = live.map_or(0, |l| l.free_spindles);
+    let f_mem = live.map_or(0, |l| l.free_memory);
+    let f_dsk = live.map_or(0, |l| l.free_disk);
+    let n_cpu = live.map_or(0, |l| l.reserved_cpus);
+    let info = NodeInfo {
+        name: name.to_owned(),
+        alias_len: name.len(),
+        tags: owned(&wn.tags),
+        location_tags: Vec::new(),
+        mig_tags: Vec::new(),
+        rmig_tags: Vec::new(),
+        master: false,
+        n_cpu,
+        cpu_speed: 1.0,
+    };
+    let resources = Resources {
+        t_mem: live.map_or(0.0, |l| l.total_memory),
+        n_mem: live.map_or(0, |l| l.reserved_memory),
+        f_mem,
+        t_dsk: live.map_or(0.0, |l| l.total_disk),
+        f_dsk,
+        t_cpu: live.map_or(0.0, |l| l.total_cpus),
+        t_spindles,
+        f_spindles,
+        excl_storage: wn.exclusive_storage,
+        offline: live.is_none() || wn.drained,
+    };
+    Node::create(info, idx, group, resources)
+}
+
+/// A node's error when its group is not in the request: `path` is the
+/// node's.
+fn group_error(path: &Path, uuid: &str) -> InputError {
+    path.field("group")
+        .error(format!("no node group with UUID {}", quoted(uuid)))
 }
 
 /// An instance as sent; its exclusion and desired-location tag sets are
@@ -243,46 +294,11 @@ impl ClusterSink for Builder<'_> {
 
     fn node(&mut self, name: &str, wn: WireNode<'_>, path: &Path) -> Result<(), InputError> {
         let Some(&gidx) = self.group_by_uuid.get(wn.group) else {
-            return Err(path
-                .field("group")
-                .error(format!("no node group with UUID {}", quoted(wn.group))));
+            return Err(group_error(path, wn.group));
         };
         let i = self.nodes.len();
         self.node_by_name.insert(name.into(), i);
-        let live = wn.live;
-        let t_spindles = if wn.exclusive_storage {
-            live.and_then(|l| l.total_spindles).unwrap_or(0)
-        } else {
-            wn.spindle_count.unwrap_or(0)
-        };
-        let f_spindles = live.map_or(0, |l| l.free_spindles);
-        let f_mem = live.map_or(0, |l| l.free_memory);
-        let f_dsk = live.map_or(0, |l| l.free_disk);
-        let n_cpu = live.map_or(0, |l| l.reserved_cpus);
-        let info = NodeInfo {
-            name: name.to_owned(),
-            alias_len: name.len(),
-            tags: owned(&wn.tags),
-            location_tags: Vec::new(),
-            mig_tags: Vec::new(),
-            rmig_tags: Vec::new(),
-            master: false,
-            n_cpu,
-            cpu_speed: 1.0,
-        };
-        let resources = Resources {
-            t_mem: live.map_or(0.0, |l| l.total_memory),
-            n_mem: live.map_or(0, |l| l.reserved_memory),
-            f_mem,
-            t_dsk: live.map_or(0.0, |l| l.total_disk),
-            f_dsk,
-            t_cpu: live.map_or(0.0, |l| l.total_cpus),
-            t_spindles,
-            f_spindles,
-            excl_storage: wn.exclusive_storage,
-            offline: live.is_none() || wn.drained,
-        };
-        self.nodes.push(Node::create(info, i, gidx, resources));
+        self.nodes.push(build_node(name, &wn, i, gidx));
         Ok(())
     }
 
@@ -343,20 +359,20 @@ impl ClusterSink for Builder<'_> {
         Ok(())
     }
 
-    fn split_instances(&mut self, at: usize, early: bool, take: bool) -> Option<SplitInstances> {
+    fn split_instances(&mut self, at: usize, early: bool, take: bool) -> Option<SplitTaken> {
         let split::Tail {
             at: began,
             instances,
             unresolved,
             error,
             end,
-        } = self.split.take()?.join()?;
+        } = self.split.as_mut()?.instances(at)?;
         if began != at {
             return None;
         }
         // A parse error is the reading's error whatever was read.
         if end.is_err() || !take {
-            return Some(SplitInstances { end, error: None });
+            return Some(SplitTaken { end, error: None });
         }
         let base = self.instances.len();
         let mut taken = instances.into_iter().enumerate();
@@ -366,7 +382,7 @@ impl ClusterSink for Builder<'_> {
                 ..inst
             }));
             self.early.append(unresolved);
-            return Some(SplitInstances { end, error });
+            return Some(SplitTaken { end, error });
         }
         // As `instance` would have taken them, one by one, up to the
         // first error.
@@ -380,14 +396,62 @@ impl ClusterSink for Builder<'_> {
                     ..inst
                 }),
                 Err(e) => {
-                    return Some(SplitInstances {
+                    return Some(SplitTaken {
                         end,
                         error: Some(e),
                     })
                 }
             }
         }
-        Some(SplitInstances { end, error })
+        Some(SplitTaken { end, error })
+    }
+
+    fn split_nodes(&mut self, at: usize, take: bool) -> Option<SplitTaken> {
+        let split::NodeTail {
+            at: began,
+            mut nodes,
+            groups,
+            mut error,
+            end,
+        } = self.split.as_mut()?.nodes(at)?;
+        if began != at {
+            return None;
+        }
+        if end.is_err() || !take {
+            return Some(SplitTaken { end, error: None });
+        }
+        let group_idx: Vec<Option<usize>> = groups
+            .iter()
+            .map(|uuid| self.group_by_uuid.get(uuid.as_str()).copied())
+            .collect();
+        // As `node` would have taken them, one by one, up to the first
+        // error: a node in an unknown group is the first.
+        let section = Path::ROOT.field("nodes");
+        let base = self.nodes.len();
+        let mut kept = nodes.len();
+        for (k, node) in nodes.iter_mut().enumerate() {
+            let Some(gidx) = group_idx.get(node.group).copied().flatten() else {
+                let uuid = groups.get(node.group).map_or("", String::as_str);
+                error = Some(group_error(&section.name(&node.info.name), uuid));
+                kept = k;
+                break;
+            };
+            node.idx = base + k;
+            node.group = gidx;
+        }
+        nodes.truncate(kept);
+        self.node_by_name.reserve(nodes.len());
+        for node in &nodes {
+            self.node_by_name
+                .insert(node.info.name.as_str().into(), node.idx);
+        }
+        // The second thread's vector, already in its memory, with the
+        // nodes read before it in front.
+        nodes.splice(0..0, self.nodes.drain(..));
+        self.nodes = nodes;
+        #[cfg(test)]
+        NODES_TAKEN.with(|n| n.set(n.get() + 1));
+        Some(SplitTaken { end, error })
     }
 }
 
@@ -510,45 +574,35 @@ impl Builder<'_> {
 /// the parser reads up to them ([`split`]); the result is the one-thread
 /// reading's.
 pub fn load(input: &[u8], opts: &LoadOptions) -> Result<Loaded, LoadError> {
-    load_split(input, opts, None)
+    load_split(input, opts, split::Plan::Choose)
 }
 
-/// [`load`], with the second thread started at `split_at` (when given)
-/// whatever the input's size, for tests.
-fn load_split(
-    input: &[u8],
-    opts: &LoadOptions,
-    split_at: Option<usize>,
-) -> Result<Loaded, LoadError> {
-    let stop = AtomicBool::new(false);
-    let point = SplitPoint::default();
+/// [`load`], with the second thread started as `plan` says (for tests:
+/// whatever the input's size).
+fn load_split(input: &[u8], opts: &LoadOptions, plan: split::Plan) -> Result<Loaded, LoadError> {
+    let link = split::Link::default();
     std::thread::scope(|scope| {
         let mut built = Builder::new();
-        built.split = match split_at {
-            None => split::start(scope, input, &point, &stop),
-            Some(at) => split::start_at(scope, input, at, &point, &stop),
-        };
-        load_into(built, input, &point, &stop, opts)
+        built.split = split::start(scope, input, &link, plan);
+        load_into(built, input, &link, opts)
     })
 }
 
 /// [`load`] with the second thread, if any, in `built`, meeting the parse
-/// at `point`; `stop` tells it to stop once the parse no longer needs it.
+/// through `link`.
 fn load_into<'a>(
     mut built: Builder<'_>,
     input: &'a [u8],
-    point: &'a SplitPoint,
-    stop: &AtomicBool,
+    link: &'a split::Link,
     opts: &LoadOptions,
 ) -> Result<Loaded, LoadError> {
     let mut reader = iallocator::Reader::new(&mut built);
-    let parsed = json::parse_document_streaming_split(input, &mut reader, point);
-    stop.store(true, Ordering::Relaxed);
+    let parsed = json::parse_document_streaming_split(input, &mut reader, &link.point);
+    link.stop();
     let doc = parsed.map_err(LoadError::Json)?;
     let msg = reader.finish(&doc).map_err(LoadError::Input)?;
-    if let Some(unused) = built.split.take() {
-        unused.abandon();
-    }
+    // Dropped, the second thread is told to stop.
+    drop(built.split.take());
     finish(built, &msg, opts).map_err(LoadError::Input)
 }
 
@@ -760,15 +814,36 @@ mod tests {
             .map(|(i, _)| i)
     }
 
-    /// Loads a request with the second thread started at each of `at`:
-    /// each must give what the whole reading gives.
-    fn assert_same_split_loads(bytes: &[u8], at: impl Iterator<Item = usize>, what: &str) {
+    /// Loads a request with the second thread started in the instances
+    /// at each of `at`: each must give what the whole reading gives.
+    /// Loads a request with the second thread started at each of `at`
+    /// (finding the nodes itself when the instances come first): each
+    /// must give what the whole reading gives. Returns how many times the
+    /// parse took nodes read on the second thread.
+    fn assert_same_split_loads(bytes: &[u8], at: impl Iterator<Item = usize>, what: &str) -> usize {
+        let plans = at.map(|at| split::Plan::At {
+            instances: Some(at),
+            nodes: None,
+        });
+        assert_same_planned_loads(bytes, plans, what)
+    }
+
+    /// Loads a request with the second thread started as each of `plans`
+    /// says: each must give what the whole reading gives. Returns how
+    /// many times the parse took nodes read on the second thread.
+    fn assert_same_planned_loads(
+        bytes: &[u8],
+        plans: impl Iterator<Item = split::Plan>,
+        what: &str,
+    ) -> usize {
         let whole = load_whole(bytes);
         let opts = LoadOptions::default();
-        for at in at {
-            let split = load_split(bytes, &opts, Some(at));
-            assert_eq!(split, whole, "{what}, split at {at}");
+        let before = NODES_TAKEN.with(std::cell::Cell::get);
+        for plan in plans {
+            let split = load_split(bytes, &opts, plan);
+            assert_eq!(split, whole, "{what}, split {plan:?}");
         }
+        NODES_TAKEN.with(std::cell::Cell::get) - before
     }
 
     /// The directory of the protocol samples.
@@ -807,10 +882,67 @@ mod tests {
     #[test]
     fn a_split_at_any_quote_reads_what_one_thread_reads() {
         // Valid requests: the split is taken where a member of the
-        // instances begins and dropped anywhere else.
+        // instances begins and dropped anywhere else; with the keys
+        // sorted, the second thread then finds the nodes after the
+        // instances and the parse takes them.
+        let mut taken = 0;
         for (name, text) in samples() {
-            assert_same_split_loads(text.as_bytes(), quotes(text.as_bytes()), &name);
+            let bytes = text.as_bytes();
+            let nodes = assert_same_split_loads(bytes, quotes(bytes), &name);
+            if name.ends_with(" sorted")
+                && load_whole(bytes).is_ok()
+                && second_member(&text, "instances").is_some()
+                && second_member(&text, "nodes").is_some()
+            {
+                assert!(nodes > 0, "{name}: no nodes taken after the instances");
+            }
+            taken += nodes;
         }
+        assert!(taken > 100, "{taken} nodes splits taken");
+    }
+
+    #[test]
+    fn a_split_in_the_nodes_at_any_quote_reads_what_one_thread_reads() {
+        // The second thread reads the nodes from any quote on (in either
+        // key order), or, in alphabetical order, first the instances from
+        // the second one on and then the nodes from any quote on.
+        let mut taken = 0;
+        for (name, text) in samples() {
+            let bytes = text.as_bytes();
+            let plans = quotes(bytes).map(|q| split::Plan::At {
+                instances: None,
+                nodes: Some(q),
+            });
+            taken += assert_same_planned_loads(bytes, plans, &name);
+            let Some(second) = second_member(&text, "instances") else {
+                continue;
+            };
+            let plans = quotes(bytes).map(|q| split::Plan::At {
+                instances: Some(second),
+                nodes: Some(q),
+            });
+            let both = assert_same_planned_loads(bytes, plans, &name);
+            // Nodes after an error (an invalid request) are only parsed.
+            let valid = load_whole(bytes).is_ok();
+            if valid && name.ends_with(" sorted") && second_member(&text, "nodes").is_some() {
+                assert!(both > 0, "{name}: no nodes taken after the instances");
+            }
+            taken += both;
+        }
+        assert!(taken > 100, "{taken} nodes splits taken");
+    }
+
+    /// The start of the second member of the top-level object `key` of a
+    /// request written one member per line (as the samples are, and
+    /// serde_json's pretty form).
+    fn second_member(text: &str, key: &str) -> Option<usize> {
+        let open = text.find(&format!("\n  \"{key}\": {{\n"))?;
+        let members = open + key.len() + 8;
+        let end = text[members..].find("\n  }")? + members;
+        let second = text[members..end].find("\n    \"")? + members;
+        // The first member's own line; the second starts after it.
+        let next = text[second + 1..end].find("\n    \"")? + second + 1;
+        Some(next + 5)
     }
 
     #[test]

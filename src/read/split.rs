@@ -1,41 +1,54 @@
-//! Reading a large request on two threads: the later part of the
-//! instances object is read on a second thread while the parser reads up
-//! to it, and taken over only if the parser arrives exactly where the
-//! second thread began.
+//! Reading a large request on two threads: the later part of the input
+//! (the later instances, and the nodes when they come after the
+//! instances) is read on a second thread while the parser reads up to it,
+//! and taken over only where the parser arrives exactly where the second
+//! thread began.
 //!
-//! The loader ([`crate::read::loader`]) picks a likely start of an instance
-//! member near a point of the input ([`choose`]) and starts [`read_tail`]
-//! there: it parses the members from that point to the end of their
-//! object ([`json::parse_members_from`]), reads each as an instance and
-//! builds it into the model with its node names kept, as the loader does
-//! for instances that come before the nodes. The parse of the whole
-//! request is asked at that position ([`json::Streamer::split`]); when it
-//! is there between two members of the instances object it is streaming,
-//! it takes the second thread's instances in order (resolving their nodes
-//! as it would have one by one) and goes on after the object. Anywhere
-//! else (the guess fell inside a string, in another object, or the
-//! instances are not streamed) the second thread is told to stop and its
-//! work is dropped.
+//! The loader ([`crate::read::loader`]) starts the second thread
+//! ([`start`]). It picks a likely start of an instance member near a
+//! point of the input ([`choose`]) and reads from there
+//! ([`read_instances`]): it parses the members to the end of their object
+//! ([`json::parse_members_from`]), reads each as an instance and builds it
+//! into the model with its node names kept, as the loader does for
+//! instances that come before the nodes. The parse of the whole request
+//! is asked at that position ([`json::Streamer::split`]); when it is there
+//! between two members of the instances object it is streaming, it takes
+//! the second thread's instances in order (resolving their nodes as it
+//! would have one by one) and goes on after the object. Anywhere else
+//! (the guess fell inside a string, in another object, or the instances
+//! are not streamed) it reads on itself.
+//!
+//! When the instances come first (keys in alphabetical order), the nodes
+//! follow them. The second thread then goes on past the instances to the
+//! nodes object ([`find_nodes`]) and reads its members from the second on
+//! ([`read_nodes`]), each node built with its group's UUID kept; the
+//! parse, arriving at that member of the nodes object it is streaming,
+//! looks the groups up and takes the nodes in order with the errors it
+//! would have given one by one. Whatever the parse does not take is
+//! dropped when it ends (the second thread is told to stop).
 //!
 //! Parsing from a known position in a known state gives the same tokens
 //! and errors whoever does it, so the answer, every error and its position
 //! are those of the one-thread reading (the loader's tests split every
-//! protocol sample at each of its quotes, valid and damaged, and compare
-//! with a reading of the whole parsed document). Only the speed depends on
-//! the guess. The second thread chooses the position when it starts
-//! (threads can start milliseconds late), half way through what the parse
-//! has left of the instances: up to the end of the input when they come
-//! last, as a Ganeti master writes them, or up to about four fifths of it
-//! when they come first (keys in alphabetical order), as the parse still
-//! has the nodes to read after them.
+//! protocol sample at each of its quotes, in both key orders, valid and
+//! damaged, and compare with a reading of the whole parsed document).
+//! Only the speed depends on the guess. The second thread chooses its
+//! position when it starts (threads can start milliseconds late), half way
+//! through what the parse has left of the input: the second thread's part
+//! runs to the end of the instances when they come last, as a Ganeti
+//! master writes them, and through the nodes when the instances come
+//! first.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver};
 use std::thread::{Scope, ScopedJoinHandle};
 
 use crate::model::instance::{Instance, NO_NODE};
-use crate::read::iallocator::{self, InputError, Path, WireInstance};
+use crate::model::node::Node;
+use crate::read::iallocator::{self, InputError, Path, WireInstance, WireNode};
 use crate::read::json::{self, MemberSink, ParseError, Scan, SplitPoint, Value};
-use crate::read::loader::{build_instance, Unresolved};
+use crate::read::loader::{build_instance, build_node, Unresolved};
 use crate::read::merge::Empties;
 
 /// Requests smaller than this are read on one thread: starting a thread
@@ -48,9 +61,30 @@ const MIN_TAIL: usize = 128 * 1024;
 /// How far past the chosen point a member start is looked for.
 const SEARCH_LIMIT: usize = 64 * 1024;
 
-/// The open containers around an instance member: the request's object
-/// and the instances object.
-const INSTANCE_DEPTH: usize = 2;
+/// The open containers around an instance or node member: the request's
+/// object and the instances or nodes object.
+const MEMBER_DEPTH: usize = 2;
+
+/// The [`SplitPoint`] slots: where the second thread began in the
+/// instances and in the nodes.
+const INSTANCES: usize = 0;
+const NODES: usize = 1;
+
+/// What the parse and the second thread share.
+#[derive(Default)]
+pub(crate) struct Link {
+    /// Where the second thread began, and how far the parse has come.
+    pub(crate) point: SplitPoint,
+    /// The parse no longer needs the second thread.
+    stop: AtomicBool,
+}
+
+impl Link {
+    /// Tells the second thread to stop.
+    pub(crate) fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
 
 /// The instances read on the second thread, from the split position to
 /// the end of the instances object.
@@ -61,145 +95,201 @@ pub(crate) struct Tail {
     pub(crate) instances: Vec<Instance>,
     /// Their node names, one entry per instance.
     pub(crate) unresolved: Unresolved,
-    /// The first instance that could not be read: it and the members after
-    /// it are not in `instances`.
+    /// The first instance that could not be read: it and the members
+    /// after it are not in `instances`.
     pub(crate) error: Option<InputError>,
     /// The position after the instances object, or the parse error met.
     pub(crate) end: Result<usize, ParseError>,
 }
 
+/// The nodes read on the second thread, from the split position to the
+/// end of the nodes object.
+pub(crate) struct NodeTail {
+    /// Where the reading began.
+    pub(crate) at: usize,
+    /// In input order, indexed from 0; each node's `group` indexes
+    /// `groups`.
+    pub(crate) nodes: Vec<Node>,
+    /// The group UUIDs the nodes name, each once.
+    pub(crate) groups: Vec<String>,
+    /// The first node that could not be read: it and the members after it
+    /// are not in `nodes`.
+    pub(crate) error: Option<InputError>,
+    /// The position after the nodes object, or the parse error met.
+    pub(crate) end: Result<usize, ParseError>,
+}
+
 /// The second thread.
 pub(crate) struct Running<'scope> {
-    stop: &'scope AtomicBool,
-    handle: ScopedJoinHandle<'scope, Option<Tail>>,
+    link: &'scope Link,
+    /// Its instances, sent as soon as they are read (or nothing, when it
+    /// read none).
+    instances: Receiver<Option<Tail>>,
+    /// Its nodes, when it is joined; `None` once joined.
+    handle: Option<ScopedJoinHandle<'scope, Option<NodeTail>>>,
 }
 
 impl Running<'_> {
-    /// Waits for the second thread's instances. `None` when it read none
-    /// (no split position, stopped, or failed).
-    pub(crate) fn join(self) -> Option<Tail> {
-        self.handle.join().ok().flatten()
+    /// The second thread's instances, if it began in the instances at
+    /// `at` (waiting for them). `None` when it began elsewhere or read
+    /// none there; asked again, `None`.
+    pub(crate) fn instances(&mut self, at: usize) -> Option<Tail> {
+        if self.link.point.chosen(INSTANCES) != Some(at) {
+            return None;
+        }
+        self.instances.recv().ok().flatten()
     }
 
-    /// Tells the second thread to stop and waits for it (its work is
-    /// not wanted).
-    pub(crate) fn abandon(self) {
-        self.stop.store(true, Ordering::Relaxed);
-        let _ = self.handle.join();
+    /// The second thread's nodes, if it began in the nodes at `at`
+    /// (waiting for them). `None` when it began elsewhere or read none
+    /// there; asked again, `None`.
+    pub(crate) fn nodes(&mut self, at: usize) -> Option<NodeTail> {
+        if self.link.point.chosen(NODES) != Some(at) {
+            return None;
+        }
+        self.handle.take()?.join().ok().flatten()
     }
 }
 
-/// Starts the second thread on `input` in `scope`, if the input is large
-/// enough: it chooses its split position from how far the parse has come
-/// by the time it runs and tells it through `point`; `stop` tells it to
-/// stop.
+impl Drop for Running<'_> {
+    /// Tells the second thread to stop: its work is not wanted (the scope
+    /// joins it).
+    fn drop(&mut self) {
+        self.link.stop();
+    }
+}
+
+/// Where the second thread begins.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Plan {
+    /// It chooses, from how far the parse has come when it runs.
+    Choose,
+    /// At these positions in the instances and then in the nodes, whatever
+    /// the input (for tests). Without a position in the instances it reads
+    /// only the nodes; without one in the nodes it looks for them after
+    /// the instances, as with [`Plan::Choose`].
+    #[cfg_attr(not(test), allow(dead_code))]
+    At {
+        instances: Option<usize>,
+        nodes: Option<usize>,
+    },
+}
+
+/// Starts the second thread on `input` in `scope` (with [`Plan::Choose`]
+/// only if the input is large enough); it tells the parse where it began
+/// through `link`.
 pub(crate) fn start<'scope>(
     scope: &'scope Scope<'scope, '_>,
     input: &'scope [u8],
-    point: &'scope SplitPoint,
-    stop: &'scope AtomicBool,
+    link: &'scope Link,
+    plan: Plan,
 ) -> Option<Running<'scope>> {
-    if input.len() < MIN_INPUT {
+    if matches!(plan, Plan::Choose) && input.len() < MIN_INPUT {
         return None;
     }
     // The processor the parse runs on, which the second thread leaves.
     let parse_on = processor::current();
-    spawn(scope, input, stop, move || {
-        if !processor::leave(parse_on) {
-            // One processor for both: the split would only slow the parse.
-            return None;
+    if let Plan::At { instances, nodes } = plan {
+        // Chosen before the parse can pass them.
+        if let Some(at) = instances {
+            link.point.choose(INSTANCES, at);
         }
-        let at = choose(input, point.reached())?;
-        point.choose(at);
-        Some(at)
-    })
-}
-
-/// Starts the second thread at `at`, whatever the input (for tests).
-pub(crate) fn start_at<'scope>(
-    scope: &'scope Scope<'scope, '_>,
-    input: &'scope [u8],
-    at: usize,
-    point: &'scope SplitPoint,
-    stop: &'scope AtomicBool,
-) -> Option<Running<'scope>> {
-    point.choose(at);
-    spawn(scope, input, stop, move || Some(at))
-}
-
-/// Starts the second thread, which reads from where `choose` says.
-fn spawn<'scope>(
-    scope: &'scope Scope<'scope, '_>,
-    input: &'scope [u8],
-    stop: &'scope AtomicBool,
-    choose: impl FnOnce() -> Option<usize> + Send + 'scope,
-) -> Option<Running<'scope>> {
+        if let Some(at) = nodes {
+            link.point.choose(NODES, at);
+        }
+    }
+    let (send, instances) = mpsc::sync_channel(1);
     let handle = std::thread::Builder::new()
         .name("hailstone-split".to_owned())
         .spawn_scoped(scope, move || {
-            let at = choose()?;
-            // A failure here is the one-thread reading's to find.
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read_tail(input, at, stop)))
-                .ok()
-                .flatten()
+            let (at, nodes_at) = match plan {
+                Plan::Choose => {
+                    if !processor::leave(parse_on) {
+                        // One processor for both: the split would only
+                        // slow the parse.
+                        return None;
+                    }
+                    let at = choose(input, link.point.reached())?;
+                    link.point.choose(INSTANCES, at);
+                    (Some(at), None)
+                }
+                Plan::At { instances, nodes } => (instances, nodes),
+            };
+            let tail = at.and_then(|at| guarded(|| read_instances(input, at, &link.stop)));
+            let end = tail.as_ref().and_then(|t| t.end.as_ref().ok().copied());
+            // Where the nodes are read is chosen before the parse, waiting
+            // for the instances, can pass it.
+            let nodes_at = nodes_at.or_else(|| {
+                let at = guarded(|| find_nodes(input, end?))?;
+                link.point.choose(NODES, at);
+                Some(at)
+            });
+            // A parse that has ended no longer listens.
+            let _ = send.send(tail);
+            guarded(|| read_nodes(input, nodes_at?, &link.stop))
         })
         .ok()?;
-    Some(Running { stop, handle })
+    Some(Running {
+        link,
+        instances,
+        handle: Some(handle),
+    })
 }
 
-/// The split position, the parse having reached `reached`: a likely
-/// start of an instance member about where both threads have as much left
-/// to read before the parse can go on past the instances.
+/// `read`'s result, or `None` if it panics (the one-thread reading then
+/// reads on and finds what it failed on).
+fn guarded<T>(read: impl FnOnce() -> Option<T>) -> Option<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read))
+        .ok()
+        .flatten()
+}
+
+/// The split position, the parse having reached `reached`: a likely start
+/// of a member half way through what the parse has left of the input, so
+/// that both threads have about as much to read (the second thread's part
+/// runs to the end of the instances, then through the nodes when they
+/// follow).
 pub(crate) fn choose(input: &[u8], reached: usize) -> Option<usize> {
-    // Where the instances end: at the end of a request as a Ganeti master
-    // writes it; when they come first (keys in alphabetical order) the
-    // nodes, about a fifth of the bytes, follow them.
-    let end = if instances_first(input) {
-        input.len() / 5 * 4
-    } else {
-        input.len()
-    };
-    let left = end.checked_sub(reached)?;
+    let left = input.len().checked_sub(reached)?;
     if left < 2 * MIN_TAIL {
         return None;
     }
     json::member_start_near(input, reached + left / 2, SEARCH_LIMIT)
 }
 
-/// Whether the request's `"instances"` key comes before the first
-/// `"nodes"` string (a guess from the first bytes only).
-fn instances_first(input: &[u8]) -> bool {
-    let head = input.get(..SEARCH_LIMIT).unwrap_or(input);
-    let nodes = find(head, b"\"nodes\"").unwrap_or(head.len());
-    find(head.get(..nodes).unwrap_or(head), b"\"instances\"").is_some()
-}
-
-/// The first position of `needle` in `haystack`.
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+/// Reads the members of the object around `at` (an instance or node
+/// member) from there to its end, each into `sink`: the position
+/// after the object or the parse error, `None` when told to stop.
+fn read_members(
+    input: &[u8],
+    at: usize,
+    stop: &AtomicBool,
+    sink: &mut dyn MemberSink,
+) -> Option<Result<usize, ParseError>> {
+    let end = json::parse_members_from(
+        input,
+        at,
+        MEMBER_DEPTH,
+        &|| stop.load(Ordering::Relaxed),
+        sink,
+    );
+    match end {
+        Ok(None) => None,
+        Ok(Some(end)) => Some(Ok(end)),
+        Err(e) => Some(Err(e)),
+    }
 }
 
 /// Reads the instance members from `at` to the end of their object, on
 /// the second thread. `None` when told to stop.
-pub(crate) fn read_tail(input: &[u8], at: usize, stop: &AtomicBool) -> Option<Tail> {
-    let mut reader = TailReader {
+pub(crate) fn read_instances(input: &[u8], at: usize, stop: &AtomicBool) -> Option<Tail> {
+    let mut reader = InstanceReader {
         empty: Empties::new(),
         instances: Vec::new(),
         unresolved: Unresolved::default(),
         error: None,
     };
-    let end = json::parse_members_from(
-        input,
-        at,
-        INSTANCE_DEPTH,
-        &|| stop.load(Ordering::Relaxed),
-        &mut reader,
-    );
-    let end = match end {
-        Ok(None) => return None,
-        Ok(Some(end)) => Ok(end),
-        Err(e) => Err(e),
-    };
+    let end = read_members(input, at, stop, &mut reader)?;
     Some(Tail {
         at,
         instances: reader.instances,
@@ -211,14 +301,14 @@ pub(crate) fn read_tail(input: &[u8], at: usize, stop: &AtomicBool) -> Option<Ta
 
 /// Builds the second thread's instances as the loader builds those that
 /// come before the nodes.
-struct TailReader {
+struct InstanceReader {
     empty: Empties,
     instances: Vec<Instance>,
     unresolved: Unresolved,
     error: Option<InputError>,
 }
 
-impl TailReader {
+impl InstanceReader {
     fn take(&mut self, name: &str, wi: &WireInstance<'_>) {
         let idx = self.instances.len() as i32;
         let inst = build_instance(&self.empty, name, &wi.body, idx, NO_NODE, NO_NODE);
@@ -227,7 +317,7 @@ impl TailReader {
     }
 }
 
-impl MemberSink for TailReader {
+impl MemberSink for InstanceReader {
     fn fast(&mut self, mut scan: Scan<'_>) -> Option<usize> {
         // After the first error, later members are only parsed.
         if self.error.is_some() {
@@ -245,6 +335,108 @@ impl MemberSink for TailReader {
         let section = Path::ROOT.field("instances");
         match iallocator::read_instance(value, &section.name(name)) {
             Ok(wi) => self.take(name, &wi),
+            Err(e) => self.error = Some(e),
+        }
+    }
+}
+
+/// The start of the second member of the `"nodes"` object among the
+/// request's members after the instances object, which ends at `end`:
+/// the members before it read past as the parse reads them. `None` when
+/// there is none (the instances come last, or the nodes have fewer than
+/// two members) or the text is not of the usual shape (the parse then
+/// reads all the nodes).
+fn find_nodes(input: &[u8], end: usize) -> Option<usize> {
+    let found = json::scan_ahead(input, end, |scan| {
+        loop {
+            if !scan.eat(b',') {
+                return None;
+            }
+            let key = scan.key()?;
+            if !scan.eat(b':') {
+                return None;
+            }
+            if key != b"nodes" {
+                scan.skip()?;
+                continue;
+            }
+            // The first node, read past as the parse reads it straight
+            // from the input; then the second's key.
+            if !scan.eat(b'{') {
+                return None;
+            }
+            iallocator::scan_node(scan)?;
+            if !scan.eat(b',') || scan.peek() != Some(b'"') {
+                return None;
+            }
+            return Some(scan.pos());
+        }
+    })?;
+    Some(end + found)
+}
+
+/// Reads the node members from `at` to the end of their object, on the
+/// second thread. `None` when told to stop.
+pub(crate) fn read_nodes(input: &[u8], at: usize, stop: &AtomicBool) -> Option<NodeTail> {
+    let mut reader = NodeReader {
+        nodes: Vec::new(),
+        groups: BTreeMap::new(),
+        error: None,
+    };
+    let end = read_members(input, at, stop, &mut reader)?;
+    let mut groups = vec![String::new(); reader.groups.len()];
+    for (uuid, k) in reader.groups {
+        if let Some(slot) = groups.get_mut(k) {
+            *slot = uuid;
+        }
+    }
+    Some(NodeTail {
+        at,
+        nodes: reader.nodes,
+        groups,
+        error: reader.error,
+        end,
+    })
+}
+
+/// Builds the second thread's nodes, each with the index of its group's
+/// UUID in the order they were first named.
+struct NodeReader {
+    nodes: Vec<Node>,
+    groups: BTreeMap<String, usize>,
+    error: Option<InputError>,
+}
+
+impl NodeReader {
+    fn take(&mut self, name: &str, wn: &WireNode<'_>) {
+        let next = self.groups.len();
+        let group = match self.groups.get(wn.group) {
+            Some(&k) => k,
+            None => *self.groups.entry(wn.group.to_owned()).or_insert(next),
+        };
+        let idx = self.nodes.len();
+        self.nodes.push(build_node(name, wn, idx, group));
+    }
+}
+
+impl MemberSink for NodeReader {
+    fn fast(&mut self, mut scan: Scan<'_>) -> Option<usize> {
+        // After the first error, later members are only parsed.
+        if self.error.is_some() {
+            return None;
+        }
+        let (name, wn) = iallocator::scan_node(&mut scan)?;
+        self.take(name, &wn);
+        Some(scan.pos())
+    }
+
+    fn member(&mut self, name: &str, value: Value<'_>) {
+        if self.error.is_some() {
+            return;
+        }
+        let section = Path::ROOT.field("nodes");
+        match iallocator::read_node(value, &section.name(name)) {
+            Ok(wn) => self.take(name, &wn),
             Err(e) => self.error = Some(e),
         }
     }

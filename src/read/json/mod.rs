@@ -396,14 +396,14 @@ pub fn parse_document_streaming<'a>(
 
 /// Where a parse and another thread meet: the parse says how far it has
 /// come (at each member of a streamed object) and learns where the other
-/// thread began reading the rest of an object ([`parse_members_from`]),
-/// which the other thread chooses once, ahead of the parse, from how far
-/// it has come.
+/// thread began reading the rest of a streamed object
+/// ([`parse_members_from`]): at most one position in each of two objects
+/// (two slots), each chosen once, ahead of the parse.
 #[derive(Debug)]
 pub struct SplitPoint {
-    /// The start of the member the other thread began at; `usize::MAX`
-    /// until it has chosen.
-    at: AtomicUsize,
+    /// The start of the member the other thread began at, per slot;
+    /// `usize::MAX` until chosen.
+    at: [AtomicUsize; 2],
     /// The start of the last streamed member the parse reached.
     reached: AtomicUsize,
 }
@@ -411,7 +411,7 @@ pub struct SplitPoint {
 impl Default for SplitPoint {
     fn default() -> Self {
         SplitPoint {
-            at: AtomicUsize::new(usize::MAX),
+            at: [AtomicUsize::new(usize::MAX), AtomicUsize::new(usize::MAX)],
             reached: AtomicUsize::new(0),
         }
     }
@@ -424,16 +424,25 @@ impl SplitPoint {
         self.reached.load(Ordering::Relaxed)
     }
 
-    /// The other thread begins at `at`.
-    pub fn choose(&self, at: usize) {
-        self.at.store(at, Ordering::Release);
+    /// The other thread begins at `at` in the object of `slot` (0 or 1).
+    pub fn choose(&self, slot: usize, at: usize) {
+        if let Some(a) = self.at.get(slot) {
+            a.store(at, Ordering::Release);
+        }
+    }
+
+    /// Where the other thread began in the object of `slot`, if it has
+    /// said.
+    pub fn chosen(&self, slot: usize) -> Option<usize> {
+        let at = self.at.get(slot)?.load(Ordering::Acquire);
+        (at != usize::MAX).then_some(at)
     }
 
     /// The parse reaches a member at `at`: whether the other thread began
     /// there.
     fn reach(&self, at: usize) -> bool {
         self.reached.store(at, Ordering::Relaxed);
-        self.at.load(Ordering::Acquire) == at
+        self.at.iter().any(|a| a.load(Ordering::Acquire) == at)
     }
 }
 
@@ -497,6 +506,27 @@ pub fn parse_members_from(
     };
     parser::parse_members_from(input, at, rest, text, depth, stop, sink)
 }
+
+/// Runs `read` with a [`Scan`] from `at`, for a guess ahead of the parse
+/// (where a later object's members begin): positions are counted from
+/// `at`, and strings are read only in the first [`SCAN_AHEAD`] bytes
+/// (their UTF-8 checked first; past them the scan gives up).
+pub fn scan_ahead<R>(
+    input: &[u8],
+    at: usize,
+    read: impl FnOnce(&mut Scan<'_>) -> Option<R>,
+) -> Option<R> {
+    let rest = input.get(at..)?;
+    let window = rest.get(..SCAN_AHEAD).unwrap_or(rest);
+    let text = match std::str::from_utf8(window) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(window.get(..e.valid_up_to()).unwrap_or(&[])).unwrap_or(""),
+    };
+    read(&mut Scan::new(rest, text, 0))
+}
+
+/// How far [`scan_ahead`] reads strings.
+pub const SCAN_AHEAD: usize = 64 * 1024;
 
 /// A likely start of an object member at or after `from`, for
 /// [`parse_members_from`]: the quote of the key after the first `}`,
