@@ -283,48 +283,53 @@ fn read_members(
 /// Reads the instance members from `at` to the end of their object, on
 /// the second thread. `None` when told to stop.
 pub(crate) fn read_instances(input: &[u8], at: usize, stop: &AtomicBool) -> Option<Tail> {
-    let mut reader = InstanceReader {
-        empty: Empties::new(),
-        instances: Vec::new(),
-        unresolved: Unresolved::default(),
+    let mut reader = Members {
+        built: Instances {
+            empty: Empties::new(),
+            instances: Vec::new(),
+            unresolved: Unresolved::default(),
+        },
         error: None,
     };
     let end = read_members(input, at, stop, &mut reader)?;
     Some(Tail {
         at,
-        instances: reader.instances,
-        unresolved: reader.unresolved,
+        instances: reader.built.instances,
+        unresolved: reader.built.unresolved,
         error: reader.error,
         end,
     })
 }
 
-/// Builds the second thread's instances as the loader builds those that
-/// come before the nodes.
-struct InstanceReader {
-    empty: Empties,
-    instances: Vec<Instance>,
-    unresolved: Unresolved,
+/// What the second thread builds from each member it reads: its wire
+/// values, read straight from the input or from the parsed member as the
+/// loader reads them, then built into the model.
+trait Build {
+    type Wire<'a>;
+    /// The request's member the objects are read from.
+    const SECTION: &'static str;
+    /// [`MemberSink::fast`]'s reading.
+    fn scan<'a>(scan: &mut Scan<'a>) -> Option<(&'a str, Self::Wire<'a>)>;
+    /// The reading of a parsed member.
+    fn read<'d>(value: Value<'d>, path: &Path) -> Result<Self::Wire<'d>, InputError>;
+    /// Builds the member read.
+    fn take(&mut self, name: &str, wire: &Self::Wire<'_>);
+}
+
+/// Reads the members handed over into `built`, up to the first that
+/// cannot be read (its error kept; later members are only parsed).
+struct Members<B> {
+    built: B,
     error: Option<InputError>,
 }
 
-impl InstanceReader {
-    fn take(&mut self, name: &str, wi: &WireInstance<'_>) {
-        let idx = self.instances.len() as i32;
-        let inst = build_instance(&self.empty, name, &wi.body, idx, NO_NODE, NO_NODE);
-        self.instances.push(inst);
-        self.unresolved.keep(wi);
-    }
-}
-
-impl MemberSink for InstanceReader {
+impl<B: Build> MemberSink for Members<B> {
     fn fast(&mut self, mut scan: Scan<'_>) -> Option<usize> {
-        // After the first error, later members are only parsed.
         if self.error.is_some() {
             return None;
         }
-        let (name, wi) = iallocator::scan_instance(&mut scan)?;
-        self.take(name, &wi);
+        let (name, wire) = B::scan(&mut scan)?;
+        self.built.take(name, &wire);
         Some(scan.pos())
     }
 
@@ -332,11 +337,38 @@ impl MemberSink for InstanceReader {
         if self.error.is_some() {
             return;
         }
-        let section = Path::ROOT.field("instances");
-        match iallocator::read_instance(value, &section.name(name)) {
-            Ok(wi) => self.take(name, &wi),
+        match B::read(value, &Path::ROOT.field(B::SECTION).name(name)) {
+            Ok(wire) => self.built.take(name, &wire),
             Err(e) => self.error = Some(e),
         }
+    }
+}
+
+/// The second thread's instances, built as the loader builds those that
+/// come before the nodes.
+struct Instances {
+    empty: Empties,
+    instances: Vec<Instance>,
+    unresolved: Unresolved,
+}
+
+impl Build for Instances {
+    type Wire<'a> = WireInstance<'a>;
+    const SECTION: &'static str = "instances";
+
+    fn scan<'a>(scan: &mut Scan<'a>) -> Option<(&'a str, WireInstance<'a>)> {
+        iallocator::scan_instance(scan)
+    }
+
+    fn read<'d>(value: Value<'d>, path: &Path) -> Result<WireInstance<'d>, InputError> {
+        iallocator::read_instance(value, path)
+    }
+
+    fn take(&mut self, name: &str, wi: &WireInstance<'_>) {
+        let idx = self.instances.len() as i32;
+        let inst = build_instance(&self.empty, name, &wi.body, idx, NO_NODE, NO_NODE);
+        self.instances.push(inst);
+        self.unresolved.keep(wi);
     }
 }
 
@@ -378,36 +410,48 @@ fn find_nodes(input: &[u8], end: usize) -> Option<usize> {
 /// Reads the node members from `at` to the end of their object, on the
 /// second thread. `None` when told to stop.
 pub(crate) fn read_nodes(input: &[u8], at: usize, stop: &AtomicBool) -> Option<NodeTail> {
-    let mut reader = NodeReader {
-        nodes: Vec::new(),
-        groups: BTreeMap::new(),
+    let mut reader = Members {
+        built: Nodes {
+            nodes: Vec::new(),
+            groups: BTreeMap::new(),
+        },
         error: None,
     };
     let end = read_members(input, at, stop, &mut reader)?;
-    let mut groups = vec![String::new(); reader.groups.len()];
-    for (uuid, k) in reader.groups {
+    let mut groups = vec![String::new(); reader.built.groups.len()];
+    for (uuid, k) in reader.built.groups {
         if let Some(slot) = groups.get_mut(k) {
             *slot = uuid;
         }
     }
     Some(NodeTail {
         at,
-        nodes: reader.nodes,
+        nodes: reader.built.nodes,
         groups,
         error: reader.error,
         end,
     })
 }
 
-/// Builds the second thread's nodes, each with the index of its group's
-/// UUID in the order they were first named.
-struct NodeReader {
+/// The second thread's nodes, each with the index of its group's UUID in
+/// the order they were first named.
+struct Nodes {
     nodes: Vec<Node>,
     groups: BTreeMap<String, usize>,
-    error: Option<InputError>,
 }
 
-impl NodeReader {
+impl Build for Nodes {
+    type Wire<'a> = WireNode<'a>;
+    const SECTION: &'static str = "nodes";
+
+    fn scan<'a>(scan: &mut Scan<'a>) -> Option<(&'a str, WireNode<'a>)> {
+        iallocator::scan_node(scan)
+    }
+
+    fn read<'d>(value: Value<'d>, path: &Path) -> Result<WireNode<'d>, InputError> {
+        iallocator::read_node(value, path)
+    }
+
     fn take(&mut self, name: &str, wn: &WireNode<'_>) {
         let next = self.groups.len();
         let group = match self.groups.get(wn.group) {
@@ -416,29 +460,6 @@ impl NodeReader {
         };
         let idx = self.nodes.len();
         self.nodes.push(build_node(name, wn, idx, group));
-    }
-}
-
-impl MemberSink for NodeReader {
-    fn fast(&mut self, mut scan: Scan<'_>) -> Option<usize> {
-        // After the first error, later members are only parsed.
-        if self.error.is_some() {
-            return None;
-        }
-        let (name, wn) = iallocator::scan_node(&mut scan)?;
-        self.take(name, &wn);
-        Some(scan.pos())
-    }
-
-    fn member(&mut self, name: &str, value: Value<'_>) {
-        if self.error.is_some() {
-            return;
-        }
-        let section = Path::ROOT.field("nodes");
-        match iallocator::read_node(value, &section.name(name)) {
-            Ok(wn) => self.take(name, &wn),
-            Err(e) => self.error = Some(e),
-        }
     }
 }
 
