@@ -998,6 +998,51 @@ mod tests {
     }
 
     #[test]
+    fn a_split_reads_damaged_nodes_as_one_thread_does() {
+        // Keys sorted (the nodes after the instances): a byte changed,
+        // removed or doubled in the nodes, before and after where the
+        // second thread reads them from, whether it found them itself or
+        // was told where: the same first error (or the same model).
+        let text =
+            std::fs::read_to_string(samples_dir().join("relocate-drbd.json")).expect("sample");
+        let value: serde_json::Value = serde_json::from_str(&text).expect("sample JSON");
+        let text = serde_json::to_string_pretty(&value).expect("json");
+        let bytes = text.as_bytes();
+        let second = second_member(&text, "instances").expect("two instances");
+        let start = text.find("\n  \"nodes\": {").expect("nodes");
+        let splits: Vec<usize> = quotes(bytes).filter(|&q| q > start).step_by(5).collect();
+        let replacements = [b'"', b'{', b'}', b',', b':', b'0', b'x', b' '];
+        let mut k = 0usize;
+        for at in (start..bytes.len()).step_by(11) {
+            for edit in 0..3 {
+                let mut damaged = bytes.to_vec();
+                match edit {
+                    0 => damaged[at] = replacements[k % replacements.len()],
+                    1 => {
+                        damaged.remove(at);
+                    }
+                    _ => damaged.insert(at, bytes[at]),
+                }
+                k += 1;
+                let near = splits
+                    .iter()
+                    .copied()
+                    .filter(|&q| q + 300 > at && q < at + 300)
+                    .map(|q| split::Plan::At {
+                        instances: Some(second),
+                        nodes: Some(q),
+                    });
+                let found = std::iter::once(split::Plan::At {
+                    instances: Some(second),
+                    nodes: None,
+                });
+                let what = format!("edit {edit} at {at}");
+                assert_same_planned_loads(&damaged, found.chain(near), &what);
+            }
+        }
+    }
+
+    #[test]
     fn read_straight_from_the_input_or_parsed_the_model_is_the_same() {
         // Every member shape the fast path reads or gives up on: generated
         // clusters of every feature and style, with values hail reads in
