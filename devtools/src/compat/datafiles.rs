@@ -11,6 +11,10 @@
 //! fixed list of `--simulate` specs (valid and invalid, one to three groups)
 //! for allocation requests, compared the same way.
 //!
+//! A run that hail does not finish within the time limit is reported as a
+//! hail timeout, apart, and not as a difference: nothing could be
+//! compared (as in the answers suite).
+//!
 //! One accepted class (README: `class:hail-save-crash`): hail dies with an
 //! `IntMap.!` lookup error while writing the final state after a
 //! group-local allocation on a cluster whose other groups hold instances;
@@ -31,6 +35,15 @@ pub(super) struct Compared {
     pub(super) id: String,
     pub(super) differences: Vec<String>,
     pub(super) accepted: bool,
+    /// hail reached the time limit and hailstone did not: nothing to
+    /// compare (reported apart, as in the answers suite, not a
+    /// difference).
+    pub(super) hail_timeout: bool,
+}
+
+/// Whether hail reached the time limit where hailstone finished.
+fn hail_timed_out(h: &Side, s: &Side) -> bool {
+    h.run.status == Status::Capped && s.run.status != Status::Capped
 }
 
 /// What one program did: its run and the two files it saved.
@@ -159,6 +172,7 @@ fn compare_request(
         accepted: !diffs.is_empty()
             && ((allow_class && hail_save_crash(&h, &s)) || answer_class(&h, &s)),
         differences: diffs,
+        hail_timeout: hail_timed_out(&h, &s),
     });
     if h.run.ok() {
         if let Some(pre) = &h.pre {
@@ -176,6 +190,7 @@ fn compare_request(
                     accepted: !diffs.is_empty()
                         && ((allow_class && hail_save_crash(&h, &s)) || answer_class(&h, &s)),
                     differences: diffs,
+                    hail_timeout: hail_timed_out(&h, &s),
                 });
             }
         }
@@ -255,6 +270,7 @@ fn compare_simulation(
         id: id.to_owned(),
         differences: differences(&h, &s, &h_save, &s_save),
         accepted: false,
+        hail_timeout: hail_timed_out(&h, &s),
     }
 }
 
@@ -274,6 +290,7 @@ pub(super) fn process_work(i: usize, work: &Work, worker: usize, sh: &Shared) ->
             id: format!("case {i}"),
             differences: vec![format!("cannot create {}: {e}", dir.display())],
             accepted: false,
+            hail_timeout: false,
         }];
     }
     match work {
@@ -295,6 +312,7 @@ pub(super) fn process_work(i: usize, work: &Work, worker: usize, sh: &Shared) ->
                             id: format!("gen:{}", case.id),
                             differences: vec![format!("cannot write {}: {e}", path.display())],
                             accepted: false,
+                            hail_timeout: false,
                         }];
                     }
                     (format!("gen:{}", case.id), path, case.options)

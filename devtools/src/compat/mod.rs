@@ -61,6 +61,8 @@ SUITES:
              identical; then both run again with -t on hail's saved state;
              then both simulate clusters from 71 --simulate specs for
              allocation samples. Two thirds of the profile's generated cases.
+             A run that hail does not finish within --timeout is listed as
+             a hail timeout (nothing compared), not as a difference.
   balance    Ganeti's hbal against hailstone-balance (see BALANCE SUITE)
   squeeze    Ganeti's hsqueeze against hailstone-squeeze (see SQUEEZE SUITE)
 
@@ -506,6 +508,7 @@ fn run_datafiles(c: &Config, inputs: Vec<Input>, shared: &Shared) -> ExitCode {
                     let mark = match (x.differences.is_empty(), x.accepted) {
                         (true, _) => "ok  ",
                         (false, true) => "acc ",
+                        (false, false) if x.hail_timeout => "hail timeout",
                         (false, false) => "DIFF",
                     };
                     println!("{mark} {}", x.id);
@@ -526,7 +529,9 @@ fn run_datafiles(c: &Config, inputs: Vec<Input>, shared: &Shared) -> ExitCode {
             "-S and -p"
         }
     };
-    println!("step                       runs identical accepted unexplained");
+    // hail stopped at the time limit: nothing was compared.
+    let timed_out = |r: &datafiles::Compared| !r.differences.is_empty() && r.hail_timeout;
+    println!("step                       runs identical accepted unexplained hail-timeouts");
     for name in ["-S and -p", "-t (hail's saved state)", "--simulate"] {
         let of: Vec<&datafiles::Compared> =
             results.iter().filter(|r| step(&r.id) == name).collect();
@@ -535,15 +540,19 @@ fn run_datafiles(c: &Config, inputs: Vec<Input>, shared: &Shared) -> ExitCode {
             .iter()
             .filter(|r| !r.differences.is_empty() && r.accepted)
             .count();
+        let capped = of.iter().filter(|r| !r.accepted && timed_out(r)).count();
         println!(
-            "{name:<26} {:>4} {same:>9} {acc:>8} {:>11}",
+            "{name:<26} {:>4} {same:>9} {acc:>8} {:>11} {capped:>13}",
             of.len(),
-            of.len() - same - acc
+            of.len() - same - acc - capped
         );
+    }
+    for r in results.iter().filter(|r| !r.accepted && timed_out(r)) {
+        println!("\nhail timeout (not compared) {}", r.id);
     }
     let unexplained: Vec<&datafiles::Compared> = results
         .iter()
-        .filter(|r| !r.differences.is_empty() && !r.accepted)
+        .filter(|r| !r.differences.is_empty() && !r.accepted && !timed_out(r))
         .collect();
     for r in &unexplained {
         println!("\nDIFF {}", r.id);
