@@ -425,6 +425,38 @@ rm -f "$mark"
 say "node-evacuate (all) $pri: refused by Ganeti before any allocator call, as Ganeti 3.0.2 does"
 
 # --- every captured request: hail's answer, Ganeti's checker ---------------
+# The checker runs Ganeti's own Python code (installed with the lab) on
+# the testsuite's mock configuration: the ganeti-testsuite package of the
+# lab's Ganeti, unpacked (not installed: it depends on the whole daemon
+# stack), and python3-mock.
+checker_ready() {
+  local version py cached
+  /usr/bin/python3 -c 'import mock' 2>/dev/null ||
+    apt-get install -y --no-install-recommends python3-mock >>"$OUT/checker.log" 2>&1 ||
+    return 1
+  [ -f "${GANETI_TESTSUITE_DIR:-/opt/ganeti-testsuite/usr/share/ganeti/testsuite/test/py}/testutils/config_mock.py" ] &&
+    return 0
+  version=$(dpkg-query -W -f '${Version}' ganeti-3.0 2>/dev/null) || return 1
+  py=usr/share/ganeti/testsuite/test/py
+  # `make compat` unpacks the same package for the hbal suite.
+  for cached in "$REPO/target/ganeti-testsuite/$version" "$OUT/ganeti-testsuite"; do
+    if [ -f "$cached/$py/testutils/config_mock.py" ]; then
+      export GANETI_TESTSUITE_DIR=$cached/$py
+      return 0
+    fi
+  done
+  local tmp
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp"
+  (cd "$tmp" && apt-get download "ganeti-testsuite=$version") >>"$OUT/checker.log" 2>&1 || {
+    apt-get update >>"$OUT/checker.log" 2>&1
+    (cd "$tmp" && apt-get download "ganeti-testsuite=$version") >>"$OUT/checker.log" 2>&1
+  } || { rm -rf "$tmp"; return 1; }
+  dpkg-deb -x "$tmp"/ganeti-testsuite_*.deb "$OUT/ganeti-testsuite" || { rm -rf "$tmp"; return 1; }
+  rm -rf "$tmp"
+  export GANETI_TESTSUITE_DIR=$OUT/ganeti-testsuite/$py
+}
+checker_ready || fail "Ganeti's answer checker cannot run: python3-mock or ganeti-testsuite missing (see $OUT/checker.log)"
 say "comparing every captured request with hail 3.0.2"
 total=0
 for call in $(ls "$CAP"/*.request.json | sort | sed 's/\.request\.json$//'); do
@@ -435,10 +467,11 @@ for call in $(ls "$CAP"/*.request.json | sort | sed 's/\.request\.json$//'); do
     fail "$(basename "$call"): hailstone's answer differs from hail's ($($EXPECT describe "$call"))"
     diff <(head -c 2000 "$call.hail.json") <(head -c 2000 "$call.answer.json") | head -n 6
   fi
-  verdict=$(/usr/bin/python3 "$VALIDATE" "$call.request.json" "$call.answer.json" 2>/dev/null)
-  case $verdict in
-    OK*) ;;
-    *) fail "$(basename "$call"): Ganeti's client code refused the answer: $verdict" ;;
+  verdict=$(/usr/bin/python3 "$VALIDATE" "$call.request.json" "$call.answer.json" 2>"$call.check.err")
+  case $?:$verdict in
+    0:OK*) ;;
+    1:*) fail "$(basename "$call"): Ganeti's client code refused the answer: $verdict" ;;
+    *) fail "$(basename "$call"): Ganeti's client code could not check the answer: $(head -n 2 "$call.check.err" | tr '\n' ' ')" ;;
   esac
 done
 [ "$total" -ge 15 ] || fail "only $total requests were captured"
