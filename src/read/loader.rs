@@ -976,25 +976,38 @@ mod tests {
         let replacements = [
             b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'.', b'x', b' ',
         ];
-        let mut k = 0usize;
-        for at in (start..bytes.len()).step_by(13) {
-            for edit in 0..3 {
-                let mut damaged = bytes.to_vec();
-                match edit {
-                    0 => damaged[at] = replacements[k % replacements.len()],
-                    1 => {
-                        damaged.remove(at);
-                    }
-                    _ => damaged.insert(at, bytes[at]),
-                }
-                k += 1;
-                let near = splits
-                    .iter()
-                    .copied()
-                    .filter(|&q| q + 400 > at && q < at + 400);
-                assert_same_split_loads(&damaged, near, &format!("edit {edit} at {at}"));
-            }
+        for (at, edit, damaged) in damaged_copies(bytes, start, 13, &replacements) {
+            let near = splits
+                .iter()
+                .copied()
+                .filter(|&q| q + 400 > at && q < at + 400);
+            assert_same_split_loads(&damaged, near, &format!("edit {edit} at {at}"));
         }
+    }
+
+    /// Copies of `bytes`, each with one byte from `start` on, every
+    /// `step` bytes, changed (to the next of `replacements`), removed or
+    /// doubled: `(position, edit, copy)`.
+    fn damaged_copies<'a>(
+        bytes: &'a [u8],
+        start: usize,
+        step: usize,
+        replacements: &'a [u8],
+    ) -> impl Iterator<Item = (usize, usize, Vec<u8>)> + 'a {
+        let edits = (start..bytes.len())
+            .step_by(step)
+            .flat_map(|at| (0..3).map(move |e| (at, e)));
+        edits.enumerate().map(|(k, (at, edit))| {
+            let mut damaged = bytes.to_vec();
+            match edit {
+                0 => damaged[at] = replacements[k % replacements.len()],
+                1 => {
+                    damaged.remove(at);
+                }
+                _ => damaged.insert(at, bytes[at]),
+            }
+            (at, edit, damaged)
+        })
     }
 
     #[test]
@@ -1012,33 +1025,21 @@ mod tests {
         let start = text.find("\n  \"nodes\": {").expect("nodes");
         let splits: Vec<usize> = quotes(bytes).filter(|&q| q > start).step_by(5).collect();
         let replacements = [b'"', b'{', b'}', b',', b':', b'0', b'x', b' '];
-        let mut k = 0usize;
-        for at in (start..bytes.len()).step_by(11) {
-            for edit in 0..3 {
-                let mut damaged = bytes.to_vec();
-                match edit {
-                    0 => damaged[at] = replacements[k % replacements.len()],
-                    1 => {
-                        damaged.remove(at);
-                    }
-                    _ => damaged.insert(at, bytes[at]),
-                }
-                k += 1;
-                let near = splits
-                    .iter()
-                    .copied()
-                    .filter(|&q| q + 300 > at && q < at + 300)
-                    .map(|q| split::Plan::At {
-                        instances: Some(second),
-                        nodes: Some(q),
-                    });
-                let found = std::iter::once(split::Plan::At {
+        for (at, edit, damaged) in damaged_copies(bytes, start, 11, &replacements) {
+            let near = splits
+                .iter()
+                .copied()
+                .filter(|&q| q + 300 > at && q < at + 300)
+                .map(|q| split::Plan::At {
                     instances: Some(second),
-                    nodes: None,
+                    nodes: Some(q),
                 });
-                let what = format!("edit {edit} at {at}");
-                assert_same_planned_loads(&damaged, found.chain(near), &what);
-            }
+            let found = std::iter::once(split::Plan::At {
+                instances: Some(second),
+                nodes: None,
+            });
+            let what = format!("edit {edit} at {at}");
+            assert_same_planned_loads(&damaged, found.chain(near), &what);
         }
     }
 
