@@ -361,15 +361,11 @@ impl ClusterSink for Builder<'_> {
 
     fn split_instances(&mut self, at: usize, early: bool, take: bool) -> Option<SplitTaken> {
         let split::Tail {
-            at: began,
             instances,
             unresolved,
             error,
             end,
         } = self.split.as_mut()?.instances(at)?;
-        if began != at {
-            return None;
-        }
         // A parse error is the reading's error whatever was read.
         if end.is_err() || !take {
             return Some(SplitTaken { end, error: None });
@@ -408,15 +404,11 @@ impl ClusterSink for Builder<'_> {
 
     fn split_nodes(&mut self, at: usize, take: bool) -> Option<SplitTaken> {
         let split::NodeTail {
-            at: began,
             mut nodes,
             groups,
             mut error,
             end,
         } = self.split.as_mut()?.nodes(at)?;
-        if began != at {
-            return None;
-        }
         if end.is_err() || !take {
             return Some(SplitTaken { end, error: None });
         }
@@ -814,8 +806,6 @@ mod tests {
             .map(|(i, _)| i)
     }
 
-    /// Loads a request with the second thread started in the instances
-    /// at each of `at`: each must give what the whole reading gives.
     /// Loads a request with the second thread started at each of `at`
     /// (finding the nodes itself when the instances come first): each
     /// must give what the whole reading gives. Returns how many times the

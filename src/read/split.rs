@@ -89,8 +89,6 @@ impl Link {
 /// The instances read on the second thread, from the split position to
 /// the end of the instances object.
 pub(crate) struct Tail {
-    /// Where the reading began.
-    pub(crate) at: usize,
     /// In input order, indexed from 0, their nodes not yet resolved.
     pub(crate) instances: Vec<Instance>,
     /// Their node names, one entry per instance.
@@ -105,8 +103,6 @@ pub(crate) struct Tail {
 /// The nodes read on the second thread, from the split position to the
 /// end of the nodes object.
 pub(crate) struct NodeTail {
-    /// Where the reading began.
-    pub(crate) at: usize,
     /// In input order, indexed from 0; each node's `group` indexes
     /// `groups`.
     pub(crate) nodes: Vec<Node>,
@@ -293,7 +289,6 @@ pub(crate) fn read_instances(input: &[u8], at: usize, stop: &AtomicBool) -> Opti
     };
     let end = read_members(input, at, stop, &mut reader)?;
     Some(Tail {
-        at,
         instances: reader.built.instances,
         unresolved: reader.built.unresolved,
         error: reader.error,
@@ -425,7 +420,6 @@ pub(crate) fn read_nodes(input: &[u8], at: usize, stop: &AtomicBool) -> Option<N
         }
     }
     Some(NodeTail {
-        at,
         nodes: reader.built.nodes,
         groups,
         error: reader.error,

@@ -303,9 +303,10 @@ fn evac_one_node_only(
         chosen: None,
     });
     // A secondary's replacement is tried without copying nodes.
-    let mut trial = match op(0) {
-        Move::ReplaceSecondary(_) => moves::SecondaryTrial::new(&*state, inst, soft),
-        _ => None,
+    let mut trial = if inst.mirror_type() == MirrorType::Internal {
+        moves::SecondaryTrial::new(&*state, inst, soft)
+    } else {
+        None
     };
     for &t in avail {
         // Each target's move: the values of the nodes it changes (in the
