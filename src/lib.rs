@@ -8,7 +8,9 @@
 //! * [`model`] — the validated, index-based cluster and request;
 //! * [`score`] — hail's cluster metric and the bounded argmin;
 //! * [`search`] — the what-if state, moves, allocation, N+1, evacuation;
-//! * [`write`] — the answer envelope and Haskell's formatting;
+//! * [`write`] — every byte the programs print;
+//! * [`haskell`] — GHC's `reads` and `show`, which reading and writing
+//!   share;
 //! * [`explain`] — why the answer is what it is (`--explain`), after it;
 //! * [`program`] — each command: its options and how it runs the stages.
 //!
@@ -17,6 +19,7 @@
 //! stage uses a higher one. `ARCHITECTURE.md` has the map and the rules.
 
 pub(crate) mod explain;
+pub mod haskell;
 pub(crate) mod model;
 pub mod program;
 pub mod read;

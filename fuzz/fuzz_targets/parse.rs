@@ -5,7 +5,7 @@
 //! consistent (`as_int` within ±2^53 and near `as_f64`); serde_json accepts
 //! exactly the same texts (up to its own depth limit and the documented
 //! deviations) and reads the same values; writing the tree back with
-//! `json::write_string` and parsing it again gives the same tree;
+//! `haskell::json::write_string` and parsing it again gives the same tree;
 //! `read_message` is deterministic and its errors carry a message; the
 //! same read streamed while parsing gives the same result.
 #![no_main]

@@ -2,7 +2,7 @@
 //!
 //! * [`Tree`]: an editable JSON tree that keeps member order and duplicate
 //!   keys, converted from hailstone's [`Json`] and written back as text with
-//!   hailstone's own [`json::write_string`];
+//!   hailstone's own [`write_string`];
 //! * [`check_outcome`]: the contract of one pipeline run (one answer line
 //!   in hail's envelope, or a failure with a message);
 //! * [`run_checked`]: runs the pipeline twice and checks both runs agree;
@@ -13,6 +13,7 @@
 
 use hailstone::program::hail::options::Options;
 use hailstone::program::hail::{self as pipeline, Failure, Outcome};
+use hailstone::haskell::json::write_string;
 use hailstone::read::json::{self, Json};
 
 #[path = "../../tests/support/safety/mod.rs"]
@@ -87,7 +88,7 @@ impl Tree {
             Tree::Bool(true) => out.push_str("true"),
             Tree::Bool(false) => out.push_str("false"),
             Tree::Num(t) => out.push_str(t),
-            Tree::Str(s) => json::write_string(out, s),
+            Tree::Str(s) => write_string(out, s),
             Tree::Arr(xs) => {
                 out.push('[');
                 for (i, x) in xs.iter().enumerate() {
@@ -104,7 +105,7 @@ impl Tree {
                     if i > 0 {
                         out.push(',');
                     }
-                    json::write_string(out, k);
+                    write_string(out, k);
                     out.push(':');
                     v.write(out);
                 }

@@ -10,6 +10,7 @@
 
 use crate::explain::json::{s, strs, Json};
 use crate::explain::Format;
+use crate::haskell::show::printf_fixed;
 use crate::model::group::Group;
 use crate::model::instance::NO_NODE;
 use crate::model::storage::{self, StoragePool};
@@ -19,7 +20,6 @@ use crate::search::groups::{
     RepairPlan, Resources, Status, Trial, Usage,
 };
 use crate::search::state::State;
-use crate::write::haskell::printf_fixed;
 
 /// What the reports read names from.
 pub struct Context<'a> {

@@ -1,7 +1,7 @@
 //! The explanations' JSON: a value whose object keys keep the order they
 //! were given in, written compactly with the answer's string escaping.
 
-use crate::write::json::write_string;
+use crate::haskell::json::write_string;
 
 /// A JSON value with its keys in the order given.
 pub enum Json {

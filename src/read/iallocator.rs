@@ -129,7 +129,7 @@ impl fmt::Display for Path<'_> {
                         f.write_str(".")?;
                     }
                     let mut q = String::new();
-                    crate::read::json::write_string(&mut q, n);
+                    crate::haskell::json::write_string(&mut q, n);
                     f.write_str(&q)?;
                 }
                 Seg::Index(k) => write!(f, "[{k}]")?,

@@ -192,7 +192,7 @@ pub(crate) fn build_instance(
 
 fn name_error(path: String, what: &str, name: &str, m: NameMatch) -> InputError {
     let mut quoted = String::new();
-    crate::read::json::write_string(&mut quoted, name);
+    crate::haskell::json::write_string(&mut quoted, name);
     let message = match m {
         NameMatch::Many => format!("{quoted} matches more than one {what} (by name or short name)"),
         _ => format!("no {what} named {quoted}"),
@@ -202,7 +202,7 @@ fn name_error(path: String, what: &str, name: &str, m: NameMatch) -> InputError 
 
 fn quoted(name: &str) -> String {
     let mut q = String::new();
-    crate::read::json::write_string(&mut q, name);
+    crate::haskell::json::write_string(&mut q, name);
     q
 }
 

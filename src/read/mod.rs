@@ -8,7 +8,6 @@
 //! * Must never: score, search or print; let a wire type out of this folder
 //!   (the rest of the crate sees only the model).
 
-pub(crate) mod haskell;
 pub mod iallocator;
 pub mod json;
 pub(crate) mod live;

@@ -10,12 +10,12 @@
 //! their `MiB`-style spellings are binary; `M`, `G`, `T`, `MB`, `GB`, `TB`
 //! are decimal), MiB without one.
 
+use crate::haskell::read::{read_bool, read_int, reads_int, split_on};
 use crate::model::group::Group;
 use crate::model::node::{Node, NodeInfo, Resources};
 use crate::model::policy::IPolicy;
 use crate::model::types::AllocPolicy;
 use crate::model::Cluster;
-use crate::read::haskell::{read_bool, read_int, reads_int, split_on};
 use crate::read::loader::N1Rule;
 use crate::read::merge::{merge, Empties, MergeOptions, Parts};
 
@@ -121,7 +121,7 @@ fn parse_spec(spec: &str) -> Result<Spec, String> {
             format!(
                 "Invalid string value for type AllocPolicy: {}; Cannot parse AllocPolicy \
                  abbreviation '{}'",
-                crate::write::haskell::show_string(f[0]),
+                crate::haskell::show::show_string(f[0]),
                 f[0]
             )
         })?;

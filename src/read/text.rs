@@ -6,7 +6,7 @@
 //! instances, cluster tags and (optionally) instance policies; a line's
 //! fields are separated by `|`. Short lines of older Ganeti versions get
 //! hail's defaults for their missing trailing fields; numbers are read as
-//! Haskell's `reads` reads them ([`crate::read::haskell`]). The checks come
+//! Haskell's `reads` reads them ([`crate::haskell::read`]). The checks come
 //! in hail's order, so the first error is the one hail reports; the
 //! message names the file, the line, the object and the field, and keeps
 //! hail's own wording for what is wrong.
@@ -18,13 +18,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::haskell::read::{read_double, read_int, split_on, ReadError};
 use crate::model::group::Group;
 use crate::model::instance::{Disk, Instance, NO_NODE};
 use crate::model::node::{Node, Resources};
 use crate::model::policy::{IPolicy, ISpec, MinMaxISpecs};
 use crate::model::types::{AllocPolicy, DiskTemplate, RunState};
 use crate::model::{find_group, Cluster, NameMatch};
-use crate::read::haskell::{read_double, read_int, split_on, ReadError};
 use crate::read::merge::{merge, node_info, Empties, InstanceRecord, MergeOptions, Parts};
 
 /// Why a cluster data file cannot be read: where, and what is wrong.
@@ -148,7 +148,7 @@ fn fields(line: &str) -> Vec<&str> {
 
 /// Haskell's `show` of a list of strings, as hail quotes a bad line.
 fn show_fields(fields: &[&str]) -> String {
-    crate::write::haskell::show_string_list(fields)
+    crate::haskell::show::show_string_list(fields)
 }
 
 /// Ganeti's `commaSplit`.
@@ -212,7 +212,7 @@ impl Reader<'_> {
                 line,
                 format!(
                     "{what}, field alloc_policy: Invalid string value for type AllocPolicy: {}",
-                    crate::write::haskell::show_string(f[2])
+                    crate::haskell::show::show_string(f[2])
                 ),
             )
         })?;
@@ -370,7 +370,7 @@ impl Reader<'_> {
                 line,
                 format!(
                     "{what}, field status: Invalid string value for type InstanceStatus: {}",
-                    crate::write::haskell::show_string(f[4])
+                    crate::haskell::show::show_string(f[4])
                 ),
             )
         })?;
@@ -393,7 +393,7 @@ impl Reader<'_> {
                 format!(
                     "{what}, field disk_template: Instance {name}: Invalid string value for type \
                      DiskTemplate: {}",
-                    crate::write::haskell::show_string(f[8])
+                    crate::haskell::show::show_string(f[8])
                 ),
             )
         })?;
@@ -489,7 +489,7 @@ impl Reader<'_> {
                     format!(
                         "{what}, field disk templates: Invalid string value for type \
                          DiskTemplate: {}",
-                        crate::write::haskell::show_string(t)
+                        crate::haskell::show::show_string(t)
                     ),
                 )
             })?);

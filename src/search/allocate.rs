@@ -39,7 +39,6 @@ use crate::search::moves::location_score;
 use crate::search::solution::{AllocSolution, CandidateNote, CandidateOutcome, Metric, Placement};
 use crate::search::state::{Crash, State};
 use crate::search::AlgorithmOptions;
-use crate::write::haskell;
 
 /// How one allocation search runs: the command line's
 /// [`AlgorithmOptions`] with the request's node restriction, and the
@@ -1679,12 +1678,12 @@ fn no_groups_message(
         None => "Nothing".to_owned(),
         Some(a) => {
             let v: Vec<i64> = a.iter().map(|&g| g as i64).collect();
-            format!("Just {}", crate::write::haskell::show_int_list(&v))
+            format!("Just {}", crate::haskell::show::show_int_list(&v))
         }
     };
     let shown: Vec<String> = groups
         .iter()
-        .map(|(g, _)| haskell::show_group(&node_groups[*g]))
+        .map(|(g, _)| crate::write::records::show_group(&node_groups[*g]))
         .collect();
     format!(
         "no groups for evacuation: allowed groups was {allowed}, all groups: [{}]",

@@ -19,6 +19,7 @@
 
 use std::cmp::Ordering;
 
+use crate::haskell::show as haskell;
 use crate::model::group::Group;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
@@ -34,7 +35,6 @@ use crate::search::solution::{
     best_of, AllocSolution, CandidateNote, CandidateOutcome, Metric, Placement,
 };
 use crate::search::state::State;
-use crate::write::haskell;
 
 /// The lost-allocations metric: allocations lost per test instance, then
 /// the disk left on the placement's nodes.

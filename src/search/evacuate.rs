@@ -1328,7 +1328,7 @@ pub fn relocate(
         let shown: Vec<i64> = relocate_from.iter().map(|&k| k as i64).collect();
         return Ok(Err(format!(
             "Unsupported request: excluded nodes not equal to instance's {what}({expected} versus {})",
-            crate::write::haskell::show_int_list(&shown)
+            crate::haskell::show::show_int_list(&shown)
         )));
     }
     let sol = try_node_evac(node_groups, state, mode, &[idx], soft, notes)?;
@@ -1344,7 +1344,7 @@ pub fn relocate(
     let (pnode, snode) = (inst.p_node, inst.s_node);
     let show_nodes = |nodes: &[usize]| {
         let v: Vec<i64> = nodes.iter().map(|&k| k as i64).collect();
-        crate::write::haskell::show_int_list(&v)
+        crate::haskell::show::show_int_list(&v)
     };
     match orig.mirror_type() {
         MirrorType::Internal => {

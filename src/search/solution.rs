@@ -7,9 +7,9 @@
 
 use std::cmp::Ordering;
 
+use crate::haskell::show as haskell;
 use crate::model::instance::Instance;
 use crate::model::types::{FailMode, FailTally};
-use crate::write::haskell;
 
 /// A placement metric: hail's score (a float, lower is better) or the
 /// dedicated-allocation metric. Comparisons follow Haskell's semantics

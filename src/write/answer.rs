@@ -5,7 +5,7 @@
 //! Results are built as JSON text by the small helpers here, never through
 //! a map, so key order is always hail's.
 
-use crate::write::json::write_string;
+use crate::haskell::json::write_string;
 
 /// One answer.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! commands of a plan and its job sets, the instance map and the score
 //! table, each in hbal 3.0.2's exact format.
 
-use crate::write::haskell::printf_fixed;
+use crate::haskell::show::printf_fixed;
 use crate::write::table::print_table;
 
 /// The kind of a move, with the names of the nodes it goes to (`c`: the

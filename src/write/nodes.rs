@@ -2,9 +2,9 @@
 //! `Node.showField`, `Node.showHeader`): one row per node in index order,
 //! the columns a field list names, each value in hail's format.
 
+use crate::haskell::show::{printf_fixed, show_double, show_int_list};
 use crate::model::node::{compute_p_dsk, Node};
 use crate::model::TagTable;
-use crate::write::haskell::{printf_fixed, show_double, show_int_list};
 use crate::write::table::print_table;
 
 /// Which fields a node table shows, as `-p` gives them.

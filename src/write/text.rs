@@ -9,11 +9,11 @@
 //! CPU speed, Haskell's `show` for the policy ratios. Objects come in the
 //! order they are given, which is hail's container (key) order.
 
+use crate::haskell::show::{printf_fixed, show_double, show_ffloat};
 use crate::model::group::Group;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::policy::{IPolicy, ISpec};
-use crate::write::haskell::{printf_fixed, show_double, show_ffloat};
 
 /// What a data file holds.
 pub struct Contents<'a> {

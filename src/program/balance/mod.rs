@@ -14,6 +14,8 @@ use std::ffi::OsString;
 use std::io::Write;
 
 use crate::explain;
+use crate::haskell::read::{read_double, split_on};
+use crate::haskell::show::{printf_fixed, printf_general, show_string, show_string_list};
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::Cluster;
@@ -23,13 +25,11 @@ use crate::program::mond;
 use crate::program::plan::{
     self, commands_text, open_error, split_jobs, stop, write_file, MoveJob, Stop,
 };
-use crate::read::haskell::{read_double, split_on};
 use crate::read::merge::MergeOptions;
 use crate::score::metric::{optimal_score, COMPONENTS};
 use crate::search::balance::{self, BalanceOptions};
 use crate::search::state::State;
 use crate::write::balance as texts;
-use crate::write::haskell::{printf_fixed, printf_general, show_string, show_string_list};
 use crate::write::nodes::{print_nodes, PrintNodes};
 use options::{Options, PROGRAM};
 
@@ -260,7 +260,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         writeln!(
             out,
             "Loaded cluster ipolicy: {}",
-            crate::write::haskell::show_ipolicy(&cluster.ipolicy)
+            crate::write::records::show_ipolicy(&cluster.ipolicy)
         )?;
     }
     let original = o.save.as_ref().map(|_| datafile::serialize(&cluster));

@@ -13,10 +13,10 @@
 
 use std::ffi::OsString;
 
+use crate::haskell::read::{read_double, read_int, sep_split};
 use crate::model::types::SoftChecks;
 pub use crate::program::getopt::Exit;
 use crate::program::getopt::{self, ArgKind, OptDescr};
-use crate::read::haskell::{read_double, read_int, sep_split};
 use crate::write::nodes::PrintNodes;
 
 /// The program name printed wherever hbal prints `hbal`.

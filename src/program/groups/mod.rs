@@ -23,6 +23,7 @@ use std::ffi::OsString;
 use std::io::Write;
 
 use crate::explain::groups as report;
+use crate::haskell::show::printf_fixed;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::types::SoftChecks;
@@ -38,7 +39,6 @@ use crate::search::groups::{self, Relocation};
 use crate::search::moves::Move;
 use crate::search::state::State;
 use crate::write::balance::{commands_for_stdout, commands_script};
-use crate::write::haskell::printf_fixed;
 use options::{Operation, Options, PROGRAM};
 
 /// Runs `hailstone-groups` with `args` (without `argv[0]`); returns the

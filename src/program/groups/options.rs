@@ -9,9 +9,9 @@
 
 use std::ffi::OsString;
 
+use crate::haskell::read::{read_double, read_int};
 pub use crate::program::getopt::Exit;
 use crate::program::getopt::{self, ArgKind, OptDescr};
-use crate::read::haskell::{read_double, read_int};
 
 /// The program name.
 pub const PROGRAM: &str = "hailstone-groups";

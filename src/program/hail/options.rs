@@ -27,8 +27,8 @@ pub use crate::read::loader::{LoadOptions, N1Rule};
 pub use crate::search::AlgorithmOptions;
 pub use crate::write::nodes::PrintNodes;
 
+use crate::haskell::read::{read_int, sep_split};
 use crate::program::getopt::{self, flag_value, ArgKind, OptDescr};
-use crate::read::haskell::{read_int, sep_split};
 
 /// The program name printed wherever hail prints `hail`.
 const PROGRAM: &str = "hailstone";

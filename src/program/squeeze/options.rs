@@ -12,9 +12,9 @@
 
 use std::ffi::OsString;
 
+use crate::haskell::read::{read_double, read_int};
 pub use crate::program::getopt::Exit;
 use crate::program::getopt::{self, ArgKind, OptDescr};
-use crate::read::haskell::{read_double, read_int};
 
 /// The program name printed wherever hsqueeze prints `hsqueeze`.
 pub const PROGRAM: &str = "hailstone-squeeze";

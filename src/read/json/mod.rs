@@ -82,7 +82,7 @@ mod scan;
 mod tests;
 
 /// The answer's string escaping, also used to quote names in errors.
-pub use crate::write::json::write_string;
+use crate::haskell::json::write_string;
 pub use document::{Array, Document, Items, Members, Object, Picked, Value};
 pub use scan::Scan;
 

@@ -60,7 +60,7 @@ pub const QUERIES: [(&str, &str, &str); 4] = [
 /// A request message (without its 0x03 terminator).
 pub fn request(method: &str, args: &str) -> String {
     let mut text = String::from(r#"{"method":"#);
-    crate::write::json::write_string(&mut text, method);
+    crate::haskell::json::write_string(&mut text, method);
     text.push_str(r#","args":"#);
     text.push_str(args);
     text.push('}');

@@ -1,6 +1,6 @@
-//! JSON text as hail writes it (Text.JSON): string literals with its
-//! escaping. The answer is written with it, and the reader quotes names in
-//! its error messages the same way.
+//! Text.JSON's string literals, with its escaping: every JSON text the
+//! programs write quotes its strings with it (`write::json`), and the
+//! readers quote names in their error messages the same way.
 
 /// Append `s` as a JSON string literal with Text.JSON's escaping (see below).
 ///
