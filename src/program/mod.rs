@@ -15,9 +15,9 @@
 //!   reads options, calls the stages and maps outcomes to exit statuses.
 
 pub mod balance;
+pub mod cli;
 pub mod clock;
 pub mod datafile;
-pub mod getopt;
 pub mod groups;
 pub mod hail;
 pub mod jobs;

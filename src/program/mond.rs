@@ -12,6 +12,7 @@
 use std::io::Write;
 
 use crate::model::Cluster;
+use crate::program::cli::Options;
 use crate::program::plan::{open_error, stop, Stop};
 use crate::program::rapi::curl_get;
 use crate::read::live::mond::{self, Collector, Report};
@@ -19,34 +20,21 @@ use crate::read::live::mond::{self, Collector, Report};
 /// The port of Ganeti's monitoring daemon (`defaultMondPort`).
 const MOND_PORT: u16 = 1815;
 
-/// The command line's monitoring-daemon settings.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MondOptions {
-    /// `--mond[=yes]`.
-    pub enabled: bool,
-    /// `--mond-data=FILE`: the reports from a file instead of the daemons.
-    pub data_file: Option<String>,
-    /// `--mond-xen`: the Xen collector instead of the node's total.
-    pub xen: bool,
-    /// `--ignore-dynu`: no collector at all.
-    pub ignore_dynu: bool,
-    /// `--exit-on-missing-mond-data`.
-    pub exit_on_missing: bool,
-}
-
 /// Applies the daemons' data to `cluster` when `--mond` asks for it,
-/// writing htools' warnings to `err`.
+/// writing htools' warnings to `err`. The settings are `--mond`,
+/// `--mond-data`, `--mond-xen`, `--ignore-dynu` and
+/// `--exit-on-missing-mond-data`.
 ///
 /// # Errors
 ///
 /// A `--mond-data` file that cannot be read or parsed (hbal: "can't parse
 /// MonD data"), and with `--exit-on-missing-mond-data` incomplete data
 /// ("Not all required data available").
-pub fn apply(cluster: &mut Cluster, o: &MondOptions, err: &mut dyn Write) -> Result<(), Stop> {
-    if !o.enabled {
+pub fn apply(cluster: &mut Cluster, o: &Options, err: &mut dyn Write) -> Result<(), Stop> {
+    if !o.mond {
         return Ok(());
     }
-    let file = match &o.data_file {
+    let file = match &o.mond_data {
         None => None,
         Some(path) => {
             let bytes = std::fs::read(path)
@@ -58,7 +46,7 @@ pub fn apply(cluster: &mut Cluster, o: &MondOptions, err: &mut dyn Write) -> Res
         }
     };
     let mut complete = true;
-    for collector in Collector::chosen(o.ignore_dynu, o.xen) {
+    for collector in Collector::chosen(o.ignore_dynu, o.mond_xen) {
         let mut reports: Vec<Option<Report>> = Vec::with_capacity(cluster.nodes.len());
         for node in &cluster.nodes {
             let name = &node.info.name;
@@ -87,7 +75,7 @@ pub fn apply(cluster: &mut Cluster, o: &MondOptions, err: &mut dyn Write) -> Res
         }
         complete &= ok;
     }
-    if o.exit_on_missing && !complete {
+    if o.mond_exit_on_missing && !complete {
         return Err(stop("Error: Not all required data available\n".to_owned()));
     }
     Ok(())

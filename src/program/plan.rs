@@ -10,8 +10,8 @@ use std::io::Write;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::types::DiskTemplate;
 use crate::model::Cluster;
+use crate::program::cli::{Exit, ExplainTo};
 use crate::program::datafile;
-use crate::program::getopt::Exit;
 use crate::program::{luxi, rapi};
 use crate::read::json::parse_document;
 use crate::read::live;
@@ -80,6 +80,19 @@ pub fn open_error(path: &str, e: &std::io::Error) -> String {
 /// `writeFile` exception gives (`program: path: openFile: ...`).
 pub fn write_file(program: &str, path: &str, text: &str) -> Result<(), Stop> {
     std::fs::write(path, text).map_err(|e| stop(format!("{program}: {}\n", open_error(path, &e))))
+}
+
+/// A planner's `--explain` text: on stderr, or in the file named.
+pub fn write_explanation(
+    program: &str,
+    to: &ExplainTo,
+    text: &str,
+    err: &mut dyn Write,
+) -> Result<(), Stop> {
+    match to {
+        ExplainTo::Stderr => Ok(err.write_all(text.as_bytes())?),
+        ExplainTo::Path(path) => write_file(program, path, text),
+    }
 }
 
 /// `maybeSaveData` of the planners: writes `text` to `PATH.EXT` and says so

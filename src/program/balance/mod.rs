@@ -118,9 +118,9 @@ fn load(o: &Options, err: &mut dyn Write) -> Result<(Cluster, Vec<bool>), Stop> 
             master: o.master.as_deref(),
         },
         &merge,
-        o.static_kvm_node_memory,
+        o.load.static_kvm_node_memory,
     )?;
-    mond::apply(&mut cluster, &o.mond, err)?;
+    mond::apply(&mut cluster, o, err)?;
     // Selected and excluded instances (`mergeData`).
     let names: Vec<&str> = cluster.instances.iter().map(|i| &*i.name).collect();
     let mut unknown: Vec<String> = Vec::new();
@@ -420,7 +420,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             out,
             "The cluster contains {policy_bad} policy-violating nodes."
         )?;
-        if o.soft == crate::model::types::SoftChecks::Ignore {
+        if o.algorithm.soft == crate::model::types::SoftChecks::Ignore {
             writeln!(out, "Continuing, ignoring soft errors.")?;
         } else {
             writeln!(out, "Continuing, but the set of moves might be too restricted; consider using the --ignore-soft-errors option.")?;
@@ -487,10 +487,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             stop,
         };
         let text = explain::balance::render(&run, o.explain_format);
-        match to {
-            None => err.write_all(text.as_bytes())?,
-            Some(path) => write_file(PROGRAM, path, &text)?,
-        }
+        plan::write_explanation(PROGRAM, to, &text, err)?;
         Ok(())
     };
     let options = engine_options(o, opt_cv);
@@ -605,7 +602,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
 /// optimal score is `optimal`.
 pub(crate) fn engine_options(o: &Options, optimal: f64) -> BalanceOptions {
     BalanceOptions {
-        soft: o.soft,
+        soft: o.algorithm.soft,
         disk_moves: o.disk_moves,
         inst_moves: o.inst_moves,
         restricted_migration: o.restricted_migration,

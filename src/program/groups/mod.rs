@@ -26,7 +26,6 @@ use crate::explain::groups as report;
 use crate::haskell::show::printf_fixed;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
-use crate::model::types::SoftChecks;
 use crate::model::{find_group, Cluster, NameMatch};
 use crate::program::balance::engine_options;
 use crate::program::datafile;
@@ -39,7 +38,7 @@ use crate::search::groups::{self, Relocation};
 use crate::search::moves::Move;
 use crate::search::state::State;
 use crate::write::balance::{commands_for_stdout, commands_script};
-use options::{Operation, Options, PROGRAM};
+use options::{Invocation, Operation, Options, PROGRAM};
 
 /// Runs `hailstone-groups` with `args` (without `argv[0]`); returns the
 /// exit status.
@@ -52,7 +51,8 @@ struct Plan {
     jobs: Vec<MoveJob>,
 }
 
-fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+fn run(invocation: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+    let o = &invocation.options;
     let (cluster, warnings) = plan::read_cluster(
         plan::Sources {
             text_data: o.text_data.as_deref(),
@@ -61,7 +61,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             master: o.master.as_deref(),
         },
         &MergeOptions::default(),
-        o.static_kvm_node_memory,
+        o.load.static_kvm_node_memory,
     )?;
     err.write_all(plan::warnings_text(&warnings).as_bytes())?;
     let only = match &o.group {
@@ -88,7 +88,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         &node_groups,
     );
     let opts = AllocOptions {
-        soft: soft_checks(o),
+        soft: o.algorithm.soft,
         // Health is the seed's: per-node N+1, which every placement keeps
         // (hail's global check would refuse every move while any group of
         // the cluster is unhealthy, the very case being repaired).
@@ -106,7 +106,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         cluster.instances.len(),
         groups::groups_with_nodes(&state, node_groups.len()).len()
     )?;
-    let (plan, detail) = match o.operation {
+    let (plan, detail) = match invocation.operation {
         Operation::Check => {
             let health = groups::all_health(&state, node_groups.len());
             out.write_all(report::check_text(&ctx, &state, &health).as_bytes())?;
@@ -152,7 +152,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     if let Some(plan) = &plan {
         print_commands(o, plan, out)?;
         if let Some(path) = &o.save {
-            let ext = match o.operation {
+            let ext = match invocation.operation {
                 Operation::Repair => "repaired",
                 Operation::Compress => "compressed",
                 _ => "balanced",
@@ -166,22 +166,10 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     }
     if let Some(to) = &o.explain {
         let text = report::explain(&ctx, &state, &detail, o.explain_format);
-        match to {
-            None => err.write_all(text.as_bytes())?,
-            Some(path) => write_file(PROGRAM, path, &text)?,
-        }
+        plan::write_explanation(PROGRAM, to, &text, err)?;
     }
     out.flush()?;
     Ok(())
-}
-
-/// `--ignore-soft-errors` as the searches take it.
-fn soft_checks(o: &Options) -> SoftChecks {
-    if o.ignore_soft_errors {
-        SoftChecks::Ignore
-    } else {
-        SoftChecks::Enforce
-    }
 }
 
 /// `-C`: the plan's commands on stdout or in a script.
@@ -318,8 +306,11 @@ fn balance_worst(
         .map(|n| (n.info.name.clone(), n.info.alias_len))
         .collect();
     // hbal's defaults, with the soft checks and `-e` given here.
-    let hbal = crate::program::balance::options::Options {
-        soft: soft_checks(o),
+    let hbal = Options {
+        algorithm: crate::search::AlgorithmOptions {
+            soft: o.algorithm.soft,
+            ..Default::default()
+        },
         min_score: o.min_score,
         ..Default::default()
     };

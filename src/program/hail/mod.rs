@@ -22,7 +22,6 @@ use crate::model::node::Node;
 use crate::model::policy::IPolicy;
 use crate::model::{Cluster, Request, TagId};
 use crate::program::datafile;
-use crate::program::mond::MondOptions;
 use crate::read::loader::{self, LoadError};
 use crate::read::merge::MergeOptions;
 use crate::read::{simulate, text};
@@ -216,15 +215,10 @@ fn run_inner(
     // applies it (after the request's warnings; before a data file's).
     let mond = |cluster: &mut crate::model::Cluster, out: &mut Output| {
         if options.mond {
-            let settings = MondOptions {
-                enabled: true,
-                xen: options.mond_xen,
-                ignore_dynu: options.ignore_dynu,
-                ..MondOptions::default()
-            };
             let mut said = Vec::new();
-            // Without a data file nothing here can fail.
-            let _ = crate::program::mond::apply(cluster, &settings, &mut said);
+            // Without a data file (hail has no `--mond-data`) nothing here
+            // can fail.
+            let _ = crate::program::mond::apply(cluster, options, &mut said);
             out.stderr.push_str(&String::from_utf8_lossy(&said));
         }
     };

@@ -1,113 +1,52 @@
-//! hail's command line: the same options, abbreviations, error texts and
-//! exit codes as `hail` (Ganeti 3.0.2), read once into typed settings.
+//! hail's command line: the options `hailstone` takes (hail's, in hail's
+//! order, and hailstone's `--n1-rule`, `--explain`, `--explain-format` and
+//! `--inter-group-evacuation`), and hail's argument check: exactly one
+//! input file. The options themselves are [`crate::program::cli`]'s; each
+//! stage gets its part of the settings: the loader [`Options::load`], the
+//! searches [`Options::algorithm`].
 //!
-//! GetOpt's scanning is [`getopt`]'s; this module owns hail's option table,
-//! the fold of the recognised options into [`Options`] (with hail's value
-//! messages), `--help`, `--version` and `--help-completion`, hail's
-//! argument-count check and the refusal of options that hail accepts but
-//! hailstone does not implement yet. Each stage gets its part of the
-//! settings: the loader [`Options::load`], the searches
-//! [`Options::algorithm`].
-//!
-//! The outcomes are checked in hail's order:
-//!
-//! 1. GetOpt errors: exit 2, `Command line error: ...` followed by the usage.
-//! 2. Option value errors, first failing option in command-line order: exit 1,
-//!    `Error while parsing command line arguments:\n<msg>\n`.
-//! 3. `--help`, then `--version`, then `--help-completion`: stdout, exit 0.
-//! 4. The number of non-option arguments (exactly one is required).
-//! 5. hailstone only: options whose behaviour is not implemented yet (exit 2).
+//! After Ganeti's checks ([`cli::parse`]) comes the number of non-option
+//! arguments: exactly one is required (exit 1 otherwise).
 
 use std::ffi::OsString;
 
 pub use crate::explain::Format as ExplainFormat;
 pub use crate::model::types::SoftChecks;
-pub use crate::program::getopt::Exit;
+use crate::program::cli::getopt::error_exit;
+pub use crate::program::cli::{self, take, Exit, ExplainTo, Opt, Options, Program};
 pub use crate::read::loader::{LoadOptions, N1Rule};
 pub use crate::search::AlgorithmOptions;
 pub use crate::write::nodes::PrintNodes;
 
-use crate::haskell::read::{read_int, sep_split};
-use crate::program::getopt::{self, flag_value, ArgKind, OptDescr};
-
-/// The program name printed wherever hail prints `hail`.
-const PROGRAM: &str = "hailstone";
-
-/// The options of one hailstone invocation, after value conversion.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Options {
-    /// `-p`/`--print-nodes[=FIELDS]`: print node tables to stderr before and
-    /// after the run. Not implemented yet: giving it makes [`parse`] fail.
-    pub print_nodes: Option<PrintNodes>,
-    /// `-S`/`--save=FILE`: save the cluster state before and after the run.
-    /// Not implemented yet: giving it makes [`parse`] fail.
-    pub save: Option<String>,
-    /// `-t`/`--text-data=FILE`: replace the request's cluster by an htools
-    /// text file. Not implemented yet: giving it makes [`parse`] fail.
-    pub text_data: Option<String>,
-    /// `--simulate=SPEC`, repeatable. Each one is *prepended*, exactly as in
-    /// hail, so the first element is the last option given. The specs are not
-    /// validated here: hail validates them when it loads the cluster. Not
-    /// implemented yet: giving it makes [`parse`] fail.
-    pub simulate: Vec<String>,
-    /// Verbosity: starts at 1, and each `-v`/`--verbose` adds one.
-    pub verbose: u32,
-    /// `--ignore-dynu`: no utilisation data from a data file (`-t`), and no
-    /// monitoring-daemon collector with `--mond`.
-    pub ignore_dynu: bool,
-    /// The searches' settings: `--ignore-soft-errors`,
-    /// `--no-capacity-checks` and `--restrict-allocation-to=N1,N2,...` (a
-    /// whitelist of node names that overrides the request's own
-    /// restriction, split on `,` as hail's `sepSplit` does: an empty value
-    /// gives an empty list, so no node is allowed, and a trailing comma
-    /// gives an empty name; when repeated, the last one wins).
-    pub algorithm: AlgorithmOptions,
-    /// `--mond[=yes|no]` (a bare `--mond` means yes): query the monitoring
-    /// daemons for the nodes' CPU load (`program::mond`).
-    pub mond: bool,
-    /// `--mond-xen`: use the Xen collector when querying the monitoring
-    /// daemons. Without `--mond` hail ignores it.
-    pub mond_xen: bool,
-    /// The loader's settings: `--static-kvm-node-memory=N` (default 4096:
-    /// the node memory to assume on KVM clusters; 0 keeps the hypervisor's
-    /// value; parsed like Haskell's `reads :: ReadS Int`, with the same
-    /// wrap-around on overflow) and `--n1-rule=3.0|3.1` (hailstone only: how
-    /// the initial N+1 flag of a node is computed).
-    pub load: LoadOptions,
-    /// `--explain[=PATH]` (hailstone only): explain the answer on stderr,
-    /// in the file PATH, or in a new file in the directory PATH.
-    pub explain: Option<ExplainTo>,
-    /// `--explain-format=text|json` (hailstone only).
-    pub explain_format: ExplainFormat,
-}
-
-/// Where `--explain` sends the explanation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExplainTo {
-    /// stderr (a bare `--explain`, or `--explain=-`).
-    Stderr,
-    /// This file, or a new file in this directory.
-    Path(String),
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            print_nodes: None,
-            save: None,
-            text_data: None,
-            simulate: Vec::new(),
-            verbose: 1,
-            ignore_dynu: false,
-            algorithm: AlgorithmOptions::default(),
-            mond: false,
-            mond_xen: false,
-            load: LoadOptions::default(),
-            explain: None,
-            explain_format: ExplainFormat::Text,
-        }
-    }
-}
+/// The iallocator's command line.
+pub const COMMAND_LINE: Program = Program {
+    name: "hailstone",
+    original: "hail",
+    synopsis: "[OPTION...]",
+    options: &[
+        take(Opt::PrintNodes),
+        take(Opt::Save),
+        take(Opt::TextData),
+        take(Opt::Simulate),
+        take(Opt::Verbose),
+        take(Opt::IgnoreDynu),
+        take(Opt::IgnoreSoftErrors),
+        take(Opt::NoCapacityChecks),
+        take(Opt::RestrictAllocationTo),
+        take(Opt::Mond),
+        take(Opt::MondXen),
+        take(Opt::StaticKvmNodeMemory),
+        take(Opt::N1Rule),
+        take(Opt::Explain),
+        take(Opt::ExplainFormat),
+        take(Opt::InterGroupEvacuation),
+        take(Opt::Version),
+        take(Opt::Help),
+        take(Opt::HelpCompletion),
+    ],
+    arguments: "file 1 1\n",
+    flag_values: true,
+};
 
 /// A successfully parsed command line.
 #[derive(Debug)]
@@ -121,326 +60,26 @@ pub struct Invocation {
 
 /// Parses hailstone's command line. `args` excludes `argv[0]`.
 ///
-/// Returns the invocation to run.
-///
 /// # Errors
 ///
-/// Returns the [`Exit`] that hail would take instead of running for the same
+/// The [`Exit`] that hail would take instead of running for the same
 /// command line (with `hailstone` in place of `hail` in its texts): GetOpt
-/// errors (exit 2), option value errors (exit 1), help, version or completion
-/// output (stdout, exit 0), a wrong number of arguments (exit 1), and, for
-/// hailstone only, options that are not implemented yet (exit 2).
+/// errors (exit 2), option value errors (exit 1), help, version or
+/// completion output (stdout, exit 0), a wrong number of arguments (exit
+/// 1).
 pub fn parse(args: &[OsString]) -> Result<Invocation, Exit> {
-    let mut fold = Fold::default();
-    let non_options = getopt::parse_with(
-        OPTIONS,
-        args,
-        &mut fold,
-        &usage(),
-        version_text,
-        "file 1 1\n",
-    )?;
+    let (options, non_options) = cli::parse(&COMMAND_LINE, args)?;
     let mut non_options = non_options.into_iter();
-    let input = match (non_options.next(), non_options.next()) {
-        (None, _) => return Err(getopt::error_exit("This program needs an input file.")),
-        (Some(_), Some(_)) => {
-            return Err(getopt::error_exit(
-                "Only one argument is accepted (the input file)",
-            ))
-        }
-        (Some(input), None) => input,
-    };
-
-    Ok(Invocation {
-        options: fold.options,
-        input,
-    })
+    match (non_options.next(), non_options.next()) {
+        (None, _) => Err(error_exit("This program needs an input file.")),
+        (Some(_), Some(_)) => Err(error_exit("Only one argument is accepted (the input file)")),
+        (Some(input), None) => Ok(Invocation { options, input }),
+    }
 }
 
-/// The full help text, as printed by `--help` and after GetOpt errors: the
-/// version line, the usage line, then GetOpt's option table.
+/// The full help text, as printed by `--help` and after GetOpt errors.
 pub fn usage() -> String {
-    getopt::program_usage(PROGRAM, OPTIONS)
-}
-
-/// The text printed by `--version`.
-fn version_text() -> String {
-    getopt::program_version(PROGRAM, "hail")
-}
-
-// ---------------------------------------------------------------------------
-// The option table.
-// ---------------------------------------------------------------------------
-
-/// Identifies an option independently of the name it was given by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum OptId {
-    PrintNodes,
-    Save,
-    TextData,
-    Simulate,
-    Verbose,
-    IgnoreDynu,
-    IgnoreSoftErrors,
-    NoCapacityChecks,
-    RestrictAllocationTo,
-    Mond,
-    MondXen,
-    StaticKvmNodeMemory,
-    N1Rule,
-    Explain,
-    ExplainFormat,
-    InterGroupEvacuation,
-    Version,
-    Help,
-    HelpCompletion,
-}
-
-/// hail's options in hail's order (which is also the help order), with
-/// hailstone's `--n1-rule` after `--static-kvm-node-memory`.
-const OPTIONS: &[OptDescr<OptId>] = &[
-    OptDescr {
-        id: OptId::PrintNodes,
-        short: Some('p'),
-        long: "print-nodes",
-        kind: ArgKind::Opt("FIELDS"),
-        help: "print the final node list",
-        completion: "none",
-    },
-    OptDescr {
-        id: OptId::Save,
-        short: Some('S'),
-        long: "save",
-        kind: ArgKind::Req("FILE"),
-        help: "Save cluster state at the end of the processing to FILE",
-        completion: "none",
-    },
-    OptDescr {
-        id: OptId::TextData,
-        short: Some('t'),
-        long: "text-data",
-        kind: ArgKind::Req("FILE"),
-        help: "the cluster data FILE",
-        completion: "file",
-    },
-    OptDescr {
-        id: OptId::Simulate,
-        short: None,
-        long: "simulate",
-        kind: ArgKind::Req("SPEC"),
-        help: "simulate an empty cluster, given as 'alloc_policy,num_nodes,disk,ram,cpu'",
-        completion: "string",
-    },
-    OptDescr {
-        id: OptId::Verbose,
-        short: Some('v'),
-        long: "verbose",
-        kind: ArgKind::No,
-        help: "increase the verbosity level",
-        completion: "none",
-    },
-    OptDescr {
-        id: OptId::IgnoreDynu,
-        short: None,
-        long: "ignore-dynu",
-        kind: ArgKind::Flag,
-        help: "Ignore any dynamic utilisation information",
-        completion: "none",
-    },
-    OptDescr {
-        id: OptId::IgnoreSoftErrors,
-        short: None,
-        long: "ignore-soft-errors",
-        kind: ArgKind::Flag,
-        help: "Ignore any soft restrictions in balancing",
-        completion: "none",
-    },
-    OptDescr {
-        id: OptId::NoCapacityChecks,
-        short: None,
-        long: "no-capacity-checks",
-        kind: ArgKind::Flag,
-        help: "disable capacity checks (like global N+1 redundancy)",
-        completion: "none",
-    },
-    OptDescr {
-        id: OptId::RestrictAllocationTo,
-        short: None,
-        long: "restrict-allocation-to",
-        kind: ArgKind::Req("NODE,..."),
-        help: "Restrict allocations to the given set of nodes",
-        completion: "manynodes",
-    },
-    OptDescr {
-        id: OptId::Mond,
-        short: None,
-        long: "mond",
-        kind: ArgKind::Opt("CHOICE"),
-        help: "pass either 'yes' or 'no' to query all monDs",
-        completion: "choices=yes,no",
-    },
-    OptDescr {
-        id: OptId::MondXen,
-        short: None,
-        long: "mond-xen",
-        kind: ArgKind::Flag,
-        help: "also consider xen-specific collectors in MonD queries",
-        completion: "none",
-    },
-    OptDescr {
-        id: OptId::StaticKvmNodeMemory,
-        short: None,
-        long: "static-kvm-node-memory",
-        kind: ArgKind::Req("N"),
-        help: "use static node memory [in MB] on KVM instead of value reported by hypervisor. \
-               Use 0 to take value reported from hypervisor.",
-        completion: "integer",
-    },
-    OptDescr {
-        id: OptId::N1Rule,
-        short: None,
-        long: "n1-rule",
-        kind: ArgKind::Req("RULE"),
-        help: "initial N+1 state of a node: 3.0 (hail 3.0.2, default) or 3.1 (Ganeti 3.1)",
-        completion: "choices=3.0,3.1",
-    },
-    OptDescr {
-        id: OptId::Explain,
-        short: None,
-        long: "explain",
-        kind: ArgKind::Opt("PATH"),
-        help: "explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH",
-        completion: "none",
-    },
-    OptDescr {
-        id: OptId::ExplainFormat,
-        short: None,
-        long: "explain-format",
-        kind: ArgKind::Req("FORMAT"),
-        help: "format of the explanation: text (default) or json",
-        completion: "choices=text,json",
-    },
-    OptDescr {
-        id: OptId::InterGroupEvacuation,
-        short: None,
-        long: "inter-group-evacuation",
-        kind: ArgKind::Flag,
-        help: "node-evacuate: move an instance that fits nowhere in its own group to another group sharing its storage pool (Ganeti runs the jobs of a group change)",
-        completion: "none",
-    },
-    OptDescr {
-        id: OptId::Version,
-        short: Some('V'),
-        long: "version",
-        kind: ArgKind::No,
-        help: "show the version of the program",
-        completion: "none",
-    },
-    OptDescr {
-        id: OptId::Help,
-        short: Some('h'),
-        long: "help",
-        kind: ArgKind::No,
-        help: "show help",
-        completion: "none",
-    },
-    OptDescr {
-        id: OptId::HelpCompletion,
-        short: None,
-        long: "help-completion",
-        kind: ArgKind::No,
-        help: "show completion info",
-        completion: "none",
-    },
-];
-
-// ---------------------------------------------------------------------------
-// Folding the recognised options into `Options`.
-// ---------------------------------------------------------------------------
-
-/// The state of Ganeti's option fold (`foldM (flip id) defaults opts`).
-#[derive(Debug, Default)]
-struct Fold {
-    options: Options,
-    help: bool,
-    version: bool,
-    completion: bool,
-}
-
-impl getopt::Fold<OptId> for Fold {
-    fn asked(&self) -> (bool, bool, bool) {
-        (self.help, self.version, self.completion)
-    }
-
-    /// Applies one option occurrence; `Err` carries hail's message.
-    fn apply(&mut self, id: OptId, value: Option<&str>) -> Result<(), String> {
-        let text = value.unwrap_or("");
-        let options = &mut self.options;
-        match id {
-            OptId::PrintNodes => options.print_nodes = Some(PrintNodes::from_option(text)),
-            OptId::Save => options.save = Some(text.to_string()),
-            OptId::TextData => options.text_data = Some(text.to_string()),
-            OptId::Simulate => options.simulate.insert(0, text.to_string()),
-            OptId::Verbose => options.verbose = options.verbose.saturating_add(1),
-            OptId::IgnoreDynu => options.ignore_dynu = flag_value("ignore-dynu", value)?,
-            OptId::IgnoreSoftErrors => {
-                options.algorithm.soft = if flag_value("ignore-soft-errors", value)? {
-                    SoftChecks::Ignore
-                } else {
-                    SoftChecks::Enforce
-                }
-            }
-            OptId::NoCapacityChecks => {
-                options.algorithm.capacity_checks = !flag_value("no-capacity-checks", value)?
-            }
-            OptId::RestrictAllocationTo => {
-                options.algorithm.restrict_allocation_to = Some(sep_split(text));
-            }
-            OptId::Mond => {
-                let yes = match value {
-                    None | Some("yes") => true,
-                    Some("no") => false,
-                    Some(other) => {
-                        return Err(format!(
-                            "Invalid choice '{other}', pass one of 'yes' or 'no'"
-                        ))
-                    }
-                };
-                options.mond = yes;
-            }
-            OptId::MondXen => options.mond_xen = flag_value("mond-xen", value)?,
-            OptId::StaticKvmNodeMemory => {
-                options.load.static_kvm_node_memory =
-                    read_int(text).map_err(|e| e.message("static node memory", text))?;
-            }
-            OptId::N1Rule => {
-                options.load.n1_rule = match text {
-                    "3.0" => N1Rule::Hail30,
-                    "3.1" => N1Rule::Ganeti31,
-                    other => {
-                        return Err(format!(
-                            "Invalid N+1 rule '{other}', pass one of '3.0' or '3.1'"
-                        ))
-                    }
-                };
-            }
-            OptId::Explain => {
-                options.explain = Some(match getopt::explain_target(value)? {
-                    None => ExplainTo::Stderr,
-                    Some(path) => ExplainTo::Path(path),
-                });
-            }
-            OptId::ExplainFormat => options.explain_format = getopt::explain_format(text)?,
-            OptId::InterGroupEvacuation => {
-                options.algorithm.inter_group_evacuation =
-                    flag_value("inter-group-evacuation", value)?;
-            }
-            OptId::Version => self.version = true,
-            OptId::Help => self.help = true,
-            OptId::HelpCompletion => self.completion = true,
-        }
-        Ok(())
-    }
+    COMMAND_LINE.usage()
 }
 
 #[cfg(test)]
@@ -495,21 +134,12 @@ mod tests {
         }
     }
 
-    /// Runs the scan and the fold only (no help, argument-count or
-    /// not-implemented checks), to inspect the values of any option.
-    fn fold(list: &[&str]) -> Fold {
-        let scan = getopt::scan(OPTIONS, &args(list));
-        assert!(
-            scan.errors.is_empty() && scan.unrecognized.is_empty(),
-            "{scan:?}"
-        );
-        let mut fold = Fold::default();
-        for given in &scan.given {
-            if let Err(msg) = getopt::fold_one(OPTIONS, &mut fold, given) {
-                panic!("{list:?}: {msg}");
-            }
-        }
-        fold
+    /// The options of a command line that must parse, with an input file
+    /// added at its end.
+    fn fold(list: &[&str]) -> Options {
+        let mut list = list.to_vec();
+        list.push("x");
+        ok(&list)
     }
 
     fn command_line_error(errors: &str) -> (u8, String) {
@@ -780,30 +410,22 @@ unrecognized option `-y'
         assert!(!options.mond && !options.mond_xen);
         assert!(ok(&["--mond-", "x"]).mond_xen);
         assert_eq!(ok(&["--n1", "3.1", "x"]).load.n1_rule, N1Rule::Ganeti31);
-        assert_eq!(
-            fold(&["--simu=p,3,1,2,3"]).options.simulate,
-            vec!["p,3,1,2,3"]
-        );
+        assert_eq!(fold(&["--simu=p,3,1,2,3"]).simulate, vec!["p,3,1,2,3"]);
         assert_eq!(ok(&["--simu=p,3,1,2,3", "x"]).simulate, vec!["p,3,1,2,3"]);
     }
 
     #[test]
     fn option_values() {
-        let options = fold(&["-tFILE"]).options;
+        let options = fold(&["-tFILE"]);
         assert_eq!(options.text_data.as_deref(), Some("FILE"));
-        assert_eq!(fold(&["-t", "-v"]).options.text_data.as_deref(), Some("-v"));
+        assert_eq!(fold(&["-t", "-v"]).text_data.as_deref(), Some("-v"));
+        assert_eq!(fold(&["--save", "--help"]).save.as_deref(), Some("--help"));
+        assert_eq!(fold(&["-S", "a", "-Sb"]).save.as_deref(), Some("b"));
         assert_eq!(
-            fold(&["--save", "--help"]).options.save.as_deref(),
-            Some("--help")
-        );
-        assert_eq!(fold(&["-S", "a", "-Sb"]).options.save.as_deref(), Some("b"));
-        assert_eq!(
-            fold(&["--simulate=a", "--simulate", "b", "--simulate=c"])
-                .options
-                .simulate,
+            fold(&["--simulate=a", "--simulate", "b", "--simulate=c"]).simulate,
             vec!["c", "b", "a"]
         );
-        let restrict = |list: &[&str]| fold(list).options.algorithm.restrict_allocation_to;
+        let restrict = |list: &[&str]| fold(list).algorithm.restrict_allocation_to;
         assert_eq!(restrict(&["--restrict-allocation-to="]), Some(vec![]));
         assert_eq!(
             restrict(&["--restrict-allocation-to=a,"]),
@@ -813,15 +435,11 @@ unrecognized option `-y'
             restrict(&["--restrict-allocation-to=a", "--restrict-allocation-to=b,c"]),
             Some(vec!["b".into(), "c".into()])
         );
-        assert!(fold(&["--mond"]).options.mond);
-        assert!(!fold(&["--mond", "--mond=no"]).options.mond);
-        assert_eq!(
-            fold(&["--n1-rule=3.0"]).options.load.n1_rule,
-            N1Rule::Hail30
-        );
+        assert!(fold(&["--mond"]).mond);
+        assert!(!fold(&["--mond", "--mond=no"]).mond);
+        assert_eq!(fold(&["--n1-rule=3.0"]).load.n1_rule, N1Rule::Hail30);
         assert_eq!(
             fold(&["--static-kvm-node-memory=-0"])
-                .options
                 .load
                 .static_kvm_node_memory,
             0
@@ -830,11 +448,12 @@ unrecognized option `-y'
 
     #[test]
     fn print_nodes_fields() {
-        let pn = |list: &[&str]| fold(list).options.print_nodes;
+        let pn = |list: &[&str]| fold(list).print_nodes;
         let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(pn(&[]), None);
         assert_eq!(pn(&["-p"]), Some(PrintNodes::Defaults));
-        assert_eq!(pn(&["-p", "name"]), Some(PrintNodes::Defaults));
+        // `-p name`: `name` is the input, not the fields.
+        assert_eq!(ok(&["-p", "name"]).print_nodes, Some(PrintNodes::Defaults));
         assert_eq!(pn(&["--print-nodes="]), Some(PrintNodes::Defaults));
         assert_eq!(
             pn(&["-pname,fmem"]),
@@ -913,12 +532,12 @@ unrecognized option `-y'
     #[test]
     fn flags_take_yes_and_no() {
         let f = fold(&["--no-capacity-checks=yes", "--ignore-soft-errors=true"]);
-        assert!(!f.options.algorithm.capacity_checks);
-        assert_eq!(f.options.algorithm.soft, SoftChecks::Ignore);
+        assert!(!f.algorithm.capacity_checks);
+        assert_eq!(f.algorithm.soft, SoftChecks::Ignore);
         let f = fold(&["--no-capacity-checks", "--no-cap=no", "--ignore-dynu=false"]);
-        assert!(f.options.algorithm.capacity_checks);
-        assert!(!f.options.ignore_dynu);
-        assert!(fold(&["--mond-xen=yes"]).options.mond_xen);
+        assert!(f.algorithm.capacity_checks);
+        assert!(!f.ignore_dynu);
+        assert!(fold(&["--mond-xen=yes"]).mond_xen);
         let Err(Exit::Stderr { code, message }) =
             parse(&args(&["x", "--no-capacity-checks=maybe"]))
         else {

@@ -41,7 +41,7 @@ fn load(o: &Options, err: &mut dyn Write) -> Result<Cluster, Stop> {
             master: None,
         },
         &MergeOptions::default(),
-        o.static_kvm_node_memory,
+        o.load.static_kvm_node_memory,
     )?;
     // hsqueeze has no -q: the warnings always show.
     err.write_all(plan::warnings_text(&warnings).as_bytes())?;
@@ -220,10 +220,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             o.target_resources,
             o.explain_format,
         );
-        match to {
-            None => err.write_all(text.as_bytes())?,
-            Some(path) => write_file(PROGRAM, path, &text)?,
-        }
+        plan::write_explanation(PROGRAM, to, &text, err)?;
     }
     match decision {
         Decision::Online {

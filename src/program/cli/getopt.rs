@@ -1,18 +1,8 @@
 //! GHC's `System.Console.GetOpt` in `Permute` mode, which every htools
-//! program reads its command line with, generic over a program's option
-//! table: long-option prefixes, clustered short options, `--`, the error
-//! texts, and the usage and completion texts. What the options mean is the
-//! program's: it folds the recognised [`Given`] options into its settings.
-//!
-//! A program's command line is checked in Ganeti's order
-//! (`Ganeti.Common.parseOptsInner`):
-//!
-//! 1. GetOpt errors ([`scan`], then [`command_line_error`]): exit 2,
-//!    `Command line error: ...` followed by the usage.
-//! 2. Option values, first failing option in command-line order
-//!    ([`value_error`]): exit 1.
-//! 3. `--help`, then `--version`, then `--help-completion`: stdout, exit 0.
-//! 4. The program's own argument checks.
+//! program reads its command line with, over a program's option table:
+//! long-option prefixes, clustered short options, `--`, the error texts,
+//! and the usage and completion texts. What the options mean is
+//! [`super::options`]'.
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
@@ -47,41 +37,9 @@ pub enum ArgKind {
     Opt(&'static str),
     /// hailstone only: a flag shown as `NoArg`, that also takes an attached
     /// value in its long form (`--opt=yes`), because Ganeti passes
-    /// allocator options only as `--key=value` (see [`flag_value`]).
+    /// allocator options only as `--key=value` (its values are read by
+    /// `cli::options`).
     Flag,
-}
-
-/// Where hailstone's `--explain[=PATH]` sends the explanation: `None`
-/// for stderr (a bare `--explain`, or `--explain=-`), else the path.
-pub fn explain_target(value: Option<&str>) -> Result<Option<String>, String> {
-    match value {
-        None | Some("-") => Ok(None),
-        Some("") => Err("--explain: the path is empty".to_owned()),
-        Some(path) => Ok(Some(path.to_owned())),
-    }
-}
-
-/// The value of hailstone's `--explain-format`.
-pub fn explain_format(text: &str) -> Result<crate::explain::Format, String> {
-    match text {
-        "text" => Ok(crate::explain::Format::Text),
-        "json" => Ok(crate::explain::Format::Json),
-        other => Err(format!(
-            "Invalid explanation format '{other}', pass one of 'text' or 'json'"
-        )),
-    }
-}
-
-/// A flag's value: bare, `yes` or `true` set it; `no` or `false` clear it;
-/// anything else is refused with a message for the program's value error.
-pub fn flag_value(long: &str, value: Option<&str>) -> Result<bool, String> {
-    match value {
-        None | Some("yes") | Some("true") => Ok(true),
-        Some("no") | Some("false") => Ok(false),
-        Some(other) => Err(format!(
-            "Invalid value '{other}' for --{long}, pass one of 'yes', 'no', 'true' or 'false'"
-        )),
-    }
 }
 
 /// One option: GetOpt's `OptDescr` plus Ganeti's completion kind. `Id`
@@ -340,83 +298,6 @@ fn short_option<Id: Copy>(
     }
 }
 
-/// A program's option fold: what each option occurrence does, and whether
-/// the common options asked for help, the version or completion.
-pub trait Fold<Id> {
-    /// Applies one occurrence of option `id` with its value, if any; `Err`
-    /// carries the program's message.
-    fn apply(&mut self, id: Id, value: Option<&str>) -> Result<(), String>;
-    /// `--help`, `--version` and `--help-completion` (in that priority).
-    fn asked(&self) -> (bool, bool, bool);
-}
-
-/// Applies one option occurrence to `fold`: its long name and its value
-/// text (an error when the value is not UTF-8).
-///
-/// # Errors
-///
-/// The program's message for a bad value.
-pub fn fold_one<Id: Copy + PartialEq>(
-    table: &[OptDescr<Id>],
-    fold: &mut impl Fold<Id>,
-    given: &Given<Id>,
-) -> Result<(), String> {
-    let name = long_name(table, given.id);
-    let value = value_text(given, name)?;
-    fold.apply(given.id, value)
-}
-
-/// The part of parsing every htools program shares (`parseOptsInner`):
-/// GetOpt's scan and its error report, the options folded in order (the
-/// first bad value stops with exit 1), then `--help` (`usage`),
-/// `--version` (`version`) and `--help-completion` (with `arguments` for
-/// the completion's argument line) printed with exit 0. Returns the
-/// non-option arguments.
-///
-/// # Errors
-///
-/// The [`Exit`] the program takes instead of running.
-pub fn parse_with<Id: Copy + PartialEq>(
-    table: &[OptDescr<Id>],
-    args: &[OsString],
-    fold: &mut impl Fold<Id>,
-    usage: &str,
-    version: impl FnOnce() -> String,
-    arguments: &str,
-) -> Result<Vec<OsString>, Exit> {
-    let scan = scan(table, args);
-    if let Some(exit) = command_line_error(&scan, usage) {
-        return Err(exit);
-    }
-    for given in &scan.given {
-        fold_one(table, fold, given).map_err(|msg| value_error(&msg))?;
-    }
-    let (help, version_asked, completion) = fold.asked();
-    if help {
-        return Err(Exit::Stdout(usage.to_owned()));
-    }
-    if version_asked {
-        return Err(Exit::Stdout(version()));
-    }
-    if completion {
-        return Err(Exit::Stdout(completion_text(table, arguments)));
-    }
-    Ok(scan.non_options)
-}
-
-/// The check after parsing that the planners (`hailstone-balance`,
-/// `hailstone-squeeze`) share: no non-option arguments (exit 1).
-///
-/// # Errors
-///
-/// The [`Exit`] when there are arguments.
-pub fn planner_checks(non_options: &[OsString]) -> Result<(), Exit> {
-    if !non_options.is_empty() {
-        return Err(error_exit("This program doesn't take any arguments."));
-    }
-    Ok(())
-}
-
 /// GetOpt's error report, when the scan found any: every scanning error at
 /// once, first the ambiguous, missing-argument and unexpected-argument
 /// errors, then the unrecognised options, each group in command-line order,
@@ -467,9 +348,10 @@ pub fn error_exit(message: &str) -> Exit {
     }
 }
 
-/// The long name of option `id` in `table`.
-pub fn long_name<Id: PartialEq>(table: &[OptDescr<Id>], id: Id) -> &'static str {
-    table.iter().find(|o| o.id == id).map_or("", |o| o.long)
+/// The usage text of a whole table under `header`.
+pub fn usage<Id>(header: &str, table: &[OptDescr<Id>]) -> String {
+    let all: Vec<&OptDescr<Id>> = table.iter().collect();
+    usage_info(header, &all)
 }
 
 /// GetOpt's `usageInfo`: the header line, then one row per option (and per
@@ -508,34 +390,6 @@ pub fn usage_info<Id>(header: &str, opts: &[&OptDescr<Id>]) -> String {
         ));
     }
     text
-}
-
-/// The usage text of a whole table under `header`.
-pub fn usage<Id>(header: &str, table: &[OptDescr<Id>]) -> String {
-    let all: Vec<&OptDescr<Id>> = table.iter().collect();
-    usage_info(header, &all)
-}
-
-/// The Ganeti release whose programs hailstone's programs reproduce.
-pub const GANETI_VERSION: &str = "3.0.2";
-
-/// A hailstone program's `--help` text, as Ganeti's programs print theirs:
-/// the version line, the usage line, then the option table.
-pub fn program_usage<Id>(program: &str, table: &[OptDescr<Id>]) -> String {
-    let header = format!(
-        "{program} version {}\nUsage: {program} [OPTION...]",
-        env!("CARGO_PKG_VERSION")
-    );
-    usage(&header, table)
-}
-
-/// A hailstone program's `--version` text: its version and the Ganeti
-/// program it is compatible with.
-pub fn program_version(program: &str, original: &str) -> String {
-    format!(
-        "{program} version {}\ncompatible with {original} (ganeti) {GANETI_VERSION}\n",
-        env!("CARGO_PKG_VERSION")
-    )
 }
 
 /// The text printed by `--help-completion`: one line per option (its names

@@ -1,0 +1,166 @@
+//! The command line of every hailstone program, as Ganeti's htools read
+//! theirs (`Ganeti.HTools.CLI`, `Ganeti.Common.parseOptsInner`): one table
+//! of options ([`table`]), one settings record ([`options`]), GHC's GetOpt
+//! ([`getopt`]); a program is a [`Program`]: its name and the list of the
+//! options it takes.
+//!
+//! A command line is checked in Ganeti's order:
+//!
+//! 1. GetOpt errors: exit 2, `Command line error: ...` followed by the
+//!    usage.
+//! 2. Option values, first failing option in command-line order: exit 1.
+//! 3. `--help`, then `--version`, then `--help-completion`: stdout, exit 0.
+//! 4. The program's own argument checks, on the arguments [`parse`]
+//!    returns.
+
+pub mod getopt;
+pub mod options;
+pub mod table;
+
+use std::ffi::OsString;
+
+pub use getopt::Exit;
+use getopt::{ArgKind, OptDescr};
+pub use options::{ExplainTo, Options, DEFAULT_LUXI_SOCKET};
+pub use table::Opt;
+
+/// The Ganeti release whose programs hailstone's programs reproduce.
+pub const GANETI_VERSION: &str = "3.0.2";
+
+/// One option as a program takes it.
+#[derive(Debug, Clone, Copy)]
+pub struct Use {
+    /// The option.
+    pub opt: Opt,
+    /// The program's own help text, where it narrows the option's meaning.
+    pub help: Option<&'static str>,
+}
+
+/// An option with the table's help text.
+pub const fn take(opt: Opt) -> Use {
+    Use { opt, help: None }
+}
+
+/// An option with the program's own help text.
+pub const fn take_as(opt: Opt, help: &'static str) -> Use {
+    Use {
+        opt,
+        help: Some(help),
+    }
+}
+
+/// A program's command line.
+#[derive(Debug)]
+pub struct Program {
+    /// The name it prints (`hailstone-balance`).
+    pub name: &'static str,
+    /// The original it is compatible with, for `--version` (`hbal`).
+    pub original: &'static str,
+    /// What follows the name in the usage line.
+    pub synopsis: &'static str,
+    /// The options it takes, in its help order.
+    pub options: &'static [Use],
+    /// The argument lines of `--help-completion` (e.g. `file 1 1\n`).
+    pub arguments: &'static str,
+    /// Whether its switches also take `=yes|no|true|false` (hailstone:
+    /// Ganeti passes an allocator's options only as `--key=value`).
+    pub flag_values: bool,
+}
+
+impl Program {
+    /// The GetOpt table of the program: the table's rows in its order,
+    /// with its help texts and its kind of switch.
+    pub fn table(&self) -> Vec<OptDescr<Opt>> {
+        self.options
+            .iter()
+            .map(|u| {
+                let row = table::descr(u.opt);
+                let kind = match row.kind {
+                    ArgKind::Flag if !self.flag_values => ArgKind::No,
+                    kind => kind,
+                };
+                OptDescr {
+                    kind,
+                    help: u.help.unwrap_or(row.help),
+                    ..*row
+                }
+            })
+            .collect()
+    }
+
+    /// `--help`: the version line, the usage line, the option table.
+    pub fn usage(&self) -> String {
+        let header = format!(
+            "{} version {}\nUsage: {} {}",
+            self.name,
+            env!("CARGO_PKG_VERSION"),
+            self.name,
+            self.synopsis
+        );
+        getopt::usage(&header, &self.table())
+    }
+
+    /// `--version`: the version and the original it is compatible with.
+    pub fn version(&self) -> String {
+        format!(
+            "{} version {}\ncompatible with {} (ganeti) {GANETI_VERSION}\n",
+            self.name,
+            env!("CARGO_PKG_VERSION"),
+            self.original
+        )
+    }
+
+    /// `--help-completion`: one line per option, then the argument lines.
+    pub fn completion(&self) -> String {
+        getopt::completion_text(&self.table(), self.arguments)
+    }
+}
+
+/// Reads `args` (without `argv[0]`) for `program` (`parseOptsInner`):
+/// GetOpt's scan and its error report, each option's value folded into the
+/// settings in command-line order, then `--help`, `--version` and
+/// `--help-completion`. Returns the settings and the arguments that are
+/// not options, for the program's own checks.
+///
+/// # Errors
+///
+/// The [`Exit`] the program takes instead of running.
+pub fn parse(program: &Program, args: &[OsString]) -> Result<(Options, Vec<OsString>), Exit> {
+    let table = program.table();
+    let scan = getopt::scan(&table, args);
+    if let Some(exit) = getopt::command_line_error(&scan, &program.usage()) {
+        return Err(exit);
+    }
+    let mut options = Options::default();
+    for given in &scan.given {
+        let long = table::descr(given.id).long;
+        getopt::value_text(given, long)
+            .and_then(|value| options::apply(&mut options, given.id, value))
+            .map_err(|message| getopt::value_error(&message))?;
+    }
+    if options.show_help {
+        return Err(Exit::Stdout(program.usage()));
+    }
+    if options.show_version {
+        return Err(Exit::Stdout(program.version()));
+    }
+    if options.show_completion {
+        return Err(Exit::Stdout(program.completion()));
+    }
+    Ok((options, scan.non_options))
+}
+
+/// The planners' check after parsing: no arguments (exit 1).
+///
+/// # Errors
+///
+/// The [`Exit`] when there are arguments.
+pub fn no_arguments(non_options: &[OsString]) -> Result<(), Exit> {
+    if non_options.is_empty() {
+        Ok(())
+    } else {
+        Err(getopt::error_exit(
+            "This program doesn't take any arguments.",
+        ))
+    }
+}

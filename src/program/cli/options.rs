@@ -1,0 +1,331 @@
+//! The settings of one run, as the command line gives them (Ganeti's
+//! `Options` record with `defaultOptions`), and what each option's value
+//! does to them ([`apply`], with the originals' value messages).
+//!
+//! Every program reads the same record; each reads only the fields of the
+//! options it takes. The settings a stage needs travel as that stage's own
+//! type: the loader's [`LoadOptions`] and the searches' [`AlgorithmOptions`]
+//! are fields of the record, so no stage sees the command line.
+
+use super::table::Opt;
+use crate::explain::Format as ExplainFormat;
+use crate::haskell::read::{read_double, read_int, sep_split, ReadError};
+use crate::model::types::SoftChecks;
+use crate::read::loader::{LoadOptions, N1Rule};
+use crate::search::AlgorithmOptions;
+use crate::write::nodes::PrintNodes;
+
+/// The socket `-L` uses when it is given without one.
+pub const DEFAULT_LUXI_SOCKET: &str = "/var/run/ganeti/socket/ganeti-query";
+
+/// Where `--explain` sends the explanation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExplainTo {
+    /// stderr (a bare `--explain`, or `--explain=-`).
+    Stderr,
+    /// This file (hailstone: or a new file in this directory).
+    Path(String),
+}
+
+/// The settings of one run, after value conversion, with the originals'
+/// defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// `-t FILE`: the cluster data file.
+    pub text_data: Option<String>,
+    /// `-I FILE`: an iallocator request as the cluster.
+    pub ialloc_src: Option<String>,
+    /// `-L[SOCKET]`: the Luxi socket of a live cluster.
+    pub luxi: Option<String>,
+    /// `-m ADDRESS`: a live cluster's RAPI (or `file://DIR`).
+    pub master: Option<String>,
+    /// `--simulate=SPEC`, repeatable; each one is *prepended*, as in hail,
+    /// so the first is the last given. Checked when the cluster is built.
+    pub simulate: Vec<String>,
+    /// The loader's settings: `--static-kvm-node-memory=N` (default 4096;
+    /// 0 keeps the hypervisor's value; Haskell's `reads :: Int`, wrapping
+    /// on overflow) and `--n1-rule=3.0|3.1` (hailstone only).
+    pub load: LoadOptions,
+    /// `-O NODE`, repeatable; the last given first, as hbal keeps them.
+    pub offline: Vec<String>,
+    /// `-U FILE`: instance utilisation.
+    pub dynu_file: Option<String>,
+    /// `--ignore-dynu`: no utilisation data (from a data file, `-U` or the
+    /// monitoring daemons).
+    pub ignore_dynu: bool,
+    /// `--mond[=yes|no]`: query the monitoring daemons.
+    pub mond: bool,
+    /// `--mond-data=FILE`: their reports from a file instead.
+    pub mond_data: Option<String>,
+    /// `--mond-xen`: the Xen collector instead of the node's total.
+    pub mond_xen: bool,
+    /// `--exit-on-missing-mond-data`.
+    pub mond_exit_on_missing: bool,
+    /// The searches' settings: `--ignore-soft-errors`,
+    /// `--no-capacity-checks`, `--restrict-allocation-to=N1,N2,...` (split
+    /// as `sepSplit` does: an empty value allows no node; the last one
+    /// given wins) and `--inter-group-evacuation`.
+    pub algorithm: AlgorithmOptions,
+    /// `-G`: the node group, by name or UUID.
+    pub group: Option<String>,
+    /// `-l N`: the most moves; negative for no limit.
+    pub max_length: i64,
+    /// `-e`: the score excess over the optimum that is worth balancing.
+    pub min_score: f64,
+    /// `--max-cpu`: every node's virtual-to-physical CPU ratio.
+    pub max_cpu: Option<f64>,
+    /// `--min-disk`: the free disk ratio every node keeps.
+    pub min_disk: f64,
+    /// `-g`.
+    pub min_gain: f64,
+    /// `--min-gain-limit`.
+    pub min_gain_limit: f64,
+    /// Not `--no-disk-moves`.
+    pub disk_moves: bool,
+    /// Not `--no-instance-moves`.
+    pub inst_moves: bool,
+    /// `-E`: move only instances on offline nodes.
+    pub evac_mode: bool,
+    /// `--restricted-migration`.
+    pub restricted_migration: bool,
+    /// `--select-instances`: only these move.
+    pub select_instances: Vec<String>,
+    /// `--exclude-instances`: these never move.
+    pub exclude_instances: Vec<String>,
+    /// `--exclusion-tags`: exclusion tag prefixes (each gets a `:`).
+    pub exclusion_tags: Option<Vec<String>>,
+    /// `--minimal-resources`: below this reserve on some node, standby
+    /// nodes are powered on (in standard instances).
+    pub minimal_resources: f64,
+    /// `--target-resources`: the reserve every node keeps after nodes are
+    /// powered off (in standard instances).
+    pub target_resources: f64,
+    /// `--evacuate` (hailstone-groups compress): plan the emptying of the
+    /// group that frees the most.
+    pub evacuate: bool,
+    /// `-p[FIELDS]`: node tables on stderr before and after.
+    pub print_nodes: Option<PrintNodes>,
+    /// `--print-instances`: instance maps on stderr before and after.
+    pub print_instances: bool,
+    /// `-C[FILE]`: the commands, to stdout (`-`) or to a script FILE.
+    pub print_commands: Option<String>,
+    /// `-S FILE`: save the cluster state.
+    pub save: Option<String>,
+    /// Verbosity: 1, plus one per `-v`, minus one per `-q`.
+    pub verbose: i64,
+    /// `--no-headers`: no heading line.
+    pub no_headers: bool,
+    /// `--explain[=PATH]` (hailstone only).
+    pub explain: Option<ExplainTo>,
+    /// `--explain-format=text|json` (hailstone only).
+    pub explain_format: ExplainFormat,
+    /// `-X`: carry the plan out through Luxi (needs `-L`).
+    pub exec: bool,
+    /// `--first-job-group`: only the first set of jobs in `-C` and `-X`.
+    pub first_job_group: bool,
+    /// `--reason`: the reason trail text of the submitted jobs.
+    pub reason: Option<String>,
+    /// `--priority`: the submitted jobs' priority (-10 high, 0 normal, 10
+    /// low).
+    pub priority: i32,
+    /// `--help`.
+    pub show_help: bool,
+    /// `--version`.
+    pub show_version: bool,
+    /// `--help-completion`.
+    pub show_completion: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            text_data: None,
+            ialloc_src: None,
+            luxi: None,
+            master: None,
+            simulate: Vec::new(),
+            load: LoadOptions::default(),
+            offline: Vec::new(),
+            dynu_file: None,
+            ignore_dynu: false,
+            mond: false,
+            mond_data: None,
+            mond_xen: false,
+            mond_exit_on_missing: false,
+            algorithm: AlgorithmOptions::default(),
+            group: None,
+            max_length: -1,
+            min_score: 1e-9,
+            max_cpu: None,
+            min_disk: 0.0,
+            min_gain: 0.01,
+            min_gain_limit: 0.1,
+            disk_moves: true,
+            inst_moves: true,
+            evac_mode: false,
+            restricted_migration: false,
+            select_instances: Vec::new(),
+            exclude_instances: Vec::new(),
+            exclusion_tags: None,
+            minimal_resources: 2.0,
+            target_resources: 2.0,
+            evacuate: false,
+            print_nodes: None,
+            print_instances: false,
+            print_commands: None,
+            save: None,
+            verbose: 1,
+            no_headers: false,
+            explain: None,
+            explain_format: ExplainFormat::Text,
+            exec: false,
+            first_job_group: false,
+            reason: None,
+            priority: 0,
+            show_help: false,
+            show_version: false,
+            show_completion: false,
+        }
+    }
+}
+
+/// A value read as Haskell's `Double` or `Int`, with `tryRead`'s message
+/// naming `what`.
+fn double(what: &str, text: &str) -> Result<f64, String> {
+    read_double(text).map_err(|e: ReadError| e.message(what, text))
+}
+
+fn int(what: &str, text: &str) -> Result<i64, String> {
+    read_int(text).map_err(|e| e.message(what, text))
+}
+
+/// A switch's value: bare, `yes` or `true` set it; `no` or `false` clear
+/// it (hailstone: Ganeti passes allocator options only as `--key=value`).
+fn flag(long: &str, value: Option<&str>) -> Result<bool, String> {
+    match value {
+        None | Some("yes") | Some("true") => Ok(true),
+        Some("no") | Some("false") => Ok(false),
+        Some(other) => Err(format!(
+            "Invalid value '{other}' for --{long}, pass one of 'yes', 'no', 'true' or 'false'"
+        )),
+    }
+}
+
+/// Applies one occurrence of `opt` with its value (`None` when none was
+/// given) to `o`: the fold of Ganeti's `parseOptsInner`. `Err` is the
+/// original's message for a bad value.
+pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), String> {
+    let text = value.unwrap_or("");
+    let switch = || flag(super::table::descr(opt).long, value);
+    match opt {
+        Opt::TextData => o.text_data = Some(text.to_owned()),
+        Opt::IallocSrc => o.ialloc_src = Some(text.to_owned()),
+        Opt::Luxi => o.luxi = Some(value.unwrap_or(DEFAULT_LUXI_SOCKET).to_owned()),
+        Opt::Master => o.master = Some(text.to_owned()),
+        Opt::Simulate => o.simulate.insert(0, text.to_owned()),
+        Opt::StaticKvmNodeMemory => {
+            o.load.static_kvm_node_memory = int("static node memory", text)?;
+        }
+        Opt::N1Rule => {
+            o.load.n1_rule = match text {
+                "3.0" => N1Rule::Hail30,
+                "3.1" => N1Rule::Ganeti31,
+                other => {
+                    return Err(format!(
+                        "Invalid N+1 rule '{other}', pass one of '3.0' or '3.1'"
+                    ))
+                }
+            };
+        }
+        Opt::Offline => o.offline.insert(0, text.to_owned()),
+        Opt::DynuFile => o.dynu_file = Some(text.to_owned()),
+        Opt::IgnoreDynu => o.ignore_dynu = switch()?,
+        Opt::Mond => {
+            o.mond = match value {
+                None | Some("yes") => true,
+                Some("no") => false,
+                Some(other) => {
+                    return Err(format!(
+                        "Invalid choice '{other}', pass one of 'yes' or 'no'"
+                    ))
+                }
+            };
+        }
+        Opt::MondData => o.mond_data = Some(text.to_owned()),
+        Opt::MondXen => o.mond_xen = switch()?,
+        Opt::ExitOnMissingMondData => o.mond_exit_on_missing = switch()?,
+        Opt::IgnoreSoftErrors => {
+            o.algorithm.soft = if switch()? {
+                SoftChecks::Ignore
+            } else {
+                SoftChecks::Enforce
+            };
+        }
+        Opt::NoCapacityChecks => o.algorithm.capacity_checks = !switch()?,
+        Opt::RestrictAllocationTo => o.algorithm.restrict_allocation_to = Some(sep_split(text)),
+        Opt::InterGroupEvacuation => o.algorithm.inter_group_evacuation = switch()?,
+        Opt::Group => o.group = Some(text.to_owned()),
+        Opt::MaxLength => o.max_length = int("max solution length", text)?,
+        Opt::MinScore => o.min_score = double("min score", text)?,
+        Opt::MaxCpu => {
+            let v = double("parsing max-cpu", text)?;
+            if v <= 0.0 {
+                return Err("Invalid value of the max-cpu ratio, expected >0".to_owned());
+            }
+            o.max_cpu = Some(v);
+        }
+        Opt::MinDisk => o.min_disk = double("min free disk space", text)?,
+        Opt::MinGain => o.min_gain = double("min gain", text)?,
+        Opt::MinGainLimit => o.min_gain_limit = double("min gain limit", text)?,
+        Opt::NoDiskMoves => o.disk_moves = !switch()?,
+        Opt::NoInstanceMoves => o.inst_moves = !switch()?,
+        Opt::EvacMode => o.evac_mode = switch()?,
+        Opt::RestrictedMigration => o.restricted_migration = switch()?,
+        Opt::SelectInstances => o.select_instances = sep_split(text),
+        Opt::ExcludeInstances => o.exclude_instances = sep_split(text),
+        Opt::ExclusionTags => o.exclusion_tags = Some(sep_split(text)),
+        Opt::MinimalResources => o.minimal_resources = double("minimal resources", text)?,
+        Opt::TargetResources => o.target_resources = double("target resources", text)?,
+        Opt::Evacuate => o.evacuate = switch()?,
+        Opt::PrintNodes => o.print_nodes = Some(PrintNodes::from_option(text)),
+        Opt::PrintInstances => o.print_instances = switch()?,
+        Opt::PrintCommands => o.print_commands = Some(value.unwrap_or("-").to_owned()),
+        Opt::Save => o.save = Some(text.to_owned()),
+        Opt::Verbose => o.verbose = o.verbose.saturating_add(1),
+        Opt::Quiet => o.verbose = o.verbose.saturating_sub(1),
+        Opt::NoHeaders => o.no_headers = switch()?,
+        Opt::Explain => {
+            o.explain = Some(match value {
+                None | Some("-") => ExplainTo::Stderr,
+                Some("") => return Err("--explain: the path is empty".to_owned()),
+                Some(path) => ExplainTo::Path(path.to_owned()),
+            });
+        }
+        Opt::ExplainFormat => {
+            o.explain_format = match text {
+                "text" => ExplainFormat::Text,
+                "json" => ExplainFormat::Json,
+                other => {
+                    return Err(format!(
+                        "Invalid explanation format '{other}', pass one of 'text' or 'json'"
+                    ))
+                }
+            };
+        }
+        Opt::Exec => o.exec = switch()?,
+        Opt::FirstJobGroup => o.first_job_group = switch()?,
+        Opt::Reason => o.reason = Some(text.to_owned()),
+        Opt::Priority => {
+            o.priority = match text {
+                "low" => 10,
+                "normal" => 0,
+                "high" => -10,
+                _ => return Err(format!("Unknown priority '{text}'")),
+            };
+        }
+        Opt::Version => o.show_version = true,
+        Opt::Help => o.show_help = true,
+        Opt::HelpCompletion => o.show_completion = true,
+    }
+    Ok(())
+}

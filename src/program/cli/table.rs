@@ -1,0 +1,177 @@
+//! Every option of every hailstone program, each defined once (Ganeti's
+//! `CLI.hs`): its letters, long name, argument, help text and completion
+//! kind. A program takes a list of them ([`super::Program`]); what a value
+//! does to the settings is [`super::options`]'.
+//!
+//! The help texts are the originals' where the option is an original's
+//! (faults included, so that `--help` matches theirs line for line); a
+//! program may give its own text for an option whose meaning it narrows
+//! ([`super::Use::help`]).
+
+use super::getopt::{ArgKind, OptDescr};
+
+/// An option, whatever name it was given by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opt {
+    // Where the cluster comes from.
+    TextData,
+    IallocSrc,
+    Luxi,
+    Master,
+    Simulate,
+    StaticKvmNodeMemory,
+    N1Rule,
+    Offline,
+    DynuFile,
+    IgnoreDynu,
+    Mond,
+    MondData,
+    MondXen,
+    ExitOnMissingMondData,
+    // What the algorithms may do.
+    IgnoreSoftErrors,
+    NoCapacityChecks,
+    RestrictAllocationTo,
+    InterGroupEvacuation,
+    Group,
+    MaxLength,
+    MinScore,
+    MaxCpu,
+    MinDisk,
+    MinGain,
+    MinGainLimit,
+    NoDiskMoves,
+    NoInstanceMoves,
+    EvacMode,
+    RestrictedMigration,
+    SelectInstances,
+    ExcludeInstances,
+    ExclusionTags,
+    MinimalResources,
+    TargetResources,
+    Evacuate,
+    // What is printed or saved.
+    PrintNodes,
+    PrintInstances,
+    PrintCommands,
+    Save,
+    Verbose,
+    Quiet,
+    NoHeaders,
+    Explain,
+    ExplainFormat,
+    // Carrying the plan out.
+    Exec,
+    FirstJobGroup,
+    Reason,
+    Priority,
+    // Every program's.
+    Version,
+    Help,
+    HelpCompletion,
+}
+
+/// One row of the table.
+const fn row(
+    id: Opt,
+    short: Option<char>,
+    long: &'static str,
+    kind: ArgKind,
+    help: &'static str,
+    completion: &'static str,
+) -> OptDescr<Opt> {
+    OptDescr {
+        id,
+        short,
+        long,
+        kind,
+        help,
+        completion,
+    }
+}
+
+use ArgKind::{Flag, No, Opt as Optional, Req};
+
+/// The table: each option once. A `Flag` is a switch that, in a program
+/// whose switches take values ([`super::Program::flag_values`]), also
+/// accepts `=yes|no|true|false`; elsewhere it is a plain `NoArg`.
+#[rustfmt::skip]
+pub const TABLE: &[OptDescr<Opt>] = &[
+    row(Opt::TextData, Some('t'), "text-data", Req("FILE"), "the cluster data FILE", "file"),
+    row(Opt::IallocSrc, Some('I'), "ialloc-src", Req("FILE"), "Specify an iallocator spec as the cluster data source", "file"),
+    row(Opt::Luxi, Some('L'), "luxi", Optional("SOCKET"), "collect data via Luxi, optionally using the given SOCKET path [/var/run/ganeti/socket/ganeti-query]", "file"),
+    row(Opt::Master, Some('m'), "master", Req("ADDRESS"), "collect data via RAPI at the given ADDRESS", "host"),
+    row(Opt::Simulate, None, "simulate", Req("SPEC"), "simulate an empty cluster, given as 'alloc_policy,num_nodes,disk,ram,cpu'", "string"),
+    row(Opt::StaticKvmNodeMemory, None, "static-kvm-node-memory", Req("N"), "use static node memory [in MB] on KVM instead of value reported by hypervisor. Use 0 to take value reported from hypervisor.", "integer"),
+    row(Opt::N1Rule, None, "n1-rule", Req("RULE"), "initial N+1 state of a node: 3.0 (hail 3.0.2, default) or 3.1 (Ganeti 3.1)", "choices=3.0,3.1"),
+    row(Opt::Offline, Some('O'), "offline", Req("NODE"), "set node as offline", "onenode"),
+    row(Opt::DynuFile, Some('U'), "dynu-file", Req("FILE"), "Import dynamic utilisation data from the given FILE", "file"),
+    row(Opt::IgnoreDynu, None, "ignore-dynu", Flag, "Ignore any dynamic utilisation information", "none"),
+    row(Opt::Mond, None, "mond", Optional("CHOICE"), "pass either 'yes' or 'no' to query all monDs", "choices=yes,no"),
+    row(Opt::MondData, None, "mond-data", Req("FILE"), "Import data provided by MonDs from the given FILE", "file"),
+    row(Opt::MondXen, None, "mond-xen", Flag, "also consider xen-specific collectors in MonD queries", "none"),
+    row(Opt::ExitOnMissingMondData, None, "exit-on-missing-mond-data", Flag, "abort if the data available from the monitoring daemons is incomplete", "none"),
+    row(Opt::IgnoreSoftErrors, None, "ignore-soft-errors", Flag, "Ignore any soft restrictions in balancing", "none"),
+    row(Opt::NoCapacityChecks, None, "no-capacity-checks", Flag, "disable capacity checks (like global N+1 redundancy)", "none"),
+    row(Opt::RestrictAllocationTo, None, "restrict-allocation-to", Req("NODE,..."), "Restrict allocations to the given set of nodes", "manynodes"),
+    row(Opt::InterGroupEvacuation, None, "inter-group-evacuation", Flag, "node-evacuate: move an instance that fits nowhere in its own group to another group sharing its storage pool (Ganeti runs the jobs of a group change)", "none"),
+    row(Opt::Group, Some('G'), "group", Req("ID"), "the target node group (name or UUID)", "onegroup"),
+    row(Opt::MaxLength, Some('l'), "max-length", Req("N"), "cap the solution at this many balancing or allocation rounds (useful for very unbalanced clusters or empty clusters)", "integer"),
+    row(Opt::MinScore, Some('e'), "min-score", Req("EPSILON"), "mininum excess to the N+1 limit to aim for", "float"),
+    row(Opt::MaxCpu, None, "max-cpu", Req("RATIO"), "maximum virtual-to-physical cpu ratio for nodes (from 0 upwards) [default read from cluster]", "float"),
+    row(Opt::MinDisk, None, "min-disk", Req("RATIO"), "minimum free disk space for nodes (between 0 and 1) [0]", "float"),
+    row(Opt::MinGain, Some('g'), "min-gain", Req("DELTA"), "minimum gain to aim for in a balancing step before giving up", "float"),
+    row(Opt::MinGainLimit, None, "min-gain-limit", Req("SCORE"), "minimum cluster score for which we start checking the min-gain", "float"),
+    row(Opt::NoDiskMoves, None, "no-disk-moves", Flag, "disallow disk moves from the list of allowed instance changes, thus allowing only the 'cheap' failover/migrate operations", "none"),
+    row(Opt::NoInstanceMoves, None, "no-instance-moves", Flag, "disallow instance (primary node) moves from the list of allowed, instance changes, thus allowing only slower, but sometimes safer, drbd secondary changes", "none"),
+    row(Opt::EvacMode, Some('E'), "evac-mode", Flag, "enable evacuation mode, where the algorithm only moves instances away from offline and drained nodes", "none"),
+    row(Opt::RestrictedMigration, None, "restricted-migration", Flag, "disallow replace-primary moves (aka frf-moves); in evacuation mode, this will ensure that the only migrations are off the drained nodes", "none"),
+    row(Opt::SelectInstances, None, "select-instances", Req("INSTS"), "only select given instances for any moves", "manyinstances"),
+    row(Opt::ExcludeInstances, None, "exclude-instances", Req("INSTS"), "exclude given instances from any moves", "manyinstances"),
+    row(Opt::ExclusionTags, None, "exclusion-tags", Req("TAG,..."), "Enable instance exclusion based on given tag prefix", "string"),
+    row(Opt::MinimalResources, None, "minimal-resources", Req("FACTOR"), "minimal resources to be present on each in multiples of the standard allocation for not onlining standby nodes", "float"),
+    row(Opt::TargetResources, None, "target-resources", Req("FACTOR"), "target resources to be left on each node after squeezing in multiples of the standard allocation", "float"),
+    row(Opt::Evacuate, None, "evacuate", Flag, "compress: plan the emptying of the group that frees the most", "none"),
+    row(Opt::PrintNodes, Some('p'), "print-nodes", Optional("FIELDS"), "print the final node list", "none"),
+    row(Opt::PrintInstances, None, "print-instances", Flag, "print the final instance map", "none"),
+    row(Opt::PrintCommands, Some('C'), "print-commands", Optional("FILE"), "print the ganeti command list for reaching the solution, if an argument is passed then write the commands to a file named as such", "none"),
+    row(Opt::Save, Some('S'), "save", Req("FILE"), "Save cluster state at the end of the processing to FILE", "none"),
+    row(Opt::Verbose, Some('v'), "verbose", No, "increase the verbosity level", "none"),
+    row(Opt::Quiet, Some('q'), "quiet", No, "decrease the verbosity level", "none"),
+    row(Opt::NoHeaders, None, "no-headers", Flag, "do not show a header line", "none"),
+    row(Opt::Explain, None, "explain", Optional("PATH"), "explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH", "none"),
+    row(Opt::ExplainFormat, None, "explain-format", Req("FORMAT"), "format of the explanation: text (default) or json", "choices=text,json"),
+    row(Opt::Exec, Some('X'), "exec", Flag, "execute the suggested moves via Luxi (only available when using it for data gathering)", "none"),
+    row(Opt::FirstJobGroup, None, "first-job-group", Flag, "only execute the first group of jobs", "none"),
+    row(Opt::Reason, None, "reason", Req("REASON"), "The reason to pass to the submitted jobs", "none"),
+    row(Opt::Priority, None, "priority", Req("PRIO"), "set the priority of submitted jobs", "choices=low,normal,high"),
+    row(Opt::Version, Some('V'), "version", No, "show the version of the program", "none"),
+    row(Opt::Help, Some('h'), "help", No, "show help", "none"),
+    row(Opt::HelpCompletion, None, "help-completion", No, "show completion info", "none"),
+];
+
+/// The table's row of `opt` (the table is in the order of [`Opt`]).
+pub fn descr(opt: Opt) -> &'static OptDescr<Opt> {
+    &TABLE[opt as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each option has exactly one row, at its place in [`Opt`]'s order,
+    /// and no two rows share a name or a letter.
+    #[test]
+    fn one_row_per_option_and_name() {
+        assert_eq!(TABLE.len(), Opt::HelpCompletion as usize + 1);
+        for (i, a) in TABLE.iter().enumerate() {
+            assert_eq!(a.id as usize, i, "--{} is out of place", a.long);
+            for b in &TABLE[i + 1..] {
+                assert_ne!(a.long, b.long);
+                if a.short.is_some() {
+                    assert_ne!(a.short, b.short, "-{:?} twice", a.short);
+                }
+            }
+        }
+    }
+}
