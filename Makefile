@@ -87,16 +87,17 @@ define man_page
 	  > $(COMPLETIONS)/$(1)
 endef
 
-deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/ganeti/iallocators/hailstone, the planners in /usr/bin, man pages from --help (help2man, installed if missing) and bash completions.
+deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/ganeti/iallocators/hailstone, the planners in /usr/bin, man pages from --help (help2man, installed if missing), bash completions and the documentation.
 	command -v help2man >/dev/null || (apt-get update && apt-get install -y help2man)
 	rm -rf $(DEB_ROOT)
 	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_ROOT)
-	install -d $(MAN1) $(COMPLETIONS) $(DEB_ROOT)/usr/share/doc/hailstone $(DEB_ROOT)/DEBIAN
+	install -d $(MAN1) $(COMPLETIONS) $(DEB_ROOT)/usr/share/doc/hailstone/docs $(DEB_ROOT)/DEBIAN
 	$(call man_page,hailstone)
 	$(call man_page,hailstone-balance)
 	$(call man_page,hailstone-squeeze)
 	$(call man_page,hailstone-groups)
 	install -m 0644 README.md $(DEB_ROOT)/usr/share/doc/hailstone/README.md
+	install -m 0644 docs/*.md docs/accepted-differences.txt $(DEB_ROOT)/usr/share/doc/hailstone/docs/
 	install -m 0644 LICENSE $(DEB_ROOT)/usr/share/doc/hailstone/copyright
 	printf 'Package: hailstone\nVersion: %s\nArchitecture: %s\nMaintainer: hailstone developers <hailstone@localhost>\nDepends: libc6\nRecommends: ganeti-3.0\nSection: admin\nPriority: optional\nDescription: Ganeti iallocator and planners: hail, hbal and hsqueeze decisions, faster\n hailstone answers Ganeti'"'"'s iallocator requests with hail 3.0.2'"'"'s decisions,\n refuses bad input with clear errors and explains its answers (--explain).\n hailstone-balance and hailstone-squeeze plan as hbal and hsqueeze do.\n' \
 	  '$(DEB_VERSION)' '$(DEB_ARCH)' > $(DEB_ROOT)/DEBIAN/control

@@ -1,37 +1,48 @@
-//! Accepted differences: the README's compatibility section (named cases
-//! and classes) and the check that a difference is exactly its class.
+//! Accepted differences: the list in `docs/accepted-differences.txt`
+//! (named cases and classes) and the check that a difference is exactly
+//! its class.
 
-/// Extracts the accepted-difference patterns from a README: in the section
-/// whose heading starts with `## Compatibility`, every table row whose first
-/// cell is a backticked id or glob.
-pub(super) fn parse_allowlist(readme: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut inside = false;
-    for line in readme.lines() {
-        let t = line.trim_end();
-        if t.starts_with('#') {
-            let level = t.chars().take_while(|&c| c == '#').count();
-            if level <= 2 {
-                inside = level == 2 && t.starts_with("## Compatibility");
-            }
+/// The classes of deliberate differences the tool can check
+/// ([`explained_by_class`] and the datafiles suite's `hail-save-crash`).
+pub(super) const KNOWN_CLASSES: [&str; 2] = ["class:drained-target", "class:hail-save-crash"];
+
+/// Reads the accepted-differences file: one `PATTERN<TAB>REASON` per line,
+/// blank lines and lines starting with `#` ignored. Returns the patterns in
+/// file order; an error names the line. Every pattern needs a reason, a
+/// `class:` pattern must be a known class, and no pattern may appear twice.
+pub(super) fn parse_accepted(text: &str) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
             continue;
         }
-        if !inside {
-            continue;
+        let Some((pattern, reason)) = line.split_once('\t') else {
+            return Err(format!(
+                "line {n}: no tab between the pattern and its reason: '{}'",
+                line.trim()
+            ));
+        };
+        let pattern = pattern.trim();
+        if pattern.is_empty() {
+            return Err(format!("line {n}: empty pattern"));
         }
-        let row = t.trim_start();
-        if !row.starts_with('|') {
-            continue;
+        if reason.trim().is_empty() {
+            return Err(format!("line {n}: '{pattern}' has no reason"));
         }
-        let first = row[1..].split('|').next().unwrap_or("").trim();
-        if first.len() >= 2 && first.starts_with('`') && first.ends_with('`') {
-            let pat = first[1..first.len() - 1].trim();
-            if !pat.is_empty() {
-                out.push(pat.to_string());
-            }
+        if pattern.starts_with("class:") && !KNOWN_CLASSES.contains(&pattern) {
+            return Err(format!(
+                "line {n}: unknown class '{pattern}' (known: {})",
+                KNOWN_CLASSES.join(", ")
+            ));
         }
+        if out.iter().any(|p| p == pattern) {
+            return Err(format!("line {n}: '{pattern}' is listed twice"));
+        }
+        out.push(pattern.to_string());
     }
-    out
+    Ok(out)
 }
 
 /// Glob match where `*` matches any (possibly empty) text, including `/`.
@@ -69,12 +80,12 @@ pub(super) fn is_accepted(allow: &[String], id: &str) -> bool {
 }
 
 /// The message hailstone gives where hail would fail an instance over to a
-/// node Ganeti refuses (README: `class:drained-target`).
+/// node Ganeti refuses (`class:drained-target`).
 pub(super) const DRAINED_TARGET_MESSAGE: &str =
     "is drained or offline and cannot take over the instance";
 
 /// Whether a difference is explained by a class of deliberate differences
-/// that the README lists (a row whose first cell is `class:<name>`). The
+/// that the accepted list names (a `class:<name>` pattern). The
 /// check is structural, from the request and both answers, so a class
 /// cannot hide an unrelated difference in the same case.
 pub(super) fn explained_by_class(

@@ -30,8 +30,8 @@
 //! written `{OUT}` in both outputs before they are compared. A run that
 //! reaches the cap (`--timeout`) is reported apart when hbal reached it,
 //! and is a difference when only hailstone-balance did. Differences are
-//! accepted only by a README row (section `## Compatibility`) whose first
-//! cell is a backticked `balance:<id glob>`; there is none yet.
+//! accepted only by a `balance:<id glob>` pattern of the accepted list
+//! (`docs/accepted-differences.txt`).
 
 pub(super) mod clusters;
 pub(super) mod datafile;

@@ -43,8 +43,8 @@ pub(super) struct Config {
     pub(super) timeout: Duration,
     pub(super) timeout_given: bool,
     pub(super) jobs: usize,
-    pub(super) readme: PathBuf,
-    pub(super) readme_given: bool,
+    pub(super) accepted: PathBuf,
+    pub(super) accepted_given: bool,
     pub(super) keep: Option<PathBuf>,
     pub(super) install_hail: bool,
     pub(super) dump: Option<PathBuf>,
@@ -74,8 +74,8 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
         timeout: Duration::from_secs(120),
         timeout_given: false,
         jobs: 2,
-        readme: PathBuf::from("README.md"),
-        readme_given: false,
+        accepted: PathBuf::from(DEFAULT_ACCEPTED),
+        accepted_given: false,
         keep: None,
         install_hail: false,
         dump: None,
@@ -158,9 +158,9 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
                 }
                 c.jobs = j;
             }
-            "--readme" => {
-                c.readme = PathBuf::from(value);
-                c.readme_given = true;
+            "--accepted" => {
+                c.accepted = PathBuf::from(value);
+                c.accepted_given = true;
             }
             "--keep" => c.keep = Some(PathBuf::from(value)),
             "--install-hail" => c.install_hail = true,

@@ -15,10 +15,11 @@
 //! hail timeout, apart, and not as a difference: nothing could be
 //! compared (as in the answers suite).
 //!
-//! One accepted class (README: `class:hail-save-crash`): hail dies with an
-//! `IntMap.!` lookup error while writing the final state after a
-//! group-local allocation on a cluster whose other groups hold instances;
-//! the answer on stdout and the saved initial state must still agree.
+//! One accepted class (`class:hail-save-crash`, docs/compatibility.md):
+//! hail dies with an `IntMap.!` lookup error while writing the final state
+//! after a group-local allocation on a cluster whose other groups hold
+//! instances; the answer on stdout and the saved initial state must still
+//! agree.
 
 use super::*;
 
@@ -127,7 +128,7 @@ fn differences(h: &Side, s: &Side, h_save: &Path, s_save: &Path) -> Vec<String> 
     out
 }
 
-/// hail died writing its final state (README: `class:hail-save-crash`),
+/// hail died writing its final state (`class:hail-save-crash`),
 /// and everything before that agrees.
 fn hail_save_crash(h: &Side, s: &Side) -> bool {
     let stderr = String::from_utf8_lossy(&h.run.stderr);

@@ -8,8 +8,8 @@
 //! Both binaries are run the way Ganeti's node daemon runs an iallocator
 //! (`BINARY INPUT OPTIONS...`, cwd `/`, stdin closed, `LC_ALL=C.UTF-8`), in
 //! parallel, and the results are printed in case order so that the output is
-//! deterministic. Accepted differences are read from the `## Compatibility`
-//! section of the README.
+//! deterministic. Accepted differences are read from
+//! `docs/accepted-differences.txt` (`--accepted`).
 
 mod accepted;
 mod balance;
@@ -48,7 +48,7 @@ USAGE:
                    [--profile ci|full|exclusive|none] [--kinds LIST] [--count N]
                    [--nodes MIN-MAX] [--seed BASE] [--samples DIR | --no-samples]
                    [--case FILE]... [--hail PATH] [--hailstone PATH]
-                   [--timeout SECS] [--jobs N] [--readme PATH] [--keep DIR]
+                   [--timeout SECS] [--jobs N] [--accepted PATH] [--keep DIR]
                    [--install-hail] [--verbose]
   hailstone-compat --profile ci --dump DIR
   hailstone-compat --help
@@ -111,15 +111,25 @@ CLASSIFICATION (per case):
   hailstone timeout          hailstone exceeded the time limit
   Differences ('same result, info differs', 'different result', 'refusal
   differs', 'hailstone timeout') fail the run unless the case id matches an
-  accepted difference: a table row in the README's '## Compatibility...'
-  section whose first cell is a backticked case id or glob ('*' matches any
-  text), e.g. | `gen:allocate/*/s1234` | reason |.
+  accepted difference: a line of the --accepted file whose pattern is the
+  case id or a glob matching it ('*' matches any text), e.g.
+  'gen:allocate/*/s1234<TAB>reason', or a class (class:drained-target)
+  that the difference is checked to be exactly.
+
+ACCEPTED DIFFERENCES (--accepted PATH, default docs/accepted-differences.txt):
+  One difference per line: PATTERN, a tab, its reason. Blank lines and lines
+  starting with '#' are ignored. PATTERN is a case id glob (sample:, gen:,
+  balance:, squeeze:) or a class: class:drained-target, class:hail-save-crash.
+  A line without a reason, an unknown class or a pattern given twice is an
+  error (exit status 2). Without the option and without the file, nothing
+  is accepted (with a note).
 
 OUTPUT:
   A summary table per request kind, the agreement percentages, then every
   unexplained difference with its id, both command lines and both answers
   (or 300 characters around the first differing byte). Timings go to stderr.
-  --readme PATH      README with the accepted differences (default README.md)
+  --accepted PATH    the accepted differences (default
+                     docs/accepted-differences.txt; see above)
   --keep DIR         copy the inputs (and .args) of differing cases to DIR
   --verbose          also print one line per case
 
@@ -163,8 +173,7 @@ BALANCE SUITE (--suite balance):
                        where hbal reaches it are listed apart, where only
                        hailstone-balance does they are differences
   --keep DIR           keep the inputs of differing runs in DIR
-  Accepted differences: README rows (## Compatibility) whose first cell is
-  `balance:<id glob>`.
+  Accepted differences: the --accepted patterns 'balance:<id glob>'.
 
 SQUEEZE SUITE (--suite squeeze):
   hsqueeze and hailstone-squeeze run with the same options; stdout, stderr,
@@ -184,7 +193,7 @@ SQUEEZE SUITE (--suite squeeze):
   --squeeze-bin PATH   the program compared (default
                        target/release/hailstone-squeeze)
   --testsuite, --only, --timeout as for balance.
-  Accepted differences: README rows whose first cell is `squeeze:<id glob>`.
+  Accepted differences: the --accepted patterns 'squeeze:<id glob>'.
 
 GROUPS SUITE (--suite groups):
   hailstone-groups has no original: Ganeti's hcheck judges it on generated
@@ -206,6 +215,7 @@ EXIT STATUS: 0 no unexplained difference, 1 unexplained differences,
 
 const DEFAULT_HAIL: &str = "/usr/lib/ganeti/iallocators/hail";
 const DEFAULT_HAILSTONE: &str = "target/release/hailstone";
+const DEFAULT_ACCEPTED: &str = "docs/accepted-differences.txt";
 
 fn collect_inputs(c: &Config) -> Result<Vec<Input>, String> {
     let mut inputs = Vec::new();
@@ -267,18 +277,18 @@ fn dump(c: &Config, dir: &Path) -> Result<usize, String> {
     Ok(specs.len())
 }
 
-/// The accepted differences of the README (none, with a note, when there
-/// is no README and none was named).
+/// The accepted differences of the `--accepted` file (none, with a note,
+/// when the default file is missing and none was named).
 fn read_allowlist(c: &Config) -> Result<Vec<String>, String> {
-    match std::fs::read_to_string(&c.readme) {
-        Ok(s) => Ok(parse_allowlist(&s)),
+    match std::fs::read_to_string(&c.accepted) {
+        Ok(s) => parse_accepted(&s).map_err(|e| format!("{}: {}", c.accepted.display(), e)),
         Err(e) => {
-            if c.readme_given {
-                return Err(format!("cannot read {}: {}", c.readme.display(), e));
+            if c.accepted_given {
+                return Err(format!("cannot read {}: {}", c.accepted.display(), e));
             }
             eprintln!(
                 "hailstone-compat: note: no {} ({}); no accepted differences",
-                c.readme.display(),
+                c.accepted.display(),
                 e
             );
             Ok(Vec::new())

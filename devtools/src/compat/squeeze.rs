@@ -18,8 +18,8 @@
 //! * `datafiles` — every `data/htools/*.data` file of the test suite with
 //!   three option sets.
 //!
-//! Differences are accepted only by a README row (section
-//! `## Compatibility`) whose first cell is a backticked `squeeze:<id glob>`.
+//! Differences are accepted only by a `squeeze:<id glob>` pattern of the
+//! accepted list (`docs/accepted-differences.txt`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

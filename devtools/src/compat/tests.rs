@@ -71,43 +71,75 @@ fn classification_paths() {
 }
 
 #[test]
-fn allowlist_parsing() {
-    let readme = "\
-# hailstone
+fn accepted_list_parsing() {
+    let text = "\
+# comment, then a blank line
 
-| `gen:not-this` | outside the section |
-
-## Compatibility with hail
-
-Some text.
-
-| case | reason |
-|------|--------|
-| `sample:alloc-huge-int.json` | hail wraps the integer |
-|`gen:allocate/*/s1234`| glob |
-| plain text | ignored |
-| `` | empty, ignored |
-
-### Details
-| `gen:relocate/drbd/n3/g1/s7` | still inside (level-3 heading) |
-
-## Other section
-| `gen:after` | outside again |
+sample:alloc-huge-int.json\thail wraps the integer
+gen:allocate/*/s1234\t a glob, the reason after the tab
+   # an indented comment
+balance:cli/unknown option*\tspaces inside a pattern
+class:drained-target\tthe class
 ";
-    let a = parse_allowlist(readme);
+    let a = parse_accepted(text).unwrap();
     assert_eq!(
         a,
         vec![
             "sample:alloc-huge-int.json".to_string(),
             "gen:allocate/*/s1234".to_string(),
-            "gen:relocate/drbd/n3/g1/s7".to_string()
+            "balance:cli/unknown option*".to_string(),
+            "class:drained-target".to_string(),
         ]
     );
     assert!(is_accepted(&a, "gen:allocate/drbd/n12/g2/s1234"));
     assert!(!is_accepted(&a, "gen:allocate/drbd/n12/g2/s12345"));
     assert!(is_accepted(&a, "sample:alloc-huge-int.json"));
+    assert!(is_accepted(&a, "balance:cli/unknown option --foo"));
     assert!(!is_accepted(&a, "gen:after"));
-    assert!(!is_accepted(&a, "gen:not-this"));
+    // A class is not a case glob: it never accepts an id by name.
+    assert!(!is_accepted(&a, "class:drained-target"));
+
+    // Every malformed line is an error naming its line.
+    for (bad, says) in [
+        ("gen:x reason without a tab\n", "line 1: no tab"),
+        ("# c\ngen:x\t\n", "line 2: 'gen:x' has no reason"),
+        ("\treason without a pattern\n", "line 1: empty pattern"),
+        ("class:no-such-class\twhy\n", "line 1: unknown class"),
+        (
+            "gen:x\tone\ngen:x\ttwo\n",
+            "line 2: 'gen:x' is listed twice",
+        ),
+    ] {
+        let e = parse_accepted(bad).unwrap_err();
+        assert!(e.starts_with(says), "{bad:?}: {e}");
+    }
+    assert_eq!(parse_accepted("# only comments\n\n"), Ok(vec![]));
+}
+
+/// The project's own list: it parses, it holds both classes the tool
+/// checks, and every other pattern names a suite that reads it.
+#[test]
+fn project_accepted_list() {
+    let text = include_str!("../../../docs/accepted-differences.txt");
+    let a = parse_accepted(text).unwrap();
+    for class in KNOWN_CLASSES {
+        assert!(a.iter().any(|p| p == class), "{class} missing");
+    }
+    assert!(a.contains(&"class:drained-target".to_string()));
+    assert!(a.contains(&"class:hail-save-crash".to_string()));
+    assert!(is_accepted(&a, "balance:gen/drbd/n7/s3+split"));
+    assert!(is_accepted(
+        &a,
+        "squeeze:datafile/invalid-node.data/default"
+    ));
+    for p in &a {
+        assert!(
+            ["class:", "sample:", "gen:", "balance:", "squeeze:"]
+                .iter()
+                .any(|prefix| p.starts_with(prefix)),
+            "{p}: no suite reads this pattern"
+        );
+    }
 }
 
 #[test]
@@ -253,4 +285,27 @@ fn profiles() {
     assert!(parse_args(&["--jobs".into(), "0".into()]).is_err());
     assert!(parse_args(&["--bogus".into()]).is_err());
     assert!(parse_args(&["--profile".into()]).is_err());
+}
+
+#[test]
+fn accepted_option() {
+    let c = parse_args(&[]).unwrap();
+    assert_eq!(c.accepted, PathBuf::from("docs/accepted-differences.txt"));
+    assert!(!c.accepted_given);
+    let c = parse_args(&["--accepted".into(), "/x/list.txt".into()]).unwrap();
+    assert_eq!(c.accepted, PathBuf::from("/x/list.txt"));
+    assert!(c.accepted_given);
+    // The accepted list no longer comes from the README.
+    assert!(parse_args(&["--readme".into(), "README.md".into()]).is_err());
+    // A named file that cannot be read, or is malformed, is an error.
+    let c = parse_args(&["--accepted".into(), "/nonexistent/list.txt".into()]).unwrap();
+    assert!(read_allowlist(&c).unwrap_err().contains("cannot read"));
+    let dir = std::env::temp_dir().join(format!("hs-accepted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "gen:x no tab\n").unwrap();
+    let c = parse_args(&["--accepted".into(), bad.display().to_string()]).unwrap();
+    let e = read_allowlist(&c).unwrap_err();
+    assert!(e.contains("bad.txt: line 1: no tab"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -207,8 +207,8 @@ pub fn generate_cluster(
     if data.groups_with_nodes().len() > 1 && r.chance(0.08) && split_instance(&mut data, &mut r) {
         edits.push("split-instance");
     }
-    // A split instance makes hbal crash on some outputs (README: the
-    // hbal-split-insts rows), so the id says so.
+    // A split instance makes hbal crash on some outputs (the accepted
+    // hbal-split-insts patterns), so the id says so.
     let split = if edits.contains(&"split-instance") {
         "+split"
     } else {
