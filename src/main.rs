@@ -12,8 +12,8 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-use hailstone::program::hail::dispatch::RunError;
 use hailstone::program::hail::options::{self as cli, Exit, Invocation};
+use hailstone::program::hail::RunError;
 use hailstone::program::hail::{self as pipeline, DataFile, Failure};
 
 fn exit_code(failure: &Failure) -> u8 {

@@ -15,10 +15,10 @@ use std::path::{Path, PathBuf};
 const ALLOWED: &[(&str, &[&str])] = &[
     ("haskell", &[]),
     ("model", &["haskell"]),
-    ("read", &["haskell", "model", "write"]),
+    ("read", &["haskell", "model"]),
     ("score", &["model"]),
     ("write", &["haskell", "model"]),
-    ("search", &["haskell", "model", "score", "write"]),
+    ("search", &["haskell", "model", "score"]),
     ("explain", &["haskell", "model", "score", "search", "write"]),
     (
         "program",

@@ -8,8 +8,8 @@ use crate::search::balance::{BalanceOptions, Placement, Stop};
 use crate::search::moves::Move;
 use crate::search::state::State;
 
-use super::json::{s, Json};
 use super::Format;
+use crate::write::json::{s, Json};
 
 /// What the explanation says about one balancing.
 pub struct Run<'a> {

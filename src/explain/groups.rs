@@ -8,7 +8,6 @@
 //! tried said, in hail's words) and the numbers behind each unhealthy node,
 //! as text or as one JSON object.
 
-use crate::explain::json::{s, strs, Json};
 use crate::explain::Format;
 use crate::haskell::show::printf_fixed;
 use crate::model::group::Group;
@@ -20,6 +19,7 @@ use crate::search::groups::{
     RepairPlan, Resources, Status, Trial, Usage,
 };
 use crate::search::state::State;
+use crate::write::json::{s, strs, Json};
 
 /// What the reports read names from.
 pub struct Context<'a> {

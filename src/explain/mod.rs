@@ -10,20 +10,25 @@
 //! * [`squeeze`]: `hailstone-squeeze`'s plans: the reserves, each node
 //!   tried and why it was kept.
 //! * [`reasons`]: refusals in words, counted by reason.
-//! * [`render`]: the text for people and the JSON for scripts ([`json`]).
-//! * here: the recorder and the whole explanation.
+//! * [`render`]: the text for people and the JSON for scripts
+//!   (`write::json`).
+//! * [`recorder`]: the [`Recorder`], which the request's search shows
+//!   each search as it happens.
+//! * here: the whole explanation.
 
 pub mod allocate;
 pub mod balance;
 pub mod groups;
-pub mod json;
 pub mod moves;
 pub mod reasons;
+pub mod recorder;
 pub mod render;
 pub mod squeeze;
 
-use crate::model::{Cluster, Request, TagTable};
-use crate::write::answer::Answer;
+pub use recorder::Recorder;
+
+use crate::model::{Cluster, Request};
+use crate::write::iallocator::Answer;
 
 /// The explanation's format (`--explain-format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -33,32 +38,6 @@ pub enum Format {
     Text,
     /// One JSON object for scripts.
     Json,
-}
-
-/// What the answer's searches explained, in order.
-#[derive(Debug, Clone, Default)]
-pub struct Recorder {
-    /// The tag names, for refusals that name a tag.
-    pub tags: TagTable,
-    /// One part per instance placed, in the request's order.
-    pub placements: Vec<allocate::Placement>,
-    /// One part per instance moved to one new node, in order.
-    pub moves: Vec<moves::MovePart>,
-    /// Notes on the whole request (dedicated allocation, instances that
-    /// could not be moved).
-    pub notes: Vec<String>,
-}
-
-impl Recorder {
-    /// A recorder for a request on `cluster`.
-    pub fn new(cluster: &Cluster) -> Recorder {
-        Recorder {
-            tags: cluster.tags.clone(),
-            placements: Vec::new(),
-            moves: Vec::new(),
-            notes: Vec::new(),
-        }
-    }
 }
 
 /// Everything explained about one request.

@@ -5,10 +5,10 @@
 use crate::score::metric::COMPONENTS;
 
 use super::allocate::{Dropped, GroupPart, Pick, Placement};
-use super::json::{s, strs, Json};
 use super::moves::MovePart;
 use super::reasons::{num, ReasonCount};
 use super::{Explanation, Format};
+use crate::write::json::{s, strs, Json};
 
 /// The explanation in `format`, ending with a newline.
 pub fn render(e: &Explanation, format: Format) -> String {

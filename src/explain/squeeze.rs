@@ -12,9 +12,9 @@ use crate::search::squeeze::{
 };
 use crate::search::state::State;
 
-use super::json::{s, Json};
 use super::reasons::{self, Names};
 use super::Format;
+use crate::write::json::{s, Json};
 
 /// A reserve level.
 struct Reserve {
@@ -276,7 +276,7 @@ fn json(e: &Explanation) -> Json {
                     .iter()
                     .map(|(nodes, f)| {
                         Json::Obj(vec![
-                            ("nodes", super::json::strs(nodes)),
+                            ("nodes", crate::write::json::strs(nodes)),
                             ("not_enough", opt(f)),
                         ])
                     })

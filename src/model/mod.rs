@@ -7,9 +7,12 @@
 //!
 //! * Owns: the cluster's records (`Group`, `Node`, `Instance`), their
 //!   capacity primitives (`Node::add_pri` and friends, the instance-policy
-//!   check), the small enums of Ganeti's vocabulary (`types`) and the
-//!   resolved request.
-//! * May use: nothing else of the crate. Every other stage uses the model.
+//!   check), the small enums of Ganeti's vocabulary (`types`), the
+//!   resolved request and the iallocator's response as data (`response`),
+//!   and the derived `show` of its records (`show`, as Haskell derives it
+//!   with the type).
+//! * May use: the Haskell renderings of `crate::haskell`. Every other
+//!   stage uses the model.
 //! * Must never: read or write bytes, know a file format, or score.
 
 pub mod group;
@@ -17,6 +20,8 @@ pub mod instance;
 pub mod node;
 pub mod policy;
 pub mod refusal;
+pub mod response;
+pub mod show;
 pub mod storage;
 pub mod types;
 

@@ -411,3 +411,63 @@ impl FailTally {
         out
     }
 }
+
+/// A move of one instance (`Types.IMove`; hail's allocator uses the first
+/// three, the balancer all six), its node named by `N`: a node's key in
+/// the searches, its name where the move is printed or submitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IMove<N> {
+    /// Swap primary and secondary of a drbd instance.
+    Failover,
+    /// Move a shared-storage instance's primary to the node.
+    FailoverToAny(N),
+    /// Give a drbd instance a new secondary node.
+    ReplaceSecondary(N),
+    /// A drbd instance's new primary is the node, its secondary stays
+    /// (fail over, replace the secondary by the node, fail over).
+    ReplacePrimary(N),
+    /// The node becomes the new primary and the old primary the secondary
+    /// (replace the secondary by the node, fail over).
+    ReplaceAndFailover(N),
+    /// The old secondary becomes the primary and the node the new
+    /// secondary (fail over, replace the secondary by the node).
+    FailoverAndReplace(N),
+}
+
+impl<N> IMove<N> {
+    /// The node the move names (`None` for a failover).
+    pub fn target(self) -> Option<N> {
+        match self {
+            IMove::Failover => None,
+            IMove::FailoverToAny(t)
+            | IMove::ReplaceSecondary(t)
+            | IMove::ReplacePrimary(t)
+            | IMove::ReplaceAndFailover(t)
+            | IMove::FailoverAndReplace(t) => Some(t),
+        }
+    }
+
+    /// The same move, its node borrowed.
+    pub fn as_ref(&self) -> IMove<&N> {
+        match self {
+            IMove::Failover => IMove::Failover,
+            IMove::FailoverToAny(t) => IMove::FailoverToAny(t),
+            IMove::ReplaceSecondary(t) => IMove::ReplaceSecondary(t),
+            IMove::ReplacePrimary(t) => IMove::ReplacePrimary(t),
+            IMove::ReplaceAndFailover(t) => IMove::ReplaceAndFailover(t),
+            IMove::FailoverAndReplace(t) => IMove::FailoverAndReplace(t),
+        }
+    }
+
+    /// The same move with its node named by `f`.
+    pub fn map<M>(self, f: impl FnOnce(N) -> M) -> IMove<M> {
+        match self {
+            IMove::Failover => IMove::Failover,
+            IMove::FailoverToAny(t) => IMove::FailoverToAny(f(t)),
+            IMove::ReplaceSecondary(t) => IMove::ReplaceSecondary(f(t)),
+            IMove::ReplacePrimary(t) => IMove::ReplacePrimary(f(t)),
+            IMove::ReplaceAndFailover(t) => IMove::ReplaceAndFailover(f(t)),
+            IMove::FailoverAndReplace(t) => IMove::FailoverAndReplace(f(t)),
+        }
+    }
+}

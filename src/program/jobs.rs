@@ -22,15 +22,16 @@ use std::time::Duration;
 use crate::program::luxi::{Client, LuxiError, DEFAULT_TIMEOUT};
 use crate::program::plan::{stop, MoveJob, Stop};
 use crate::read::json::Value;
+use crate::write::json::Json;
 use crate::write::opcodes::{meta_opcode, Annotation};
 
 /// One set of jobs that may run in parallel.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JobSet {
     /// What the set does (shown when execution stops early).
     pub description: String,
     /// The jobs, each a list of annotated opcodes (JSON objects).
-    pub jobs: Vec<Vec<String>>,
+    pub jobs: Vec<Vec<Json>>,
 }
 
 /// What a planner puts on every opcode it submits, as hbal and hsqueeze
@@ -192,12 +193,7 @@ fn run_set(
     out: &mut dyn Write,
 ) -> Result<Vec<(i64, String)>, SetError> {
     let mut client = Client::connect(socket, DEFAULT_TIMEOUT)?;
-    let jobs: Vec<String> = set
-        .jobs
-        .iter()
-        .map(|ops| format!("[{}]", ops.join(",")))
-        .collect();
-    let args = format!("[[{}]]", jobs.join(","));
+    let args = crate::write::luxi::submit_many_jobs(&set.jobs);
     let reply = client.call("SubmitManyJobs", &args)?;
     let ids = reply
         .with_result(|v| submitted_ids(v, set.jobs.len()))?
@@ -205,10 +201,7 @@ fn run_set(
     let shown: Vec<String> = ids.iter().map(i64::to_string).collect();
     let _ = writeln!(out, "Got job IDs {}", shown.join(", "));
     let _ = out.flush();
-    let query = format!(
-        "[[{}],[\"status\"]]",
-        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
-    );
+    let query = crate::write::luxi::query_job_status(&ids);
     let mut delay = Duration::from_millis(500);
     loop {
         std::thread::sleep(delay);

@@ -21,7 +21,9 @@ use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
 use crate::read::json::{parse_document, Value};
-use crate::read::live::luxi::{envelope, request, EnvelopeError};
+use crate::read::live::luxi::{envelope, EnvelopeError};
+use crate::write::json::Json;
+use crate::write::luxi::request;
 
 /// The query socket hbal reads when `-L` has no value.
 pub const DEFAULT_SOCKET: &str = "/var/run/ganeti/socket/ganeti-query";
@@ -125,13 +127,13 @@ impl Client {
         })
     }
 
-    /// Calls `method` with `args` (a JSON array, as text) and returns the
+    /// Calls `method` with `args` (a JSON array) and returns the
     /// reply once its envelope says `success`.
     ///
     /// # Errors
     ///
     /// I/O, a closed connection, a malformed reply, or the master's error.
-    pub fn call(&mut self, method: &str, args: &str) -> Result<Reply, LuxiError> {
+    pub fn call(&mut self, method: &str, args: &Json) -> Result<Reply, LuxiError> {
         let io_error = |error| LuxiError::Io {
             socket: self.socket.clone(),
             method: method.to_owned(),
@@ -251,12 +253,17 @@ mod tests {
                 .to_vec(),
         ]);
         let mut client = Client::connect(&path, Duration::from_secs(5)).unwrap();
-        let reply = client.call("QueryJobs", "[[1],[\"status\"]]").unwrap();
+        let reply = client
+            .call("QueryJobs", &crate::write::luxi::query_job_status(&[1]))
+            .unwrap();
         let len = reply
             .with_result(|v| v.as_array().map(|a| a.len()))
             .unwrap();
         assert_eq!(len, Some(2));
-        let err = client.call("QueryJobs", "[]").err().unwrap();
+        let err = client
+            .call("QueryJobs", &Json::Arr(Vec::new()))
+            .err()
+            .unwrap();
         assert_eq!(
             err.to_string(),
             "Luxi call QueryJobs failed: OpPrereqError: no such job, wrong_input"
@@ -275,9 +282,9 @@ mod tests {
     fn a_closed_connection_and_a_bad_reply_are_errors() {
         let (path, server) = serve(vec![b"not json\x03".to_vec()]);
         let mut client = Client::connect(&path, Duration::from_secs(5)).unwrap();
-        let err = client.call("Query", "[]").err().unwrap();
+        let err = client.call("Query", &Json::Arr(Vec::new())).err().unwrap();
         assert!(matches!(err, LuxiError::Malformed { .. }), "{err}");
-        let err = client.call("Query", "[]").err().unwrap();
+        let err = client.call("Query", &Json::Arr(Vec::new())).err().unwrap();
         // The server is gone: the request cannot be written, or no reply
         // comes.
         assert!(

@@ -231,8 +231,9 @@ pub fn read_cluster(
 fn read_luxi(socket: &str) -> Result<live::Live, String> {
     let mut client =
         luxi::Client::connect(socket, luxi::DEFAULT_TIMEOUT).map_err(|e| e.to_string())?;
-    let mut replies = Vec::with_capacity(live::luxi::QUERIES.len());
-    for (name, method, args) in live::luxi::QUERIES {
+    let queries = crate::write::luxi::cluster_queries();
+    let mut replies = Vec::with_capacity(queries.len());
+    for (name, method, args) in &queries {
         replies.push(
             client
                 .call(method, args)
@@ -240,14 +241,14 @@ fn read_luxi(socket: &str) -> Result<live::Live, String> {
         );
     }
     let mut docs = Vec::with_capacity(replies.len());
-    for (reply, (name, _, _)) in replies.iter().zip(live::luxi::QUERIES) {
+    for (reply, (name, _, _)) in replies.iter().zip(&queries) {
         docs.push(
             parse_document(reply.bytes())
                 .map_err(|e| format!("Luxi query \"{name}\": malformed reply: {e}"))?,
         );
     }
     let mut results = Vec::with_capacity(docs.len());
-    for (doc, (name, _, _)) in docs.iter().zip(live::luxi::QUERIES) {
+    for (doc, (name, _, _)) in docs.iter().zip(&queries) {
         results.push(live::luxi::envelope(doc).map_err(|e| format!("Luxi query \"{name}\": {e}"))?);
     }
     match results.as_slice() {
@@ -291,7 +292,7 @@ pub struct MoveJob {
     pub commands: Vec<String>,
     /// The opcodes `-X` submits for the step (`iMoveToJob`, nodes by full
     /// name); empty for plans that are only printed (hailstone-groups).
-    pub opcodes: Vec<String>,
+    pub opcodes: Vec<crate::write::json::Json>,
 }
 
 /// The job of step `p` of instance `inst` (named `inst_name` in the

@@ -1683,7 +1683,7 @@ fn no_groups_message(
     };
     let shown: Vec<String> = groups
         .iter()
-        .map(|(g, _)| crate::write::records::show_group(&node_groups[*g]))
+        .map(|(g, _)| crate::model::show::show_group(&node_groups[*g]))
         .collect();
     format!(
         "no groups for evacuation: allowed groups was {allowed}, all groups: [{}]",

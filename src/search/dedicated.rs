@@ -369,22 +369,43 @@ fn concat(
     }
 }
 
-/// The dedicated search over all groups (`findMGAllocation`).
-pub fn find_mg_allocation(
+/// Each group's dedicated search, before the choice: every group of the
+/// state (`findMGAllocation`), or the group `group_name` names (none when
+/// no single group has that name or UUID).
+pub type GroupResults = Vec<(usize, Result<AllocSolution<LostAllocations>, SearchError>)>;
+
+/// The searches of [`GroupResults`].
+pub fn search_groups(
     node_groups: &[Group],
     state: &State,
+    group_name: Option<&str>,
     inst: &Instance,
     count: i64,
     opts: &AllocOptions,
+) -> GroupResults {
+    let groups: Vec<usize> = match group_name {
+        None => split_groups(state, node_groups.len())
+            .into_iter()
+            .map(|(g, _)| g)
+            .collect(),
+        Some(name) => match find_group(node_groups, name) {
+            NameMatch::One(g) => vec![g],
+            _ => Vec::new(),
+        },
+    };
+    groups
+        .into_iter()
+        .map(|g| (g, find_allocation(node_groups, state, g, inst, count, opts)))
+        .collect()
+}
+
+/// The dedicated search over all groups (`findMGAllocation`): the best of
+/// `results` (from [`search_groups`] without a group name), its log
+/// starting with the selected group.
+pub fn choose_mg(
+    node_groups: &[Group],
+    results: GroupResults,
 ) -> Result<AllocSolution<LostAllocations>, SearchError> {
-    let groups = split_groups(state, node_groups.len());
-    let mut results = Vec::new();
-    for (g, _) in &groups {
-        results.push((
-            *g,
-            find_allocation(node_groups, state, *g, inst, count, opts),
-        ));
-    }
     let mut messages = Vec::new();
     for (g, r) in &results {
         messages.extend(describe_group(&node_groups[*g], r));
@@ -400,44 +421,26 @@ pub fn find_mg_allocation(
     }
 }
 
-/// The dedicated search in a named group without the group's log line
-/// (`findAllocation` as multi-allocate uses it).
-pub fn find_group_allocation_raw(
+/// The dedicated search in a named group (`findAllocation`): the one
+/// result of [`search_groups`] with the group's name, or hail's message
+/// when no single group has that name. With `describe`, the log is the
+/// group's description (hail's dedicated allocate); without, the search's
+/// own (multi-allocate).
+pub fn choose_named(
     node_groups: &[Group],
-    state: &State,
     group_name: &str,
-    inst: &Instance,
-    count: i64,
-    opts: &AllocOptions,
+    results: GroupResults,
+    describe: bool,
 ) -> Result<AllocSolution<LostAllocations>, SearchError> {
-    match find_group(node_groups, group_name) {
-        NameMatch::One(g) => find_allocation(node_groups, state, g, inst, count, opts),
-        _ => Err(SearchError::Message(format!(
+    let Some((g, result)) = results.into_iter().next() else {
+        return Err(SearchError::Message(format!(
             "Wrong number of elems found with name {group_name}"
-        ))),
-    }
-}
-
-/// The dedicated search in a named group, as hail's dedicated allocate
-/// does it: the group is looked up by name or UUID.
-pub fn find_group_allocation(
-    node_groups: &[Group],
-    state: &State,
-    group_name: &str,
-    inst: &Instance,
-    count: i64,
-    opts: &AllocOptions,
-) -> Result<AllocSolution<LostAllocations>, SearchError> {
-    let g = match find_group(node_groups, group_name) {
-        NameMatch::One(g) => g,
-        _ => {
-            return Err(SearchError::Message(format!(
-                "Wrong number of elems found with name {group_name}"
-            )))
-        }
+        )));
     };
-    let mut sol = find_allocation(node_groups, state, g, inst, count, opts)?;
-    sol.log = describe_group(&node_groups[g], &Ok(sol.clone()));
+    let mut sol = result?;
+    if describe {
+        sol.log = describe_group(&node_groups[g], &Ok(sol.clone()));
+    }
     Ok(sol)
 }
 

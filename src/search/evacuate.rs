@@ -31,9 +31,6 @@ use crate::search::allocate::{
 use crate::search::moves::location_score;
 use crate::search::moves::{self, Move, MoveError, Moved, Nodes, Overlay};
 use crate::search::state::{Crash, State};
-use crate::write::answer;
-use crate::write::balance::MoveText;
-use crate::write::opcodes;
 
 /// The outcome of an evacuation (`EvacSolution`), in request order.
 #[derive(Debug, Clone, Default)]
@@ -42,15 +39,13 @@ pub struct EvacSolution {
     pub moved: Vec<(usize, usize, Vec<usize>)>,
     /// Failed instances with hail's reason.
     pub failed: Vec<(usize, String)>,
-    /// One job (a list of opcodes as JSON text) per moved instance.
-    pub jobs: Vec<Vec<String>>,
-    /// The moves of each job, in order (what the planners print as
-    /// `gnt-instance` commands).
+    /// The moves of each moved instance, in order: one job each in the
+    /// answer (`iMoveToJob`), the `gnt-instance` commands of the planners.
     pub moves: Vec<Vec<Move>>,
 }
 
-/// One moved instance's moves and the opcodes of its job.
-type Job = (Vec<Move>, Vec<String>);
+/// One moved instance's moves.
+type Job = Vec<Move>;
 
 /// What an explained one-node move (a new secondary, or a new primary for
 /// shared storage) found for one instance: every target tried, in order,
@@ -196,21 +191,6 @@ impl From<Crash> for EvacError {
     fn from(c: Crash) -> Self {
         EvacError::Crash(c)
     }
-}
-
-/// The opcodes of one move (`iMoveToJob`), named after the state after the
-/// move.
-fn move_to_job(state: &State, inst: &Instance, mv: Move) -> Vec<String> {
-    let name = |k: usize| state.node_at(k).info.name.as_str();
-    let op = match mv {
-        Move::Failover => MoveText::Failover,
-        Move::FailoverToAny(t) => MoveText::FailoverToAny(name(t)),
-        Move::ReplaceSecondary(t) => MoveText::ReplaceSecondary(name(t)),
-        Move::ReplacePrimary(t) => MoveText::ReplacePrimary(name(t)),
-        Move::ReplaceAndFailover(t) => MoveText::ReplaceAndFailover(name(t)),
-        Move::FailoverAndReplace(t) => MoveText::FailoverAndReplace(name(t)),
-    };
-    opcodes::move_opcodes(&inst.name, inst.forthcoming, op)
 }
 
 /// Applies a move, turning a placement failure into hail's message text.
@@ -383,9 +363,8 @@ fn evac_one_node_only(
         Ok(m) => m,
         Err(f) => return Err(EvacError::Message(f)),
     };
-    let moved_inst = m.inst.clone();
     commit(state, m, inst.idx);
-    Ok((vec![op(t)], move_to_job(state, &moved_inst, op(t))))
+    Ok(vec![op(t)])
 }
 
 /// One step of a drbd "all" evacuation on an overlay: the move, or hail's
@@ -749,11 +728,7 @@ fn evac_drbd_all(
             state.set_inst(k, i);
         }
     }
-    let opcodes = ops
-        .iter()
-        .flat_map(|&mv| move_to_job(state, &cur, mv))
-        .collect();
-    Ok(Ok((ops, opcodes)))
+    Ok(Ok(ops))
 }
 
 /// The pair scan of [`evac_drbd_all`]: everything a run of primaries
@@ -1152,12 +1127,8 @@ fn node_evac_instance(
                     Err(EvacError::Message(drained_target_message(state, inst)))
                 }
                 Ok(m) => {
-                    let moved_inst = m.inst.clone();
                     commit(state, m, inst.idx);
-                    Ok((
-                        vec![Move::Failover],
-                        move_to_job(state, &moved_inst, Move::Failover),
-                    ))
+                    Ok(vec![Move::Failover])
                 }
             },
             EvacMode::ChangeSecondary => evac_one_node_only(state, inst, group, avail, soft, notes),
@@ -1193,12 +1164,11 @@ fn update_solution(
             sol.failed.push((idx as usize, m));
             Ok(())
         }
-        Ok((moves, job)) => {
+        Ok(moves) => {
             let inst = state.inst(idx)?;
             let group = state.node(inst.p_node)?.group;
             let nodes = inst.all_nodes().into_iter().map(|n| n as usize).collect();
             sol.moved.push((idx as usize, group, nodes));
-            sol.jobs.push(job);
             sol.moves.push(moves);
             Ok(())
         }
@@ -1494,46 +1464,6 @@ pub fn change_group(
     Ok(sol)
 }
 
-/// The answer of node-evacuate and change-group (`formatNodeEvac`), with
-/// the names from the state (moves do not change them).
-pub fn format_evac(node_groups: &[Group], state: &State, sol: &EvacSolution) -> (String, String) {
-    let iname = |k: usize| state.inst(k as i32).map_or("", |i| &*i.name);
-    let moved: Vec<String> = sol
-        .moved
-        .iter()
-        .map(|(k, g, nodes)| {
-            let names: Vec<&str> = nodes
-                .iter()
-                .map(|&n| state.node_at(n).info.name.as_str())
-                .collect();
-            answer::list(&[
-                answer::string(iname(*k)),
-                answer::string(&node_groups[*g].name),
-                answer::string_list(&names),
-            ])
-        })
-        .collect();
-    let failed: Vec<String> = sol
-        .failed
-        .iter()
-        .map(|(k, m)| answer::list(&[answer::string(iname(*k)), answer::string(m)]))
-        .collect();
-    let jobs: Vec<String> = sol.jobs.iter().map(|j| answer::list(j)).collect();
-    let info = format!(
-        "{} instances failed to move and {} were moved successfully",
-        sol.failed.len(),
-        sol.moved.len()
-    );
-    (
-        info,
-        answer::list(&[
-            answer::list(&moved),
-            answer::list(&failed),
-            answer::list(&jobs),
-        ]),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1652,7 +1582,7 @@ mod tests {
                     notes.as_mut(),
                 )
                 .expect("no crash");
-                (sol.moved, sol.failed, sol.jobs)
+                (sol.moved, sol.failed, sol.moves)
             };
             let threaded = run(false);
             moved += threaded.0.len();
@@ -1694,7 +1624,7 @@ mod tests {
                     notes.as_mut(),
                 )
                 .expect("no crash");
-                (sol.moved, sol.failed, sol.jobs)
+                (sol.moved, sol.failed, sol.moves)
             };
             let fast = run(false);
             moved += fast.0.len();

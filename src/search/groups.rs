@@ -168,9 +168,8 @@ pub struct Relocation {
     pub group: usize,
     /// Its new nodes (primary first).
     pub nodes: Vec<usize>,
-    /// The moves, in order, and the opcodes of the job that runs them.
+    /// The moves, in order (one job).
     pub moves: Vec<Move>,
-    pub opcodes: Vec<String>,
     /// Whether it was running (migrations, not failovers).
     pub running: bool,
     pub template: DiskTemplate,
@@ -238,11 +237,9 @@ pub fn relocate(
             messages,
         }));
     }
-    let (Some((_, group, nodes)), Some(moves), Some(opcodes)) = (
-        sol.moved.into_iter().next(),
-        sol.moves.into_iter().next(),
-        sol.jobs.into_iter().next(),
-    ) else {
+    let (Some((_, group, nodes)), Some(moves)) =
+        (sol.moved.into_iter().next(), sol.moves.into_iter().next())
+    else {
         state.rollback(cp);
         return Err(Crash(format!("instance {k} neither moved nor failed")));
     };
@@ -252,7 +249,6 @@ pub fn relocate(
         group,
         nodes,
         moves,
-        opcodes,
         running,
         template,
         messages,
@@ -856,7 +852,6 @@ pub fn evacuate_elsewhere(
         match relocate(node_groups, state, k, &targets, opts)? {
             Ok(r) => {
                 sol.moved.push((k, r.group, r.nodes));
-                sol.jobs.push(r.opcodes);
                 sol.moves.push(r.moves);
             }
             Err(other) => sol

@@ -21,6 +21,7 @@ pub mod ghc_sort;
 pub mod globaln1;
 pub mod groups;
 pub mod moves;
+pub mod request;
 pub mod solution;
 pub mod squeeze;
 pub mod state;

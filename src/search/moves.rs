@@ -11,40 +11,8 @@ use crate::model::node::{intersection_len, Node, Scalars};
 use crate::model::types::{FailMode, SoftChecks};
 use crate::search::state::{Crash, State};
 
-/// A move of one instance (`IMove`; hail's allocator uses the first
-/// three, the balancer all six).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Move {
-    /// Swap primary and secondary of a drbd instance.
-    Failover,
-    /// Move a shared-storage instance's primary to the node.
-    FailoverToAny(usize),
-    /// Give a drbd instance a new secondary node.
-    ReplaceSecondary(usize),
-    /// A drbd instance's new primary is the node, its secondary stays
-    /// (fail over, replace the secondary by the node, fail over).
-    ReplacePrimary(usize),
-    /// The node becomes the new primary and the old primary the secondary
-    /// (replace the secondary by the node, fail over).
-    ReplaceAndFailover(usize),
-    /// The old secondary becomes the primary and the node the new
-    /// secondary (fail over, replace the secondary by the node).
-    FailoverAndReplace(usize),
-}
-
-impl Move {
-    /// The node the move names (`None` for a failover).
-    pub fn target(self) -> Option<usize> {
-        match self {
-            Move::Failover => None,
-            Move::FailoverToAny(t)
-            | Move::ReplaceSecondary(t)
-            | Move::ReplacePrimary(t)
-            | Move::ReplaceAndFailover(t)
-            | Move::FailoverAndReplace(t) => Some(t),
-        }
-    }
-}
+/// A move of one instance, its node by key.
+pub type Move = crate::model::types::IMove<usize>;
 
 /// The outcome of a successful move.
 #[derive(Debug, Clone)]

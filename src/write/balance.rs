@@ -6,24 +6,11 @@
 use crate::haskell::show::printf_fixed;
 use crate::write::table::print_table;
 
-/// The kind of a move, with the names of the nodes it goes to (`c`: the
-/// new primary, `d`: the new secondary, as in `computeMoves`): aliases in
-/// hbal's texts, full names in the opcodes ([`crate::write::opcodes`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MoveText<'a> {
-    /// `f`.
-    Failover,
-    /// `fa:c`.
-    FailoverToAny(&'a str),
-    /// `f r:d`.
-    FailoverAndReplace(&'a str),
-    /// `r:d`.
-    ReplaceSecondary(&'a str),
-    /// `r:c f`.
-    ReplaceAndFailover(&'a str),
-    /// `f r:c f`.
-    ReplacePrimary(&'a str),
-}
+/// A move as hbal writes it, with the name of the node it goes to (`c`:
+/// the new primary of `fa:c`, `r:c f` and `f r:c f`; `d`: the new
+/// secondary of `r:d` and `f r:d`, as in `computeMoves`): aliases in hbal's
+/// texts, full names in the opcodes ([`crate::write::opcodes`]).
+pub type MoveText<'a> = crate::model::types::IMove<&'a str>;
 
 /// The `a=` text and the `gnt-instance` commands of a move of instance
 /// `inst` (its alias), which migrates when `running` and fails over

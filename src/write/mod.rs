@@ -1,16 +1,21 @@
-//! Writing: the bytes hailstone prints, as Ganeti's programs print them.
+//! Writing: every byte hailstone's programs print, as Ganeti's programs
+//! print them, from the outcomes the searches return.
 //!
-//! * Owns: the iallocator answer envelope and result JSON ([`answer`]),
-//!   the derived `show` of records ([`records`]), Ganeti's opcodes as JSON
-//!   ([`opcodes`]).
-//! * May use: the model (to write a record it describes) and the Haskell
-//!   renderings of [`crate::haskell`].
+//! * Owns: the one JSON writer ([`json`]); the iallocator answer with its
+//!   info text and evacuation jobs ([`iallocator`]); Ganeti's opcodes
+//!   ([`opcodes`]) and Luxi requests ([`luxi`]); cluster data files
+//!   ([`text`]); text tables and the node table of `-p` ([`table`],
+//!   [`nodes`]); hbal's texts: steps, moves, commands, job sets
+//!   ([`balance`]).
+//! * May use: the model (the records and the response it writes) and the
+//!   Haskell renderings of [`crate::haskell`].
 //! * Must never: read input, score or search; decide anything.
 
-pub mod answer;
 pub mod balance;
+pub mod iallocator;
+pub mod json;
+pub mod luxi;
 pub(crate) mod nodes;
 pub mod opcodes;
-pub mod records;
 pub(crate) mod table;
 pub(crate) mod text;

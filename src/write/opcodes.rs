@@ -3,35 +3,57 @@
 //! in hail's answers (`Cluster.iMoveToJob`), and the jobs the planners
 //! submit with `-X` (hbal's moves; hsqueeze's tags, offline flags and
 //! out-of-band power commands), wrapped with their `priority`, `depends`,
-//! `comment` and `reason` fields (a `MetaOpCode`).
+//! `comment` and `reason` fields (a `MetaOpCode`). Each opcode is a
+//! [`Json`] object, written by the one JSON writer.
 
-use crate::write::answer::string;
 use crate::write::balance::MoveText;
+use crate::write::json::{s, strs, Json};
+
+/// An opcode: its `OP_ID` first, then its fields.
+fn opcode(id: &str, fields: Vec<(&'static str, Json)>) -> Json {
+    let mut all = Vec::with_capacity(fields.len() + 1);
+    all.push(("OP_ID", s(id)));
+    all.extend(fields);
+    Json::Obj(all)
+}
 
 /// The opcodes of one move of instance `inst` (`iMoveToJob`), with the
 /// nodes it goes to by full name. A forthcoming instance fails over
 /// instead of migrating.
-pub fn move_opcodes(inst: &str, forthcoming: bool, mv: MoveText<'_>) -> Vec<String> {
-    let failover = |target: Option<&str>| -> String {
-        let name = string(inst);
-        let target = target.map(|t| format!(",\"target_node\":{}", string(t)));
+pub fn move_opcodes(inst: &str, forthcoming: bool, mv: MoveText<'_>) -> Vec<Json> {
+    let failover = |target: Option<&str>| -> Json {
+        let mut fields = vec![("instance_name", s(inst))];
         if forthcoming {
-            format!(
-                "{{\"OP_ID\":\"OP_INSTANCE_FAILOVER\",\"instance_name\":{name},\"shutdown_timeout\":120,\"ignore_consistency\":false{},\"ignore_ipolicy\":false,\"cleanup\":false}}",
-                target.unwrap_or_default()
-            )
+            fields.push(("shutdown_timeout", Json::Int(120)));
+            fields.push(("ignore_consistency", Json::Bool(false)));
+        }
+        if let Some(t) = target {
+            fields.push(("target_node", s(t)));
+        }
+        if forthcoming {
+            fields.push(("ignore_ipolicy", Json::Bool(false)));
+            fields.push(("cleanup", Json::Bool(false)));
+            opcode("OP_INSTANCE_FAILOVER", fields)
         } else {
-            format!(
-                "{{\"OP_ID\":\"OP_INSTANCE_MIGRATE\",\"instance_name\":{name}{},\"allow_runtime_changes\":false,\"ignore_ipolicy\":false,\"cleanup\":false,\"allow_failover\":true,\"ignore_hvversions\":true}}",
-                target.unwrap_or_default()
-            )
+            fields.push(("allow_runtime_changes", Json::Bool(false)));
+            fields.push(("ignore_ipolicy", Json::Bool(false)));
+            fields.push(("cleanup", Json::Bool(false)));
+            fields.push(("allow_failover", Json::Bool(true)));
+            fields.push(("ignore_hvversions", Json::Bool(true)));
+            opcode("OP_INSTANCE_MIGRATE", fields)
         }
     };
-    let replace = |t: &str| -> String {
-        format!(
-            "{{\"OP_ID\":\"OP_INSTANCE_REPLACE_DISKS\",\"instance_name\":{},\"early_release\":false,\"ignore_ipolicy\":false,\"mode\":\"replace_new_secondary\",\"disks\":[],\"remote_node\":{}}}",
-            string(inst),
-            string(t)
+    let replace = |t: &str| -> Json {
+        opcode(
+            "OP_INSTANCE_REPLACE_DISKS",
+            vec![
+                ("instance_name", s(inst)),
+                ("early_release", Json::Bool(false)),
+                ("ignore_ipolicy", Json::Bool(false)),
+                ("mode", s("replace_new_secondary")),
+                ("disks", Json::Arr(Vec::new())),
+                ("remote_node", s(t)),
+            ],
         )
     };
     match mv {
@@ -45,31 +67,38 @@ pub fn move_opcodes(inst: &str, forthcoming: bool, mv: MoveText<'_>) -> Vec<Stri
 }
 
 /// `OP_TAGS_SET` of a node (`Node.genAddTagsOpCode`).
-pub fn node_tags_opcode(node: &str, tags: &[&str]) -> String {
-    let tags: Vec<String> = tags.iter().map(|t| string(t)).collect();
-    format!(
-        "{{\"OP_ID\":\"OP_TAGS_SET\",\"kind\":\"node\",\"tags\":[{}],\"name\":{}}}",
-        tags.join(","),
-        string(node)
+pub fn node_tags_opcode(node: &str, tags: &[&str]) -> Json {
+    opcode(
+        "OP_TAGS_SET",
+        vec![("kind", s("node")), ("tags", strs(tags)), ("name", s(node))],
     )
 }
 
 /// `OP_NODE_SET_PARAMS` setting or clearing a node's offline flag
 /// (`genOpSetOffline`).
-pub fn node_offline_opcode(node: &str, offline: bool) -> String {
-    format!(
-        "{{\"OP_ID\":\"OP_NODE_SET_PARAMS\",\"node_name\":{},\"force\":false,\"offline\":{offline},\"auto_promote\":false}}",
-        string(node)
+pub fn node_offline_opcode(node: &str, offline: bool) -> Json {
+    opcode(
+        "OP_NODE_SET_PARAMS",
+        vec![
+            ("node_name", s(node)),
+            ("force", Json::Bool(false)),
+            ("offline", Json::Bool(offline)),
+            ("auto_promote", Json::Bool(false)),
+        ],
     )
 }
 
 /// `OP_OOB_COMMAND` powering nodes on or off (`genOobCommand`).
-pub fn oob_power_opcode(nodes: &[&str], on: bool) -> String {
-    let names: Vec<String> = nodes.iter().map(|n| string(n)).collect();
-    let command = if on { "power-on" } else { "power-off" };
-    format!(
-        "{{\"OP_ID\":\"OP_OOB_COMMAND\",\"node_names\":[{}],\"command\":\"{command}\",\"timeout\":60,\"ignore_status\":false,\"power_delay\":2}}",
-        names.join(",")
+pub fn oob_power_opcode(nodes: &[&str], on: bool) -> Json {
+    opcode(
+        "OP_OOB_COMMAND",
+        vec![
+            ("node_names", strs(nodes)),
+            ("command", s(if on { "power-on" } else { "power-off" })),
+            ("timeout", Json::Int(60)),
+            ("ignore_status", Json::Bool(false)),
+            ("power_delay", Json::Int(2)),
+        ],
     )
 }
 
@@ -86,22 +115,26 @@ pub struct Annotation {
     pub reason: (String, String, i64),
 }
 
-/// An opcode (`{"OP_ID":...}` as [`move_opcodes`] and the others write
-/// it) wrapped as Ganeti's MetaOpCode: the annotation's fields first.
-///
-/// # Panics
-///
-/// Never for the opcodes of this module (each starts with `{`).
-pub fn meta_opcode(opcode: &str, a: &Annotation) -> String {
-    let body = opcode.strip_prefix('{').unwrap_or(opcode);
-    format!(
-        "{{\"priority\":{},\"depends\":null,\"comment\":{},\"reason\":[[{},{},{}]],{body}",
-        a.priority,
-        string(&a.comment),
-        string(&a.reason.0),
-        string(&a.reason.1),
-        a.reason.2
-    )
+/// An opcode of this module wrapped as Ganeti's MetaOpCode: the
+/// annotation's fields first.
+pub fn meta_opcode(opcode: &Json, a: &Annotation) -> Json {
+    let mut fields = vec![
+        ("priority", Json::Int(i64::from(a.priority))),
+        ("depends", Json::Null),
+        ("comment", s(&a.comment)),
+        (
+            "reason",
+            Json::Arr(vec![Json::Arr(vec![
+                s(&a.reason.0),
+                s(&a.reason.1),
+                Json::Int(a.reason.2),
+            ])]),
+        ),
+    ];
+    if let Json::Obj(own) = opcode {
+        fields.extend(own.iter().cloned());
+    }
+    Json::Obj(fields)
 }
 
 #[cfg(test)]
@@ -128,8 +161,11 @@ mod tests {
         );
         assert_eq!(ops.len(), 1);
         assert_eq!(
-            meta_opcode(&ops[0], &a),
-            r#"{"priority":0,"depends":null,"comment":"rebalancing via hbal (ganeti) version 3.0.2-3","reason":[["hbal","hbal (ganeti) version 3.0.2-3 called",1795568266697805000]],"OP_ID":"OP_INSTANCE_MIGRATE","instance_name":"inst36.example.com","target_node":"node3.example.com","allow_runtime_changes":false,"ignore_ipolicy":false,"cleanup":false,"allow_failover":true,"ignore_hvversions":true}"#
+            meta_opcode(&ops[0], &a).line(),
+            concat!(
+                r#"{"priority":0,"depends":null,"comment":"rebalancing via hbal (ganeti) version 3.0.2-3","reason":[["hbal","hbal (ganeti) version 3.0.2-3 called",1795568266697805000]],"OP_ID":"OP_INSTANCE_MIGRATE","instance_name":"inst36.example.com","target_node":"node3.example.com","allow_runtime_changes":false,"ignore_ipolicy":false,"cleanup":false,"allow_failover":true,"ignore_hvversions":true}"#,
+                "\n"
+            )
         );
     }
 
@@ -137,16 +173,25 @@ mod tests {
     #[test]
     fn squeeze_opcodes_as_hsqueeze_submits_them() {
         assert_eq!(
-            node_tags_opcode("node2.example.com", &["htools:standby:auto"]),
-            r#"{"OP_ID":"OP_TAGS_SET","kind":"node","tags":["htools:standby:auto"],"name":"node2.example.com"}"#
+            node_tags_opcode("node2.example.com", &["htools:standby:auto"]).line(),
+            concat!(
+                r#"{"OP_ID":"OP_TAGS_SET","kind":"node","tags":["htools:standby:auto"],"name":"node2.example.com"}"#,
+                "\n"
+            )
         );
         assert_eq!(
-            node_offline_opcode("node2.example.com", true),
-            r#"{"OP_ID":"OP_NODE_SET_PARAMS","node_name":"node2.example.com","force":false,"offline":true,"auto_promote":false}"#
+            node_offline_opcode("node2.example.com", true).line(),
+            concat!(
+                r#"{"OP_ID":"OP_NODE_SET_PARAMS","node_name":"node2.example.com","force":false,"offline":true,"auto_promote":false}"#,
+                "\n"
+            )
         );
         assert_eq!(
-            oob_power_opcode(&["node2.example.com", "node4.example.com"], false),
-            r#"{"OP_ID":"OP_OOB_COMMAND","node_names":["node2.example.com","node4.example.com"],"command":"power-off","timeout":60,"ignore_status":false,"power_delay":2}"#
+            oob_power_opcode(&["node2.example.com", "node4.example.com"], false).line(),
+            concat!(
+                r#"{"OP_ID":"OP_OOB_COMMAND","node_names":["node2.example.com","node4.example.com"],"command":"power-off","timeout":60,"ignore_status":false,"power_delay":2}"#,
+                "\n"
+            )
         );
     }
 
@@ -156,7 +201,7 @@ mod tests {
         let ids: Vec<&str> = ops
             .iter()
             .map(|o| {
-                if o.contains("OP_INSTANCE_MIGRATE") {
+                if o.line().contains("OP_INSTANCE_MIGRATE") {
                     "m"
                 } else {
                     "r"
@@ -164,8 +209,10 @@ mod tests {
             })
             .collect();
         assert_eq!(ids, ["m", "r", "m"]);
-        assert!(ops[1].ends_with(r#""remote_node":"n2"}"#));
+        assert!(ops[1].line().ends_with("\"remote_node\":\"n2\"}\n"));
         let forced = move_opcodes("i", true, MoveText::Failover);
-        assert!(forced[0].starts_with(r#"{"OP_ID":"OP_INSTANCE_FAILOVER""#));
+        assert!(forced[0]
+            .line()
+            .starts_with(r#"{"OP_ID":"OP_INSTANCE_FAILOVER""#));
     }
 }

@@ -260,7 +260,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         writeln!(
             out,
             "Loaded cluster ipolicy: {}",
-            crate::write::records::show_ipolicy(&cluster.ipolicy)
+            crate::model::show::show_ipolicy(&cluster.ipolicy)
         )?;
     }
     let original = o.save.as_ref().map(|_| datafile::serialize(&cluster));

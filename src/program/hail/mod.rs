@@ -7,12 +7,12 @@
 //! reading, printing and exit codes; the fuzz targets and tests call it
 //! directly.
 
-pub mod dispatch;
 pub mod options;
 
 use std::sync::Arc;
 
-use dispatch::{Final, RunError, Teardown};
+pub use crate::search::request::RunError;
+use crate::search::request::{self, Final, Teardown};
 use options::Options;
 
 use crate::explain;
@@ -260,8 +260,8 @@ fn run_inner(
     if options.verbose > 1 {
         out.stderr
             .push_str(&format!("Received request: {}\n", request.type_name()));
-        if let Some(group) = dispatch::allocation_group(&request) {
-            if dispatch::is_dedicated(&cluster, group) {
+        if let Some(group) = request::allocation_group(&request) {
+            if request::is_dedicated(&cluster, group) {
                 out.stderr.push_str(
                     "Allocation on a dedicated cluster; using lost-allocations metrics.\n",
                 );
@@ -313,15 +313,18 @@ fn run_inner(
             request.type_name(),
         )
     });
-    let (answer, fin) = dispatch::run(
+    let (response, fin) = request::run(
         cluster,
         request,
         &options.algorithm,
         teardown,
         want_final,
-        recorder.as_mut().map(|(r, ..)| r),
+        recorder
+            .as_mut()
+            .map(|(r, ..)| r as &mut dyn request::Observer),
     )
     .map_err(Failure::Run)?;
+    let answer = crate::write::iallocator::answer(&response);
     if let Some((recorded, subject, request_type)) = recorder {
         let e = explain::explanation(request_type, &answer, recorded);
         out.explanation = Some(Ok(Explained {

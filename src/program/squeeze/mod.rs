@@ -81,7 +81,7 @@ fn exec_sets(
         .map(|&k| cluster.nodes[k].info.name.as_str())
         .collect();
     let move_sets = jobs::move_sets(&split_jobs(moves), &a, "Moving instances");
-    let mut power: Vec<String> = Vec::new();
+    let mut power: Vec<crate::write::json::Json> = Vec::new();
     if on {
         power.push(opcodes::oob_power_opcode(&full, true));
     }

@@ -3,11 +3,11 @@
 //! the four queries' results.
 //!
 //! A message is one JSON object followed by the byte 0x03 (the framing is
-//! the client's, `program::luxi`). A request is `{"method": M, "args":
+//! the client's, `program::luxi`; the requests are `write::luxi`'s). A request is `{"method": M, "args":
 //! [...]}`; a reply is `{"success": bool, "result": ...}`, whose result on
 //! failure is Ganeti's error: `[error class, [arguments]]` ([`envelope`]).
 //!
-//! hbal asks four things, in this order ([`QUERIES`]): `Query` of the nodes,
+//! hbal asks four things, in this order (`write::luxi::cluster_queries`): `Query` of the nodes,
 //! of the instances, `QueryClusterInfo`, `Query` of the node groups. A
 //! `Query` result is `{"fields": [...], "data": [row, ...]}`; a row has one
 //! `[status, value]` pair per requested field, in the request's order.
@@ -34,38 +34,6 @@ use crate::read::iallocator::{
 use crate::read::json::{Document, Value};
 use crate::read::live::{field_error, secondary, Assembly, ClusterInfo, Live, LiveError};
 use crate::read::merge::{node_info, InstanceRecord};
-
-/// hbal 3.0.2's four Luxi requests, in the order it sends them: the
-/// query's name (for messages), the method and the arguments as JSON
-/// text, exactly as hbal writes them.
-pub const QUERIES: [(&str, &str, &str); 4] = [
-    (
-        "node",
-        "Query",
-        r#"["node",["name","mtotal","mnode","mfree","dtotal","dfree","ctotal","cnos","offline","drained","vm_capable","ndp/spindle_count","group.uuid","tags","ndp/exclusive_storage","sptotal","spfree","ndp/cpu_speed"],null]"#,
-    ),
-    (
-        "instance",
-        "Query",
-        r#"["instance",["name","disk_usage","be/memory","be/vcpus","status","pnode","snodes","tags","be/auto_balance","disk_template","be/spindle_use","disk.sizes","disk.spindles","forthcoming"],null]"#,
-    ),
-    ("cluster info", "QueryClusterInfo", "[]"),
-    (
-        "group",
-        "Query",
-        r#"["group",["uuid","name","alloc_policy","ipolicy","tags"],null]"#,
-    ),
-];
-
-/// A request message (without its 0x03 terminator).
-pub fn request(method: &str, args: &str) -> String {
-    let mut text = String::from(r#"{"method":"#);
-    crate::haskell::json::write_string(&mut text, method);
-    text.push_str(r#","args":"#);
-    text.push_str(args);
-    text.push('}');
-    text
-}
 
 /// Why a reply carries no result.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -678,6 +646,5 @@ mod tests {
         );
         let doc = parse_document(br#"{"result":1}"#).unwrap();
         assert!(matches!(envelope(&doc), Err(EnvelopeError::Malformed(_))));
-        assert_eq!(request("Query", "[]"), r#"{"method":"Query","args":[]}"#);
     }
 }

@@ -1,9 +1,13 @@
-//! The explanations' JSON: a value whose object keys keep the order they
-//! were given in, written compactly with the answer's string escaping.
+//! The one JSON writer: a value whose object keys keep the order they were
+//! given in (Ganeti's serialisers fix the order of every record's fields),
+//! written compactly with Text.JSON's string escaping. The iallocator
+//! answer, the opcodes and the explanations are all built as [`Json`]
+//! values and written by [`Json::write`].
 
 use crate::haskell::json::write_string;
 
 /// A JSON value with its keys in the order given.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Json {
     Null,
     Bool(bool),
@@ -65,6 +69,6 @@ pub fn s(x: &str) -> Json {
 }
 
 /// An array of strings.
-pub fn strs(v: &[String]) -> Json {
-    Json::Arr(v.iter().map(|x| s(x)).collect())
+pub fn strs<S: AsRef<str>>(v: &[S]) -> Json {
+    Json::Arr(v.iter().map(|x| s(x.as_ref())).collect())
 }

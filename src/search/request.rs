@@ -1,20 +1,86 @@
-//! Runs one loaded request (`IAlloc.processRequest` and hail's `main`):
-//! decides whether an allocation is dedicated, dispatches by request type,
-//! and turns the algorithm's outcome into an [`Answer`].
+//! The search of one iallocator request (`IAlloc.processRequest`):
+//! whether an allocation is dedicated, the search by request type, and
+//! what it found as a [`Response`] (every name resolved, nothing written:
+//! `write::iallocator` writes it), with hail's final node and instance
+//! lists for `-S` and `-p` ([`Final`]).
+//!
+//! An [`Observer`] (the explanation's recorder) is shown each search as it
+//! happens, on the state the search saw; the searches then keep their
+//! candidate notes, which changes nothing they decide.
 
-use crate::explain;
 use crate::model::group::Group;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
+use crate::model::response::{Evacuated, MovedInstance, MultiPlaced, Placed, Response};
 use crate::model::{Cluster, Request};
-use crate::search::allocate::{self, AllocOptions, SearchError};
-use crate::search::dedicated;
-use crate::search::evacuate;
+use crate::search::allocate::{self, AllocOptions, GroupSearch, SearchError};
+use crate::search::dedicated::{self, GroupResults};
+use crate::search::evacuate::{self, EvacSolution, MoveNote};
 use crate::search::globaln1;
 use crate::search::solution::{AllocSolution, Metric};
-use crate::search::state::State;
+use crate::search::state::{Crash, State};
 use crate::search::AlgorithmOptions;
-use crate::write::answer::{self, Answer};
+
+/// What is shown each search of a request as it runs (`--explain`): the
+/// state is the one the search saw, and the search's notes are on.
+pub trait Observer {
+    /// The request is a dedicated allocation.
+    fn dedicated_request(&mut self);
+    /// Every allowed group's search of `inst` on `count` nodes, before the
+    /// ranking.
+    fn group_search(
+        &mut self,
+        groups: &[Group],
+        opts: &AllocOptions,
+        state: &mut State,
+        inst: &Instance,
+        count: i64,
+        search: &GroupSearch,
+    ) -> Result<(), Crash>;
+    /// The search of `inst` in one named group (`group`: its index, `None`
+    /// when no single group has the name), on the group's state.
+    #[allow(clippy::too_many_arguments)]
+    fn group_alloc(
+        &mut self,
+        groups: &[Group],
+        opts: &AllocOptions,
+        gstate: &mut State,
+        group: Option<usize>,
+        inst: &Instance,
+        count: i64,
+        result: &Result<AllocSolution<f64>, SearchError>,
+    ) -> Result<(), Crash>;
+    /// Each group's dedicated search of `inst`.
+    fn dedicated(
+        &mut self,
+        groups: &[Group],
+        opts: &AllocOptions,
+        state: &mut State,
+        inst: &Instance,
+        count: i64,
+        results: &GroupResults,
+    ) -> Result<(), Crash>;
+    /// An allocate-secondary search of the instance `idx`.
+    fn secondary(
+        &mut self,
+        groups: &[Group],
+        opts: &AllocOptions,
+        state: &mut State,
+        idx: usize,
+        sol: &AllocSolution<f64>,
+    ) -> Result<(), Crash>;
+    /// The one-node moves an evacuation or relocation tried.
+    fn moves(&mut self, state: &State, notes: &[MoveNote]);
+    /// An evacuation's outcome: its failures, and (for a group change of
+    /// `instances`) where each instance went.
+    fn evacuated(
+        &mut self,
+        groups: &[Group],
+        state: &State,
+        instances: Option<&[usize]>,
+        sol: &EvacSolution,
+    );
+}
 
 /// Why no answer can be given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -80,16 +146,49 @@ fn search_failure<M: Metric>(
     }
 }
 
-/// `formatAllocate`: the node names, or a failure carrying the log.
-fn format_allocate<M: Metric>(sol: &AllocSolution<M>) -> Answer {
-    let info = sol.log.join(", ");
-    match &sol.best {
-        None => Answer::failure(&info),
-        Some(p) => Answer::success(&info, answer::string_list(&p.node_names)),
+fn crash(c: Crash) -> RunError {
+    RunError::Inconsistent(c.0)
+}
+
+/// An allocation's outcome: its log, and its nodes' names if placed.
+fn placed<M: Metric>(sol: &AllocSolution<M>) -> Placed {
+    Placed {
+        log: sol.log.clone(),
+        nodes: sol.best.as_ref().map(|p| p.node_names.clone()),
     }
 }
 
-/// Processes the request. The search takes over the loaded node and
+/// An evacuation's outcome with every name resolved (moves do not change
+/// names).
+fn evacuated(groups: &[Group], state: &State, sol: &EvacSolution) -> Evacuated {
+    let node = |k: usize| state.node_at(k).info.name.clone();
+    let moved = sol
+        .moved
+        .iter()
+        .zip(&sol.moves)
+        .map(|((k, g, nodes), moves)| {
+            let inst = state.inst(*k as i32).ok();
+            MovedInstance {
+                instance: inst.map_or_else(String::new, |i| i.name.to_string()),
+                forthcoming: inst.is_some_and(|i| i.forthcoming),
+                group: groups[*g].name.clone(),
+                nodes: nodes.iter().map(|&n| node(n)).collect(),
+                moves: moves.iter().map(|m| m.map(node)).collect(),
+            }
+        })
+        .collect();
+    let failed = sol
+        .failed
+        .iter()
+        .map(|(k, reason)| {
+            let name = state.inst(*k as i32).map_or("", |i| &*i.name);
+            (name.to_owned(), reason.clone())
+        })
+        .collect();
+    Evacuated { moved, failed }
+}
+
+/// Searches the request. The search takes over the loaded node and
 /// instance lists as its state (they are not copied). With `want_final`,
 /// also hail's final node and instance lists (`None` when they are the
 /// initial ones).
@@ -99,8 +198,8 @@ pub fn run(
     algorithm: &AlgorithmOptions,
     teardown: Teardown,
     want_final: bool,
-    rec: Option<&mut explain::Recorder>,
-) -> Result<(Answer, Option<Final>), RunError> {
+    observer: Option<&mut dyn Observer>,
+) -> Result<(Response, Option<Final>), RunError> {
     let dedicated = allocation_group(&request).is_some_and(|g| is_dedicated(&cluster, g));
     let Cluster {
         groups,
@@ -110,34 +209,31 @@ pub fn run(
     } = cluster;
     let mut state = State::from_lists(nodes, instances, &groups);
     let want = Want(want_final);
-    let answer = answer_request(
-        &groups, &mut state, &request, dedicated, algorithm, want, rec,
+    let found = search(
+        &groups, &mut state, &request, dedicated, algorithm, want, observer,
     );
     if teardown == Teardown::Leak {
         std::mem::forget(state);
         std::mem::forget(request);
         std::mem::forget(groups);
     }
-    answer
+    found
 }
 
-fn answer_request(
+fn search(
     groups: &[Group],
     state: &mut State,
     request: &Request,
     dedicated: bool,
     algorithm: &AlgorithmOptions,
     want: Want,
-    mut rec: Option<&mut explain::Recorder>,
-) -> Result<(Answer, Option<Final>), RunError> {
-    if let (true, Some(r)) = (dedicated, rec.as_deref_mut()) {
-        r.notes.push(
-            "dedicated allocation (every node has exclusive storage): hail compares the \
-             candidates by the allocations of the policy's minimal instances they lose, then \
-             by the disk they leave, not by the cluster score"
-                .to_owned(),
-        );
+    mut obs: Option<&mut (dyn Observer + '_)>,
+) -> Result<(Response, Option<Final>), RunError> {
+    if let (true, Some(o)) = (dedicated, obs.as_deref_mut()) {
+        o.dedicated_request();
     }
+    // With an observer, the searches keep their candidate notes.
+    let explain = obs.is_some();
     match request {
         Request::Allocate {
             instance,
@@ -145,83 +241,68 @@ fn answer_request(
             group_name,
             restrict_to_nodes,
         } => {
-            let alloc_opts = AllocOptions::new(algorithm, restrict_to_nodes.clone());
+            let alloc_opts = AllocOptions {
+                explain,
+                ..AllocOptions::new(algorithm, restrict_to_nodes.clone())
+            };
+            let count = *required_nodes;
             if dedicated {
-                if let Some(r) = rec {
-                    let (g, c) = (group_name.as_deref(), *required_nodes);
-                    explain_dedicated(groups, state, instance, c, g, &alloc_opts, r)?;
+                let name = group_name.as_deref();
+                let results =
+                    dedicated::search_groups(groups, state, name, instance, count, &alloc_opts);
+                if let Some(o) = obs {
+                    o.dedicated(groups, &alloc_opts, state, instance, count, &results)
+                        .map_err(crash)?;
                 }
-                let result = match group_name {
-                    None => dedicated::find_mg_allocation(
-                        groups,
-                        state,
-                        instance,
-                        *required_nodes,
-                        &alloc_opts,
-                    ),
-                    Some(g) => dedicated::find_group_allocation(
-                        groups,
-                        state,
-                        g,
-                        instance,
-                        *required_nodes,
-                        &alloc_opts,
-                    ),
+                let result = match name {
+                    None => dedicated::choose_mg(groups, results),
+                    Some(g) => dedicated::choose_named(groups, g, results, true),
                 };
                 return Ok(match search_failure(result)? {
                     // hail's dedicated search works on the group's nodes.
-                    Ok(sol) => (format_allocate(&sol), want.placed(state, &sol, true)),
-                    Err(message) => (Answer::failure(&message), None),
+                    Ok(sol) => {
+                        let fin = want.placed(state, &sol, true);
+                        (Response::Allocate(Ok(placed(&sol))), fin)
+                    }
+                    Err(message) => (Response::Allocate(Err(message)), None),
                 });
             }
             let result = allocate_one(
                 groups,
                 state,
                 instance,
-                *required_nodes,
+                count,
                 group_name.as_deref(),
                 &alloc_opts,
-                rec,
+                obs,
             )?;
             Ok(match search_failure(result)? {
                 // With a group name, hail's search works on the group's
                 // nodes only.
-                Ok(sol) => (
-                    format_allocate(&sol),
-                    want.placed(state, &sol, group_name.is_some()),
-                ),
-                Err(message) => (Answer::failure(&message), None),
+                Ok(sol) => {
+                    let fin = want.placed(state, &sol, group_name.is_some());
+                    (Response::Allocate(Ok(placed(&sol))), fin)
+                }
+                Err(message) => (Response::Allocate(Err(message)), None),
             })
         }
         Request::MultiAllocate {
             instances,
             group_name,
         } => {
-            let alloc_opts = AllocOptions::new(algorithm, None);
+            let alloc_opts = AllocOptions {
+                explain,
+                ..AllocOptions::new(algorithm, None)
+            };
+            let name = group_name.as_deref();
             let outcome = if dedicated {
-                multi_allocate_dedicated(
-                    groups,
-                    state,
-                    instances,
-                    group_name.as_deref(),
-                    &alloc_opts,
-                    want,
-                    rec,
-                )?
+                multi_allocate_dedicated(groups, state, instances, name, &alloc_opts, want, obs)?
             } else {
-                multi_allocate(
-                    groups,
-                    state,
-                    instances,
-                    group_name.as_deref(),
-                    &alloc_opts,
-                    want,
-                    rec,
-                )?
+                multi_allocate(groups, state, instances, name, &alloc_opts, want, obs)?
             };
             Ok(match outcome {
-                Ok((rows, fin)) => (format_multi_allocate(&rows), fin),
-                Err(message) => (Answer::failure(&message), None),
+                Ok((rows, fin)) => (Response::MultiAllocate(Ok(rows)), fin),
+                Err(message) => (Response::MultiAllocate(Err(message)), None),
             })
         }
         Request::Relocate {
@@ -229,7 +310,7 @@ fn answer_request(
             required_nodes,
             relocate_from,
         } => {
-            let mut notes = rec.is_some().then(Vec::new);
+            let mut notes = explain.then(Vec::new);
             let r = evacuate::relocate(
                 groups,
                 state,
@@ -239,21 +320,20 @@ fn answer_request(
                 algorithm.soft,
                 notes.as_mut(),
             )
-            .map_err(|c| RunError::Inconsistent(c.0))?;
-            record_moves(rec, state, notes);
+            .map_err(crash)?;
+            if let (Some(o), Some(notes)) = (obs, &notes) {
+                o.moves(state, notes);
+            }
             Ok(match r {
                 Ok(node) => (
-                    Answer::success(
-                        "success",
-                        answer::string_list(&[&state.node_at(node).info.name]),
-                    ),
+                    Response::Relocate(Ok(state.node_at(node).info.name.clone())),
                     want.state(state),
                 ),
-                Err(message) => (Answer::failure(&message), None),
+                Err(message) => (Response::Relocate(Err(message)), None),
             })
         }
         Request::NodeEvacuate { instances, mode } => {
-            let mut notes = rec.is_some().then(Vec::new);
+            let mut notes = explain.then(Vec::new);
             let sol = evacuate::try_node_evac(
                 groups,
                 state,
@@ -262,29 +342,35 @@ fn answer_request(
                 algorithm.soft,
                 notes.as_mut(),
             )
-            .map_err(|c| RunError::Inconsistent(c.0))?;
+            .map_err(crash)?;
             let sol = if algorithm.inter_group_evacuation {
                 let opts = AllocOptions::new(algorithm, None);
                 crate::search::groups::evacuate_elsewhere(groups, state, sol, &opts)
-                    .map_err(|c| RunError::Inconsistent(c.0))?
+                    .map_err(crash)?
             } else {
                 sol
             };
-            note_failed(rec.as_deref_mut(), state, &sol);
-            record_moves(rec, state, notes);
-            let (info, result) = evacuate::format_evac(groups, state, &sol);
-            Ok((Answer::success(&info, result), want.state(state)))
+            if let Some(o) = obs {
+                o.evacuated(groups, state, None, &sol);
+                if let Some(notes) = &notes {
+                    o.moves(state, notes);
+                }
+            }
+            Ok((
+                Response::Evacuate(evacuated(groups, state, &sol)),
+                want.state(state),
+            ))
         }
         Request::ChangeGroup {
             instances,
             target_groups,
         } => {
             let opts = AllocOptions {
-                explain: rec.is_some(),
+                explain,
                 ..AllocOptions::new(algorithm, None)
             };
-            let mut notes = rec.is_some().then(Vec::new);
-            let sol = match rec.as_deref_mut() {
+            let mut notes = explain.then(Vec::new);
+            let sol = match obs.as_deref_mut() {
                 None => evacuate::try_change_group(
                     groups,
                     state,
@@ -294,24 +380,12 @@ fn answer_request(
                     None,
                     None,
                 ),
-                Some(r) => {
-                    let mut parts = Vec::new();
-                    let ctx = explain::allocate::Context {
-                        groups,
-                        tags: &r.tags,
-                        opts: &opts,
-                    };
+                Some(o) => {
                     let mut hook =
-                        |st: &mut State,
-                         inst: &Instance,
-                         count: i64,
-                         search: &allocate::GroupSearch| {
-                            parts.push(explain::allocate::from_search(
-                                &ctx, st, inst, count, search,
-                            )?);
-                            Ok(())
+                        |st: &mut State, inst: &Instance, count: i64, search: &GroupSearch| {
+                            o.group_search(groups, &opts, st, inst, count, search)
                         };
-                    let sol = evacuate::try_change_group(
+                    evacuate::try_change_group(
                         groups,
                         state,
                         target_groups,
@@ -319,53 +393,50 @@ fn answer_request(
                         &opts,
                         Some(&mut hook),
                         notes.as_mut(),
-                    );
-                    // The group search picks the group; the move inside it
-                    // picks its own nodes: the explanation shows those.
-                    if let Ok(sol) = &sol {
-                        for (part, &k) in parts.iter_mut().zip(instances) {
-                            part.chosen =
-                                sol.moved.iter().find(|m| m.0 == k).map(|(_, g, nodes)| {
-                                    let names = nodes
-                                        .iter()
-                                        .map(|&n| state.node_at(n).info.name.clone())
-                                        .collect();
-                                    (groups[*g].name.clone(), names)
-                                });
-                        }
-                    }
-                    r.placements.extend(parts);
-                    sol
+                    )
                 }
             }
-            .map_err(|c| RunError::Inconsistent(c.0))?;
-            note_failed(rec.as_deref_mut(), state, &sol);
-            record_moves(rec, state, notes);
-            let (info, result) = evacuate::format_evac(groups, state, &sol);
-            Ok((Answer::success(&info, result), want.state(state)))
+            .map_err(crash)?;
+            if let Some(o) = obs {
+                o.evacuated(groups, state, Some(instances), &sol);
+                if let Some(notes) = &notes {
+                    o.moves(state, notes);
+                }
+            }
+            Ok((
+                Response::Evacuate(evacuated(groups, state, &sol)),
+                want.state(state),
+            ))
         }
         Request::AllocateSecondary { instance } => {
             let opts = AllocOptions {
-                explain: rec.is_some(),
+                explain,
                 ..AllocOptions::new(algorithm, None)
             };
-            let r = allocate::try_allocate_secondary(state, *instance, &opts)
-                .map_err(|c| RunError::Inconsistent(c.0))?;
-            if let (Some(rec), Ok(sol)) = (rec, &r) {
-                explain_secondary(groups, state, *instance, &opts, sol, rec)?;
+            let r = allocate::try_allocate_secondary(state, *instance, &opts).map_err(crash)?;
+            if let (Some(o), Ok(sol)) = (obs, &r) {
+                o.secondary(groups, &opts, state, *instance, sol)
+                    .map_err(crash)?;
             }
             Ok(match r {
-                Err(message) => (Answer::failure(&message), None),
-                Ok(sol) => {
-                    let info = sol.log.join(", ");
-                    match sol.best.as_ref().and_then(|b| b.secondary) {
-                        Some(s) => (
-                            Answer::success(&info, answer::string(&state.node_at(s).info.name)),
-                            want.placed_in_place(state, &sol),
-                        ),
-                        None => (Answer::failure(&info), None),
+                Err(message) => (Response::AllocateSecondary(Err(message)), None),
+                Ok(sol) => match sol.best.as_ref().and_then(|b| b.secondary) {
+                    Some(s) => {
+                        let fin = want.placed_in_place(state, &sol);
+                        let found = Placed {
+                            log: sol.log,
+                            nodes: Some(vec![state.node_at(s).info.name.clone()]),
+                        };
+                        (Response::AllocateSecondary(Ok(found)), fin)
                     }
-                }
+                    None => (
+                        Response::AllocateSecondary(Ok(Placed {
+                            log: sol.log,
+                            nodes: None,
+                        })),
+                        None,
+                    ),
+                },
             })
         }
     }
@@ -373,123 +444,17 @@ fn answer_request(
 
 /// A multi-allocation's rows and hail's final lists, or why the whole
 /// request failed.
-type MultiOutcome = Result<(Vec<MultiRow>, Option<Final>), String>;
+type MultiOutcome = Result<(Vec<MultiPlaced>, Option<Final>), String>;
 
-/// One multi-allocate row: the instance name and its search outcome.
-struct MultiRow {
-    name: String,
-    /// The placement's node names, if placed.
-    nodes: Option<Vec<String>>,
-    /// The search description (used for failed instances).
-    description: String,
-}
-
-fn row<M: Metric>(name: &str, sol: &AllocSolution<M>) -> MultiRow {
-    MultiRow {
-        name: name.to_owned(),
-        nodes: sol.best.as_ref().map(|p| p.node_names.clone()),
-        description: sol.log.join(", "),
-    }
-}
-
-/// Explains a dedicated allocation of `inst`: each group's dedicated
-/// search (all groups, or the one named) run again with its notes on the
-/// same state.
-fn explain_dedicated(
-    groups: &[Group],
-    state: &mut State,
-    inst: &Instance,
-    count: i64,
-    group_name: Option<&str>,
-    opts: &AllocOptions,
-    rec: &mut explain::Recorder,
-) -> Result<(), RunError> {
-    let opts = AllocOptions {
-        explain: true,
-        ..opts.clone()
-    };
-    let keys: Vec<usize> = match group_name {
-        None => allocate::split_groups(state, groups.len())
-            .into_iter()
-            .map(|(g, _)| g)
-            .collect(),
-        Some(name) => match crate::model::find_group(groups, name) {
-            crate::model::NameMatch::One(g) => vec![g],
-            _ => Vec::new(),
-        },
-    };
-    let mut results = Vec::new();
-    for g in keys {
-        match dedicated::find_allocation(groups, state, g, inst, count, &opts) {
-            Err(SearchError::Crash(c)) => return Err(RunError::Inconsistent(c.0)),
-            r => results.push((g, r)),
-        }
-    }
-    let ctx = explain::allocate::Context {
-        groups,
-        tags: &rec.tags,
-        opts: &opts,
-    };
-    let part = explain::allocate::from_dedicated(&ctx, state, inst, count, &results);
-    rec.placements
-        .push(part.map_err(|c| RunError::Inconsistent(c.0))?);
-    Ok(())
-}
-
-/// Explains an allocate-secondary search: the instance as the search saw
-/// it (drbd, off its primary, which the state still shows), its primary's
-/// group and the pairs tried.
-fn explain_secondary(
-    groups: &[Group],
-    state: &mut State,
-    idx: usize,
-    opts: &AllocOptions,
-    sol: &AllocSolution<f64>,
-    rec: &mut explain::Recorder,
-) -> Result<(), RunError> {
-    let crash = |c: crate::search::state::Crash| RunError::Inconsistent(c.0);
-    let mut drbd = state.inst(idx as i32).map_err(crash)?.clone();
-    drbd.disk_template = crate::model::types::DiskTemplate::Drbd;
-    let group = state.node(drbd.p_node).map_err(crash)?.group;
-    let opts = AllocOptions {
-        online_secondary_only: true,
-        ..opts.clone()
-    };
-    let ctx = explain::allocate::Context {
-        groups,
-        tags: &rec.tags,
-        opts: &opts,
-    };
-    let part = explain::allocate::from_group(&ctx, state, Some(group), &drbd, 2, &Ok(sol.clone()));
-    rec.placements.push(part.map_err(crash)?);
-    Ok(())
-}
-
-/// Notes each instance an evacuation could not move, with hail's reason.
-fn note_failed(rec: Option<&mut explain::Recorder>, state: &State, sol: &evacuate::EvacSolution) {
-    if let Some(r) = rec {
-        for (k, message) in &sol.failed {
-            let name = state.inst(*k as i32).map_or("?", |i| &i.name);
-            r.notes.push(format!("{name} was not moved: {message}"));
-        }
-    }
-}
-
-/// Explains the one-node moves an evacuation noted.
-fn record_moves(
-    rec: Option<&mut explain::Recorder>,
-    state: &State,
-    notes: Option<Vec<evacuate::MoveNote>>,
-) {
-    if let (Some(rec), Some(notes)) = (rec, notes) {
-        let parts = explain::moves::parts(state, &rec.tags, &notes);
-        rec.moves.extend(parts);
+fn row<M: Metric>(name: &str, sol: &AllocSolution<M>) -> MultiPlaced {
+    MultiPlaced {
+        instance: name.to_owned(),
+        placed: placed(sol),
     }
 }
 
 /// One instance's allocation search (`tryMGAlloc`, or `tryGroupAlloc`
-/// with a group name). With a recorder, the search keeps its notes and is
-/// explained into it; what it decides is the same.
+/// with a group name), shown to the observer.
 fn allocate_one(
     groups: &[Group],
     state: &mut State,
@@ -497,9 +462,9 @@ fn allocate_one(
     count: i64,
     group_name: Option<&str>,
     opts: &AllocOptions,
-    rec: Option<&mut explain::Recorder>,
+    obs: Option<&mut (dyn Observer + '_)>,
 ) -> Result<Result<AllocSolution<f64>, SearchError>, RunError> {
-    let Some(rec) = rec else {
+    let Some(obs) = obs else {
         return Ok(match group_name {
             None => allocate::try_mg_alloc(groups, state, inst, count, opts),
             Some(g) => {
@@ -507,22 +472,12 @@ fn allocate_one(
             }
         });
     };
-    let opts = AllocOptions {
-        explain: true,
-        ..opts.clone()
-    };
-    let crash = |c: crate::search::state::Crash| RunError::Inconsistent(c.0);
-    let ctx = explain::allocate::Context {
-        groups,
-        tags: &rec.tags,
-        opts: &opts,
-    };
     let out = match group_name {
         None => {
             let search =
-                allocate::search_groups(groups, state, None, inst, count, &opts).map_err(crash)?;
-            let part = explain::allocate::from_search(&ctx, state, inst, count, &search);
-            rec.placements.push(part.map_err(crash)?);
+                allocate::search_groups(groups, state, None, inst, count, opts).map_err(crash)?;
+            obs.group_search(groups, opts, state, inst, count, &search)
+                .map_err(crash)?;
             search
                 .choose(groups, None)
                 .map(|choice| allocate::mg_solution(groups, choice))
@@ -532,7 +487,7 @@ fn allocate_one(
                 crate::model::NameMatch::One(k) => Some(k),
                 _ => None,
             };
-            let result = allocate::try_group_alloc(groups, state, g, inst, count, &opts);
+            let result = allocate::try_group_alloc(groups, state, g, inst, count, opts);
             let (result, mut gstate) = match result {
                 Ok((sol, gstate)) => (Ok(sol), gstate),
                 Err(e) => (
@@ -543,9 +498,8 @@ fn allocate_one(
                     },
                 ),
             };
-            let part =
-                explain::allocate::from_group(&ctx, &mut gstate, found, inst, count, &result);
-            rec.placements.push(part.map_err(crash)?);
+            obs.group_alloc(groups, opts, &mut gstate, found, inst, count, &result)
+                .map_err(crash)?;
             result
         }
     };
@@ -561,13 +515,13 @@ fn multi_allocate(
     group_name: Option<&str>,
     opts: &AllocOptions,
     want: Want,
-    mut rec: Option<&mut explain::Recorder>,
+    mut obs: Option<&mut (dyn Observer + '_)>,
 ) -> Result<MultiOutcome, RunError> {
     let mut rows = Vec::with_capacity(instances.len());
     // The answer shows a search's description only for an instance that
     // was not placed, whose tallies `winner_only` keeps exact.
     let opts = &AllocOptions {
-        winner_only: rec.is_none(),
+        winner_only: obs.is_none(),
         ..opts.clone()
     };
     // With a group name, hail's node list is the group's once a placement
@@ -581,7 +535,7 @@ fn multi_allocate(
             *count,
             group_name,
             opts,
-            rec.as_deref_mut(),
+            obs.as_deref_mut(),
         )?;
         let sol = match search_failure(result)? {
             Ok(sol) => sol,
@@ -614,7 +568,7 @@ fn multi_allocate_dedicated(
     group_name: Option<&str>,
     opts: &AllocOptions,
     want: Want,
-    mut rec: Option<&mut explain::Recorder>,
+    mut obs: Option<&mut (dyn Observer + '_)>,
 ) -> Result<MultiOutcome, RunError> {
     let mut state = original.restricted(|_| true, |_| true);
     let mut rows = Vec::with_capacity(instances.len());
@@ -622,20 +576,23 @@ fn multi_allocate_dedicated(
     // original group's nodes with that one placement.
     let mut last_placement: Option<(usize, Vec<(usize, Node)>)> = None;
     for (inst, count) in instances {
-        if let Some(r) = rec.as_deref_mut() {
-            // The search this instance meets: the updated cluster, or the
-            // original one with a group name.
+        // The search this instance meets: the updated cluster, or the
+        // original one with a group name.
+        let results = match group_name {
+            None => dedicated::search_groups(groups, &state, None, inst, *count, opts),
+            Some(_) => dedicated::search_groups(groups, original, group_name, inst, *count, opts),
+        };
+        if let Some(o) = obs.as_deref_mut() {
             let mut seen = match group_name {
                 None => state.restricted(|_| true, |_| true),
                 Some(_) => original.restricted(|_| true, |_| true),
             };
-            explain_dedicated(groups, &mut seen, inst, *count, group_name, opts, r)?;
+            o.dedicated(groups, opts, &mut seen, inst, *count, &results)
+                .map_err(crash)?;
         }
         let result = match group_name {
-            None => dedicated::find_mg_allocation(groups, &state, inst, *count, opts),
-            Some(g) => {
-                dedicated::find_group_allocation_raw(groups, original, g, inst, *count, opts)
-            }
+            None => dedicated::choose_mg(groups, results),
+            Some(g) => dedicated::choose_named(groups, g, results, false),
         };
         let sol = match search_failure(result)? {
             Ok(sol) => sol,
@@ -665,33 +622,6 @@ fn multi_allocate_dedicated(
         None => Final::of_state(&state, None, &[]),
     });
     Ok(Ok((rows, fin)))
-}
-
-/// `formatMultiAlloc`: `[[[name, [nodes]], ...], [[name, description], ...]]`.
-fn format_multi_allocate(rows: &[MultiRow]) -> Answer {
-    let mut placed = Vec::new();
-    let mut failed = Vec::new();
-    for r in rows {
-        match &r.nodes {
-            Some(nodes) => placed.push(answer::list(&[
-                answer::string(&r.name),
-                answer::string_list(nodes),
-            ])),
-            None => failed.push(answer::list(&[
-                answer::string(&r.name),
-                answer::string(&r.description),
-            ])),
-        }
-    }
-    let info = format!(
-        "{} instances failed to allocate and {} were allocated successfully",
-        failed.len(),
-        placed.len()
-    );
-    Answer::success(
-        &info,
-        answer::list(&[answer::list(&placed), answer::list(&failed)]),
-    )
 }
 
 /// Whether hail's final lists are wanted (for `-S` and `-p`).

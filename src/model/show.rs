@@ -1,6 +1,7 @@
-//! Haskell's derived `show` of the records hailstone's programs print:
-//! an instance policy (hbal's `Loaded cluster ipolicy` line) and a node
-//! group (one of hail's change-group failure messages).
+//! Haskell's derived `show` of the model's records (the `deriving Show`
+//! of Ganeti's types), which the originals print: an instance policy
+//! (hbal's `Loaded cluster ipolicy` line) and a node group (one of hail's
+//! change-group failure messages).
 
 use crate::haskell::show::{show_double, show_string, show_string_list};
 use crate::model::group::Group;
