@@ -167,6 +167,19 @@ pub struct Sources<'a> {
     pub master: Option<&'a str>,
 }
 
+impl<'a> Sources<'a> {
+    /// The sources the options name (`-t`, `-I`, `-L`), with `master` for
+    /// the programs that take `-m`.
+    pub fn of(o: &'a crate::program::cli::Options, master: Option<&'a str>) -> Sources<'a> {
+        Sources {
+            text_data: o.text_data.as_deref(),
+            ialloc_src: o.ialloc_src.as_deref(),
+            luxi: o.luxi.as_deref(),
+            master,
+        }
+    }
+}
+
 /// Reads the cluster of a planner (`loadExternalData`): from RAPI, else
 /// Luxi, else the data file, else the cluster of the iallocator request
 /// (as `hail -S` saves it, read once); with the loader's warnings. On a
@@ -403,6 +416,75 @@ pub fn step_line(
         &a,
     );
     (line, job)
+}
+
+/// Every node's name and alias length, by index.
+pub fn node_names(cluster: &Cluster) -> Vec<(String, usize)> {
+    cluster
+        .nodes
+        .iter()
+        .map(|n| (n.info.name.clone(), n.info.alias_len))
+        .collect()
+}
+
+/// Balances `state` (`search::balance::balance`), printing each step's
+/// line to `out` as it is found, as hbal does; the steps and their jobs.
+///
+/// # Errors
+///
+/// A failed write to `out` (after the balancing).
+pub fn balance_printing(
+    state: &mut State,
+    movable: &[bool],
+    options: &crate::search::balance::BalanceOptions,
+    initial: f64,
+    widths: (usize, usize),
+    names: &Names,
+    out: &mut dyn Write,
+) -> Result<(Vec<Placement>, Vec<MoveJob>), Stop> {
+    let mut jobs: Vec<MoveJob> = Vec::new();
+    let mut io_error: Option<std::io::Error> = None;
+    let steps = crate::search::balance::balance(state, movable, options, initial, |st, p| {
+        let (line, job) = step_line(st, p, jobs.len() + 1, widths, names, Instance::alias);
+        jobs.push(job);
+        if io_error.is_none() {
+            if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+                io_error = Some(e);
+            }
+        }
+    });
+    match io_error {
+        Some(e) => Err(e.into()),
+        None => Ok((steps, jobs)),
+    }
+}
+
+/// `-C` (`maybeSaveCommands`): the commands on stdout under `heading`
+/// (`dest` `-`), or as a script in the file `dest`.
+///
+/// # Errors
+///
+/// The script cannot be written, or stdout fails.
+pub fn print_commands(
+    program: &str,
+    dest: Option<&str>,
+    heading: &str,
+    commands: &str,
+    out: &mut dyn Write,
+) -> Result<(), Stop> {
+    match dest {
+        None => Ok(()),
+        Some("-") => {
+            out.write_all(texts::commands_for_stdout(heading, commands).as_bytes())?;
+            Ok(())
+        }
+        Some(dest) => {
+            out.flush()?;
+            write_file(program, dest, &texts::commands_script(commands))?;
+            writeln!(out, "The commands have been written to file '{dest}'")?;
+            Ok(())
+        }
+    }
 }
 
 /// `splitJobs`: consecutive moves on disjoint nodes share a job set,

@@ -13,6 +13,7 @@ pub mod json;
 pub(crate) mod live;
 pub(crate) mod loader;
 pub(crate) mod merge;
+pub(crate) mod select;
 pub(crate) mod simulate;
 pub(crate) mod split;
 pub(crate) mod text;

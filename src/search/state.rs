@@ -135,6 +135,20 @@ impl State {
         }
     }
 
+    /// The state of one group of a cluster, as hbal balances it: the
+    /// group's nodes and the instances whose primary is among them.
+    pub fn of_group(cluster: &crate::model::Cluster, g: usize) -> State {
+        let in_group = |k: i32| {
+            usize::try_from(k).is_ok_and(|k| cluster.nodes.get(k).is_some_and(|n| n.group == g))
+        };
+        let full = State::from_lists(
+            cluster.nodes.clone(),
+            cluster.instances.clone(),
+            &cluster.groups,
+        );
+        full.restricted(|n| n.group == g, |i| in_group(i.p_node))
+    }
+
     /// A copy holding only the present nodes and instances selected by the
     /// predicates (hail's `Container.filter`); keys are kept.
     pub fn restricted(

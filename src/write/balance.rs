@@ -3,7 +3,13 @@
 //! commands of a plan and its job sets, the instance map and the score
 //! table, each in hbal 3.0.2's exact format.
 
-use crate::haskell::show::printf_fixed;
+use crate::haskell::show::{printf_fixed, printf_general, show_string, show_string_list};
+use crate::model::instance::{Instance, NO_NODE};
+use crate::model::node::Node;
+use crate::model::types::IMove;
+use crate::model::Cluster;
+use crate::search::balance::group::{GroupCheck, SelectError};
+use crate::search::groups::Relocation;
 use crate::write::table::print_table;
 
 /// A move as hbal writes it, with the name of the node it goes to (`c`:
@@ -118,7 +124,7 @@ pub struct InstanceRow<'a> {
 }
 
 /// The instance map table.
-pub fn instance_map(rows: &[InstanceRow<'_>]) -> String {
+pub fn instance_table(rows: &[InstanceRow<'_>]) -> String {
     let header: Vec<String> = [
         "F", "Name", "Pri_node", "Sec_node", "Auto_bal", "vcpu", "mem", "dsk", "lCpu", "lMem",
         "lDsk", "lNet",
@@ -167,6 +173,312 @@ pub fn stats_table(components: &[(&str, f64, f64)]) -> String {
         })
         .collect();
     print_table("  ", &header, &rows, &[false, true, true])
+}
+
+/// The verbose lines on the loaded cluster (`-v -v`).
+pub fn loaded_cluster(tags: &[String], ipolicy: &crate::model::policy::IPolicy) -> String {
+    format!(
+        "Loaded cluster tags: {}\nLoaded cluster ipolicy: {}\n",
+        tags.join(","),
+        crate::model::show::show_ipolicy(ipolicy)
+    )
+}
+
+/// `checkCluster`'s note on instances split between groups (`-v -v`).
+pub fn split_instances(names: &[&str]) -> String {
+    if names.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from("Found instances belonging to multiple node groups:\n");
+    for n in names {
+        text.push_str(&format!("  {n}\n"));
+    }
+    text.push_str("These instances will not be moved.\n");
+    text
+}
+
+/// Why no group could be chosen (`selectGroup`): the groups with nodes,
+/// or every group, by name.
+pub fn select_error(err: &SelectError, cluster: &Cluster) -> String {
+    let (mut text, listed): (String, Vec<usize>) = match err {
+        SelectError::Several(with_nodes) => (
+            "Found multiple node groups:\n".to_owned(),
+            with_nodes.clone(),
+        ),
+        SelectError::NotFound(g) => (
+            format!("Node group {g} not found. Node group list is:\n"),
+            (0..cluster.groups.len()).collect(),
+        ),
+    };
+    for g in listed {
+        text.push_str(&format!("  {}\n", cluster.groups[g].name));
+    }
+    text.push_str("Error: Aborting.\n");
+    text
+}
+
+/// The instances `--select-instances` and `--exclude-instances` name that
+/// do not exist.
+pub fn unknown_instances(names: &[String]) -> String {
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    format!("Unknown instance(s): {}", show_string_list(&names))
+}
+
+/// The nodes `-O` names that do not exist.
+pub fn wrong_offline(names: &[String]) -> String {
+    format!(
+        "Error: wrong node name(s) set as offline: {}\n\n",
+        names.join(",")
+    )
+}
+
+/// What all names drop for their alias (the common suffix).
+fn common_suffix(cluster: &Cluster) -> &str {
+    if let Some(n) = cluster.nodes.first() {
+        &n.info.name[n.info.alias_len.min(n.info.name.len())..]
+    } else if let Some(i) = cluster.instances.first() {
+        &i.name[i.alias_len.min(i.name.len())..]
+    } else {
+        ""
+    }
+}
+
+/// The cluster's size, and above verbosity 1 the suffix names lose.
+pub fn loaded(cluster: &Cluster, verbose: i64) -> String {
+    let mut text = format!(
+        "Loaded {} nodes, {} instances\n",
+        cluster.nodes.len(),
+        cluster.instances.len()
+    );
+    let suffix = common_suffix(cluster);
+    if !suffix.is_empty() && verbose > 1 {
+        text.push_str(&format!(
+            "Note: Stripping common suffix of '{suffix}' from names\n"
+        ));
+    }
+    text
+}
+
+/// The widths of the step lines' instance and node columns: the longest
+/// alias of each.
+pub fn name_widths(instances: &[&Instance], nodes: &[&Node]) -> (usize, usize) {
+    let widest = |it: &mut dyn Iterator<Item = usize>| it.max().unwrap_or(0);
+    (
+        widest(&mut instances.iter().map(|i| i.alias().chars().count())),
+        widest(&mut nodes.iter().map(|n| n.info.alias().chars().count())),
+    )
+}
+
+/// `printInsts` under `heading` (`Initial`, `Final`): the instances with
+/// their nodes by full name (`names` by node index).
+pub fn instance_map(heading: &str, instances: &[&Instance], names: &[(String, usize)]) -> String {
+    let full = |k: i32| -> &str {
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| names.get(k))
+            .map_or("", |(n, _)| n.as_str())
+    };
+    let rows: Vec<InstanceRow<'_>> = instances
+        .iter()
+        .map(|i| InstanceRow {
+            running: i.run_state.is_running(),
+            name: &i.name,
+            primary: full(i.p_node),
+            secondary: if i.s_node == NO_NODE {
+                ""
+            } else {
+                full(i.s_node)
+            },
+            auto_balance: i.auto_balance,
+            vcpus: i.vcpus,
+            mem: i.mem,
+            dsk: i.dsk,
+            util: i.util,
+        })
+        .collect();
+    format!("\n{heading} instance map:\n{}", instance_table(&rows))
+}
+
+/// `checkGroup`'s report on stdout, at verbosity `verbose`, for the group
+/// `name` with `ignore_soft` (`--ignore-soft-errors`).
+pub fn group_check(check: &GroupCheck<'_>, name: &str, verbose: i64, ignore_soft: bool) -> String {
+    let mut text = format!(
+        "Group size {} nodes, {} instances\nSelected node group: {name}\n",
+        check.nodes.len(),
+        check.instances.len()
+    );
+    if verbose >= 1 {
+        text.push_str(&format!(
+            "Initial check done: {} bad nodes, {} bad instances.\n",
+            check.bad_nodes.len(),
+            check.bad_instances
+        ));
+    }
+    if verbose > 4 {
+        let bad: Vec<&str> = check
+            .bad_nodes
+            .iter()
+            .map(|n| n.info.name.as_str())
+            .collect();
+        let happy: Vec<&str> = check
+            .others
+            .iter()
+            .map(|(n, _)| n.info.name.as_str())
+            .collect();
+        let status: Vec<String> = check
+            .others
+            .iter()
+            .map(|(n, fault)| {
+                format!(
+                    "({},{})",
+                    show_string(&n.info.name),
+                    fault.unwrap_or("Ok ()")
+                )
+            })
+            .collect();
+        text.push_str(&format!("Bad nodes: {}\n", show_string_list(&bad)));
+        text.push_str(&format!("N+1 happy nodes: {}\n", show_string_list(&happy)));
+        text.push_str(&format!("Node policy status: [{}]\n", status.join(",")));
+    }
+    if !check.bad_nodes.is_empty() {
+        text.push_str("Cluster is not N+1 happy, continuing but no guarantee that the cluster will end N+1 happy.\n");
+    }
+    let policy_bad = check.policy_violations();
+    if policy_bad > 0 {
+        text.push_str(&format!(
+            "The cluster contains {policy_bad} policy-violating nodes.\n"
+        ));
+        text.push_str(if ignore_soft {
+            "Continuing, ignoring soft errors.\n"
+        } else {
+            "Continuing, but the set of moves might be too restricted; consider using the --ignore-soft-errors option.\n"
+        });
+    }
+    text
+}
+
+/// The score before balancing: the overall score and, above verbosity 2,
+/// each component (`components`: name, value, weight).
+pub fn initial_score(score: f64, components: &[(&str, f64, f64)], verbose: i64) -> String {
+    if verbose > 2 {
+        format!(
+            "Initial coefficients: overall {}\n{}",
+            printf_fixed(score, 8),
+            stats_table(components)
+        )
+    } else {
+        format!("Initial score: {}\n", printf_fixed(score, 8))
+    }
+}
+
+/// hbal's stop when the group is within `-e` of its optimal score.
+pub fn well_balanced(initial: f64, optimal: f64, min_score: f64) -> String {
+    format!(
+        "Cluster is already well balanced (initial score {},\noptimum score due to N+1 reservations {},\nminimum score {}).\nNothing to do, exiting\n",
+        printf_general(initial, 6),
+        printf_general(optimal, 6),
+        printf_general(min_score, 6)
+    )
+}
+
+/// The lines after the balancing: the outcome, and the solution's length
+/// from verbosity 1.
+pub fn balanced(
+    steps: usize,
+    initial: f64,
+    fin: f64,
+    components: &[(&str, f64, f64)],
+    verbose: i64,
+) -> String {
+    let mut text = if steps == 0 {
+        "No solution found\n".to_owned()
+    } else if verbose > 2 {
+        format!(
+            "Final coefficients:   overall {}\n{}",
+            printf_fixed(fin, 8),
+            stats_table(components)
+        )
+    } else {
+        format!(
+            "Cluster score improved from {} to {}\n",
+            printf_fixed(initial, 8),
+            printf_fixed(fin, 8)
+        )
+    };
+    if verbose >= 1 {
+        text.push_str(&format!("Solution length={steps}\n"));
+    }
+    text
+}
+
+/// The group's free memory and disk before and after (`-v -v -v -v`).
+pub fn free_totals(before: (i128, i128), after: (i128, i128)) -> String {
+    format!(
+        "Original: mem={} disk={}\nFinal:    mem={} disk={}\n",
+        before.0, before.1, after.0, after.1
+    )
+}
+
+/// One relocation's `gnt-instance` commands, full names, and the nodes it
+/// involves (before and after each move): a failover migrates a running
+/// instance whose primary is online and otherwise fails over (ignoring the
+/// consistency of disks on an offline primary); a move to a named node the
+/// same with `-n`; a new secondary is `replace-disks -n`.
+pub fn relocation(cluster: &Cluster, r: &Relocation) -> (Vec<String>, Vec<i32>) {
+    let inst = &cluster.instances[r.inst].name;
+    let name = |k: i32| {
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| cluster.nodes.get(k))
+            .map_or("", |n| n.info.name.as_str())
+    };
+    let offline = |k: i32| {
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| cluster.nodes.get(k))
+            .is_some_and(|n| n.offline)
+    };
+    let (mut p, mut s) = r.old_nodes;
+    let mut commands = Vec::new();
+    let mut nodes: Vec<i32> = Vec::new();
+    let involve = |k: i32, nodes: &mut Vec<i32>| {
+        if k != NO_NODE && !nodes.contains(&k) {
+            nodes.push(k);
+        }
+    };
+    involve(p, &mut nodes);
+    involve(s, &mut nodes);
+    for mv in &r.moves {
+        let switch = |target: Option<i32>| -> String {
+            let to = target.map_or(String::new(), |t| format!(" -n {}", name(t)));
+            if offline(p) {
+                format!("failover -f --ignore-consistency{to} {inst}")
+            } else if r.running {
+                format!("migrate -f{to} {inst}")
+            } else {
+                format!("failover -f{to} {inst}")
+            }
+        };
+        match *mv {
+            IMove::Failover => {
+                commands.push(switch(None));
+                std::mem::swap(&mut p, &mut s);
+            }
+            IMove::FailoverToAny(t) => {
+                commands.push(switch(Some(t as i32)));
+                p = t as i32;
+            }
+            IMove::ReplaceSecondary(t) => {
+                commands.push(format!("replace-disks -n {} {inst}", name(t as i32)));
+                s = t as i32;
+            }
+            // A group change moves only by the three above.
+            other => commands.push(format!("# unexpected move {other:?} of {inst}")),
+        }
+        involve(p, &mut nodes);
+        involve(s, &mut nodes);
+    }
+    (commands, nodes)
 }
 
 #[cfg(test)]

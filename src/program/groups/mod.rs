@@ -24,20 +24,19 @@ use std::io::Write;
 
 use crate::explain::groups as report;
 use crate::haskell::show::printf_fixed;
-use crate::model::instance::{Instance, NO_NODE};
+use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::{find_group, Cluster, NameMatch};
 use crate::program::balance::engine_options;
 use crate::program::datafile;
-use crate::program::plan::{self, commands_text, split_jobs, stop, write_file, MoveJob, Stop};
+use crate::program::plan::{self, commands_text, split_jobs, stop, MoveJob, Stop};
 use crate::read::merge::MergeOptions;
 use crate::score::metric::optimal_score;
 use crate::search::allocate::AllocOptions;
 use crate::search::balance;
 use crate::search::groups::{self, Relocation};
-use crate::search::moves::Move;
 use crate::search::state::State;
-use crate::write::balance::{commands_for_stdout, commands_script};
+use crate::write::balance as texts;
 use options::{Invocation, Operation, Options, PROGRAM};
 
 /// Runs `hailstone-groups` with `args` (without `argv[0]`); returns the
@@ -54,12 +53,7 @@ struct Plan {
 fn run(invocation: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
     let o = &invocation.options;
     let (cluster, warnings) = plan::read_cluster(
-        plan::Sources {
-            text_data: o.text_data.as_deref(),
-            ialloc_src: o.ialloc_src.as_deref(),
-            luxi: o.luxi.as_deref(),
-            master: o.master.as_deref(),
-        },
+        plan::Sources::of(o, o.master.as_deref()),
         &MergeOptions::default(),
         o.load.static_kvm_node_memory,
     )?;
@@ -174,19 +168,9 @@ fn run(invocation: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Res
 
 /// `-C`: the plan's commands on stdout or in a script.
 fn print_commands(o: &Options, plan: &Plan, out: &mut dyn Write) -> Result<(), Stop> {
-    let Some(dest) = &o.print_commands else {
-        return Ok(());
-    };
     let text = commands_text(&split_jobs(&plan.jobs));
-    if dest == "-" {
-        out.write_all(
-            commands_for_stdout("Commands to run to reach the above solution:", &text).as_bytes(),
-        )?;
-    } else {
-        write_file(PROGRAM, dest, &commands_script(&text))?;
-        writeln!(out, "The commands have been written to file '{dest}'")?;
-    }
-    Ok(())
+    let heading = "Commands to run to reach the above solution:";
+    plan::print_commands(PROGRAM, o.print_commands.as_deref(), heading, &text, out)
 }
 
 /// The jobs of relocations: each instance's moves as `gnt-instance`
@@ -200,66 +184,12 @@ fn relocation_plan(cluster: &Cluster, relocations: &[&Relocation]) -> Plan {
     }
 }
 
-/// One relocation's commands: a failover migrates a running instance whose
-/// primary is online and otherwise fails over (ignoring the consistency of
-/// disks on an offline primary); a move to a named node the same with
-/// `-n`; a new secondary is `replace-disks -n`.
+/// One relocation's job: its commands (`write::balance::relocation`),
+/// no opcodes (the plan is only printed).
 fn relocation_job(cluster: &Cluster, r: &Relocation) -> MoveJob {
-    let inst = &cluster.instances[r.inst].name;
-    let name = |k: i32| {
-        usize::try_from(k)
-            .ok()
-            .and_then(|k| cluster.nodes.get(k))
-            .map_or("", |n| n.info.name.as_str())
-    };
-    let offline = |k: i32| {
-        usize::try_from(k)
-            .ok()
-            .and_then(|k| cluster.nodes.get(k))
-            .is_some_and(|n| n.offline)
-    };
-    let (mut p, mut s) = r.old_nodes;
-    let mut commands = Vec::new();
-    let mut nodes: Vec<i32> = Vec::new();
-    let involve = |k: i32, nodes: &mut Vec<i32>| {
-        if k != NO_NODE && !nodes.contains(&k) {
-            nodes.push(k);
-        }
-    };
-    involve(p, &mut nodes);
-    involve(s, &mut nodes);
-    for mv in &r.moves {
-        let switch = |target: Option<i32>| -> String {
-            let to = target.map_or(String::new(), |t| format!(" -n {}", name(t)));
-            if offline(p) {
-                format!("failover -f --ignore-consistency{to} {inst}")
-            } else if r.running {
-                format!("migrate -f{to} {inst}")
-            } else {
-                format!("failover -f{to} {inst}")
-            }
-        };
-        match *mv {
-            Move::Failover => {
-                commands.push(switch(None));
-                std::mem::swap(&mut p, &mut s);
-            }
-            Move::FailoverToAny(t) => {
-                commands.push(switch(Some(t as i32)));
-                p = t as i32;
-            }
-            Move::ReplaceSecondary(t) => {
-                commands.push(format!("replace-disks -n {} {inst}", name(t as i32)));
-                s = t as i32;
-            }
-            // A group change moves only by the three above.
-            other => commands.push(format!("# unexpected move {other:?} of {inst}")),
-        }
-        involve(p, &mut nodes);
-        involve(s, &mut nodes);
-    }
+    let (commands, nodes) = texts::relocation(cluster, r);
     MoveJob {
-        instance: inst.to_string(),
+        instance: cluster.instances[r.inst].name.to_string(),
         nodes,
         commands,
         opcodes: Vec::new(),

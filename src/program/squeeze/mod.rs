@@ -16,11 +16,10 @@ use crate::model::Cluster;
 use crate::program::datafile;
 use crate::program::jobs;
 use crate::program::plan::{
-    self, alias_of, commands_text, split_jobs, step_job, write_file, MoveJob, Names, Stop,
+    self, alias_of, commands_text, split_jobs, step_job, MoveJob, Names, Stop,
 };
 use crate::read::merge::MergeOptions;
 use crate::search::squeeze::{offline_candidates, online_candidates, Decision, Squeeze, Trial};
-use crate::write::balance::{commands_for_stdout, commands_script};
 use crate::write::opcodes::{self, meta_opcode};
 use options::{Options, PROGRAM};
 
@@ -34,12 +33,7 @@ pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
 /// request) and prints the loader's warnings.
 fn load(o: &Options, err: &mut dyn Write) -> Result<Cluster, Stop> {
     let (cluster, warnings) = plan::read_cluster(
-        plan::Sources {
-            text_data: o.text_data.as_deref(),
-            ialloc_src: o.ialloc_src.as_deref(),
-            luxi: o.luxi.as_deref(),
-            master: None,
-        },
+        plan::Sources::of(o, None),
         &MergeOptions::default(),
         o.load.static_kvm_node_memory,
     )?;
@@ -151,19 +145,13 @@ fn trial_data(cluster: &Cluster, trial: &Trial) -> String {
 
 /// Prints the commands (`maybeSaveCommands`) to stdout or a script.
 fn save_commands(o: &Options, out: &mut dyn Write, cmds: &str) -> Result<(), Stop> {
-    match o.print_commands.as_deref() {
-        None => Ok(()),
-        Some("-") => {
-            out.write_all(commands_for_stdout("Commands to run:", cmds).as_bytes())?;
-            Ok(())
-        }
-        Some(dest) => {
-            out.flush()?;
-            write_file(PROGRAM, dest, &commands_script(cmds))?;
-            writeln!(out, "The commands have been written to file '{dest}'")?;
-            Ok(())
-        }
-    }
+    plan::print_commands(
+        PROGRAM,
+        o.print_commands.as_deref(),
+        "Commands to run:",
+        cmds,
+        out,
+    )
 }
 
 /// Writes the final state to `<S>.squeezed`, with `what` in the message.

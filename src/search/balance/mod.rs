@@ -17,6 +17,7 @@
 //! * here: the options, the loop and its stopping rules.
 
 mod candidates;
+pub mod group;
 mod record;
 mod step;
 
