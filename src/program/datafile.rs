@@ -2,15 +2,13 @@
 //! cluster: a request's cluster saved as a data file (what `hail -S` saves
 //! before the run, and what hbal's `-I` reads), and a data file read and
 //! written back in Ganeti's normal form (what `-t FILE -S` saves before the
-//! run). The balancing comparisons and the fuzz targets use them.
+//! run). The balancing comparisons and the fuzz targets use them; the
+//! text itself is `write::text`'s.
 
-use crate::model::instance::Instance;
-use crate::model::node::Node;
-use crate::model::Cluster;
 use crate::read::loader::{self, LoadError, LoadOptions};
 use crate::read::merge::MergeOptions;
 use crate::read::text;
-use crate::write::text as text_writer;
+use crate::write::text::serialize_cluster as serialize;
 
 /// The data file of the cluster an iallocator request describes, as
 /// `hail -S` saves it before the run (the request itself is not run).
@@ -36,33 +34,6 @@ pub fn normalize(name: &str, bytes: &[u8]) -> Result<String, String> {
     let (cluster, _) =
         text::load(name, bytes, &MergeOptions::default()).map_err(|e| e.to_string())?;
     Ok(serialize(&cluster))
-}
-
-/// A cluster's data file text.
-pub(crate) fn serialize(cluster: &Cluster) -> String {
-    serialize_lists(
-        cluster,
-        cluster.nodes.iter().collect(),
-        cluster.instances.iter().collect(),
-    )
-}
-
-/// A cluster's data file text with these nodes and instances (its groups,
-/// tags and policy, and the names of all its nodes).
-pub(crate) fn serialize_lists(
-    cluster: &Cluster,
-    nodes: Vec<&Node>,
-    instances: Vec<&Instance>,
-) -> String {
-    let names: Vec<&str> = cluster.nodes.iter().map(|n| n.info.name.as_str()).collect();
-    text_writer::serialize(&text_writer::Contents {
-        groups: &cluster.groups,
-        nodes,
-        instances,
-        node_names: &names,
-        cluster_tags: &cluster.cluster_tags,
-        ipolicy: &cluster.ipolicy,
-    })
 }
 
 #[cfg(test)]

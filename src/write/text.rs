@@ -14,6 +14,7 @@ use crate::model::group::Group;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::policy::{IPolicy, ISpec};
+use crate::model::Cluster;
 
 /// What a data file holds.
 pub struct Contents<'a> {
@@ -174,4 +175,26 @@ fn policy_line(owner: &str, p: &IPolicy) -> String {
         show_double(p.vcpu_ratio),
         show_double(p.spindle_ratio)
     )
+}
+/// A cluster's data file text.
+pub fn serialize_cluster(cluster: &Cluster) -> String {
+    serialize_lists(
+        cluster,
+        cluster.nodes.iter().collect(),
+        cluster.instances.iter().collect(),
+    )
+}
+
+/// A cluster's data file text with these nodes and instances (its groups,
+/// tags and policy, and the names of all its nodes).
+pub fn serialize_lists(cluster: &Cluster, nodes: Vec<&Node>, instances: Vec<&Instance>) -> String {
+    let names: Vec<&str> = cluster.nodes.iter().map(|n| n.info.name.as_str()).collect();
+    serialize(&Contents {
+        groups: &cluster.groups,
+        nodes,
+        instances,
+        node_names: &names,
+        cluster_tags: &cluster.cluster_tags,
+        ipolicy: &cluster.ipolicy,
+    })
 }

@@ -18,7 +18,6 @@ use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::types::SoftChecks;
 use crate::model::Cluster;
-use crate::program::datafile;
 use crate::program::jobs;
 use crate::program::mond;
 use crate::program::plan::{self, commands_text, open_error, split_jobs, stop, Stop};
@@ -29,6 +28,7 @@ use crate::search::balance::{self, group, BalanceOptions};
 use crate::search::state::State;
 use crate::write::balance as texts;
 use crate::write::nodes::{print_nodes, PrintNodes};
+use crate::write::text;
 use options::{Options, PROGRAM};
 
 /// Runs `hailstone-balance` with `args` (without `argv[0]`); returns the
@@ -82,7 +82,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     if o.verbose > 1 {
         out.write_all(texts::loaded_cluster(&cluster.cluster_tags, &cluster.ipolicy).as_bytes())?;
     }
-    let original = o.save.as_ref().map(|_| datafile::serialize(&cluster));
+    let original = o.save.as_ref().map(|_| text::serialize_cluster(&cluster));
     select::set_node_status(&mut cluster, &o.offline, o.max_cpu, o.min_disk)
         .map_err(|wrong| stop(texts::wrong_offline(&wrong)))?;
     // checkCluster.
@@ -181,7 +181,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let fin_nodes: Vec<&Node> = state.node_keys().map(|k| state.node_at(k)).collect();
     let fin_insts: Vec<&Instance> = state.instances().collect();
     if let Some(path) = &o.save {
-        let text = datafile::serialize_lists(&cluster, fin_nodes.clone(), fin_insts.clone());
+        let text = text::serialize_lists(&cluster, fin_nodes.clone(), fin_insts.clone());
         out.flush()?;
         plan::save_state(PROGRAM, path, "balanced", "after balancing", &text, err)?;
     }

@@ -28,7 +28,6 @@ use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::{find_group, Cluster, NameMatch};
 use crate::program::balance::engine_options;
-use crate::program::datafile;
 use crate::program::plan::{self, commands_text, split_jobs, stop, MoveJob, Stop};
 use crate::read::merge::MergeOptions;
 use crate::score::metric::optimal_score;
@@ -37,6 +36,7 @@ use crate::search::balance;
 use crate::search::groups::{self, Relocation};
 use crate::search::state::State;
 use crate::write::balance as texts;
+use crate::write::text;
 use options::{Invocation, Operation, Options, PROGRAM};
 
 /// Runs `hailstone-groups` with `args` (without `argv[0]`); returns the
@@ -72,7 +72,7 @@ fn run(invocation: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Res
         },
     };
     if let Some(path) = &o.save {
-        let text = datafile::serialize(&cluster);
+        let text = text::serialize_cluster(&cluster);
         plan::save_state(PROGRAM, path, "original", "before the plan", &text, err)?;
     }
     let node_groups = cluster.groups.clone();
@@ -153,7 +153,7 @@ fn run(invocation: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Res
             };
             let nodes: Vec<&Node> = state.node_keys().map(|k| state.node_at(k)).collect();
             let insts: Vec<&Instance> = state.instances().collect();
-            let text = datafile::serialize_lists(&cluster, nodes, insts);
+            let text = text::serialize_lists(&cluster, nodes, insts);
             out.flush()?;
             plan::save_state(PROGRAM, path, ext, "after the plan", &text, err)?;
         }

@@ -21,7 +21,6 @@ use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::policy::IPolicy;
 use crate::model::{Cluster, Request, TagId};
-use crate::program::datafile;
 use crate::read::loader::{self, LoadError};
 use crate::read::merge::MergeOptions;
 use crate::read::{simulate, text};
@@ -286,7 +285,7 @@ fn run_inner(
     // The initial state's text, also the final one's when nothing changed.
     let initial = options.save.as_ref().map(|_| {
         let nodes: Vec<&Node> = cluster.nodes.iter().collect();
-        datafile::serialize_lists(&cluster, nodes, cluster.instances.iter().collect())
+        crate::write::text::serialize_lists(&cluster, nodes, cluster.instances.iter().collect())
     });
     if let (Some(path), Some(text)) = (&options.save, &initial) {
         out.save(path, "pre-ialloc", "before iallocator run", text.clone());

@@ -13,7 +13,6 @@ use crate::explain;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::Cluster;
-use crate::program::datafile;
 use crate::program::jobs;
 use crate::program::plan::{
     self, alias_of, commands_text, split_jobs, step_job, MoveJob, Names, Stop,
@@ -21,6 +20,7 @@ use crate::program::plan::{
 use crate::read::merge::MergeOptions;
 use crate::search::squeeze::{offline_candidates, online_candidates, Decision, Squeeze, Trial};
 use crate::write::opcodes::{self, meta_opcode};
+use crate::write::text;
 use options::{Options, PROGRAM};
 
 /// Runs `hailstone-squeeze` with `args` (without `argv[0]`); returns the
@@ -137,9 +137,9 @@ fn trial_data(cluster: &Cluster, trial: &Trial) -> String {
         Some(state) => {
             let nodes: Vec<&Node> = state.node_keys().map(|k| state.node_at(k)).collect();
             let insts: Vec<&Instance> = state.instances().collect();
-            datafile::serialize_lists(cluster, nodes, insts)
+            text::serialize_lists(cluster, nodes, insts)
         }
-        None => datafile::serialize(cluster),
+        None => text::serialize_cluster(cluster),
     }
 }
 
@@ -172,7 +172,7 @@ fn save_final(
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
     let cluster = load(o, err)?;
     if let Some(path) = &o.save {
-        let text = datafile::serialize(&cluster);
+        let text = text::serialize_cluster(&cluster);
         plan::save_state(PROGRAM, path, "original", "before hsqueeze run", &text, err)?;
     }
     let names: Vec<(String, usize)> = cluster
@@ -243,7 +243,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             heading(out, "No action")?;
             save_commands(o, out, "echo Nothing to do")?;
             save_final(o, out, err, "after hsqueeze doing nothing", || {
-                datafile::serialize(&cluster)
+                text::serialize_cluster(&cluster)
             })?;
         }
         Decision::Offline { nodes, trial } => {
