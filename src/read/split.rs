@@ -46,9 +46,9 @@ use std::thread::{Scope, ScopedJoinHandle};
 
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
+use crate::read::build::{build_instance, build_node, Unresolved};
 use crate::read::iallocator::{self, InputError, Path, WireInstance, WireNode};
 use crate::read::json::{self, MemberSink, ParseError, Scan, SplitPoint, Value};
-use crate::read::loader::{build_instance, build_node, Unresolved};
 use crate::read::merge::Empties;
 
 /// Requests smaller than this are read on one thread: starting a thread
