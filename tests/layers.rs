@@ -211,6 +211,11 @@ fn module_of(rel: &Path) -> Vec<String> {
     parts
 }
 
+/// How many bytes of whitespace `text` starts with.
+fn blank_len(text: &str) -> usize {
+    text.len() - text.trim_start().len()
+}
+
 fn is_ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
@@ -224,29 +229,24 @@ fn read_path(text: &str, prefix: &[String], out: &mut Vec<Vec<String>>) -> usize
     let mut path = prefix.to_vec();
     let mut pos = 0;
     loop {
-        let rest = &text[pos..];
-        let skipped = rest.len() - rest.trim_start().len();
-        let rest = &rest[skipped..];
-        if let Some(group) = rest.strip_prefix('{') {
+        let skipped = blank_len(&text[pos..]);
+        let rest = &text[pos + skipped..];
+        if rest.starts_with('{') {
             // A group: comma-separated paths up to the matching brace.
             let mut at = pos + skipped + 1;
-            let mut inner = &group[..];
             loop {
-                let blank = inner.len() - inner.trim_start().len();
-                at += blank;
-                inner = &text[at..];
-                if inner.starts_with('}') || inner.is_empty() {
-                    return at + usize::from(!inner.is_empty());
+                at += blank_len(&text[at..]);
+                let inner = &text[at..];
+                if inner.is_empty() {
+                    return at;
                 }
-                let used = read_path(inner, &path, out);
-                at += used.max(1);
-                inner = &text[at..];
-                let blank = inner.len() - inner.trim_start().len();
-                at += blank;
-                inner = &text[at..];
-                if let Some(after) = inner.strip_prefix(',') {
+                if inner.starts_with('}') {
+                    return at + 1;
+                }
+                at += read_path(inner, &path, out).max(1);
+                at += blank_len(&text[at..]);
+                if text[at..].starts_with(',') {
                     at += 1;
-                    inner = after;
                 }
             }
         }
