@@ -1,7 +1,7 @@
 //! The `hailstone` binary: `hailstone INPUT [OPTIONS]`, as Ganeti runs an
-//! iallocator. Reads the request (a file, mapped rather than copied when it
-//! can be, or `-` for stdin), prints exactly one answer line on stdout, and
-//! sends everything else to stderr.
+//! iallocator. Reads the request ([`read_request`]: a file, mapped
+//! rather than copied when it can be, or `-` for stdin), prints exactly one
+//! answer line on stdout, and sends everything else to stderr.
 //!
 //! Exit status is decided in one place ([`exit_code`]): 0 when an answer
 //! was printed (also `"success": false`), 1 for bad input or data hail
@@ -9,12 +9,13 @@
 //! command-line errors and options whose behaviour is not built yet.
 
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use hailstone::program::hail::options::{self as cli, Exit, Invocation};
 use hailstone::program::hail::RunError;
 use hailstone::program::hail::{self as pipeline, DataFile, Failure};
+use hailstone::program::input::read_request;
 
 fn exit_code(failure: &Failure) -> u8 {
     match failure {
@@ -36,7 +37,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let bytes = match read_input(&input) {
+    let bytes = match read_request(&input) {
         Ok(b) => b,
         Err(message) => {
             eprintln!("hailstone: error: {message}");
@@ -109,83 +110,5 @@ fn write_explanation(explained: &Result<pipeline::Explained, String>, options: &
                 );
             }
         }
-    }
-}
-
-/// Reads the whole input: a file path, or `-` for stdin.
-///
-/// A regular file is mapped rather than copied (see [`map_file`]): the
-/// request is read once, by the parser, straight from the page cache, and
-/// its pages need neither a copy nor a fresh zeroed page each. Anything
-/// else (stdin, a pipe, a file that reports no size, a map that fails) is
-/// read as `std::fs::read` reads it, with the same messages. The bytes live
-/// until the process exits (the caller never frees the request).
-fn read_input(input: &OsString) -> Result<&'static [u8], String> {
-    if input == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut buf)
-            .map_err(|e| format!("cannot read the request from stdin: {e}"))?;
-        Ok(buf.leak())
-    } else {
-        let message = |e: std::io::Error| {
-            format!(
-                "cannot read the request file {:?}: {e}",
-                input.to_string_lossy()
-            )
-        };
-        // `std::fs::read` opens the file the same way: its errors, and so
-        // the messages, are the same.
-        let mut file = std::fs::File::open(input).map_err(message)?;
-        if let Some(bytes) = map_file(&file) {
-            return Ok(bytes);
-        }
-        let mut buf = Vec::new();
-        file.read_to_end(&mut buf).map_err(message)?;
-        Ok(buf.leak())
-    }
-}
-
-/// The contents of `file`, mapped read-only and populated (its pages
-/// mapped from the page cache at once, not one fault at a time), when it
-/// is a regular file of known, non-zero size; `None` when it is not, or
-/// when the map fails. The map is never unmapped: it lives until exit.
-///
-/// A file truncated by another process while it is mapped would end the
-/// process (SIGBUS); Ganeti writes the request to a file of its own before
-/// running the allocator and does not touch it again.
-fn map_file(file: &std::fs::File) -> Option<&'static [u8]> {
-    use std::os::fd::AsRawFd;
-    extern "C" {
-        fn mmap(addr: *mut u8, len: usize, prot: i32, flags: i32, fd: i32, off: i64) -> *mut u8;
-    }
-    const PROT_READ: i32 = 1;
-    const MAP_PRIVATE: i32 = 2;
-    const MAP_POPULATE: i32 = 0x8000;
-    const MAP_FAILED: usize = usize::MAX;
-    let meta = file.metadata().ok()?;
-    let len = usize::try_from(meta.len()).ok()?;
-    if !meta.is_file() || len == 0 {
-        return None;
-    }
-    // SAFETY: a fresh private read-only map of `len` bytes of an open
-    // regular file (no address asked for, so no other memory is touched);
-    // the result is checked before use. The slice is only read, and the
-    // map is never unmapped, so the slice stays valid for the process's
-    // life.
-    unsafe {
-        let at = mmap(
-            std::ptr::null_mut(),
-            len,
-            PROT_READ,
-            MAP_PRIVATE | MAP_POPULATE,
-            file.as_raw_fd(),
-            0,
-        );
-        if at.is_null() || at as usize == MAP_FAILED {
-            return None;
-        }
-        Some(std::slice::from_raw_parts(at, len))
     }
 }

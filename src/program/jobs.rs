@@ -17,6 +17,7 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Once;
 use std::time::Duration;
 
 use crate::program::luxi::{Client, LuxiError, DEFAULT_TIMEOUT};
@@ -112,25 +113,19 @@ fn status_rank(status: &str) -> Option<u8> {
     })
 }
 
-/// Set by the SIGINT handler: stop after the current job set.
+/// Set when SIGINT arrives: stop after the current job set.
 static CANCEL: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn on_interrupt(_signal: i32) {
-    CANCEL.store(true, Ordering::SeqCst);
-}
-
 /// Makes Ctrl-C (SIGINT) stop execution at the end of the current job set
-/// instead of killing the program while jobs run.
+/// instead of killing the program while jobs run: `signal-hook` sets
+/// [`CANCEL`] when the signal arrives (registered once per process).
 fn catch_interrupt() {
-    extern "C" {
-        fn signal(signum: i32, handler: extern "C" fn(i32)) -> usize;
-    }
-    const SIGINT: i32 = 2;
-    // SAFETY: `signal` is the C library's; the handler only stores to an
-    // atomic, which is async-signal-safe.
-    unsafe {
-        signal(SIGINT, on_interrupt);
-    }
+    static REGISTER: Once = Once::new();
+    REGISTER.call_once(|| {
+        // SIGINT is not one of the signals `register` refuses; were it to
+        // fail, Ctrl-C would stop the program as without a handler.
+        let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, &CANCEL);
+    });
 }
 
 /// Submits and waits for each job set in turn on the Luxi `socket`,
@@ -335,5 +330,13 @@ mod tests {
         for s in ["canceled", "success", "error"] {
             assert!(status_rank(s).is_some_and(|r| r > 3), "{s}");
         }
+    }
+
+    #[test]
+    fn an_interrupt_sets_the_cancel_flag() {
+        catch_interrupt();
+        catch_interrupt();
+        signal_hook::low_level::raise(signal_hook::consts::SIGINT).expect("raise");
+        assert!(CANCEL.swap(false, Ordering::SeqCst));
     }
 }

@@ -4,6 +4,8 @@
 //! * Owns: [`hail`] — the iallocator (`hailstone INPUT [OPTIONS]`): its
 //!   options, the request pipeline and the dispatch by request type;
 //!   [`getopt`], GHC's option scanner that every htools program uses;
+//!   [`input`], the request's bytes for `hailstone` (a mapped file or
+//!   stdin);
 //!   [`datafile`], cluster data files converted and normalised;
 //!   [`clock`], calendar dates for file names and reports; the planners'
 //!   live backends' I/O: [`luxi`], a Luxi client on a unix socket, and
@@ -20,6 +22,7 @@ pub mod clock;
 pub mod datafile;
 pub mod groups;
 pub mod hail;
+pub mod input;
 pub mod jobs;
 pub mod luxi;
 pub mod mond;

@@ -1,9 +1,10 @@
 //! Builds the cluster model from the request, as hail's loader does
 //! (`Backend.IAlloc.parseData`, `Loader.mergeData`, `Loader.updateMissing`).
 //! [`load`] parses the request bytes and builds each node and instance as
-//! the protocol reader hands it over (`Builder`; instances handed over
-//! before the nodes keep their node names until the nodes are in, then are
-//! resolved in input order with the same errors), then does what needs the
+//! the protocol reader hands it over (`Builder`, with the builders of
+//! [`crate::read::build`]; instances handed over before the nodes keep
+//! their node names until the nodes are in, then are resolved in input
+//! order with the same errors), then does what needs the
 //! whole cluster (`finish`):
 //! indices in input order, node and instance names resolved, tags turned
 //! into exclusion, location, desired-location and migration sets, instances
@@ -14,15 +15,14 @@
 //! Cost: O(nodes + instances) plus the tag work.
 
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Arc;
 
 use crate::model::group::Group;
-use crate::model::instance::{Disk, Instance, Nic, NO_NODE};
-use crate::model::node::{Node, NodeInfo, Resources};
+use crate::model::instance::{Instance, NO_NODE};
+use crate::model::node::Node;
 use crate::model::policy::IPolicy;
 use crate::model::types::DiskTemplate;
 use crate::model::{Cluster, NameMatch, Request};
+use crate::read::build::{build_instance, build_node, quoted, NodeIndex, Unresolved};
 use crate::read::iallocator::{
     self, ClusterSink, Hypervisor, InputError, Message, Path, SplitTaken, WireGroup, WireInstance,
     WireInstanceBody, WireNode, WireRequest,
@@ -30,36 +30,9 @@ use crate::read::iallocator::{
 use crate::read::json::{self, ParseError};
 use crate::read::merge::{merge, owned, tag_sets, Empties, MergeOptions, Parts};
 use crate::read::split;
-
-/// The rule for a node's initial N+1 flag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum N1Rule {
-    /// hail 3.0.2: the node fails N+1 when its reported free memory is
-    /// below its largest failover reservation.
-    #[default]
-    Hail30,
-    /// Ganeti 3.1: when its unallocated memory is at most that reservation.
-    Ganeti31,
-}
-
-/// Loader settings that come from the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LoadOptions {
-    /// `--static-kvm-node-memory`: on KVM clusters, every node's reserved
-    /// memory becomes this value (0 keeps the reported one).
-    pub static_kvm_node_memory: i64,
-    /// The initial N+1 rule.
-    pub n1_rule: N1Rule,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        LoadOptions {
-            static_kvm_node_memory: 4096,
-            n1_rule: N1Rule::Hail30,
-        }
-    }
-}
+// The settings live in their own file, which the merge reads too; the
+// programs name them here.
+pub use crate::read::settings::{LoadOptions, N1Rule};
 
 /// A loaded request.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,106 +61,11 @@ thread_local! {
     static NODES_TAKEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// A node as sent, its index `idx`, in the group of index `group`.
-pub(crate) fn build_node(name: &str, wn: &WireNode<'_>, idx: usize, group: usize) -> Node {
-    let live = wn.live;
-    let t_spindles = if wn.exclusive_storage {
-        live.and_then(|l| l.total_spindles).unwrap_or(0)
-    } else {
-        wn.spindle_count.unwrap_or(0)
-    };
-    let f_spindles = live.map_or(0, |l| l.free_spindles);
-    let f_mem = live.map_or(0, |l| l.free_memory);
-    let f_dsk = live.map_or(0, |l| l.free_disk);
-    let n_cpu = live.map_or(0, |l| l.reserved_cpus);
-    let info = NodeInfo {
-        name: name.to_owned(),
-        alias_len: name.len(),
-        tags: owned(&wn.tags),
-        location_tags: Vec::new(),
-        mig_tags: Vec::new(),
-        rmig_tags: Vec::new(),
-        master: false,
-        n_cpu,
-        cpu_speed: 1.0,
-    };
-    let resources = Resources {
-        t_mem: live.map_or(0.0, |l| l.total_memory),
-        n_mem: live.map_or(0, |l| l.reserved_memory),
-        f_mem,
-        t_dsk: live.map_or(0.0, |l| l.total_disk),
-        f_dsk,
-        t_cpu: live.map_or(0.0, |l| l.total_cpus),
-        t_spindles,
-        f_spindles,
-        excl_storage: wn.exclusive_storage,
-        offline: live.is_none() || wn.drained,
-    };
-    Node::create(info, idx, group, resources)
-}
-
 /// A node's error when its group is not in the request: `path` is the
 /// node's.
 fn group_error(path: &Path, uuid: &str) -> InputError {
     path.field("group")
         .error(format!("no node group with UUID {}", quoted(uuid)))
-}
-
-/// An instance as sent; its exclusion and desired-location tag sets are
-/// left empty (they need the cluster tags) and its location score 0.
-pub(crate) fn build_instance(
-    empty: &Empties,
-    name: &str,
-    body: &WireInstanceBody,
-    idx: i32,
-    p_node: i32,
-    s_node: i32,
-) -> Instance {
-    let name: Arc<str> = Arc::from(name);
-    Instance {
-        alias_len: name.len(),
-        name,
-        idx,
-        mem: body.memory,
-        dsk: body.disk_space_total,
-        disks: body
-            .disks
-            .iter()
-            .map(|d| Disk {
-                size: d.size,
-                spindles: d.spindles,
-            })
-            .collect(),
-        vcpus: body.vcpus,
-        run_state: body.run_state,
-        auto_balance: true,
-        p_node,
-        s_node,
-        disk_template: body.disk_template,
-        spindle_use: body.spindle_use,
-        tags: if body.tags.is_empty() {
-            empty.tags.clone()
-        } else {
-            body.tags.iter().map(|&t| t.to_owned()).collect()
-        },
-        excl_tags: empty.ids.clone(),
-        dsrd_loc_tags: empty.ids.clone(),
-        location_score: 0,
-        nics: if body.nic_networks.is_empty() {
-            empty.nics.clone()
-        } else if body.nic_networks.as_slice() == [None] {
-            empty.one_plain_nic.clone()
-        } else {
-            body.nic_networks
-                .iter()
-                .map(|n| Nic {
-                    network: n.map(str::to_owned),
-                })
-                .collect()
-        },
-        forthcoming: body.forthcoming,
-        util: [1.0; 4],
-    }
 }
 
 fn name_error(path: String, what: &str, name: &str, m: NameMatch) -> InputError {
@@ -198,58 +76,6 @@ fn name_error(path: String, what: &str, name: &str, m: NameMatch) -> InputError 
         _ => format!("no {what} named {quoted}"),
     };
     InputError { path, message }
-}
-
-fn quoted(name: &str) -> String {
-    let mut q = String::new();
-    crate::haskell::json::write_string(&mut q, name);
-    q
-}
-
-/// The hash of the node-name index: eight bytes at a time, multiplied and
-/// rotated (the scheme of rustc's own `FxHasher`), far cheaper than the
-/// standard library's SipHash on the two lookups every instance makes.
-/// The index is only looked up, never iterated, so the hash cannot change
-/// an answer; a request crafted to collide costs time, not correctness,
-/// and comes from the cluster's own master.
-#[derive(Default)]
-struct NameHasher(u64);
-
-impl NameHasher {
-    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
-    }
-}
-
-impl Hasher for NameHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        let mut word = [0u8; 8];
-        if let Some(w) = word.get_mut(..rest.len()) {
-            w.copy_from_slice(rest);
-        }
-        self.add(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59));
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// The model as the protocol hands it over: groups, then nodes and
@@ -444,102 +270,6 @@ impl ClusterSink for Builder<'_> {
         #[cfg(test)]
         NODES_TAKEN.with(|n| n.set(n.get() + 1));
         Some(SplitTaken { end, error })
-    }
-}
-
-/// The node-name index: exact names to node indices.
-type NodeIndex = HashMap<Box<str>, usize, BuildHasherDefault<NameHasher>>;
-
-/// The node names of instances read before their nodes could be looked
-/// up (the instances before the nodes, or read on the second thread), one
-/// entry per instance, until they are resolved.
-#[derive(Default)]
-pub(crate) struct Unresolved {
-    nodes: Vec<EarlyNodes>,
-    /// The names, one after the other.
-    names: String,
-}
-
-/// The node names of one instance.
-struct EarlyNodes {
-    /// Where the names are in `Unresolved::names`.
-    primary: std::ops::Range<usize>,
-    secondary: Option<std::ops::Range<usize>>,
-    /// Whether the instance is drbd (which needs a secondary).
-    drbd: bool,
-}
-
-impl Unresolved {
-    /// Keeps the node names of the next instance.
-    pub(crate) fn keep(&mut self, wi: &WireInstance<'_>) {
-        let mut keep = |name: &str| {
-            let start = self.names.len();
-            self.names.push_str(name);
-            start..self.names.len()
-        };
-        let primary = keep(wi.primary);
-        let secondary = wi.secondary.map(keep);
-        self.nodes.push(EarlyNodes {
-            primary,
-            secondary,
-            drbd: wi.body.disk_template == DiskTemplate::Drbd,
-        });
-    }
-
-    fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
-    /// Appends `other`'s instances after these.
-    fn append(&mut self, other: Unresolved) {
-        let shift = self.names.len();
-        let moved = |r: std::ops::Range<usize>| r.start + shift..r.end + shift;
-        self.names.push_str(&other.names);
-        self.nodes
-            .extend(other.nodes.into_iter().map(|n| EarlyNodes {
-                primary: moved(n.primary),
-                secondary: n.secondary.map(moved),
-                drbd: n.drbd,
-            }));
-    }
-
-    /// The primary and secondary node indices of the `k`th instance, named
-    /// `inst`, with the checks and errors of [`Builder::instance`], in its
-    /// order and with its paths.
-    fn resolve(&self, k: usize, inst: &str, index: &NodeIndex) -> Result<(i32, i32), InputError> {
-        let name = |span: &std::ops::Range<usize>| self.names.get(span.clone()).unwrap_or("");
-        let fail = |message: String, at: Option<usize>| {
-            let root = Path::ROOT;
-            let section = root.field("instances");
-            let inst_path = section.name(inst);
-            let nodes_path = inst_path.field("nodes");
-            match at {
-                Some(i) => nodes_path.index(i).error(message),
-                None => nodes_path.error(message),
-            }
-        };
-        let Some(nodes) = self.nodes.get(k) else {
-            return Err(fail("internal error: no node names kept".to_owned(), None));
-        };
-        let primary = name(&nodes.primary);
-        let Some(&p) = index.get(primary) else {
-            return Err(fail(format!("no node named {}", quoted(primary)), Some(0)));
-        };
-        let s = match nodes.secondary.as_ref().map(name) {
-            None => NO_NODE,
-            Some(sname) => match index.get(sname) {
-                Some(&s) => s as i32,
-                None => return Err(fail(format!("no node named {}", quoted(sname)), Some(1))),
-            },
-        };
-        if nodes.drbd && s == NO_NODE {
-            return Err(fail(
-                "a drbd instance needs a primary and a secondary node, found only the primary"
-                    .to_owned(),
-                None,
-            ));
-        }
-        Ok((p as i32, s))
     }
 }
 

@@ -17,7 +17,7 @@ use crate::model::node::{intersection_len, set_peer, Node, NodeInfo};
 use crate::model::policy::IPolicy;
 use crate::model::types::{DiskTemplate, RunState};
 use crate::model::{Cluster, TagId, TagTable};
-use crate::read::loader::N1Rule;
+use crate::read::settings::N1Rule;
 
 /// A cluster as read, before [`merge`].
 pub(crate) struct Parts {

@@ -16,8 +16,8 @@ use crate::model::node::{Node, NodeInfo, Resources};
 use crate::model::policy::IPolicy;
 use crate::model::types::AllocPolicy;
 use crate::model::Cluster;
-use crate::read::loader::N1Rule;
 use crate::read::merge::{merge, Empties, MergeOptions, Parts};
+use crate::read::settings::N1Rule;
 
 /// Builds the simulated cluster of `specs`, in order.
 ///

@@ -46,9 +46,9 @@ use std::thread::{Scope, ScopedJoinHandle};
 
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
+use crate::read::build::{build_instance, build_node, Unresolved};
 use crate::read::iallocator::{self, InputError, Path, WireInstance, WireNode};
 use crate::read::json::{self, MemberSink, ParseError, Scan, SplitPoint, Value};
-use crate::read::loader::{build_instance, build_node, Unresolved};
 use crate::read::merge::Empties;
 
 /// Requests smaller than this are read on one thread: starting a thread
@@ -464,22 +464,30 @@ impl Build for Nodes {
 /// thread (4.6-7.1 ms against 3.8-4.3 ms for a 2.8 MB request), and with
 /// the second thread moved away at once, faster (3.1-3.5 ms).
 mod processor {
+    /// A processor set as the C library's `cpu_set_t` holds it: bit `k`
+    /// of word `k / WORD_BITS` is processor `k` (1,024 processors).
     #[cfg(target_os = "linux")]
-    extern "C" {
-        fn sched_getcpu() -> i32;
-        fn sched_getaffinity(pid: i32, size: usize, mask: *mut u8) -> i32;
-        fn sched_setaffinity(pid: i32, size: usize, mask: *const u8) -> i32;
-    }
+    type Set = [libc::c_ulong; SET_WORDS];
 
-    /// The size of the C library's `cpu_set_t`: 1,024 processors.
-    const SET_BYTES: usize = 128;
+    #[cfg(target_os = "linux")]
+    const WORD_BITS: usize = libc::c_ulong::BITS as usize;
+
+    #[cfg(target_os = "linux")]
+    const SET_WORDS: usize = std::mem::size_of::<libc::cpu_set_t>() / (WORD_BITS / 8);
+
+    // `Set` is `cpu_set_t`'s size, and aligned at least as strictly.
+    #[cfg(target_os = "linux")]
+    const _: () = assert!(
+        std::mem::size_of::<Set>() == std::mem::size_of::<libc::cpu_set_t>()
+            && std::mem::align_of::<Set>() >= std::mem::align_of::<libc::cpu_set_t>()
+    );
 
     /// The processor the calling thread runs on, if known.
     #[cfg(target_os = "linux")]
     pub(super) fn current() -> Option<usize> {
         // SAFETY: `sched_getcpu` takes no arguments and only returns a
         // number (-1 on failure).
-        usize::try_from(unsafe { sched_getcpu() }).ok()
+        usize::try_from(unsafe { libc::sched_getcpu() }).ok()
     }
 
     #[cfg(not(target_os = "linux"))]
@@ -492,25 +500,29 @@ mod processor {
     /// only processor it may use).
     #[cfg(target_os = "linux")]
     pub(super) fn leave(cpu: Option<usize>) -> bool {
-        let Some(cpu) = cpu.filter(|&c| c < SET_BYTES * 8) else {
+        let size = std::mem::size_of::<Set>();
+        let Some(cpu) = cpu.filter(|&c| c < size * 8) else {
             return true;
         };
-        let mut set = [0u8; SET_BYTES];
-        // SAFETY: `set` is a writable buffer of `SET_BYTES` bytes, the
-        // size passed; pid 0 is the calling thread.
-        if unsafe { sched_getaffinity(0, SET_BYTES, set.as_mut_ptr()) } != 0 {
+        let mut set: Set = [0; SET_WORDS];
+        // SAFETY: `set` is a writable buffer of `size` bytes, the size
+        // passed, laid out and aligned as a `cpu_set_t` (checked above);
+        // pid 0 is the calling thread.
+        let got =
+            unsafe { libc::sched_getaffinity(0, size, set.as_mut_ptr().cast::<libc::cpu_set_t>()) };
+        if got != 0 {
             return true;
         }
-        if let Some(byte) = set.get_mut(cpu / 8) {
-            *byte &= !(1 << (cpu % 8));
+        if let Some(word) = set.get_mut(cpu / WORD_BITS) {
+            *word &= !(1 << (cpu % WORD_BITS));
         }
-        if set.iter().all(|&b| b == 0) {
+        if set.iter().all(|&w| w == 0) {
             return false;
         }
-        // SAFETY: `set` is a readable buffer of `SET_BYTES` bytes, the
-        // size passed; pid 0 is the calling thread. A failure leaves the
-        // thread where it is.
-        unsafe { sched_setaffinity(0, SET_BYTES, set.as_ptr()) };
+        // SAFETY: `set` is a readable buffer of `size` bytes, the size
+        // passed, laid out and aligned as a `cpu_set_t`; pid 0 is the
+        // calling thread. A failure leaves the thread where it is.
+        unsafe { libc::sched_setaffinity(0, size, set.as_ptr().cast::<libc::cpu_set_t>()) };
         true
     }
 

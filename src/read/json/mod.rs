@@ -3,9 +3,12 @@
 //! This module owns everything hailstone does with JSON text: it parses the
 //! request Ganeti hands to the allocator into a [`Document`] (a flat tape,
 //! read through [`Value`] handles; `document.rs`) with the grammar of
-//! `parser.rs`, can turn it into an owned [`Json`] tree for tools and tests,
-//! and writes string literals for the answer with [`write_string`]. It
-//! depends on nothing but the standard library.
+//! `parser/` (its structure in `mod.rs`, strings and keys in `strings.rs`,
+//! numbers in `number.rs`; the byte scanning it shares with [`Scan`] in
+//! `bytes.rs`), and can turn it into an owned [`Json`] tree for tools and
+//! tests. Strings in its messages are quoted with the answer's escaping
+//! ([`write_string`], from `crate::haskell::json`). It depends on nothing
+//! else but the standard library.
 //!
 //! # Why not serde_json
 //!
@@ -75,6 +78,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+mod bytes;
 mod document;
 mod parser;
 mod scan;

@@ -10,7 +10,7 @@
 //! finds the same value or reports the error. A `Scan` therefore never
 //! reports an error and never accepts what the parser refuses.
 
-use super::parser::{digits_end, is_whitespace, plain_run_end, whitespace_end};
+use super::bytes::{digits_end, is_whitespace, plain_run_end, whitespace_end};
 
 /// How deep [`Scan::skip`] follows arrays and objects before it gives up.
 const SKIP_DEPTH: u32 = 16;
