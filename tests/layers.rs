@@ -184,17 +184,6 @@ fn the_checker_sees_paths_and_skips_tests() {
     );
 }
 
-/// Circles between the files of a stage that exist today and are being
-/// removed (issue 32), each named by two files that use each other
-/// (directly or through others); the edges between the two, both ways,
-/// are left out of the graph. An entry that no longer closes a circle
-/// fails the test: remove it. Empty this list, do not grow it.
-const KNOWN_CIRCLES: &[(&str, &str)] = &[
-    // plan.rs fetches RAPI resources through rapi.rs, which words its
-    // errors with plan.rs's `open_error` (the restructuring of
-    // src/program removes it).
-    ("program/plan.rs", "program/rapi.rs"),
-];
 
 /// A file's module path below `src/`: `read/loader.rs` is
 /// `["read", "loader"]`, `read/json/mod.rs` is `["read", "json"]`.
@@ -467,24 +456,8 @@ fn stage_graph(src: &Path, stage: &str) -> BTreeMap<String, BTreeSet<String>> {
 fn no_circle_between_files_of_a_stage() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut circles_found = Vec::new();
-    let mut stale = Vec::new();
     for (stage, _) in ALLOWED {
-        let mut graph = stage_graph(&src, stage);
-        let before = circles(&graph);
-        for (a, b) in KNOWN_CIRCLES {
-            if !a.starts_with(&format!("{stage}/")) {
-                continue;
-            }
-            let together = |set: &BTreeSet<String>| set.contains(*a) && set.contains(*b);
-            if !before.iter().any(together) {
-                stale.push(format!("{a} ↔ {b}"));
-            }
-            for (from, to) in [(a, b), (b, a)] {
-                if let Some(uses) = graph.get_mut(*from) {
-                    uses.remove(*to);
-                }
-            }
-        }
+        let graph = stage_graph(&src, stage);
         for set in circles(&graph) {
             let cycle = cycle_through(&set, &graph);
             let others: Vec<&str> = set
@@ -499,11 +472,6 @@ fn no_circle_between_files_of_a_stage() {
             circles_found.push(line);
         }
     }
-    assert!(
-        stale.is_empty(),
-        "KNOWN_CIRCLES lists circles that are gone; remove them:\n{}",
-        stale.join("\n")
-    );
     assert!(
         circles_found.is_empty(),
         "files of a stage that use each other (in a circle):\n{}",

@@ -20,8 +20,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
 use std::time::Duration;
 
+use crate::program::exit::{stop, Stop};
 use crate::program::luxi::{Client, LuxiError, DEFAULT_TIMEOUT};
-use crate::program::plan::{stop, MoveJob, Stop};
+use crate::program::plan::MoveJob;
 use crate::read::json::Value;
 use crate::write::json::Json;
 use crate::write::opcodes::{meta_opcode, Annotation};

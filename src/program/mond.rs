@@ -13,7 +13,7 @@ use std::io::Write;
 
 use crate::model::Cluster;
 use crate::program::cli::Options;
-use crate::program::plan::{open_error, stop, Stop};
+use crate::program::exit::{open_error, stop, Stop};
 use crate::program::rapi::curl_get;
 use crate::read::live::mond::{self, Collector, Report};
 

@@ -74,7 +74,7 @@ pub fn fetch(address: &str) -> Result<Vec<Fetched>, String> {
             let path = std::path::Path::new(dir).join(file);
             let source = path.to_string_lossy().into_owned();
             let body =
-                std::fs::read(&path).map_err(|e| crate::program::plan::open_error(&source, &e))?;
+                std::fs::read(&path).map_err(|e| crate::program::exit::open_error(&source, &e))?;
             out.push(Fetched { source, body });
         }
         return Ok(out);

@@ -18,9 +18,11 @@ use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::types::SoftChecks;
 use crate::model::Cluster;
+use crate::program::exit::{self, open_error, stop, Stop};
 use crate::program::jobs;
 use crate::program::mond;
-use crate::program::plan::{self, commands_text, open_error, split_jobs, stop, Stop};
+use crate::program::plan::{self, commands_text, split_jobs};
+use crate::program::source;
 use crate::read::merge::MergeOptions;
 use crate::read::select;
 use crate::score::metric::{optimal_score, COMPONENTS};
@@ -34,7 +36,7 @@ use options::{Options, PROGRAM};
 /// Runs `hailstone-balance` with `args` (without `argv[0]`); returns the
 /// exit status.
 pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
-    plan::main(PROGRAM, options::parse(args), run, out, err)
+    exit::main(PROGRAM, options::parse(args), run, out, err)
 }
 
 /// Reads the cluster (`loadExternalData` with hbal's extras: `-U`,
@@ -63,16 +65,16 @@ fn load(o: &Options, err: &mut dyn Write) -> Result<(Cluster, Vec<bool>), Stop> 
     };
     // `-I` reads the request's cluster once (hbal merges it twice:
     // docs/compatibility.md).
-    let (mut cluster, warnings) = plan::read_cluster(
-        plan::Sources::of(o, o.master.as_deref()),
+    let (mut cluster, warnings) = source::read_cluster(
+        source::Sources::of(o, o.master.as_deref()),
         &merge,
         o.load.static_kvm_node_memory,
     )?;
     mond::apply(&mut cluster, o, err)?;
     let movable = select::movable_instances(&cluster, &o.select_instances, &o.exclude_instances)
-        .map_err(|unknown| plan::load_failed(texts::unknown_instances(&unknown)))?;
+        .map_err(|unknown| exit::load_failed(texts::unknown_instances(&unknown)))?;
     if o.verbose != 0 {
-        err.write_all(plan::warnings_text(&warnings).as_bytes())?;
+        err.write_all(source::warnings_text(&warnings).as_bytes())?;
     }
     Ok((cluster, movable))
 }
@@ -97,7 +99,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     }
     out.write_all(texts::loaded(&cluster, o.verbose).as_bytes())?;
     if let (Some(path), Some(text)) = (&o.save, &original) {
-        plan::save_state(PROGRAM, path, "original", "before balancing", text, err)?;
+        exit::save_state(PROGRAM, path, "original", "before balancing", text, err)?;
     }
     // selectGroup and checkGroup.
     let group = group::select_group(&cluster, o.group.as_deref())
@@ -144,7 +146,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             stop: balance::why_stopped(state, &movable, &options, fin, steps),
         };
         let text = explain::balance::render(&run, o.explain_format);
-        plan::write_explanation(PROGRAM, to, &text, err)
+        exit::write_explanation(PROGRAM, to, &text, err)
     };
     if ini_cv - opt_cv < o.min_score {
         explain(&state, ini_cv, 0, err)?;
@@ -183,7 +185,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     if let Some(path) = &o.save {
         let text = text::serialize_lists(&cluster, fin_nodes.clone(), fin_insts.clone());
         out.flush()?;
-        plan::save_state(PROGRAM, path, "balanced", "after balancing", &text, err)?;
+        exit::save_state(PROGRAM, path, "balanced", "after balancing", &text, err)?;
     }
     if o.print_instances {
         err.write_all(texts::instance_map("Final", &fin_insts, &names).as_bytes())?;

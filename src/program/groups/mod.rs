@@ -28,7 +28,9 @@ use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::{find_group, Cluster, NameMatch};
 use crate::program::balance::engine_options;
-use crate::program::plan::{self, commands_text, split_jobs, stop, MoveJob, Stop};
+use crate::program::exit::{self, stop, Stop};
+use crate::program::plan::{self, commands_text, split_jobs, MoveJob};
+use crate::program::source;
 use crate::read::merge::MergeOptions;
 use crate::score::metric::optimal_score;
 use crate::search::allocate::AllocOptions;
@@ -42,7 +44,7 @@ use options::{Invocation, Operation, Options, PROGRAM};
 /// Runs `hailstone-groups` with `args` (without `argv[0]`); returns the
 /// exit status.
 pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
-    plan::main(PROGRAM, options::parse(args), run, out, err)
+    exit::main(PROGRAM, options::parse(args), run, out, err)
 }
 
 /// A plan's jobs: one per relocation or balancing step.
@@ -52,12 +54,12 @@ struct Plan {
 
 fn run(invocation: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
     let o = &invocation.options;
-    let (cluster, warnings) = plan::read_cluster(
-        plan::Sources::of(o, o.master.as_deref()),
+    let (cluster, warnings) = source::read_cluster(
+        source::Sources::of(o, o.master.as_deref()),
         &MergeOptions::default(),
         o.load.static_kvm_node_memory,
     )?;
-    err.write_all(plan::warnings_text(&warnings).as_bytes())?;
+    err.write_all(source::warnings_text(&warnings).as_bytes())?;
     let only = match &o.group {
         None => None,
         Some(name) => match find_group(&cluster.groups, name) {
@@ -73,7 +75,7 @@ fn run(invocation: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Res
     };
     if let Some(path) = &o.save {
         let text = text::serialize_cluster(&cluster);
-        plan::save_state(PROGRAM, path, "original", "before the plan", &text, err)?;
+        exit::save_state(PROGRAM, path, "original", "before the plan", &text, err)?;
     }
     let node_groups = cluster.groups.clone();
     let mut state = State::from_lists(
@@ -155,12 +157,12 @@ fn run(invocation: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Res
             let insts: Vec<&Instance> = state.instances().collect();
             let text = text::serialize_lists(&cluster, nodes, insts);
             out.flush()?;
-            plan::save_state(PROGRAM, path, ext, "after the plan", &text, err)?;
+            exit::save_state(PROGRAM, path, ext, "after the plan", &text, err)?;
         }
     }
     if let Some(to) = &o.explain {
         let text = report::explain(&ctx, &state, &detail, o.explain_format);
-        plan::write_explanation(PROGRAM, to, &text, err)?;
+        exit::write_explanation(PROGRAM, to, &text, err)?;
     }
     out.flush()?;
     Ok(())

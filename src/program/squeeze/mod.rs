@@ -13,10 +13,10 @@ use crate::explain;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::Cluster;
+use crate::program::exit::{self, Stop};
 use crate::program::jobs;
-use crate::program::plan::{
-    self, alias_of, commands_text, split_jobs, step_job, MoveJob, Names, Stop,
-};
+use crate::program::plan::{self, alias_of, commands_text, split_jobs, step_job, MoveJob, Names};
+use crate::program::source;
 use crate::read::merge::MergeOptions;
 use crate::search::squeeze::{offline_candidates, online_candidates, Decision, Squeeze, Trial};
 use crate::write::opcodes::{self, meta_opcode};
@@ -26,19 +26,19 @@ use options::{Options, PROGRAM};
 /// Runs `hailstone-squeeze` with `args` (without `argv[0]`); returns the
 /// exit status.
 pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
-    plan::main(PROGRAM, options::parse(args), run, out, err)
+    exit::main(PROGRAM, options::parse(args), run, out, err)
 }
 
 /// Reads the cluster (`loadExternalData`: the data file, else the
 /// request) and prints the loader's warnings.
 fn load(o: &Options, err: &mut dyn Write) -> Result<Cluster, Stop> {
-    let (cluster, warnings) = plan::read_cluster(
-        plan::Sources::of(o, None),
+    let (cluster, warnings) = source::read_cluster(
+        source::Sources::of(o, None),
         &MergeOptions::default(),
         o.load.static_kvm_node_memory,
     )?;
     // hsqueeze has no -q: the warnings always show.
-    err.write_all(plan::warnings_text(&warnings).as_bytes())?;
+    err.write_all(source::warnings_text(&warnings).as_bytes())?;
     Ok(cluster)
 }
 
@@ -164,7 +164,7 @@ fn save_final(
 ) -> Result<(), Stop> {
     if let Some(path) = &o.save {
         out.flush()?;
-        plan::save_state(PROGRAM, path, "squeezed", what, &data(), err)?;
+        exit::save_state(PROGRAM, path, "squeezed", what, &data(), err)?;
     }
     Ok(())
 }
@@ -173,7 +173,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let cluster = load(o, err)?;
     if let Some(path) = &o.save {
         let text = text::serialize_cluster(&cluster);
-        plan::save_state(PROGRAM, path, "original", "before hsqueeze run", &text, err)?;
+        exit::save_state(PROGRAM, path, "original", "before hsqueeze run", &text, err)?;
     }
     let names: Vec<(String, usize)> = cluster
         .nodes
@@ -208,7 +208,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             o.target_resources,
             o.explain_format,
         );
-        plan::write_explanation(PROGRAM, to, &text, err)?;
+        exit::write_explanation(PROGRAM, to, &text, err)?;
     }
     match decision {
         Decision::Online {

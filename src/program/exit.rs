@@ -1,0 +1,137 @@
+//! How a planner's run ends and writes its files: the early stop with
+//! Ganeti's text and exit status ([`Stop`]), the process entry that prints
+//! the command line's exit or the run's stop ([`main`]), and files written
+//! as a Haskell program writes them (GHC's `openFile` messages, `-S`'s
+//! `maybeSaveData`, `--explain=FILE`).
+
+use std::io::Write;
+
+use crate::program::cli::{Exit, ExplainTo};
+
+/// Why a run stopped early: the exit status and the text for stderr.
+#[derive(Debug)]
+pub struct Stop {
+    pub code: u8,
+    pub message: String,
+    /// Whether the program's name goes before the message (an error on
+    /// stdout, which Haskell reports as `program: <stdout>: ...`).
+    pub named: bool,
+}
+
+/// A stop with exit status 1.
+pub fn stop(message: String) -> Stop {
+    Stop {
+        code: 1,
+        message,
+        named: false,
+    }
+}
+
+impl From<std::io::Error> for Stop {
+    fn from(e: std::io::Error) -> Stop {
+        Stop {
+            code: 1,
+            message: format!("<stdout>: {e}\n"),
+            named: true,
+        }
+    }
+}
+
+impl Stop {
+    /// The text for stderr, for the program `program`.
+    pub fn text(&self, program: &str) -> String {
+        if self.named {
+            format!("{program}: {}", self.message)
+        } else {
+            self.message.clone()
+        }
+    }
+}
+
+/// GHC's text for an I/O error on opening `path` (`openFile: ...`).
+pub fn open_error(path: &str, e: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    let what = match e.kind() {
+        ErrorKind::NotFound => "does not exist (No such file or directory)".to_owned(),
+        ErrorKind::PermissionDenied => "permission denied (Permission denied)".to_owned(),
+        _ if e.raw_os_error() == Some(21) => "inappropriate type (is a directory)".to_owned(),
+        _ => e.to_string(),
+    };
+    format!("{path}: openFile: {what}")
+}
+
+/// Writes `text` to `path`, or the stop a Haskell program's uncaught
+/// `writeFile` exception gives (`program: path: openFile: ...`).
+pub fn write_file(program: &str, path: &str, text: &str) -> Result<(), Stop> {
+    std::fs::write(path, text).map_err(|e| stop(format!("{program}: {}\n", open_error(path, &e))))
+}
+
+/// A planner's `--explain` text: on stderr, or in the file named.
+pub fn write_explanation(
+    program: &str,
+    to: &ExplainTo,
+    text: &str,
+    err: &mut dyn Write,
+) -> Result<(), Stop> {
+    match to {
+        ExplainTo::Stderr => Ok(err.write_all(text.as_bytes())?),
+        ExplainTo::Path(path) => write_file(program, path, text),
+    }
+}
+
+/// `maybeSaveData` of the planners: writes `text` to `PATH.EXT` and says so
+/// on stderr, with `what` (e.g. "before balancing") in the note.
+pub fn save_state(
+    program: &str,
+    path: &str,
+    ext: &str,
+    what: &str,
+    text: &str,
+    err: &mut dyn Write,
+) -> Result<(), Stop> {
+    let file = format!("{path}.{ext}");
+    write_file(program, &file, text)?;
+    writeln!(
+        err,
+        "The cluster state {what} has been written to file '{file}'"
+    )?;
+    Ok(())
+}
+
+/// A planner's process: the command line's outcome (`parsed`) printed when
+/// it is an exit, else `run` with the options, its stop printed for
+/// `program`. Returns the exit status.
+pub fn main<O>(
+    program: &str,
+    parsed: Result<O, Exit>,
+    run: impl FnOnce(&O, &mut dyn Write, &mut dyn Write) -> Result<(), Stop>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    let options = match parsed {
+        Ok(o) => o,
+        Err(Exit::Stdout(text)) => {
+            return match out.write_all(text.as_bytes()) {
+                Ok(()) => 0,
+                Err(_) => 1,
+            };
+        }
+        Err(Exit::Stderr { code, message }) => {
+            let _ = err.write_all(message.as_bytes());
+            return code;
+        }
+    };
+    match run(&options, out, err) {
+        Ok(()) => 0,
+        Err(s) => {
+            let _ = out.flush();
+            let _ = err.write_all(s.text(program).as_bytes());
+            s.code
+        }
+    }
+}
+
+/// The stop for a cluster that cannot be loaded (`loadExternalData`).
+pub fn load_failed(message: String) -> Stop {
+    stop(format!("Error: failed to load data, aborting: {message}\n"))
+}

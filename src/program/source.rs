@@ -1,0 +1,145 @@
+//! Where a planner reads its cluster (hbal's `loadExternalData`): RAPI,
+//! Luxi, a data file or the cluster of an iallocator request, with the
+//! loader's warnings as htools print them.
+
+use crate::model::Cluster;
+use crate::program::datafile;
+use crate::program::exit::{load_failed, open_error, stop, Stop};
+use crate::program::{luxi, rapi};
+use crate::read::json::parse_document;
+use crate::read::live;
+use crate::read::loader::LoadOptions;
+use crate::read::merge::MergeOptions;
+use crate::read::text;
+
+/// Where a planner reads its cluster (hbal's backends; at most one of
+/// `-m`, `-L` and `-t`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sources<'a> {
+    /// `-t FILE`: a cluster data file.
+    pub text_data: Option<&'a str>,
+    /// `-I FILE`: an iallocator request's cluster.
+    pub ialloc_src: Option<&'a str>,
+    /// `-L[SOCKET]`: a Luxi socket.
+    pub luxi: Option<&'a str>,
+    /// `-m ADDRESS`: RAPI (`file://DIR` or the master's address); an empty
+    /// address is none, as in hbal.
+    pub master: Option<&'a str>,
+}
+
+impl<'a> Sources<'a> {
+    /// The sources the options name (`-t`, `-I`, `-L`), with `master` for
+    /// the programs that take `-m`.
+    pub fn of(o: &'a crate::program::cli::Options, master: Option<&'a str>) -> Sources<'a> {
+        Sources {
+            text_data: o.text_data.as_deref(),
+            ialloc_src: o.ialloc_src.as_deref(),
+            luxi: o.luxi.as_deref(),
+            master,
+        }
+    }
+}
+
+/// Reads the cluster of a planner (`loadExternalData`): from RAPI, else
+/// Luxi, else the data file, else the cluster of the iallocator request
+/// (as `hail -S` saves it, read once); with the loader's warnings. On a
+/// live KVM cluster a positive `static_kvm_node_memory` is every node's
+/// reserved memory (data files and requests carry no hypervisor).
+pub fn read_cluster(
+    sources: Sources<'_>,
+    merge: &MergeOptions,
+    static_kvm_node_memory: i64,
+) -> Result<(Cluster, Vec<String>), Stop> {
+    let master = sources.master.filter(|m| !m.is_empty());
+    let given = [
+        master.is_some(),
+        sources.luxi.is_some(),
+        sources.text_data.is_some(),
+    ];
+    if given.iter().filter(|&&g| g).count() > 1 {
+        return Err(stop(
+            "Error: Only one of the rapi, luxi, and data files options should be given.\n"
+                .to_owned(),
+        ));
+    }
+    if let Some(address) = master {
+        let fetched = rapi::fetch(address).map_err(load_failed)?;
+        let live = match fetched.as_slice() {
+            [g, n, i, c] => live::rapi::read([g, n, i, c].map(|f| live::rapi::Body {
+                source: &f.source,
+                bytes: &f.body,
+            })),
+            _ => {
+                return Err(load_failed(
+                    "RAPI: not every resource was fetched".to_owned(),
+                ))
+            }
+        }
+        .map_err(|e| load_failed(e.to_string()))?;
+        return Ok(live::load(live, merge, static_kvm_node_memory));
+    }
+    if let Some(socket) = sources.luxi {
+        let live = read_luxi(socket).map_err(load_failed)?;
+        return Ok(live::load(live, merge, static_kvm_node_memory));
+    }
+    match (sources.text_data, sources.ialloc_src) {
+        (Some(path), _) => {
+            let bytes = std::fs::read(path).map_err(|e| load_failed(open_error(path, &e)))?;
+            text::load(path, &bytes, merge).map_err(|e| load_failed(e.to_string()))
+        }
+        (None, Some(path)) => {
+            let bytes = std::fs::read(path).map_err(|e| load_failed(open_error(path, &e)))?;
+            let data = datafile::from_request(&bytes, &LoadOptions::default())
+                .map_err(|m| load_failed(format!("{path}: {m}")))?;
+            text::load(path, data.as_bytes(), merge).map_err(|e| load_failed(e.to_string()))
+        }
+        (None, None) => Err(load_failed("No backend selected! Exiting.".to_owned())),
+    }
+}
+
+/// hbal's four Luxi queries on `socket`, read into a live cluster. The
+/// first call that fails stops the run (hbal makes all four calls, then
+/// reports the first failure in its reading order: groups, nodes,
+/// instances, cluster info; the two differ only when several fail).
+fn read_luxi(socket: &str) -> Result<live::Live, String> {
+    let mut client =
+        luxi::Client::connect(socket, luxi::DEFAULT_TIMEOUT).map_err(|e| e.to_string())?;
+    let queries = crate::write::luxi::cluster_queries();
+    let mut replies = Vec::with_capacity(queries.len());
+    for (name, method, args) in &queries {
+        replies.push(
+            client
+                .call(method, args)
+                .map_err(|e| format!("Luxi query \"{name}\": {e}"))?,
+        );
+    }
+    let mut docs = Vec::with_capacity(replies.len());
+    for (reply, (name, _, _)) in replies.iter().zip(&queries) {
+        docs.push(
+            parse_document(reply.bytes())
+                .map_err(|e| format!("Luxi query \"{name}\": malformed reply: {e}"))?,
+        );
+    }
+    let mut results = Vec::with_capacity(docs.len());
+    for (doc, (name, _, _)) in docs.iter().zip(&queries) {
+        results.push(live::luxi::envelope(doc).map_err(|e| format!("Luxi query \"{name}\": {e}"))?);
+    }
+    match results.as_slice() {
+        [n, i, c, g] => live::luxi::read([*n, *i, *c, *g]).map_err(|e| e.to_string()),
+        _ => Err("Luxi: not every query was answered".to_owned()),
+    }
+}
+
+/// The loader's warnings as htools print them on stderr (nothing when
+/// there are none).
+pub fn warnings_text(warnings: &[String]) -> String {
+    if warnings.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from("Warning: cluster has inconsistent data:\n");
+    for w in warnings {
+        text.push_str(&format!("  - {w}\n"));
+    }
+    text.push('\n');
+    text
+}
