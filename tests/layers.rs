@@ -184,7 +184,6 @@ fn the_checker_sees_paths_and_skips_tests() {
     );
 }
 
-
 /// A file's module path below `src/`: `read/loader.rs` is
 /// `["read", "loader"]`, `read/json/mod.rs` is `["read", "json"]`.
 fn module_of(rel: &Path) -> Vec<String> {

@@ -91,10 +91,7 @@ pub fn save_state(
 ) -> Result<(), Stop> {
     let file = format!("{path}.{ext}");
     write_file(program, &file, text)?;
-    writeln!(
-        err,
-        "The cluster state {what} has been written to file '{file}'"
-    )?;
+    err.write_all(crate::write::notes::saved(what, &file).as_bytes())?;
     Ok(())
 }
 

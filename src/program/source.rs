@@ -1,6 +1,6 @@
 //! Where a planner reads its cluster (hbal's `loadExternalData`): RAPI,
 //! Luxi, a data file or the cluster of an iallocator request, with the
-//! loader's warnings as htools print them.
+//! loader's warnings.
 
 use crate::model::Cluster;
 use crate::program::datafile;
@@ -128,18 +128,4 @@ fn read_luxi(socket: &str) -> Result<live::Live, String> {
         [n, i, c, g] => live::luxi::read([*n, *i, *c, *g]).map_err(|e| e.to_string()),
         _ => Err("Luxi: not every query was answered".to_owned()),
     }
-}
-
-/// The loader's warnings as htools print them on stderr (nothing when
-/// there are none).
-pub fn warnings_text(warnings: &[String]) -> String {
-    if warnings.is_empty() {
-        return String::new();
-    }
-    let mut text = String::from("Warning: cluster has inconsistent data:\n");
-    for w in warnings {
-        text.push_str(&format!("  - {w}\n"));
-    }
-    text.push('\n');
-    text
 }

@@ -19,6 +19,7 @@ pub mod json;
 pub(crate) mod live;
 pub(crate) mod loader;
 pub(crate) mod merge;
+pub(crate) mod rebase;
 pub(crate) mod select;
 pub(crate) mod settings;
 pub(crate) mod simulate;

@@ -16,6 +16,7 @@ pub mod iallocator;
 pub mod json;
 pub mod luxi;
 pub(crate) mod nodes;
+pub mod notes;
 pub mod opcodes;
 pub(crate) mod table;
 pub(crate) mod text;

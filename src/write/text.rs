@@ -15,6 +15,7 @@ use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::policy::{IPolicy, ISpec};
 use crate::model::Cluster;
+use crate::search::request::Final;
 
 /// What a data file holds.
 pub struct Contents<'a> {
@@ -196,5 +197,36 @@ pub fn serialize_lists(cluster: &Cluster, nodes: Vec<&Node>, instances: Vec<&Ins
         node_names: &names,
         cluster_tags: &cluster.cluster_tags,
         ipolicy: &cluster.ipolicy,
+    })
+}
+/// The data file text of hail's final lists. When hail's node list lacks
+/// a node that an instance uses (a group-local allocation on a cluster
+/// whose other groups hold instances), hail fails writing the file; this
+/// writes every node instead.
+pub fn final_lists(
+    fin: &Final,
+    names: &[String],
+    groups: &[Group],
+    cluster_tags: &[String],
+    ipolicy: &IPolicy,
+) -> String {
+    let listed = |k: i32| k == NO_NODE || fin.nodes.iter().any(|n| n.idx as i32 == k);
+    let complete = fin
+        .instances
+        .iter()
+        .all(|i| listed(i.p_node) && listed(i.s_node));
+    let nodes: Vec<&Node> = if complete {
+        fin.nodes.iter().collect()
+    } else {
+        fin.all_nodes.iter().collect()
+    };
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    serialize(&Contents {
+        groups,
+        nodes,
+        instances: fin.instances.iter().collect(),
+        node_names: &names,
+        cluster_tags,
+        ipolicy,
     })
 }

@@ -30,6 +30,7 @@ use crate::search::balance::{self, group, BalanceOptions};
 use crate::search::state::State;
 use crate::write::balance as texts;
 use crate::write::nodes::{print_nodes, PrintNodes};
+use crate::write::notes;
 use crate::write::text;
 use options::{Options, PROGRAM};
 
@@ -74,7 +75,7 @@ fn load(o: &Options, err: &mut dyn Write) -> Result<(Cluster, Vec<bool>), Stop> 
     let movable = select::movable_instances(&cluster, &o.select_instances, &o.exclude_instances)
         .map_err(|unknown| exit::load_failed(texts::unknown_instances(&unknown)))?;
     if o.verbose != 0 {
-        err.write_all(source::warnings_text(&warnings).as_bytes())?;
+        err.write_all(crate::write::notes::warnings(&warnings).as_bytes())?;
     }
     Ok((cluster, movable))
 }
@@ -120,7 +121,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let fields = o.print_nodes.as_ref().map(PrintNodes::fields);
     if let Some(fields) = &fields {
         let table = print_nodes(&check.nodes, fields, &cluster.tags, 0);
-        write!(err, "\nInitial cluster status:\n{table}\n")?;
+        err.write_all(notes::node_table("Initial cluster", &table).as_bytes())?;
     }
 
     // The group's state and scores.
@@ -192,7 +193,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     }
     if let Some(fields) = &fields {
         let table = print_nodes(&fin_nodes, fields, &cluster.tags, 0);
-        write!(err, "\nFinal cluster status:\n{table}\n")?;
+        err.write_all(notes::node_table("Final cluster", &table).as_bytes())?;
     }
     if o.verbose > 3 {
         let totals = texts::free_totals(ini_free, group::free_totals(&fin_nodes));

@@ -59,7 +59,7 @@ fn run(invocation: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Res
         &MergeOptions::default(),
         o.load.static_kvm_node_memory,
     )?;
-    err.write_all(source::warnings_text(&warnings).as_bytes())?;
+    err.write_all(crate::write::notes::warnings(&warnings).as_bytes())?;
     let only = match &o.group {
         None => None,
         Some(name) => match find_group(&cluster.groups, name) {

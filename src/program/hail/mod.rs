@@ -9,22 +9,17 @@
 
 pub mod options;
 
-use std::sync::Arc;
-
 pub use crate::search::request::RunError;
-use crate::search::request::{self, Final, Teardown};
+use crate::search::request::{self, Teardown};
 use options::Options;
 
 use crate::explain;
-use crate::model::group::Group;
-use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
-use crate::model::policy::IPolicy;
-use crate::model::{Cluster, Request, TagId};
 use crate::read::loader::{self, LoadError};
 use crate::read::merge::MergeOptions;
-use crate::read::{simulate, text};
+use crate::read::{rebase, simulate, text};
 use crate::write::nodes::{print_nodes, PrintNodes};
+use crate::write::notes;
 use crate::write::text as text_writer;
 
 /// Why no answer was produced.
@@ -161,27 +156,13 @@ struct Output {
 impl Output {
     /// hail's warning block (`maybeShowWarnings`).
     fn warnings(&mut self, warnings: &[String]) {
-        if warnings.is_empty() {
-            return;
-        }
-        self.stderr
-            .push_str("Warning: cluster has inconsistent data:\n");
-        for w in warnings {
-            self.stderr.push_str("  - ");
-            self.stderr.push_str(w);
-            self.stderr.push('\n');
-        }
-        self.stderr.push('\n');
+        self.stderr.push_str(&notes::warnings(warnings));
     }
 
     /// `maybePrintNodes`: an empty line, the heading, the table and an
     /// empty line.
     fn node_table(&mut self, heading: &str, table: &str) {
-        self.stderr.push('\n');
-        self.stderr.push_str(heading);
-        self.stderr.push_str(" status:\n");
-        self.stderr.push_str(table);
-        self.stderr.push('\n');
+        self.stderr.push_str(&notes::node_table(heading, table));
     }
 
     /// `maybeSaveData`: the file `PATH.EXT`, then the note.
@@ -192,9 +173,7 @@ impl Output {
             contents,
             stderr_at: self.stderr.len(),
         });
-        self.stderr.push_str(&format!(
-            "The cluster state {what} has been written to file '{path}'\n"
-        ));
+        self.stderr.push_str(&notes::saved(what, &path));
     }
 }
 
@@ -230,7 +209,7 @@ fn run_inner(
             .map_err(|m| Failure::Input(format!("cannot simulate the cluster: {m}")))?;
         mond(&mut cluster, out);
         index_base = 1;
-        let request = rebase(loaded.request, &loaded.cluster, &mut cluster);
+        let request = rebase::rebase(loaded.request, &loaded.cluster, &mut cluster);
         (cluster, request)
     } else if let Some(file) = data_file {
         let contents = file.contents.as_ref().map_err(|e| {
@@ -248,7 +227,7 @@ fn run_inner(
             .map_err(|e| Failure::Input(format!("cannot load the cluster data file: {e}")))?;
         mond(&mut cluster, out);
         out.warnings(&warnings);
-        let request = rebase(loaded.request, &loaded.cluster, &mut cluster);
+        let request = rebase::rebase(loaded.request, &loaded.cluster, &mut cluster);
         (cluster, request)
     } else {
         let mut cluster = loaded.cluster;
@@ -290,7 +269,8 @@ fn run_inner(
     if let (Some(path), Some(text)) = (&options.save, &initial) {
         out.save(path, "pre-ialloc", "before iallocator run", text.clone());
     }
-    check_indices(&request, &cluster).map_err(Failure::Run)?;
+    rebase::check_indices(&request, &cluster)
+        .map_err(|m| Failure::Run(RunError::Inconsistent(m)))?;
 
     let want_final = fields.is_some() || options.save.is_some();
     let names_and_tags = want_final.then(|| {
@@ -350,127 +330,11 @@ fn run_inner(
     if let (Some(path), Some(initial)) = (&options.save, initial) {
         let text = match (&fin, &names_and_tags) {
             (Some(fin), Some((names, _, groups, cluster_tags, ipolicy))) => {
-                serialize_final(fin, names, groups, cluster_tags, ipolicy)
+                text_writer::final_lists(fin, names, groups, cluster_tags, ipolicy)
             }
             _ => initial,
         };
         out.save(path, "post-ialloc", "after iallocator run", text);
     }
     Ok(answer.render())
-}
-
-/// The data file text of hail's final lists. When hail's node list lacks
-/// a node that an instance uses (a group-local allocation on a cluster
-/// whose other groups hold instances), hail fails writing the file; this
-/// writes every node instead.
-fn serialize_final(
-    fin: &Final,
-    names: &[String],
-    groups: &[Group],
-    cluster_tags: &[String],
-    ipolicy: &IPolicy,
-) -> String {
-    let listed = |k: i32| k == NO_NODE || fin.nodes.iter().any(|n| n.idx as i32 == k);
-    let complete = fin
-        .instances
-        .iter()
-        .all(|i| listed(i.p_node) && listed(i.s_node));
-    let nodes: Vec<&Node> = if complete {
-        fin.nodes.iter().collect()
-    } else {
-        fin.all_nodes.iter().collect()
-    };
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    text_writer::serialize(&text_writer::Contents {
-        groups,
-        nodes,
-        instances: fin.instances.iter().collect(),
-        node_names: &names,
-        cluster_tags,
-        ipolicy,
-    })
-}
-
-/// The request read from the iallocator input, for the cluster of a data
-/// file or simulation (hail keeps the request and replaces its cluster):
-/// instance, node and group indices stay as they were (hail's own
-/// quirk: they name whatever has that index in the new cluster); the tags
-/// of new instances, derived from the request's cluster tags, are
-/// re-interned in the new cluster.
-fn rebase(request: Request, from: &Cluster, to: &mut Cluster) -> Request {
-    let mut move_tags = |inst: &mut Instance| {
-        let mut moved = |ids: &[TagId]| -> Vec<TagId> {
-            ids.iter()
-                .map(|&t| to.tags.intern(from.tags.name(t)))
-                .collect()
-        };
-        let excl = moved(&inst.excl_tags);
-        let mut dsrd = moved(&inst.dsrd_loc_tags);
-        dsrd.sort_unstable();
-        inst.excl_tags = Arc::from(excl);
-        inst.dsrd_loc_tags = Arc::from(dsrd);
-    };
-    match request {
-        Request::Allocate {
-            mut instance,
-            required_nodes,
-            group_name,
-            restrict_to_nodes,
-        } => {
-            move_tags(&mut instance);
-            Request::Allocate {
-                instance,
-                required_nodes,
-                group_name,
-                restrict_to_nodes,
-            }
-        }
-        Request::MultiAllocate {
-            mut instances,
-            group_name,
-        } => {
-            for (inst, _) in instances.iter_mut() {
-                move_tags(inst);
-            }
-            Request::MultiAllocate {
-                instances,
-                group_name,
-            }
-        }
-        other => other,
-    }
-}
-
-/// hail fails a lookup when the request's instance or group indices are
-/// not in the cluster (a data file or simulation smaller than the
-/// request's cluster).
-fn check_indices(request: &Request, cluster: &Cluster) -> Result<(), RunError> {
-    let instance = |k: usize| {
-        if k < cluster.instances.len() {
-            Ok(())
-        } else {
-            Err(RunError::Inconsistent(format!(
-                "the request's instance index {k} is not in the cluster's instance list"
-            )))
-        }
-    };
-    match request {
-        Request::Relocate { instance: k, .. } | Request::AllocateSecondary { instance: k } => {
-            instance(*k)
-        }
-        Request::NodeEvacuate { instances, .. } => instances.iter().try_for_each(|&k| instance(k)),
-        Request::ChangeGroup {
-            instances,
-            target_groups,
-        } => {
-            instances.iter().try_for_each(|&k| instance(k))?;
-            match target_groups.iter().find(|&&g| g >= cluster.groups.len()) {
-                Some(g) => Err(RunError::Inconsistent(format!(
-                    "the request's group index {g} is not in the cluster's group list"
-                ))),
-                None => Ok(()),
-            }
-        }
-        Request::Allocate { .. } | Request::MultiAllocate { .. } => Ok(()),
-    }
 }

@@ -38,7 +38,7 @@ fn load(o: &Options, err: &mut dyn Write) -> Result<Cluster, Stop> {
         o.load.static_kvm_node_memory,
     )?;
     // hsqueeze has no -q: the warnings always show.
-    err.write_all(source::warnings_text(&warnings).as_bytes())?;
+    err.write_all(crate::write::notes::warnings(&warnings).as_bytes())?;
     Ok(cluster)
 }
 
