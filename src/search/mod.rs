@@ -1,10 +1,14 @@
 //! Searching: where instances go.
 //!
 //! * Owns: the mutable what-if cluster ([`state`]), instance moves
-//!   ([`moves`]), allocation on one node or a pair ([`allocate`]), the
-//!   lost-allocations search of exclusive-storage clusters ([`dedicated`]),
-//!   the global N+1 capacity check ([`globaln1`]), evacuation, relocation
-//!   and group change with their jobs ([`evacuate`]), the allocation
+//!   ([`moves`]), allocation on one node or a pair ([`allocate`], a
+//!   folder: the single-node search in `single.rs`, the pair search in
+//!   `pairs.rs`, `row.rs` and `bounded.rs`, group ranking and the
+//!   multi-group search in `groups.rs`, allocate-secondary in
+//!   `secondary.rs`), the lost-allocations search of exclusive-storage
+//!   clusters ([`dedicated`]), the global N+1 capacity check
+//!   ([`globaln1`]), evacuation, relocation and group change with their
+//!   jobs ([`evacuate`]), the allocation
 //!   solutions with their failure tallies ([`solution`]), GHC's sort for
 //!   hail's exact order ([`ghc_sort`]), and the balancing engine of hbal
 //!   and the planners built on it ([`balance`]).
