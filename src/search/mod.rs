@@ -1,13 +1,19 @@
 //! Searching: where instances go.
 //!
 //! * Owns: the mutable what-if cluster ([`state`]), instance moves
-//!   ([`moves`]), allocation on one node or a pair ([`allocate`]), the
-//!   lost-allocations search of exclusive-storage clusters ([`dedicated`]),
-//!   the global N+1 capacity check ([`globaln1`]), evacuation, relocation
-//!   and group change with their jobs ([`evacuate`]), the allocation
-//!   solutions with their failure tallies ([`solution`]), GHC's sort for
-//!   hail's exact order ([`ghc_sort`]), and the balancing engine of hbal
-//!   and the planners built on it ([`balance`]).
+//!   ([`moves`]), allocation on one node or a pair ([`allocate`], a
+//!   folder: the single-node search in `single.rs`, the pair search in
+//!   `pairs.rs`, `row.rs` and `bounded.rs`, group ranking and the
+//!   multi-group search in `groups.rs`, allocate-secondary in
+//!   `secondary.rs`), the lost-allocations search of exclusive-storage
+//!   clusters ([`dedicated`]), the global N+1 capacity check
+//!   ([`globaln1`]), evacuation, relocation and group change with their
+//!   jobs ([`evacuate`], a folder: one-node moves in `one_node.rs`, a drbd
+//!   instance's new pair in `drbd_all.rs`, node evacuation and group
+//!   change in `node_evac.rs`, relocation in `relocation.rs`), the
+//!   allocation solutions with their failure tallies ([`solution`]), GHC's
+//!   sort for hail's exact order ([`ghc_sort`]), and the balancing engine
+//!   of hbal and the planners built on it ([`balance`]).
 //! * May use: the model, scoring, and the writing helpers (Haskell
 //!   formatting of the texts hail builds during its search, answer JSON).
 //! * Must never: read input or parse options; print; decide anything from a
