@@ -5,8 +5,9 @@
 //!   info text and evacuation jobs ([`iallocator`]); Ganeti's opcodes
 //!   ([`opcodes`]) and Luxi requests ([`luxi`]); cluster data files
 //!   ([`text`]); text tables and the node table of `-p` ([`table`],
-//!   [`nodes`]); hbal's texts: steps, moves, commands, job sets
-//!   ([`balance`]).
+//!   [`nodes`]); htools' stderr notes ([`notes`]); hbal's texts: steps,
+//!   moves, commands, job sets, reports ([`balance`]); hsqueeze's
+//!   ([`squeeze`]).
 //! * May use: the model (the records and the response it writes) and the
 //!   Haskell renderings of [`crate::haskell`].
 //! * Must never: read input, score or search; decide anything.
@@ -18,5 +19,6 @@ pub mod luxi;
 pub(crate) mod nodes;
 pub mod notes;
 pub mod opcodes;
+pub mod squeeze;
 pub(crate) mod table;
 pub(crate) mod text;

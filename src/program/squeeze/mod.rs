@@ -20,6 +20,7 @@ use crate::program::source;
 use crate::read::merge::MergeOptions;
 use crate::search::squeeze::{offline_candidates, online_candidates, Decision, Squeeze, Trial};
 use crate::write::opcodes::{self, meta_opcode};
+use crate::write::squeeze as texts;
 use crate::write::text;
 use options::{Options, PROGRAM};
 
@@ -108,7 +109,7 @@ fn exec_sets(
         sets.push(jobs::JobSet {
             description: format!("Tagging node {n} with standby"),
             jobs: vec![vec![meta_opcode(
-                &opcodes::node_tags_opcode(n, &[STANDBY_TAG]),
+                &opcodes::node_tags_opcode(n, &[texts::STANDBY_TAG]),
                 &a,
             )]],
         });
@@ -117,19 +118,8 @@ fn exec_sets(
     sets
 }
 
-/// The tag hsqueeze puts on the nodes it powers off (`standbyAuto`).
-const STANDBY_TAG: &str = "htools:standby:auto";
-
 /// This program's version, in the jobs' comments.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// The `gnt-node` lines for `nodes`, each `  gnt-node <what> <alias>...`.
-fn node_commands(nodes: &[usize], names: &Names, line: impl Fn(&str) -> String) -> String {
-    nodes
-        .iter()
-        .map(|&k| line(alias_of(names, k as i32)))
-        .collect()
-}
 
 /// The cluster after a trial, as a data file.
 fn trial_data(cluster: &Cluster, trial: &Trial) -> String {
@@ -186,16 +176,12 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             .collect()
     };
     if o.verbose > 1 {
-        let off = full_names(&offline_candidates(&cluster)).join(",");
-        let on = full_names(&online_candidates(&cluster)).join(",");
-        writeln!(out, "Offline candidates: {off}")?;
-        writeln!(out, "Online candidates: {on}")?;
+        let off = full_names(&offline_candidates(&cluster));
+        let on = full_names(&online_candidates(&cluster));
+        out.write_all(texts::candidates(&off, &on).as_bytes())?;
     }
-    let heading = |out: &mut dyn Write, text: &str| -> Result<(), Stop> {
-        if !o.no_headers {
-            writeln!(out, "'{text}'")?;
-        }
-        Ok(())
+    let aliases = |keys: &[usize]| -> Vec<&str> {
+        keys.iter().map(|&k| alias_of(&names, k as i32)).collect()
     };
     let planner = Squeeze::new(&cluster);
     let (decision, why) = planner.decide(o.minimal_resources, o.target_resources);
@@ -216,22 +202,17 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             enough,
             trial,
         } => {
-            heading(out, "Nodes to online")?;
-            for name in full_names(&nodes) {
-                writeln!(out, "{name}")?;
-            }
+            let heading = texts::decision("Nodes to online", &full_names(&nodes), o.no_headers);
+            out.write_all(heading.as_bytes())?;
             if o.verbose > 1 && !enough {
-                writeln!(out, "Onlining all nodes will not yield enough capacity")?;
+                out.write_all(texts::NOT_ENOUGH.as_bytes())?;
             }
             let moves = move_jobs(&cluster, &trial, &names);
-            let mut cmds = String::from("echo Power Commands\n");
-            cmds.push_str(&node_commands(&nodes, &names, |a| {
-                format!("  gnt-node power -f on {a}\n")
-            }));
-            cmds.push_str(&commands_text(&split_jobs(&moves)));
+            let cmds =
+                texts::online_commands(&aliases(&nodes), &commands_text(&split_jobs(&moves)));
             save_commands(o, out, &cmds)?;
             if o.exec {
-                let comment = format!("expanding by {} nodes ({PROGRAM} {VERSION})", nodes.len());
+                let comment = texts::jobs_comment(true, nodes.len(), PROGRAM, VERSION);
                 let sets = exec_sets(&cluster, &moves, &nodes, true, &comment);
                 jobs::exec(PROGRAM, o.luxi.as_deref(), &sets, out)?;
             }
@@ -240,30 +221,21 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             })?;
         }
         Decision::NoAction => {
-            heading(out, "No action")?;
-            save_commands(o, out, "echo Nothing to do")?;
+            out.write_all(texts::decision("No action", &[], o.no_headers).as_bytes())?;
+            save_commands(o, out, texts::NOTHING_TO_DO)?;
             save_final(o, out, err, "after hsqueeze doing nothing", || {
                 text::serialize_cluster(&cluster)
             })?;
         }
         Decision::Offline { nodes, trial } => {
-            heading(out, "Nodes to offline")?;
-            for name in full_names(&nodes) {
-                writeln!(out, "{name}")?;
-            }
+            let heading = texts::decision("Nodes to offline", &full_names(&nodes), o.no_headers);
+            out.write_all(heading.as_bytes())?;
             let moves = move_jobs(&cluster, &trial, &names);
-            let mut cmds = commands_text(&split_jobs(&moves));
-            cmds.push_str("\necho Tagging Commands\n");
-            cmds.push_str(&node_commands(&nodes, &names, |a| {
-                format!("  gnt-node add-tags {a} {STANDBY_TAG}\n")
-            }));
-            cmds.push_str("\necho Power Commands\n");
-            cmds.push_str(&node_commands(&nodes, &names, |a| {
-                format!("  gnt-node power -f off {a}\n")
-            }));
+            let cmds =
+                texts::offline_commands(&aliases(&nodes), &commands_text(&split_jobs(&moves)));
             save_commands(o, out, &cmds)?;
             if o.exec {
-                let comment = format!("condensing by {} nodes ({PROGRAM} {VERSION})", nodes.len());
+                let comment = texts::jobs_comment(false, nodes.len(), PROGRAM, VERSION);
                 let sets = exec_sets(&cluster, &moves, &nodes, false, &comment);
                 jobs::exec(PROGRAM, o.luxi.as_deref(), &sets, out)?;
             }

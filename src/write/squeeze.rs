@@ -1,0 +1,89 @@
+//! hsqueeze's texts (`Program/Hsqueeze.hs`): the candidate lines, the
+//! decision's heading and node list, and the commands of a plan (the
+//! moves' job sets, then the tag and power commands of the nodes).
+
+/// The tag hsqueeze puts on the nodes it powers off (`standbyAuto`).
+pub const STANDBY_TAG: &str = "htools:standby:auto";
+
+/// The candidates of `-v -v`: the nodes that could be powered off and
+/// the standby nodes that could be powered on, by full name.
+pub fn candidates(off: &[&str], on: &[&str]) -> String {
+    format!(
+        "Offline candidates: {}\nOnline candidates: {}\n",
+        off.join(","),
+        on.join(",")
+    )
+}
+
+/// The decision's heading (quoted, unless `--no-headers`) and its nodes
+/// by full name, one a line.
+pub fn decision(heading: &str, nodes: &[&str], no_headers: bool) -> String {
+    let mut text = if no_headers {
+        String::new()
+    } else {
+        format!("'{heading}'\n")
+    };
+    for n in nodes {
+        text.push_str(n);
+        text.push('\n');
+    }
+    text
+}
+
+/// The note that even every standby node is not enough (`-v -v`).
+pub const NOT_ENOUGH: &str = "Onlining all nodes will not yield enough capacity\n";
+
+/// The commands of powering on the nodes `aliases`, then the moves'
+/// commands (`moves`, as `write::balance::format_commands` writes them).
+pub fn online_commands(aliases: &[&str], moves: &str) -> String {
+    let mut cmds = String::from("echo Power Commands\n");
+    for a in aliases {
+        cmds.push_str(&format!("  gnt-node power -f on {a}\n"));
+    }
+    cmds.push_str(moves);
+    cmds
+}
+
+/// The moves' commands (`moves`), then tagging the nodes `aliases`
+/// standby and powering them off.
+pub fn offline_commands(aliases: &[&str], moves: &str) -> String {
+    let mut cmds = String::from(moves);
+    cmds.push_str("\necho Tagging Commands\n");
+    for a in aliases {
+        cmds.push_str(&format!("  gnt-node add-tags {a} {STANDBY_TAG}\n"));
+    }
+    cmds.push_str("\necho Power Commands\n");
+    for a in aliases {
+        cmds.push_str(&format!("  gnt-node power -f off {a}\n"));
+    }
+    cmds
+}
+
+/// The commands when nothing is to be done.
+pub const NOTHING_TO_DO: &str = "echo Nothing to do";
+
+/// The comment of the jobs `-X` submits: expanding (`on`) or condensing
+/// by `count` nodes.
+pub fn jobs_comment(on: bool, count: usize, program: &str, version: &str) -> String {
+    let what = if on { "expanding" } else { "condensing" };
+    format!("{what} by {count} nodes ({program} {version})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_as_hsqueeze_prints_them() {
+        assert_eq!(
+            offline_commands(&["n2"], ""),
+            "\necho Tagging Commands\n  gnt-node add-tags n2 htools:standby:auto\n\necho Power Commands\n  gnt-node power -f off n2\n"
+        );
+        assert_eq!(
+            online_commands(&["n3"], ""),
+            "echo Power Commands\n  gnt-node power -f on n3\n"
+        );
+        assert_eq!(decision("No action", &[], false), "'No action'\n");
+        assert_eq!(decision("Nodes to offline", &["a"], true), "a\n");
+    }
+}
