@@ -40,6 +40,25 @@ impl Recorder {
     }
 }
 
+impl Recorder {
+    /// Adds the placement `explain` builds with this recorder's context.
+    fn place(
+        &mut self,
+        groups: &[Group],
+        opts: &AllocOptions,
+        explain: impl FnOnce(&allocate::Context<'_>) -> Result<allocate::Placement, Crash>,
+    ) -> Result<(), Crash> {
+        let ctx = allocate::Context {
+            groups,
+            tags: &self.tags,
+            opts,
+        };
+        let part = explain(&ctx)?;
+        self.placements.push(part);
+        Ok(())
+    }
+}
+
 impl Observer for Recorder {
     fn dedicated_request(&mut self) {
         self.notes.push(
@@ -59,14 +78,9 @@ impl Observer for Recorder {
         count: i64,
         search: &GroupSearch,
     ) -> Result<(), Crash> {
-        let ctx = allocate::Context {
-            groups,
-            tags: &self.tags,
-            opts,
-        };
-        let part = allocate::from_search(&ctx, state, inst, count, search)?;
-        self.placements.push(part);
-        Ok(())
+        self.place(groups, opts, |ctx| {
+            allocate::from_search(ctx, state, inst, count, search)
+        })
     }
 
     fn group_alloc(
@@ -79,14 +93,9 @@ impl Observer for Recorder {
         count: i64,
         result: &Result<AllocSolution<f64>, SearchError>,
     ) -> Result<(), Crash> {
-        let ctx = allocate::Context {
-            groups,
-            tags: &self.tags,
-            opts,
-        };
-        let part = allocate::from_group(&ctx, gstate, group, inst, count, result)?;
-        self.placements.push(part);
-        Ok(())
+        self.place(groups, opts, |ctx| {
+            allocate::from_group(ctx, gstate, group, inst, count, result)
+        })
     }
 
     /// Explains a dedicated allocation of `inst`: each group's dedicated
@@ -107,14 +116,9 @@ impl Observer for Recorder {
         {
             return Err(c.clone());
         }
-        let ctx = allocate::Context {
-            groups,
-            tags: &self.tags,
-            opts,
-        };
-        let part = allocate::from_dedicated(&ctx, state, inst, count, results)?;
-        self.placements.push(part);
-        Ok(())
+        self.place(groups, opts, |ctx| {
+            allocate::from_dedicated(ctx, state, inst, count, results)
+        })
     }
 
     /// Explains an allocate-secondary search: the instance as the search
@@ -135,14 +139,9 @@ impl Observer for Recorder {
             online_secondary_only: true,
             ..opts.clone()
         };
-        let ctx = allocate::Context {
-            groups,
-            tags: &self.tags,
-            opts: &opts,
-        };
-        let part = allocate::from_group(&ctx, state, Some(group), &drbd, 2, &Ok(sol.clone()))?;
-        self.placements.push(part);
-        Ok(())
+        self.place(groups, &opts, |ctx| {
+            allocate::from_group(ctx, state, Some(group), &drbd, 2, &Ok(sol.clone()))
+        })
     }
 
     fn moves(&mut self, state: &State, notes: &[MoveNote]) {

@@ -104,7 +104,11 @@ pub fn read_cluster(
 fn read_luxi(socket: &str) -> Result<live::Live, String> {
     let mut client =
         luxi::Client::connect(socket, luxi::DEFAULT_TIMEOUT).map_err(|e| e.to_string())?;
-    let queries = crate::write::luxi::cluster_queries();
+    let queries = crate::write::luxi::cluster_queries(&crate::write::luxi::QueryFields {
+        node: &live::luxi::NODE_FIELDS,
+        instance: &live::luxi::INSTANCE_FIELDS,
+        group: &live::luxi::GROUP_FIELDS,
+    });
     let mut replies = Vec::with_capacity(queries.len());
     for (name, method, args) in &queries {
         replies.push(

@@ -21,70 +21,22 @@ fn query(what: &str, fields: &[&str]) -> Json {
     Json::Arr(vec![s(what), strs(fields), Json::Null])
 }
 
+/// The fields of hbal's three queries, in its order.
+pub struct QueryFields<'a> {
+    pub node: &'a [&'a str],
+    pub instance: &'a [&'a str],
+    pub group: &'a [&'a str],
+}
+
 /// hbal 3.0.2's four Luxi requests, in the order it sends them: the
 /// query's name (for messages), the method and the arguments, exactly as
 /// hbal writes them.
-pub fn cluster_queries() -> [(&'static str, &'static str, Json); 4] {
+pub fn cluster_queries(fields: &QueryFields<'_>) -> [(&'static str, &'static str, Json); 4] {
     [
-        (
-            "node",
-            "Query",
-            query(
-                "node",
-                &[
-                    "name",
-                    "mtotal",
-                    "mnode",
-                    "mfree",
-                    "dtotal",
-                    "dfree",
-                    "ctotal",
-                    "cnos",
-                    "offline",
-                    "drained",
-                    "vm_capable",
-                    "ndp/spindle_count",
-                    "group.uuid",
-                    "tags",
-                    "ndp/exclusive_storage",
-                    "sptotal",
-                    "spfree",
-                    "ndp/cpu_speed",
-                ],
-            ),
-        ),
-        (
-            "instance",
-            "Query",
-            query(
-                "instance",
-                &[
-                    "name",
-                    "disk_usage",
-                    "be/memory",
-                    "be/vcpus",
-                    "status",
-                    "pnode",
-                    "snodes",
-                    "tags",
-                    "be/auto_balance",
-                    "disk_template",
-                    "be/spindle_use",
-                    "disk.sizes",
-                    "disk.spindles",
-                    "forthcoming",
-                ],
-            ),
-        ),
+        ("node", "Query", query("node", fields.node)),
+        ("instance", "Query", query("instance", fields.instance)),
         ("cluster info", "QueryClusterInfo", Json::Arr(Vec::new())),
-        (
-            "group",
-            "Query",
-            query(
-                "group",
-                &["uuid", "name", "alloc_policy", "ipolicy", "tags"],
-            ),
-        ),
+        ("group", "Query", query("group", fields.group)),
     ]
 }
 
@@ -111,7 +63,45 @@ mod tests {
     /// cluster's Luxi socket).
     #[test]
     fn requests_as_hbal_sends_them() {
-        let [node, instance, info, group] = cluster_queries();
+        let [node, instance, info, group] = cluster_queries(&QueryFields {
+            node: &[
+                "name",
+                "mtotal",
+                "mnode",
+                "mfree",
+                "dtotal",
+                "dfree",
+                "ctotal",
+                "cnos",
+                "offline",
+                "drained",
+                "vm_capable",
+                "ndp/spindle_count",
+                "group.uuid",
+                "tags",
+                "ndp/exclusive_storage",
+                "sptotal",
+                "spfree",
+                "ndp/cpu_speed",
+            ],
+            instance: &[
+                "name",
+                "disk_usage",
+                "be/memory",
+                "be/vcpus",
+                "status",
+                "pnode",
+                "snodes",
+                "tags",
+                "be/auto_balance",
+                "disk_template",
+                "be/spindle_use",
+                "disk.sizes",
+                "disk.spindles",
+                "forthcoming",
+            ],
+            group: &["uuid", "name", "alloc_policy", "ipolicy", "tags"],
+        });
         assert_eq!(
             request(node.1, &node.2),
             r#"{"method":"Query","args":["node",["name","mtotal","mnode","mfree","dtotal","dfree","ctotal","cnos","offline","drained","vm_capable","ndp/spindle_count","group.uuid","tags","ndp/exclusive_storage","sptotal","spfree","ndp/cpu_speed"],null]}"#

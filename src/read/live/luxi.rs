@@ -253,7 +253,9 @@ impl<'d> Row<'d, '_> {
     }
 }
 
-const NODE_FIELDS: [&str; 18] = [
+/// The fields of hbal's node query, in its order (the requests are
+/// `write::luxi`'s, which a program gives these lists).
+pub const NODE_FIELDS: [&str; 18] = [
     "name",
     "mtotal",
     "mnode",
@@ -274,7 +276,8 @@ const NODE_FIELDS: [&str; 18] = [
     "ndp/cpu_speed",
 ];
 
-const INSTANCE_FIELDS: [&str; 14] = [
+/// The fields of hbal's instance query, in its order.
+pub const INSTANCE_FIELDS: [&str; 14] = [
     "name",
     "disk_usage",
     "be/memory",
@@ -291,7 +294,8 @@ const INSTANCE_FIELDS: [&str; 14] = [
     "forthcoming",
 ];
 
-const GROUP_FIELDS: [&str; 5] = ["uuid", "name", "alloc_policy", "ipolicy", "tags"];
+/// The fields of hbal's node group query, in its order.
+pub const GROUP_FIELDS: [&str; 5] = ["uuid", "name", "alloc_policy", "ipolicy", "tags"];
 
 /// The source named in messages for query `name`.
 fn source_of(name: &str) -> String {
