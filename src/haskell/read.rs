@@ -280,6 +280,33 @@ fn is_haskell_space(c: char) -> bool {
     )
 }
 
+/// A size in MiB (`parseUnit`): an integer, optional spaces, an optional
+/// unit; the result is truncated toward zero.
+pub fn parse_unit(text: &str) -> Result<i64, String> {
+    let (v, suffix) = reads_int(text).ok_or_else(|| format!("Can't parse string '{text}'"))?;
+    let unit = suffix.trim_start_matches(' ');
+    let upper = unit.to_uppercase();
+    // (numerator, denominator) of the scale to MiB.
+    let (num, den): (i128, i128) = if unit.is_empty() || unit == "m" || upper == "MIB" {
+        (1, 1)
+    } else if unit == "g" || upper == "GIB" {
+        (1024, 1)
+    } else if unit == "t" || upper == "TIB" {
+        (1024 * 1024, 1)
+    } else if unit == "M" || upper == "MB" {
+        (1_000_000, 1 << 20)
+    } else if unit == "G" || upper == "GB" {
+        (1_000_000_000, 1 << 20)
+    } else if unit == "T" || upper == "TB" {
+        (1_000_000_000_000, 1 << 20)
+    } else {
+        return Err(format!("Unknown unit '{unit}'"));
+    };
+    // Exact rational arithmetic, truncated toward zero, then wrapped to
+    // an `Int` as `fromInteger` does.
+    Ok((i128::from(v) * num / den) as i64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -466,6 +466,38 @@ impl Node {
         unallocated_mem(self.t_mem, self.n_mem, self.i_mem, self.x_mem)
     }
 
+    /// Available memory (`availMem`): unallocated memory less what the
+    /// node keeps for its secondaries' failovers, at least 0.
+    pub fn avail_mem(&self) -> i64 {
+        self.unallocated_mem().wrapping_sub(self.r_mem).max(0)
+    }
+
+    /// Available disk (`availDisk`): free disk above the reserve, at
+    /// least 0.
+    pub fn avail_disk(&self) -> i64 {
+        if self.f_dsk < self.lo_dsk {
+            0
+        } else {
+            self.f_dsk - self.lo_dsk
+        }
+    }
+
+    /// The most virtual CPUs the node may hold (`hiCpu`: the policy's
+    /// ratio times the physical CPUs, rounded down).
+    pub fn hi_cpu(&self) -> i64 {
+        (self.vcpu_ratio * self.t_cpu).floor() as i64
+    }
+
+    /// Available virtual CPUs (`availCpu`), at least 0.
+    pub fn avail_cpu(&self) -> i64 {
+        let hi = self.hi_cpu();
+        if hi >= self.u_cpu {
+            hi - self.u_cpu
+        } else {
+            0
+        }
+    }
+
     /// Recorded free memory (`recordedFreeMem`).
     pub fn recorded_free_mem(&self) -> i64 {
         truncate(self.t_mem)

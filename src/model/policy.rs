@@ -18,6 +18,29 @@ pub struct ISpec {
     pub spindle_use: i64,
 }
 
+/// A resource spec (`Types.RSpec`): what one instance of a capacity
+/// calculation takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RSpec {
+    pub cpu: i64,
+    pub mem: i64,
+    pub dsk: i64,
+    pub spn: i64,
+}
+
+impl RSpec {
+    /// `rspecFromISpec`: an instance policy spec's CPUs, memory, disk size
+    /// and spindle use.
+    pub fn from_ispec(s: &ISpec) -> RSpec {
+        RSpec {
+            cpu: s.cpu_count,
+            mem: s.memory_size,
+            dsk: s.disk_size,
+            spn: s.spindle_use,
+        }
+    }
+}
+
 /// One `{min, max}` pair of an instance policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MinMaxISpecs {

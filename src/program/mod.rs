@@ -30,4 +30,5 @@ pub mod mond;
 pub mod plan;
 pub mod rapi;
 pub mod source;
+pub mod space;
 pub mod squeeze;

@@ -8,9 +8,9 @@ use crate::program::exit::{load_failed, open_error, stop, Stop};
 use crate::program::{luxi, rapi};
 use crate::read::json::parse_document;
 use crate::read::live;
-use crate::read::loader::LoadOptions;
+use crate::read::loader::{LoadOptions, N1Rule};
 use crate::read::merge::MergeOptions;
-use crate::read::text;
+use crate::read::{simulate, text};
 
 /// Where a planner reads its cluster (hbal's backends; at most one of
 /// `-m`, `-L` and `-t`).
@@ -25,6 +25,8 @@ pub struct Sources<'a> {
     /// `-m ADDRESS`: RAPI (`file://DIR` or the master's address); an empty
     /// address is none, as in hbal.
     pub master: Option<&'a str>,
+    /// `--simulate SPEC...` (hspace): an empty simulated cluster.
+    pub simulate: &'a [String],
 }
 
 impl<'a> Sources<'a> {
@@ -36,13 +38,15 @@ impl<'a> Sources<'a> {
             ialloc_src: o.ialloc_src.as_deref(),
             luxi: o.luxi.as_deref(),
             master,
+            simulate: &[],
         }
     }
 }
 
 /// Reads the cluster of a planner (`loadExternalData`): from RAPI, else
 /// Luxi, else the data file, else the cluster of the iallocator request
-/// (as `hail -S` saves it, read once); with the loader's warnings. On a
+/// (as `hail -S` saves it, read once); hspace also simulates a cluster
+/// after Luxi; with the loader's warnings. On a
 /// live KVM cluster a positive `static_kvm_node_memory` is every node's
 /// reserved memory (data files and requests carry no hypervisor).
 pub fn read_cluster(
@@ -81,6 +85,10 @@ pub fn read_cluster(
     if let Some(socket) = sources.luxi {
         let live = read_luxi(socket).map_err(load_failed)?;
         return Ok(live::load(live, merge, static_kvm_node_memory));
+    }
+    if !sources.simulate.is_empty() {
+        let cluster = simulate::load(sources.simulate, N1Rule::default()).map_err(load_failed)?;
+        return Ok((cluster, Vec::new()));
     }
     match (sources.text_data, sources.ialloc_src) {
         (Some(path), _) => {

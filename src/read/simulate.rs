@@ -10,7 +10,7 @@
 //! their `MiB`-style spellings are binary; `M`, `G`, `T`, `MB`, `GB`, `TB`
 //! are decimal), MiB without one.
 
-use crate::haskell::read::{read_bool, read_int, reads_int, split_on};
+use crate::haskell::read::{parse_unit, read_bool, read_int, split_on};
 use crate::model::group::Group;
 use crate::model::node::{Node, NodeInfo, Resources};
 use crate::model::policy::IPolicy;
@@ -140,33 +140,6 @@ fn parse_spec(spec: &str) -> Result<Spec, String> {
         spindles,
         exclusive_storage,
     })
-}
-
-/// A size in MiB (`parseUnit`): an integer, optional spaces, an optional
-/// unit; the result is truncated toward zero.
-fn parse_unit(text: &str) -> Result<i64, String> {
-    let (v, suffix) = reads_int(text).ok_or_else(|| format!("Can't parse string '{text}'"))?;
-    let unit = suffix.trim_start_matches(' ');
-    let upper = unit.to_uppercase();
-    // (numerator, denominator) of the scale to MiB.
-    let (num, den): (i128, i128) = if unit.is_empty() || unit == "m" || upper == "MIB" {
-        (1, 1)
-    } else if unit == "g" || upper == "GIB" {
-        (1024, 1)
-    } else if unit == "t" || upper == "TIB" {
-        (1024 * 1024, 1)
-    } else if unit == "M" || upper == "MB" {
-        (1_000_000, 1 << 20)
-    } else if unit == "G" || upper == "GB" {
-        (1_000_000_000, 1 << 20)
-    } else if unit == "T" || upper == "TB" {
-        (1_000_000_000_000, 1 << 20)
-    } else {
-        return Err(format!("Unknown unit '{unit}'"));
-    };
-    // Exact rational arithmetic, truncated toward zero, then wrapped to
-    // an `Int` as `fromInteger` does.
-    Ok((i128::from(v) * num / den) as i64)
 }
 
 #[cfg(test)]

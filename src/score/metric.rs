@@ -558,6 +558,20 @@ impl ClusterStats {
 /// The lowest score the nodes could reach (`optimalCVScore`): what the
 /// failover reservations of drbd instances cost a perfectly balanced
 /// cluster once one node is gone; 0 for fewer than two nodes.
+/// The components' names, values and weights, for the score tables of
+/// `-v -v -v` (none without values: no node online).
+pub fn components(values: Option<[f64; N_COMPONENTS]>) -> Vec<(&'static str, f64, f64)> {
+    values
+        .map(|v| {
+            COMPONENTS
+                .iter()
+                .zip(v)
+                .map(|(c, x)| (c.name, x, c.weight))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 pub fn optimal_score(nodes: &[&crate::model::node::Node]) -> f64 {
     if nodes.len() < 2 {
         return 0.0;

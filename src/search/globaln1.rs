@@ -59,6 +59,38 @@ struct Verdict {
     deps: SmallVec<[usize; 8]>,
 }
 
+/// Which nodes the check looks at (`redundant`'s filters): all of them
+/// for hail; hspace leaves out the groups it ignores
+/// (`algCapacityIgnoreGroups`) and, accepting existing failures, the
+/// offline nodes (`algAcceptExisting`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct N1Scope {
+    /// Groups left out.
+    pub ignore_groups: Vec<usize>,
+    /// Offline nodes left out.
+    pub skip_offline: bool,
+}
+
+impl N1Scope {
+    /// Whether node `n` is looked at.
+    pub fn covers(&self, n: &Node) -> bool {
+        !(self.ignore_groups.contains(&n.group) || self.skip_offline && n.offline)
+    }
+}
+
+/// `redundant`: whether every node `scope` covers could be evacuated,
+/// evaluated in full in key order (the first refusal decides); leaves the
+/// state unchanged.
+pub fn redundant(state: &mut State, scope: &N1Scope) -> Result<bool, Crash> {
+    let keys: Vec<usize> = state.node_keys().collect();
+    for k in keys {
+        if scope.covers(state.node_at(k)) && !can_evacuate_node(state, k)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// Per-search verdicts of the nodes of a state.
 pub struct N1Cache {
     verdicts: Vec<Option<Verdict>>,
@@ -71,15 +103,18 @@ pub struct N1Cache {
 }
 
 impl N1Cache {
-    /// Evaluates every node of the state (which must be the search's base
-    /// state, before any placement).
-    pub fn new(state: &mut State) -> Result<N1Cache, Crash> {
+    /// Evaluates every node of the state that `scope` covers (the state
+    /// must be the search's base state, before any placement).
+    pub fn new(state: &mut State, scope: &N1Scope) -> Result<N1Cache, Crash> {
         let slots = state.node_slots();
         let mut verdicts: Vec<Option<Verdict>> = vec![None; slots];
         let mut dependents: Vec<SmallVec<[usize; 4]>> = vec![SmallVec::new(); slots];
         let mut volatile = Vec::new();
         let mut refusing = Vec::new();
-        let keys: Vec<usize> = state.node_keys().collect();
+        let keys: Vec<usize> = state
+            .node_keys()
+            .filter(|&k| scope.covers(state.node_at(k)))
+            .collect();
         for k in keys {
             let cp = state.checkpoint();
             let v = evaluate(state, k, false);

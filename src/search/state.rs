@@ -92,7 +92,6 @@ fn group_keys(nodes: &[Option<Node>], n_groups: usize) -> Vec<Vec<usize>> {
 pub type Subst<'a> = (usize, &'a Node);
 
 impl State {
-    #[cfg(test)]
     /// A copy of the whole cluster (the cluster stays as loaded).
     pub fn new(cluster: &crate::model::Cluster) -> State {
         State::from_lists(

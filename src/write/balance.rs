@@ -232,17 +232,6 @@ pub fn wrong_offline(names: &[String]) -> String {
     )
 }
 
-/// What all names drop for their alias (the common suffix).
-fn common_suffix(cluster: &Cluster) -> &str {
-    if let Some(n) = cluster.nodes.first() {
-        &n.info.name[n.info.alias_len.min(n.info.name.len())..]
-    } else if let Some(i) = cluster.instances.first() {
-        &i.name[i.alias_len.min(i.name.len())..]
-    } else {
-        ""
-    }
-}
-
 /// The cluster's size, and above verbosity 1 the suffix names lose.
 pub fn loaded(cluster: &Cluster, verbose: i64) -> String {
     let mut text = format!(
@@ -250,11 +239,8 @@ pub fn loaded(cluster: &Cluster, verbose: i64) -> String {
         cluster.nodes.len(),
         cluster.instances.len()
     );
-    let suffix = common_suffix(cluster);
-    if !suffix.is_empty() && verbose > 1 {
-        text.push_str(&format!(
-            "Note: Stripping common suffix of '{suffix}' from names\n"
-        ));
+    if verbose > 1 {
+        text.push_str(&crate::write::notes::suffix(cluster));
     }
     text
 }

@@ -19,6 +19,7 @@ pub mod luxi;
 pub(crate) mod nodes;
 pub mod notes;
 pub mod opcodes;
+pub mod space;
 pub mod squeeze;
-pub(crate) mod table;
+pub mod table;
 pub(crate) mod text;

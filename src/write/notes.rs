@@ -1,7 +1,9 @@
 //! The notes every htools program prints on stderr around its work: the
 //! loader's warnings (`maybeShowWarnings`), the node tables of `-p`
-//! (`maybePrintNodes`) and the note that a state was saved
-//! (`maybeSaveData`).
+//! (`maybePrintNodes`), the note that a state was saved (`maybeSaveData`)
+//! and the common suffix of the names.
+
+use crate::model::Cluster;
 
 /// The loader's warnings under htools' heading (nothing when there are
 /// none).
@@ -27,4 +29,26 @@ pub fn node_table(heading: &str, table: &str) -> String {
 /// written to `file`.
 pub fn saved(what: &str, file: &str) -> String {
     format!("The cluster state {what} has been written to file '{file}'\n")
+}
+
+/// What all names drop for their alias (the common suffix).
+fn common_suffix(cluster: &Cluster) -> &str {
+    if let Some(n) = cluster.nodes.first() {
+        &n.info.name[n.info.alias_len.min(n.info.name.len())..]
+    } else if let Some(i) = cluster.instances.first() {
+        &i.name[i.alias_len.min(i.name.len())..]
+    } else {
+        ""
+    }
+}
+
+/// The note on the common suffix the names lose (nothing when they lose
+/// none).
+pub fn suffix(cluster: &Cluster) -> String {
+    let suffix = common_suffix(cluster);
+    if suffix.is_empty() {
+        String::new()
+    } else {
+        format!("Note: Stripping common suffix of '{suffix}' from names\n")
+    }
 }

@@ -25,7 +25,7 @@ use crate::program::plan::{self, commands_text, split_jobs};
 use crate::program::source;
 use crate::read::merge::MergeOptions;
 use crate::read::select;
-use crate::score::metric::{optimal_score, COMPONENTS};
+use crate::score::metric::{self, optimal_score};
 use crate::search::balance::{self, group, BalanceOptions};
 use crate::search::state::State;
 use crate::write::balance as texts;
@@ -130,7 +130,9 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let ini_free = group::free_totals(&check.nodes);
     let mut state = State::of_group(&cluster, group);
     let ini_cv = state.score_with(&[]);
-    out.write_all(texts::initial_score(ini_cv, &components(&state), o.verbose).as_bytes())?;
+    out.write_all(
+        texts::initial_score(ini_cv, &metric::components(state.statistics()), o.verbose).as_bytes(),
+    )?;
     let options = engine_options(o, opt_cv);
     let explain = |state: &State, fin: f64, steps: usize, err: &mut dyn Write| {
         let Some(to) = &o.explain else {
@@ -161,7 +163,14 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let fin_cv = steps.last().map_or(ini_cv, |p| p.score);
     explain(&state, fin_cv, steps.len(), err)?;
     out.write_all(
-        texts::balanced(steps.len(), ini_cv, fin_cv, &components(&state), o.verbose).as_bytes(),
+        texts::balanced(
+            steps.len(),
+            ini_cv,
+            fin_cv,
+            &metric::components(state.statistics()),
+            o.verbose,
+        )
+        .as_bytes(),
     )?;
 
     let mut sets = split_jobs(&jobs);
@@ -208,21 +217,6 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     }
     out.flush()?;
     Ok(())
-}
-
-/// The score's components of the state: name, value and weight (none
-/// without an online node).
-fn components(state: &State) -> Vec<(&'static str, f64, f64)> {
-    state
-        .statistics()
-        .map(|v| {
-            COMPONENTS
-                .iter()
-                .zip(v)
-                .map(|(c, x)| (c.name, x, c.weight))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The balancing engine's settings from hbal's options, for a group whose

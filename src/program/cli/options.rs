@@ -9,7 +9,10 @@
 
 use super::table::Opt;
 use crate::explain::Format as ExplainFormat;
-use crate::haskell::read::{read_double, read_int, sep_split, ReadError};
+use crate::haskell::read::{parse_unit, read_double, read_int, sep_split, split_on, ReadError};
+use crate::haskell::show::show_string;
+use crate::model::policy::RSpec;
+use crate::model::types::DiskTemplate;
 use crate::model::types::SoftChecks;
 use crate::read::loader::{LoadOptions, N1Rule};
 use crate::search::AlgorithmOptions;
@@ -103,6 +106,23 @@ pub struct Options {
     /// `--evacuate` (hailstone-groups compress): plan the emptying of the
     /// group that frees the most.
     pub evacuate: bool,
+    /// `--independent-groups`: a group that is not N+1 redundant takes no
+    /// instance, and the others are checked without it.
+    pub independent_groups: bool,
+    /// `--accept-existing-errors`: existing N+1 failures do not stop the
+    /// capacity calculation.
+    pub accept_existing: bool,
+    /// `--disk-template`: the template of the instances to place.
+    pub disk_template: Option<DiskTemplate>,
+    /// `--spindle-use`: their spindle use.
+    pub spindle_use: Option<i64>,
+    /// `--standard-alloc=DISK,RAM,CPU[,SPINDLES]`: the standard instance.
+    pub std_spec: Option<RSpec>,
+    /// `--tiered-alloc=DISK,RAM,CPU[,SPINDLES]`: the first tiered instance.
+    pub tiered_spec: Option<RSpec>,
+    /// `--allocator-model` (hailstone only): count as the allocator places
+    /// instances, not as hspace does.
+    pub allocator_model: bool,
     /// `-p[FIELDS]`: node tables on stderr before and after.
     pub print_nodes: Option<PrintNodes>,
     /// `--print-instances`: instance maps on stderr before and after.
@@ -115,6 +135,8 @@ pub struct Options {
     pub verbose: i64,
     /// `--no-headers`: no heading line.
     pub no_headers: bool,
+    /// `--machine-readable[=yes|no]`: `KEY=value` lines for scripts.
+    pub machine_readable: bool,
     /// `--explain[=PATH]` (hailstone only).
     pub explain: Option<ExplainTo>,
     /// `--explain-format=text|json` (hailstone only).
@@ -170,12 +192,20 @@ impl Default for Options {
             minimal_resources: 2.0,
             target_resources: 2.0,
             evacuate: false,
+            independent_groups: false,
+            accept_existing: false,
+            disk_template: None,
+            spindle_use: None,
+            std_spec: None,
+            tiered_spec: None,
+            allocator_model: false,
             print_nodes: None,
             print_instances: false,
             print_commands: None,
             save: None,
             verbose: 1,
             no_headers: false,
+            machine_readable: false,
             explain: None,
             explain_format: ExplainFormat::Text,
             exec: false,
@@ -209,6 +239,29 @@ fn flag(long: &str, value: Option<&str>) -> Result<bool, String> {
             "Invalid value '{other}' for --{long}, pass one of 'yes', 'no', 'true' or 'false'"
         )),
     }
+}
+
+/// `parseISpecString`: `DISK,RAM,CPU[,SPINDLES]`, sizes with units
+/// (`parseUnit`), spindles 1 when not given; `what` names the spec in
+/// the messages.
+fn ispec_string(what: &str, text: &str) -> Result<RSpec, String> {
+    let fields: Vec<&str> = split_on(text, ',').collect();
+    if !(3..=4).contains(&fields.len()) {
+        return Err(format!(
+            "Invalid {what} specification: '{text}', expected disk,ram,cpu"
+        ));
+    }
+    let unit = |i: usize, name: &str| {
+        parse_unit(fields[i]).map_err(|e| format!("{what} specs {name}: {e}"))
+    };
+    let dsk = unit(0, "disk")?;
+    let mem = unit(1, "memory")?;
+    let cpu = int(&format!("{what} specs cpus"), fields[2])?;
+    let spn = match fields.get(3) {
+        Some(f) => int(&format!("{what} specs spindles"), f)?,
+        None => 1,
+    };
+    Ok(RSpec { cpu, mem, dsk, spn })
 }
 
 /// Applies one occurrence of `opt` with its value (`None` when none was
@@ -287,6 +340,26 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::MinimalResources => o.minimal_resources = double("minimal resources", text)?,
         Opt::TargetResources => o.target_resources = double("target resources", text)?,
         Opt::Evacuate => o.evacuate = switch()?,
+        Opt::IndependentGroups => o.independent_groups = switch()?,
+        Opt::AcceptExistingErrors => o.accept_existing = switch()?,
+        Opt::DiskTemplate => {
+            o.disk_template = Some(DiskTemplate::from_raw(text).ok_or_else(|| {
+                format!(
+                    "Invalid string value for type DiskTemplate: {}",
+                    show_string(text)
+                )
+            })?);
+        }
+        Opt::SpindleUse => {
+            let su = int("parsing spindle-use", text)?;
+            if su < 0 {
+                return Err("Invalid value of the spindle-use (expected >= 0)".to_owned());
+            }
+            o.spindle_use = Some(su);
+        }
+        Opt::StandardAlloc => o.std_spec = Some(ispec_string("standard", text)?),
+        Opt::TieredAlloc => o.tiered_spec = Some(ispec_string("tiered", text)?),
+        Opt::AllocatorModel => o.allocator_model = switch()?,
         Opt::PrintNodes => o.print_nodes = Some(PrintNodes::from_option(text)),
         Opt::PrintInstances => o.print_instances = switch()?,
         Opt::PrintCommands => o.print_commands = Some(value.unwrap_or("-").to_owned()),
@@ -294,6 +367,17 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::Verbose => o.verbose = o.verbose.saturating_add(1),
         Opt::Quiet => o.verbose = o.verbose.saturating_sub(1),
         Opt::NoHeaders => o.no_headers = switch()?,
+        Opt::MachineReadable => {
+            o.machine_readable = match value {
+                None | Some("yes") => true,
+                Some("no") => false,
+                Some(other) => {
+                    return Err(format!(
+                        "Invalid choice '{other}', pass one of 'yes' or 'no'"
+                    ))
+                }
+            };
+        }
         Opt::Explain => {
             o.explain = Some(match value {
                 None | Some("-") => ExplainTo::Stderr,

@@ -106,6 +106,8 @@ pub struct AllocOptions {
     /// Scan on the calling thread only: the caller already runs searches
     /// side by side (the compression trials). The answer is the same.
     pub one_thread: bool,
+    /// The nodes the capacity check looks at (all, for hail).
+    pub n1_scope: globaln1::N1Scope,
 }
 
 impl AllocOptions {
@@ -124,6 +126,7 @@ impl AllocOptions {
             explain: false,
             winner_only: false,
             one_thread: false,
+            n1_scope: globaln1::N1Scope::default(),
         }
     }
 }
@@ -393,7 +396,7 @@ fn try_place(
         false
     } else if opts.capacity_checks {
         if cache.is_none() {
-            *cache = Some(N1Cache::new(state)?);
+            *cache = Some(N1Cache::new(state, &opts.n1_scope)?);
         }
         let changed: Vec<(usize, &Node)> = nodes.iter().map(|(k, n)| (*k, n)).collect();
         match cache {

@@ -1,0 +1,152 @@
+//! hspace's command line for `hailstone-space`: hspace's options in
+//! hspace's order (the options themselves are [`crate::program::cli`]'s),
+//! plus `--allocator-model`, `--explain` and `--explain-format`; no
+//! arguments.
+
+use std::ffi::OsString;
+
+pub use crate::program::cli::Exit;
+pub use crate::program::cli::Options;
+use crate::program::cli::{self, take, take_as, Opt, Program};
+
+/// hspace's command line.
+pub const COMMAND_LINE: Program = Program {
+    name: "hailstone-space",
+    original: "hspace",
+    synopsis: "[OPTION...]",
+    options: &[
+        take(Opt::PrintNodes),
+        take(Opt::TextData),
+        take(Opt::DiskTemplate),
+        take(Opt::SpindleUse),
+        take(Opt::Simulate),
+        take(Opt::Master),
+        take(Opt::Luxi),
+        take(Opt::IallocSrc),
+        take(Opt::Verbose),
+        take(Opt::Quiet),
+        take(Opt::IndependentGroups),
+        take(Opt::AcceptExistingErrors),
+        take(Opt::Offline),
+        take(Opt::NoCapacityChecks),
+        take(Opt::MachineReadable),
+        take(Opt::MaxCpu),
+        take(Opt::MaxLength),
+        take(Opt::MinDisk),
+        take(Opt::StandardAlloc),
+        take(Opt::TieredAlloc),
+        take(Opt::Save),
+        take(Opt::StaticKvmNodeMemory),
+        take(Opt::Version),
+        take(Opt::Help),
+        take(Opt::HelpCompletion),
+        take(Opt::AllocatorModel),
+        take_as(
+            Opt::Explain,
+            "explain what stopped each allocation (the resource or the rule, and the node) on stderr or in the file PATH",
+        ),
+        take(Opt::ExplainFormat),
+    ],
+    arguments: "",
+    flag_values: false,
+};
+
+/// The name printed wherever hspace prints its own.
+pub const PROGRAM: &str = COMMAND_LINE.name;
+
+/// Parses the command line (without `argv[0]`).
+///
+/// # Errors
+///
+/// The [`Exit`] hspace would take instead of running.
+pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
+    let (options, arguments) = cli::parse(&COMMAND_LINE, args)?;
+    cli::no_arguments(&arguments)?;
+    Ok(options)
+}
+
+/// The help text.
+pub fn usage() -> String {
+    COMMAND_LINE.usage()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// hspace 3.0.2's help rows, line for line, before hailstone's own.
+    #[test]
+    fn help_rows_are_hspaces() {
+        let text = usage();
+        let rows: Vec<&str> = text.lines().skip(2).collect();
+        assert_eq!(
+            rows[0],
+            "  -p[FIELDS]  --print-nodes[=FIELDS]       print the final node list"
+        );
+        assert_eq!(
+            rows[14],
+            "              --machine-readable[=CHOICE]  enable machine readable output (pass either 'yes' or 'no' to explicitly control the flag, or without an argument defaults to yes)"
+        );
+        assert_eq!(
+            rows[24],
+            "              --help-completion            show completion info"
+        );
+    }
+
+    #[test]
+    fn values_and_errors() {
+        let run = |list: &[&str]| parse(&list.iter().map(OsString::from).collect::<Vec<_>>());
+        let o = run(&[
+            "--simulate=p,4,8T,64g,16",
+            "--machine-readable",
+            "--disk-template",
+            "drbd",
+            "-l",
+            "8",
+        ])
+        .unwrap();
+        assert!(o.machine_readable);
+        assert_eq!(o.max_length, 8);
+        assert_eq!(o.simulate, vec!["p,4,8T,64g,16"]);
+        let o = run(&["--standard-alloc=1g,512,2", "--tiered-alloc=10G,1g,4,3"]).unwrap();
+        let std = o.std_spec.unwrap();
+        assert_eq!((std.dsk, std.mem, std.cpu, std.spn), (1024, 512, 2, 1));
+        let t = o.tiered_spec.unwrap();
+        assert_eq!((t.dsk, t.mem, t.cpu, t.spn), (9536, 1024, 4, 3));
+        for (args, message) in [
+            (
+                &["--disk-template=foo"][..],
+                "Invalid string value for type DiskTemplate: \"foo\"",
+            ),
+            (
+                &["--standard-alloc=1,2"],
+                "Invalid standard specification: '1,2', expected disk,ram,cpu",
+            ),
+            (
+                &["--tiered-alloc=1x,2,3"],
+                "tiered specs disk: Unknown unit 'x'",
+            ),
+            (
+                &["--spindle-use=-1"],
+                "Invalid value of the spindle-use (expected >= 0)",
+            ),
+            (
+                &["--machine-readable=maybe"],
+                "Invalid choice 'maybe', pass one of 'yes' or 'no'",
+            ),
+        ] {
+            let Err(Exit::Stderr {
+                code,
+                message: text,
+            }) = run(args)
+            else {
+                panic!("{args:?} accepted")
+            };
+            assert_eq!(code, 1, "{args:?}");
+            assert_eq!(
+                text,
+                format!("Error while parsing command line arguments:\n{message}\n")
+            );
+        }
+    }
+}
