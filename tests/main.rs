@@ -9,6 +9,8 @@
 //!   checker (`support::plan`);
 //! * `squeeze` — `hailstone-squeeze` plans replayed by the same checker:
 //!   freed nodes empty, every node left with the reserve;
+//! * `space` — `hailstone-space`'s saved states, both counts, read by the
+//!   same checker's reader: new instances within the free resources;
 //! * `groups` — `hailstone-groups` plans on 500 multi-group clusters,
 //!   replayed by the same checker: safe steps, nothing lost, repaired
 //!   groups off their offline nodes, compressed groups empty;
@@ -38,5 +40,6 @@ mod properties;
 mod run;
 mod safety_checker;
 mod samples;
+mod space;
 mod squeeze;
 mod support;

@@ -23,6 +23,7 @@ pub mod moves;
 pub mod reasons;
 pub mod recorder;
 pub mod render;
+pub mod space;
 pub mod squeeze;
 
 pub use recorder::Recorder;

@@ -237,7 +237,7 @@ fn picks_text(out: &mut String, w: &Pick, r: Option<&Pick>) {
 // JSON.
 // ---------------------------------------------------------------------------
 
-fn json(e: &Explanation) -> Json {
+pub(crate) fn json(e: &Explanation) -> Json {
     Json::Obj(vec![
         ("request", s(e.request)),
         ("success", Json::Bool(e.success)),

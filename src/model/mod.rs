@@ -16,6 +16,7 @@
 //! * Must never: read or write bytes, know a file format, or score.
 
 pub mod group;
+pub mod hash;
 pub mod instance;
 pub mod node;
 pub mod policy;

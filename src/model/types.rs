@@ -309,7 +309,7 @@ impl SoftChecks {
 
 /// Why a placement was refused (`FailMode`), in Ganeti's order: the
 /// failure tallies in `info` list the modes in this order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum FailMode {
     Mem,
     Disk,

@@ -5,10 +5,9 @@
 //! names of instances built before their nodes could be looked up
 //! ([`Unresolved`]), resolved later with the errors hail gives.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+use crate::model::hash::FastMap;
 use crate::model::instance::{Disk, Instance, Nic, NO_NODE};
 use crate::model::node::{Node, NodeInfo, Resources};
 use crate::model::types::DiskTemplate;
@@ -117,54 +116,8 @@ pub(crate) fn quoted(name: &str) -> String {
     q
 }
 
-/// The hash of the node-name index: eight bytes at a time, multiplied and
-/// rotated (the scheme of rustc's own `FxHasher`), far cheaper than the
-/// standard library's SipHash on the two lookups every instance makes.
-/// The index is only looked up, never iterated, so the hash cannot change
-/// an answer; a request crafted to collide costs time, not correctness,
-/// and comes from the cluster's own master.
-#[derive(Default)]
-pub(crate) struct NameHasher(u64);
-
-impl NameHasher {
-    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
-    }
-}
-
-impl Hasher for NameHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        let mut word = [0u8; 8];
-        if let Some(w) = word.get_mut(..rest.len()) {
-            w.copy_from_slice(rest);
-        }
-        self.add(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 59));
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// The node-name index: exact names to node indices.
-pub(crate) type NodeIndex = HashMap<Box<str>, usize, BuildHasherDefault<NameHasher>>;
+pub(crate) type NodeIndex = FastMap<Box<str>, usize>;
 
 /// The node names of instances read before their nodes could be looked
 /// up (the instances before the nodes, or read on the second thread), one

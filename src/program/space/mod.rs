@@ -11,9 +11,10 @@ pub mod options;
 use std::ffi::OsString;
 use std::io::Write;
 
+use crate::explain;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::policy::RSpec;
-use crate::model::types::{DiskTemplate, FailMode, FailTally};
+use crate::model::types::{DiskTemplate, FailMode};
 use crate::model::Cluster;
 use crate::program::exit::{self, stop, Stop};
 use crate::program::source;
@@ -22,8 +23,9 @@ use crate::read::select;
 use crate::score::metric;
 use crate::search::allocate::{gen_alloc_nodes, AllocNodes, AllocOptions};
 use crate::search::globaln1::{self, N1Scope};
+use crate::search::request;
 use crate::search::space::stats::ClusterStats;
-use crate::search::space::{self, Allocated, SpaceOptions};
+use crate::search::space::{self, Allocated, Counter, Engine, SpaceOptions};
 use crate::search::state::State;
 use crate::write::nodes::{print_nodes, PrintNodes};
 use crate::write::space::{self as texts, SpecType};
@@ -114,13 +116,38 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     if o.verbose > 3 {
         err.write_all(texts::alloc_nodes(&nodes).as_bytes())?;
     }
+    let engine = if o.allocator_model {
+        Engine::Allocator {
+            groups: &cluster.groups,
+            dedicated: request::is_dedicated(&cluster, None),
+        }
+    } else {
+        Engine::Hspace
+    };
     let opts = SpaceOptions {
         alloc: AllocOptions {
             soft: o.algorithm.soft,
             capacity_checks: o.algorithm.capacity_checks,
-            n1_scope: plan.scope.clone(),
+            // The allocator's N+1 check looks at every node.
+            n1_scope: if o.allocator_model {
+                N1Scope::default()
+            } else {
+                plan.scope.clone()
+            },
+            explain: o.explain.is_some(),
             ..AllocOptions::default()
         },
+        engine,
+        count: required,
+    };
+    let mut counter = Counter::new(opts);
+    let shape = |spec: &RSpec| {
+        let inst = space::instance_from_spec(spec, template, spindle_use);
+        if o.allocator_model {
+            space::as_requested(inst)
+        } else {
+            inst
+        }
     };
     let limit = (o.max_length != -1).then_some(o.max_length);
 
@@ -145,23 +172,25 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         template,
         node_table: &node_table,
     };
+    // hspace stops before it starts on a cluster failing N+1; the
+    // allocator refuses every instance there on its own.
+    let stopping = plan.stop && !o.allocator_model;
     let cp = state.checkpoint();
-    let tiered = if plan.stop {
-        Allocated::default()
-    } else {
-        let mut placed = Vec::new();
-        let mut failures = FailTally::default();
-        for spec in &tspecs {
-            if limit.is_some_and(|n| n <= placed.len() as i64) {
-                break;
+    let mut tiered = Allocated::default();
+    if !stopping {
+        space::with_deep_stack(|| {
+            for spec in &tspecs {
+                if limit.is_some_and(|n| n <= tiered.placed.len() as i64) {
+                    break;
+                }
+                let left = limit.map(|n| n - tiered.placed.len() as i64);
+                counter.tiered(&mut state, &shape(spec), &nodes, left, &mut tiered)?;
             }
-            let inst = space::instance_from_spec(spec, template, spindle_use);
-            let left = limit.map(|n| n - placed.len() as i64);
-            failures = space::tiered(&mut state, &inst, &nodes, left, &opts, &mut placed)
-                .map_err(failed)?;
-        }
-        Allocated { failures, placed }
-    };
+            Ok(())
+        })
+        .and_then(|r| r)
+        .map_err(failed)?;
+    }
     phase.report(&state, &tiered, tspec, SpecType::Tiered, out, err)?;
     let trl = stats_of(&state);
     let specs: Vec<RSpec> = tiered.placed.iter().map(space::spec_of).collect();
@@ -170,26 +199,40 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         &texts::spec_map(&specs),
         &initial,
         &trl,
-        &plan.reasons(&tiered),
+        &plan.reasons(&tiered, stopping),
         spindles,
         exclusive(&state),
     );
     out.write_all(text.as_bytes())?;
-    state.rollback(cp);
+    let mut stops = Vec::new();
+    if o.explain.is_some() {
+        let reasons = plan.reasons(&tiered, stopping);
+        stops.push(
+            explain::space::phase_stop(
+                "tiered",
+                &counter.opts.engine,
+                &cluster.tags,
+                &counter.opts.alloc,
+                &mut state,
+                &tiered,
+                required,
+                &reasons,
+            )
+            .map_err(|c| stop(format!("Error: {}\n", c.0)))?,
+        );
+    }
+    counter.rollback(&mut state, cp);
 
     // The standard allocation, from the initial cluster.
     let ispec = o
         .std_spec
         .unwrap_or_else(|| RSpec::from_ispec(&cluster.ipolicy.std));
-    let standard = if plan.stop {
-        Allocated::default()
-    } else {
-        let inst = space::instance_from_spec(&ispec, template, spindle_use);
-        let mut placed = Vec::new();
-        let failures =
-            space::iterate(&mut state, &inst, &nodes, limit, &opts, &mut placed).map_err(failed)?;
-        Allocated { failures, placed }
-    };
+    let mut standard = Allocated::default();
+    if !stopping {
+        counter
+            .iterate(&mut state, &shape(&ispec), &nodes, limit, &mut standard)
+            .map_err(failed)?;
+    }
     phase.report(&state, &standard, ispec, SpecType::Normal, out, err)?;
     let fin = stats_of(&state);
     let existing = cluster.instances.len();
@@ -206,11 +249,29 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         &fin,
         existing,
         standard.placed.len(),
-        &plan.reasons(&standard),
+        &plan.reasons(&standard, stopping),
         exclusive(&state),
     );
     out.write_all(text.as_bytes())?;
     out.write_all(texts::final_ok(o.machine_readable).as_bytes())?;
+    if let Some(to) = &o.explain {
+        let reasons = plan.reasons(&standard, stopping);
+        stops.push(
+            explain::space::phase_stop(
+                "standard",
+                &counter.opts.engine,
+                &cluster.tags,
+                &counter.opts.alloc,
+                &mut state,
+                &standard,
+                required,
+                &reasons,
+            )
+            .map_err(|c| stop(format!("Error: {}\n", c.0)))?,
+        );
+        let text = explain::space::render(&stops, o.explain_format);
+        exit::write_explanation(PROGRAM, to, &text, err)?;
+    }
     out.flush()?;
     Ok(())
 }
@@ -296,8 +357,8 @@ impl Plan {
 
     /// A phase's failure reasons, most frequent first: one N+1 failure
     /// when the allocations did not run.
-    fn reasons(&self, done: &Allocated) -> Vec<(FailMode, u64)> {
-        if self.stop {
+    fn reasons(&self, done: &Allocated, stopping: bool) -> Vec<(FailMode, u64)> {
+        if stopping {
             vec![(FailMode::N1, 1)]
         } else {
             texts::sorted_reasons(&done.failures.counts)

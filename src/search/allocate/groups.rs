@@ -115,6 +115,7 @@ pub fn rank_group_results<M: Metric>(
 
 /// Every allowed group's search for one instance (the loop of
 /// `findBestAllocGroup`), before ranking.
+#[derive(Debug, Clone)]
 pub struct GroupSearch {
     /// The groups owning nodes, with their node keys.
     pub groups: Vec<(usize, Vec<usize>)>,

@@ -326,6 +326,18 @@ pub fn try_alloc_with(
     opts: &AllocOptions,
     shared: &mut SearchBase,
 ) -> Result<AllocSolution<f64>, SearchError> {
+    Ok(try_alloc_unlogged(state, inst, nodes, opts, shared)?.annotate())
+}
+
+/// [`try_alloc_with`] without the summary line at the head of the log,
+/// for the counts that place thousands of instances and print no log.
+pub fn try_alloc_unlogged(
+    state: &mut State,
+    inst: &Instance,
+    nodes: &AllocNodes,
+    opts: &AllocOptions,
+    shared: &mut SearchBase,
+) -> Result<AllocSolution<f64>, SearchError> {
     let sol = match nodes {
         AllocNodes::Single(list) if list.is_empty() => {
             return Err(SearchError::Message("No online nodes".to_owned()))
@@ -336,7 +348,7 @@ pub fn try_alloc_with(
         AllocNodes::Single(list) => try_single(state, inst, list, opts, shared)?,
         AllocNodes::Pairs(list) => try_pairs(state, inst, list, opts, shared)?,
     };
-    Ok(sol.annotate())
+    Ok(sol)
 }
 
 /// The instance as placed on `p` (and `s`).

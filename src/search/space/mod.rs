@@ -12,16 +12,24 @@
 //! it and keep them only when the cluster is redundant afterwards
 //! (`iterateAlloc'`).
 //!
+//! * [`model`]: how the next instance is placed: hspace's search, or the
+//!   allocator's answer to one request (`--allocator-model`).
 //! * [`stats`]: the cluster's resource statistics (`CStats`,
 //!   `totalResources`, `computeAllocationDelta`).
 //! * here: the instance of a spec, the phases, the shrinking.
 
+pub mod model;
 pub mod stats;
 
+pub use model::{Attempt, Engine, Refusal};
+
+use std::sync::Arc;
+
+use crate::model::hash::FastMap;
 use crate::model::instance::{Disk, Instance};
 use crate::model::policy::RSpec;
 use crate::model::types::{DiskTemplate, FailMode, FailTally};
-use crate::search::allocate::{try_alloc, AllocNodes, AllocOptions, SearchError};
+use crate::search::allocate::{AllocNodes, AllocOptions, SearchError};
 use crate::search::globaln1;
 use crate::search::state::State;
 
@@ -51,6 +59,20 @@ pub fn instance_from_spec(spec: &RSpec, template: DiskTemplate, spindle_use: i64
     inst.util = [1.0; 4];
     inst
 }
+
+/// The instance as Ganeti's master asks the allocator for it
+/// (`gnt-instance add -t T --disk 0:size=D -B memory=M,vcpus=C`): one
+/// disk, and the disk space of drbd's metadata (128 MiB) in its total.
+/// (The disk's spindles count only on a cluster of exclusive storage.)
+pub fn as_requested(mut inst: Instance) -> Instance {
+    if inst.disk_template == DiskTemplate::Drbd {
+        inst.dsk += DRBD_META_SIZE;
+    }
+    inst
+}
+
+/// The disk space of a drbd disk's metadata, in MiB (`DRBD_META_SIZE`).
+const DRBD_META_SIZE: i64 = 128;
 
 /// `specOf`: an instance's spec (its spindles when it has one disk with
 /// them, else 0).
@@ -125,13 +147,17 @@ pub fn shrink(inst: &Instance, mode: FailMode) -> Option<Instance> {
     Some(out)
 }
 
-/// How hspace allocates (`AlgorithmOptions` as `Hspace.main` sets them).
+/// How a count allocates.
 #[derive(Debug, Clone)]
-pub struct SpaceOptions {
+pub struct SpaceOptions<'a> {
     /// The searches' options: the soft checks, whether the global N+1
     /// check runs (`--no-capacity-checks` turns it off) and the nodes it
     /// looks at (`algCapacityIgnoreGroups`, `algAcceptExisting`).
     pub alloc: AllocOptions,
+    /// How each instance is placed.
+    pub engine: Engine<'a>,
+    /// The nodes each instance needs (1, or 2 for drbd).
+    pub count: i64,
 }
 
 /// A phase's outcome (`AllocResult` without its state, which is the
@@ -143,6 +169,9 @@ pub struct Allocated {
     pub failures: FailTally,
     /// The instances placed, in the order they were placed.
     pub placed: Vec<Instance>,
+    /// The last search that found no place (kept when the options keep
+    /// notes, for `--explain`), with the instance it tried.
+    pub refusal: Option<(Instance, Refusal)>,
 }
 
 /// Why a phase could not run at all: hail's message (`Bad`).
@@ -152,52 +181,6 @@ fn message(e: SearchError) -> PhaseError {
     match e {
         SearchError::Message(m) => m,
         SearchError::Crash(c) => c.0,
-    }
-}
-
-/// One search with the options' N+1 scope, the state left as it was.
-fn search(
-    state: &mut State,
-    inst: &Instance,
-    nodes: &AllocNodes,
-    alloc: &AllocOptions,
-) -> Result<crate::search::solution::AllocSolution<f64>, SearchError> {
-    try_alloc(state, inst, nodes, alloc)
-}
-
-/// `iterateAllocSmallStep`: places `template` (renamed `new-N`, indexed
-/// at the end of the instance list) until no place is found or `limit`
-/// is reached; the global N+1 check is off for drbd.
-fn small_steps(
-    state: &mut State,
-    template: &Instance,
-    nodes: &AllocNodes,
-    mut limit: Option<i64>,
-    opts: &SpaceOptions,
-    placed: &mut Vec<Instance>,
-) -> Result<FailTally, PhaseError> {
-    let mut alloc = opts.alloc.clone();
-    if template.disk_template == DiskTemplate::Drbd {
-        alloc.capacity_checks = false;
-    }
-    loop {
-        let new_key = state.inst_count();
-        let mut inst = template.clone();
-        inst.name = std::sync::Arc::from(format!("new-{}", placed.len()));
-        inst.alias_len = inst.name.len();
-        inst.idx = new_key as i32;
-        let sol = search(state, &inst, nodes, &alloc).map_err(message)?;
-        let Some(best) = sol.best else {
-            return Ok(sol.failures);
-        };
-        if limit == Some(0) {
-            return Ok(sol.failures);
-        }
-        let changed: Vec<(usize, &crate::model::node::Node)> =
-            best.nodes.iter().map(|(k, n)| (*k, n)).collect();
-        globaln1::apply_placement(state, &changed, &best.inst, new_key);
-        placed.push(best.inst);
-        limit = limit.map(|l| l - 1);
     }
 }
 
@@ -217,68 +200,6 @@ fn big_step_size(state: &State, inst: &Instance) -> i64 {
     guess.max(20)
 }
 
-/// `iterateAlloc`: with the N+1 check on, big steps without it, each kept
-/// only when the cluster is redundant afterwards; then steps of 10; then
-/// one instance at a time.
-pub fn iterate(
-    state: &mut State,
-    template: &Instance,
-    nodes: &AllocNodes,
-    limit: Option<i64>,
-    opts: &SpaceOptions,
-    placed: &mut Vec<Instance>,
-) -> Result<FailTally, PhaseError> {
-    iterate_from(state, template, nodes, limit, opts, placed, true)
-}
-
-fn iterate_from(
-    state: &mut State,
-    template: &Instance,
-    nodes: &AllocNodes,
-    mut limit: Option<i64>,
-    opts: &SpaceOptions,
-    placed: &mut Vec<Instance>,
-    mut huge: bool,
-) -> Result<FailTally, PhaseError> {
-    loop {
-        if !opts.alloc.capacity_checks {
-            return small_steps(state, template, nodes, limit, opts, placed);
-        }
-        let size = if huge {
-            big_step_size(state, template)
-        } else {
-            10
-        };
-        let (step_limit, next_limit) = match limit {
-            None => (Some(size), None),
-            Some(l) => (Some(size.min(l)), Some((l - size).max(0))),
-        };
-        let unchecked = SpaceOptions {
-            alloc: AllocOptions {
-                capacity_checks: false,
-                ..opts.alloc.clone()
-            },
-        };
-        let cp = state.checkpoint();
-        let before = placed.len();
-        let failures = small_steps(state, template, nodes, step_limit, &unchecked, placed)?;
-        if globaln1::redundant(state, &opts.alloc.n1_scope).map_err(|c| c.0)? {
-            if next_limit == Some(0) || placed.len() == before {
-                return Ok(failures);
-            }
-            limit = next_limit;
-            continue;
-        }
-        state.rollback(cp);
-        placed.truncate(before);
-        if huge {
-            huge = false;
-            continue;
-        }
-        return small_steps(state, template, nodes, limit, opts, placed);
-    }
-}
-
 /// The modes of a failure tally sorted by count, ascending, ties in tally
 /// order (`sortBy (comparing snd)`).
 fn modes_by_count(failures: &FailTally) -> Vec<FailMode> {
@@ -287,75 +208,353 @@ fn modes_by_count(failures: &FailTally) -> Vec<FailMode> {
     modes
 }
 
-/// `sufficesShrinking`: the first instance, from `inst` shrinking by
-/// `mode` one unit at a time, that finds a place, as long as each one
-/// before it failed at least once on `mode`.
-fn suffices_shrinking(
-    state: &mut State,
-    inst: &Instance,
-    nodes: &AllocNodes,
-    alloc: &AllocOptions,
-    mode: FailMode,
-) -> Option<Instance> {
-    let mut cur = inst.clone();
-    loop {
-        // `tryAlloc`'s failure is an empty solution here.
-        let sol = search(state, &cur, nodes, alloc).ok();
-        if sol.as_ref().is_some_and(|s| s.best.is_some()) {
-            return Some(cur);
+/// Runs `count` on a thread with a stack deep enough for the tiered
+/// count's recursion (one level per unit the instance shrinks, thousands
+/// for a large spec: Haskell's stack grows, a thread's does not).
+///
+/// # Errors
+///
+/// No such thread can be started.
+pub fn with_deep_stack<T: Send>(count: impl FnOnce() -> T + Send) -> Result<T, PhaseError> {
+    const STACK: usize = 1 << 30;
+    std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn_scoped(s, count)
+            .map_err(|e| format!("cannot start the counting thread: {e}"))?;
+        match handle.join() {
+            Ok(v) => Ok(v),
+            Err(panic) => std::panic::resume_unwind(panic),
         }
-        let failed_on = sol.is_some_and(|s| s.failures.counts[mode as usize] > 0);
-        if !failed_on {
-            return None;
+    })
+}
+
+/// The key of an attempt whose outcome does not change while the state
+/// does not: the instance's resources, disks and index, and whether the
+/// N+1 check ran.
+type AttemptKey = (
+    i64,
+    i64,
+    i64,
+    smallvec::SmallVec<[(i64, Option<i64>); 1]>,
+    i32,
+    bool,
+);
+
+/// What was found on the present state, so that the tiered count's
+/// shrinking, which tries the same smaller instances again at each step
+/// down (quadratically many searches for a large spec), searches each
+/// once: the refused attempts, and where shrinking an instance by a mode
+/// ends (`sufficesShrinking`'s answer). Entries are by the state's
+/// undo-log length, logged in the order they were made: the state only
+/// grows between rollbacks, so a rollback forgets the newest entries, those
+/// of the states undone, and nothing else.
+#[derive(Debug, Default)]
+struct Memo {
+    refused: FastMap<(usize, AttemptKey), (FailTally, Option<Refusal>)>,
+    shrunk: FastMap<(usize, AttemptKey, FailMode), Option<Arc<Instance>>>,
+    log: Vec<(usize, AttemptKey, Option<FailMode>)>,
+}
+
+impl Memo {
+    fn key(inst: &Instance, alloc: &AllocOptions) -> AttemptKey {
+        (
+            inst.mem,
+            inst.dsk,
+            inst.vcpus,
+            inst.disks.iter().map(|d| (d.size, d.spindles)).collect(),
+            inst.idx,
+            alloc.capacity_checks,
+        )
+    }
+
+    fn refuse(&mut self, at: usize, key: AttemptKey, found: (FailTally, Option<Refusal>)) {
+        self.log.push((at, key.clone(), None));
+        self.refused.insert((at, key), found);
+    }
+
+    fn shrinks_to(
+        &mut self,
+        at: usize,
+        key: AttemptKey,
+        mode: FailMode,
+        to: Option<Arc<Instance>>,
+    ) {
+        self.log.push((at, key.clone(), Some(mode)));
+        self.shrunk.insert((at, key, mode), to);
+    }
+
+    /// Forgets what was found on the states after `checkpoint`.
+    fn rollback(&mut self, checkpoint: usize) {
+        while let Some((at, key, mode)) = self.log.pop() {
+            if at <= checkpoint {
+                self.log.push((at, key, mode));
+                break;
+            }
+            match mode {
+                None => {
+                    self.refused.remove(&(at, key));
+                }
+                Some(m) => {
+                    self.shrunk.remove(&(at, key, m));
+                }
+            }
         }
-        cur = shrink(&cur, mode)?;
     }
 }
 
-/// `tieredAlloc`: places `template` as [`iterate`] does, then shrinks it
-/// by the resource that failed most and goes on while that places more;
-/// otherwise shrinks by the first resource, most failed first, whose
-/// shrinking alone lets an instance fit.
-pub fn tiered(
-    state: &mut State,
-    template: &Instance,
-    nodes: &AllocNodes,
-    limit: Option<i64>,
-    opts: &SpaceOptions,
-    placed: &mut Vec<Instance>,
-) -> Result<FailTally, PhaseError> {
-    let failures = iterate(state, template, nodes, limit, opts, placed)?;
-    let count = placed.len() as i64;
-    let (stop, next_limit) = match limit {
-        None => (false, None),
-        Some(n) => (n <= count, Some(n - count)),
-    };
-    if stop {
-        return Ok(failures);
-    }
-    let sorted = modes_by_count(&failures);
-    // The smaller instance, on as long as it places more.
-    if let Some(smaller) = sorted.last().and_then(|&m| shrink(template, m)) {
-        let cp = state.checkpoint();
-        let before = placed.len();
-        match tiered(state, &smaller, nodes, next_limit, opts, placed) {
-            Ok(f) if placed.len() > before => return Ok(f),
-            _ => {
-                state.rollback(cp);
-                placed.truncate(before);
-            }
+/// A count in progress: its options and what it already searched.
+pub struct Counter<'a> {
+    /// How it allocates.
+    pub opts: SpaceOptions<'a>,
+    memo: Memo,
+}
+
+impl<'a> Counter<'a> {
+    /// A count with these options.
+    pub fn new(opts: SpaceOptions<'a>) -> Counter<'a> {
+        Counter {
+            opts,
+            memo: Memo::default(),
         }
     }
-    // A resource whose shrinking alone lets one fit.
-    for &mode in sorted.iter().rev() {
-        if let Some(next) = suffices_shrinking(state, template, nodes, &opts.alloc, mode) {
-            if next == *template {
-                // hspace would retry the same instance forever; nothing
-                // more fits.
-                break;
+
+    /// One attempt with `alloc`; with `remember`, a refusal found before
+    /// on this state is not searched again, and a new one is remembered.
+    fn attempt(
+        &mut self,
+        state: &mut State,
+        inst: &Instance,
+        nodes: &AllocNodes,
+        alloc: &AllocOptions,
+        remember: bool,
+    ) -> Result<Attempt, SearchError> {
+        if !remember {
+            return self
+                .opts
+                .engine
+                .attempt(state, inst, self.opts.count, nodes, alloc);
+        }
+        let key = (state.checkpoint(), Memo::key(inst, alloc));
+        if let Some((failures, refusal)) = self.memo.refused.get(&key) {
+            return Ok(Attempt::Refused {
+                failures: *failures,
+                refusal: refusal.clone().unwrap_or(Refusal::Message(String::new())),
+            });
+        }
+        let attempt = self
+            .opts
+            .engine
+            .attempt(state, inst, self.opts.count, nodes, alloc)?;
+        if let Attempt::Refused { failures, refusal } = &attempt {
+            let kept = alloc.explain.then(|| refusal.clone());
+            self.memo.refuse(key.0, key.1, (*failures, kept));
+        }
+        Ok(attempt)
+    }
+
+    /// Rolls the state and what was found on it back to `checkpoint`.
+    pub fn rollback(&mut self, state: &mut State, checkpoint: usize) {
+        state.rollback(checkpoint);
+        self.memo.rollback(checkpoint);
+    }
+
+    /// `iterateAllocSmallStep`: places `template` (renamed `new-N`, indexed
+    /// at the end of the instance list) until no place is found or `limit`
+    /// is reached; hspace's global N+1 check is off for drbd.
+    fn small_steps(
+        &mut self,
+        state: &mut State,
+        template: &Instance,
+        nodes: &AllocNodes,
+        mut limit: Option<i64>,
+        capacity: bool,
+        done: &mut Allocated,
+    ) -> Result<(), PhaseError> {
+        let mut alloc = self.opts.alloc.clone();
+        alloc.capacity_checks = capacity;
+        if self.opts.engine.is_hspace() && template.disk_template == DiskTemplate::Drbd {
+            alloc.capacity_checks = false;
+        }
+        loop {
+            let new_key = state.inst_count();
+            let mut inst = template.clone();
+            inst.name = std::sync::Arc::from(format!("new-{}", done.placed.len()));
+            inst.alias_len = inst.name.len();
+            if self.opts.engine.is_hspace() {
+                inst.idx = new_key as i32;
             }
-            return tiered(state, &next, nodes, next_limit, opts, placed);
+            let attempt = self
+                .attempt(state, &inst, nodes, &alloc, true)
+                .map_err(message)?;
+            let (mut placed, changed) = match attempt {
+                Attempt::Refused { failures, refusal } => {
+                    done.failures = failures;
+                    done.refusal = alloc.explain.then_some((inst, refusal));
+                    return Ok(());
+                }
+                Attempt::Placed {
+                    inst,
+                    nodes,
+                    failures,
+                } => {
+                    if limit == Some(0) {
+                        // hspace searches once more and keeps the tally, not
+                        // the place.
+                        done.failures = failures;
+                        return Ok(());
+                    }
+                    (inst, nodes)
+                }
+            };
+            // The instance as the next request reads it back: at its key.
+            placed.idx = new_key as i32;
+            let changed: Vec<(usize, &crate::model::node::Node)> =
+                changed.iter().map(|(k, n)| (*k, n)).collect();
+            globaln1::apply_placement(state, &changed, &placed, new_key);
+            done.placed.push(placed);
+            limit = limit.map(|l| l - 1);
         }
     }
-    Ok(failures)
+
+    /// `iterateAlloc`: with hspace's count and the N+1 check on, big steps
+    /// without it, each kept only when the cluster is redundant afterwards;
+    /// then steps of 10; then one instance at a time. The allocator's count
+    /// places one instance at a time.
+    pub fn iterate(
+        &mut self,
+        state: &mut State,
+        template: &Instance,
+        nodes: &AllocNodes,
+        limit: Option<i64>,
+        done: &mut Allocated,
+    ) -> Result<(), PhaseError> {
+        let mut limit = limit;
+        let mut huge = true;
+        let capacity = self.opts.alloc.capacity_checks;
+        loop {
+            if !capacity || !self.opts.engine.is_hspace() {
+                return self.small_steps(state, template, nodes, limit, capacity, done);
+            }
+            let size = if huge {
+                big_step_size(state, template)
+            } else {
+                10
+            };
+            let (step_limit, next_limit) = match limit {
+                None => (Some(size), None),
+                Some(l) => (Some(size.min(l)), Some((l - size).max(0))),
+            };
+            let cp = state.checkpoint();
+            let before = done.placed.len();
+            self.small_steps(state, template, nodes, step_limit, false, done)?;
+            if globaln1::redundant(state, &self.opts.alloc.n1_scope).map_err(|c| c.0)? {
+                if next_limit == Some(0) || done.placed.len() == before {
+                    return Ok(());
+                }
+                limit = next_limit;
+                continue;
+            }
+            self.rollback(state, cp);
+            done.placed.truncate(before);
+            if huge {
+                huge = false;
+                continue;
+            }
+            return self.small_steps(state, template, nodes, limit, capacity, done);
+        }
+    }
+
+    /// `sufficesShrinking`: the first instance, from `inst` shrinking by
+    /// `mode` one unit at a time, that finds a place, as long as each one
+    /// before it failed at least once on `mode`. A walk remembers where
+    /// it ended, so that a walk from a larger instance that reaches its
+    /// start (the tiered count's next larger spec) stops there; the
+    /// instances within it are searched once and forgotten.
+    fn suffices_shrinking(
+        &mut self,
+        state: &mut State,
+        inst: &Instance,
+        nodes: &AllocNodes,
+        mode: FailMode,
+    ) -> Option<Instance> {
+        let mut cur = inst.clone();
+        let alloc = self.opts.alloc.clone();
+        let at = state.checkpoint();
+        let start = Memo::key(&cur, &alloc);
+        let mut first = true;
+        let end = loop {
+            let key = Memo::key(&cur, &alloc);
+            if let Some(end) = self.memo.shrunk.get(&(at, key, mode)) {
+                break end.clone();
+            }
+            // A search that cannot run counts as an empty solution here.
+            let failed_on = match self.attempt(state, &cur, nodes, &alloc, first) {
+                Ok(Attempt::Placed { .. }) => break Some(Arc::new(cur)),
+                Ok(Attempt::Refused { failures, .. }) => failures.counts[mode as usize] > 0,
+                Err(_) => false,
+            };
+            if !failed_on {
+                break None;
+            }
+            first = false;
+            match shrink(&cur, mode) {
+                Some(next) => cur = next,
+                None => break None,
+            }
+        };
+        self.memo.shrinks_to(at, start, mode, end.clone());
+        end.map(Arc::unwrap_or_clone)
+    }
+
+    /// `tieredAlloc`: places `template` as [`iterate`] does, then shrinks it
+    /// by the resource that failed most and goes on while that places more;
+    /// otherwise shrinks by the first resource, most failed first, whose
+    /// shrinking alone lets an instance fit.
+    pub fn tiered(
+        &mut self,
+        state: &mut State,
+        template: &Instance,
+        nodes: &AllocNodes,
+        limit: Option<i64>,
+        done: &mut Allocated,
+    ) -> Result<(), PhaseError> {
+        self.iterate(state, template, nodes, limit, done)?;
+        let count = done.placed.len() as i64;
+        let (stop, next_limit) = match limit {
+            None => (false, None),
+            Some(n) => (n <= count, Some(n - count)),
+        };
+        if stop {
+            return Ok(());
+        }
+        let sorted = modes_by_count(&done.failures);
+        // The smaller instance, on as long as it places more.
+        if let Some(smaller) = sorted.last().and_then(|&m| shrink(template, m)) {
+            let cp = state.checkpoint();
+            let before = done.placed.len();
+            let (failures, refusal) = (done.failures, done.refusal.take());
+            match self.tiered(state, &smaller, nodes, next_limit, done) {
+                Ok(()) if done.placed.len() > before => return Ok(()),
+                _ => {
+                    self.rollback(state, cp);
+                    done.placed.truncate(before);
+                    done.failures = failures;
+                    done.refusal = refusal;
+                }
+            }
+        }
+        // A resource whose shrinking alone lets one fit.
+        for &mode in sorted.iter().rev() {
+            if let Some(next) = self.suffices_shrinking(state, template, nodes, mode) {
+                if next == *template {
+                    // hspace would retry the same instance forever; nothing
+                    // more fits.
+                    break;
+                }
+                return self.tiered(state, &next, nodes, next_limit, done);
+            }
+        }
+        Ok(())
+    }
 }
