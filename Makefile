@@ -31,19 +31,21 @@ test: ## Run every test (unit, snapshots, hostile inputs, properties, safety).
 
 COMPAT := target/release/hailstone-compat --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
 
-compat: build ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p; hailstone-balance with hbal; hailstone-squeeze with hsqueeze; hailstone-groups judged by hcheck (installs them if missing).
+compat: build ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p; hailstone-balance with hbal; hailstone-squeeze with hsqueeze; hailstone-groups judged by hcheck; hailstone-space with hspace (installs them if missing).
 	$(COMPAT) --profile ci
 	$(COMPAT) --profile ci --suite datafiles
 	$(COMPAT) --profile ci --suite balance
 	$(COMPAT) --profile ci --suite squeeze
 	$(COMPAT) --profile ci --suite groups
+	$(COMPAT) --profile ci --suite space
 
-compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal; 300 of 4-24 for hsqueeze; 1,000 multi-group clusters judged by hcheck), every suite.
+compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal; 300 of 4-24 for hsqueeze; 1,000 multi-group clusters judged by hcheck; 200 clusters of 2-12 nodes for hspace, six runs each), every suite.
 	$(COMPAT) --profile full
 	$(COMPAT) --profile full --suite datafiles
 	$(COMPAT) --profile full --suite balance
 	$(COMPAT) --profile full --suite squeeze
 	$(COMPAT) --profile full --suite groups
+	$(COMPAT) --profile full --suite space
 
 bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, hailstone alone on 5,000 and 10,000, and hailstone-balance against hbal on 20 to 1,000 (about 35 minutes; HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes balance').
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)
@@ -58,6 +60,7 @@ install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone 
 	install -m 0755 target/release/hailstone-balance $(DESTDIR)$(PREFIX)/bin/hailstone-balance
 	install -m 0755 target/release/hailstone-squeeze $(DESTDIR)$(PREFIX)/bin/hailstone-squeeze
 	install -m 0755 target/release/hailstone-groups $(DESTDIR)$(PREFIX)/bin/hailstone-groups
+	install -m 0755 target/release/hailstone-space $(DESTDIR)$(PREFIX)/bin/hailstone-space
 
 DEB_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
@@ -74,11 +77,13 @@ MAN_NAME_hailstone-groups := check, repair, compress and balance a Ganeti cluste
 MAN_DESC_hailstone-groups := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I); check reports the health and storage partitions of each node group, repair moves the instances of unhealthy groups into healthy groups sharing their storage, compress finds the groups that could be emptied, balance balances the worst group; -C prints the commands and -S saves the cluster after the plan.
 MAN_NAME_hailstone-squeeze := power Ganeti nodes off and on as hsqueeze 3.0.2 does
 MAN_DESC_hailstone-squeeze := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or an iallocator request (-I) and prints the nodes to power off when the cluster is quiet, or the standby nodes to power on when it runs short, and with -C the commands.
+MAN_NAME_hailstone-space := count how many instances fit on a Ganeti cluster as hspace 3.0.2 does, or as the allocator would place them
+MAN_DESC_hailstone-space := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I), or simulates empty node groups (--simulate), then fills it with new instances: first tiered, starting from the largest size the instance policy allows and shrinking the resource that runs out, then of the standard size (--tiered-alloc and --standard-alloc give other sizes, --disk-template another template), and prints how many fit and what is left, for people or with --machine-readable as HTS_ shell variables; -S saves the cluster after each phase. With --allocator-model it counts what the allocator itself (hailstone, as hail) would accept, one instance at a time: its choice of group, the global N+1 check for every disk template and the lost-allocations metric on exclusive storage, instead of the count of hspace.
 
 # man_page PROGRAM: its man page from --help and --version (help2man) and
 # its bash completion (the long options of --help), into the package.
 define man_page
-	printf '[NAME]\n%s \\- %s\n[DESCRIPTION]\n%s\n[SEE ALSO]\nhailstone(1), hailstone-balance(1), hailstone-squeeze(1), hailstone-groups(1), gnt-cluster(8); /usr/share/doc/hailstone/README.md\n' \
+	printf '[NAME]\n%s \\- %s\n[DESCRIPTION]\n%s\n[SEE ALSO]\nhailstone(1), hailstone-balance(1), hailstone-squeeze(1), hailstone-groups(1), hailstone-space(1), gnt-cluster(8); /usr/share/doc/hailstone/README.md\n' \
 	  '$(1)' '$(MAN_NAME_$(1))' '$(MAN_DESC_$(1))' > target/deb/$(1).h2m
 	help2man --no-info --no-discard-stderr --section=1 --include=target/deb/$(1).h2m \
 	  --manual='hailstone' target/release/$(1) | gzip -9n > $(MAN1)/$(1).1.gz
@@ -96,10 +101,11 @@ deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/g
 	$(call man_page,hailstone-balance)
 	$(call man_page,hailstone-squeeze)
 	$(call man_page,hailstone-groups)
+	$(call man_page,hailstone-space)
 	install -m 0644 README.md $(DEB_ROOT)/usr/share/doc/hailstone/README.md
 	install -m 0644 docs/*.md docs/accepted-differences.txt $(DEB_ROOT)/usr/share/doc/hailstone/docs/
 	install -m 0644 LICENSE $(DEB_ROOT)/usr/share/doc/hailstone/copyright
-	printf 'Package: hailstone\nVersion: %s\nArchitecture: %s\nMaintainer: hailstone developers <hailstone@localhost>\nDepends: libc6\nRecommends: ganeti-3.0\nSection: admin\nPriority: optional\nDescription: Ganeti iallocator and planners: hail, hbal and hsqueeze decisions, faster\n hailstone answers Ganeti'"'"'s iallocator requests with hail 3.0.2'"'"'s decisions,\n refuses bad input with clear errors and explains its answers (--explain).\n hailstone-balance and hailstone-squeeze plan as hbal and hsqueeze do.\n' \
+	printf 'Package: hailstone\nVersion: %s\nArchitecture: %s\nMaintainer: hailstone developers <hailstone@localhost>\nDepends: libc6\nRecommends: ganeti-3.0\nSection: admin\nPriority: optional\nDescription: Ganeti iallocator and planners: hail, hbal, hsqueeze and hspace decisions, faster\n hailstone answers Ganeti'"'"'s iallocator requests with hail 3.0.2'"'"'s decisions,\n refuses bad input with clear errors and explains its answers (--explain).\n hailstone-balance and hailstone-squeeze plan as hbal and hsqueeze do;\n hailstone-space counts free capacity as hspace does.\n' \
 	  '$(DEB_VERSION)' '$(DEB_ARCH)' > $(DEB_ROOT)/DEBIAN/control
 	dpkg-deb --root-owner-group --build $(DEB_ROOT) target/deb/
 	dpkg-deb --info target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH).deb | sed -n '1,4p'

@@ -37,7 +37,11 @@ pub fn ensure_program(path: &Path, name: &str, install: bool, tool: &str) -> Res
     if is_executable(path) {
         return Ok(());
     }
-    let flag = if name == "hail" { "--hail" } else { "--hbal" };
+    let flag = match name {
+        "hail" => "--hail",
+        "hspace" => "--hspace",
+        _ => "--hbal",
+    };
     if !install {
         return Err(format!(
             "{name} not found at {} (install Debian's ganeti-htools package, pass {flag} PATH, or use --install-hail)",

@@ -25,6 +25,8 @@ pub(super) enum Suite {
     Squeeze,
     /// hailstone-groups judged by hcheck.
     Groups,
+    /// hspace against hailstone-space.
+    Space,
 }
 
 #[derive(Debug)]
@@ -56,6 +58,8 @@ pub(super) struct Config {
     pub(super) squeeze: super::squeeze::SqueezeOptions,
     /// The groups suite's programs.
     pub(super) groups: super::groups::GroupsOptions,
+    /// The space suite's program (hspace is `balance.hspace`).
+    pub(super) space: super::space::SpaceOptions,
 }
 
 pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
@@ -83,6 +87,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
         balance: BalanceOptions::default(),
         squeeze: super::squeeze::SqueezeOptions::default(),
         groups: super::groups::GroupsOptions::default(),
+        space: super::space::SpaceOptions::default(),
     };
     let mut words = toolargs::Args::new(args);
     let flag = |name: &str| matches!(name, "--no-samples" | "--install-hail" | "--verbose" | "-v");
@@ -111,10 +116,11 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
                     "balance" => Suite::Balance,
                     "squeeze" => Suite::Squeeze,
                     "groups" => Suite::Groups,
+                    "space" => Suite::Space,
                     _ => {
                         return Err(format!(
-                            "unknown suite '{value}' (answers, datafiles, balance, squeeze, groups)"
-                        ))
+                    "unknown suite '{value}' (answers, datafiles, balance, squeeze, groups, space)"
+                ))
                     }
                 }
             }
@@ -177,6 +183,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
             "--squeeze-bin" => c.squeeze.squeeze_bin = PathBuf::from(value),
             "--hcheck" => c.groups.hcheck = PathBuf::from(value),
             "--groups-bin" => c.groups.groups_bin = PathBuf::from(value),
+            "--space-bin" => c.space.space_bin = PathBuf::from(value),
             _ => return Err(format!("unknown argument '{}'", name)),
         }
     }
@@ -229,7 +236,9 @@ pub(super) fn generated_specs(c: &Config) -> Vec<CaseSpec> {
         let n = c.count.unwrap_or(match c.suite {
             // Each data-file case runs each program twice or more.
             Suite::DataFiles => c.profile.count(k) * 2 / 3,
-            Suite::Answers | Suite::Balance | Suite::Squeeze | Suite::Groups => c.profile.count(k),
+            Suite::Answers | Suite::Balance | Suite::Squeeze | Suite::Groups | Suite::Space => {
+                c.profile.count(k)
+            }
         });
         out.extend(generate::corpus_specs(&[k], n, lo..=hi, seed));
     }

@@ -19,6 +19,7 @@ mod config;
 mod datafiles;
 mod groups;
 mod report;
+mod space;
 mod squeeze;
 #[cfg(test)]
 mod tests;
@@ -44,7 +45,7 @@ const HELP: &str = "\
 hailstone-compat: compare hailstone's answers with Ganeti's hail
 
 USAGE:
-  hailstone-compat [--suite answers|datafiles|balance|squeeze|groups]
+  hailstone-compat [--suite answers|datafiles|balance|squeeze|groups|space]
                    [--profile ci|full|exclusive|none] [--kinds LIST] [--count N]
                    [--nodes MIN-MAX] [--seed BASE] [--samples DIR | --no-samples]
                    [--case FILE]... [--hail PATH] [--hailstone PATH]
@@ -65,6 +66,8 @@ SUITES:
              a hail timeout (nothing compared), not as a difference.
   balance    Ganeti's hbal against hailstone-balance (see BALANCE SUITE)
   squeeze    Ganeti's hsqueeze against hailstone-squeeze (see SQUEEZE SUITE)
+  groups     hailstone-groups judged by Ganeti's hcheck (see GROUPS SUITE)
+  space      Ganeti's hspace against hailstone-space (see SPACE SUITE)
 
 INPUTS:
   Every protocol-samples/*.json (id sample:<file name>; options from the
@@ -96,6 +99,7 @@ RUNNING:
   --install-hail     if hail is missing, run
                      'apt-get update && apt-get install -y ganeti-htools'
   --dump DIR         write the generated corpus (<name>.json + <name>.args,
+                     with --suite space the clusters as <name>.data,
                      <name> = case id with '/' replaced by '_') and exit
                      without running anything
 
@@ -119,7 +123,7 @@ CLASSIFICATION (per case):
 ACCEPTED DIFFERENCES (--accepted PATH, default docs/accepted-differences.txt):
   One difference per line: PATTERN, a tab, its reason. Blank lines and lines
   starting with '#' are ignored. PATTERN is a case id glob (sample:, gen:,
-  balance:, squeeze:) or a class: class:drained-target, class:hail-save-crash.
+  balance:, squeeze:, space:) or a class: class:drained-target, class:hail-save-crash.
   A line without a reason, an unknown class or a pattern given twice is an
   error (exit status 2). Without the option and without the file, nothing
   is accepted (with a note).
@@ -161,7 +165,8 @@ BALANCE SUITE (--suite balance):
   --balance-bin PATH   the program compared with hbal (default
                        target/release/hailstone-balance; pass hbal itself
                        to check the harness: everything must be identical)
-  --hspace PATH        hspace for the shelltest fixtures (default: beside hbal)
+  --hspace PATH        hspace for the shelltest fixtures (default: beside hbal;
+                       the space suite's hspace too)
   --testsuite DIR      an unpacked ganeti-testsuite (its root or its test
                        folder); default: 'apt-get download
                        ganeti-testsuite=<hbal's version>' and 'dpkg -x' into
@@ -194,6 +199,45 @@ SQUEEZE SUITE (--suite squeeze):
                        target/release/hailstone-squeeze)
   --testsuite, --only, --timeout as for balance.
   Accepted differences: the --accepted patterns 'squeeze:<id glob>'.
+
+SPACE SUITE (--suite space):
+  hspace and hailstone-space run with the same options; stdout, stderr,
+  exit status and the -S FILE files (.tiered, .standard) must be
+  identical. Parts (--parts, as for balance):
+    generated   clusters of plain, drbd, ext, file, sharedfile and mixed
+                instances, one to three groups, tags, offline and drained
+                nodes, exclusive storage on some, memory and disk filled
+                apart, with instance policies rewritten so that hspace
+                finishes (a minimum spec sized from the free resources, a
+                maximum a few dozen units above it); each cluster runs with
+                its defaults, then with option families in turn
+                (--machine-readable, --disk-template of the policy's
+                templates, --no-capacity-checks, --independent-groups,
+                --accept-existing-errors, -l, --standard-alloc,
+                --tiered-alloc, -v levels, -p, -S, -O, --max-cpu,
+                --min-disk, combined). ci: 40 clusters of 2-6 nodes, 3
+                family runs each (seeds from 1); full: 200 of 2-12 nodes,
+                5 each (seeds from 7000)
+    cli         help, version and completion texts, bad option values,
+                bad and missing data files, --simulate
+    shelltests  every test of Ganeti's htools-hspace.test and the hspace
+                tests of the other shelltest files (both programs must meet
+                their expectations and give the same bytes; hspace itself
+                must pass them all, else exit status 2)
+    datafiles   every data/htools/*.data file with three option sets
+                (full: seven)
+  --hspace PATH        hspace (default /usr/lib/ganeti/3.0/usr/bin/hspace;
+                       --install-hail installs ganeti-htools if missing)
+  --space-bin PATH     the program compared (default
+                       target/release/hailstone-space)
+  --timeout SECS       cap per run (default 60; full profile 300); runs
+                       where hspace reaches it are listed as hspace
+                       timeouts, not compared
+  --testsuite, --only, --keep as for balance.
+  Accepted differences: the --accepted patterns 'space:<id glob>'; where
+  the difference is a kind the tool knows (help, usage and version texts,
+  a data file error's location, hspace's crash on an instance in two
+  groups) it must also be exactly that kind.
 
 GROUPS SUITE (--suite groups):
   hailstone-groups has no original: Ganeti's hcheck judges it on generated
@@ -270,6 +314,9 @@ fn collect_inputs(c: &Config) -> Result<Vec<Input>, String> {
 
 fn dump(c: &Config, dir: &Path) -> Result<usize, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {}", dir.display(), e))?;
+    if c.suite == Suite::Space {
+        return space::dump(c, dir);
+    }
     let specs = generated_specs(c);
     for spec in &specs {
         cases::write_case(dir, &generate::generate(spec))?;
@@ -340,6 +387,13 @@ pub fn main(args: &[String]) -> ExitCode {
             Err(e) => return fail(&e),
         };
         return squeeze::run_squeeze(&c, &c.balance, &c.squeeze, &allow);
+    }
+    if c.suite == Suite::Space {
+        let allow = match read_allowlist(&c) {
+            Ok(a) => a,
+            Err(e) => return fail(&e),
+        };
+        return space::run_space(&c, &c.balance, &c.space, &allow);
     }
     c.hail = oracle::absolute(&c.hail);
     c.hailstone = oracle::absolute(&c.hailstone);

@@ -132,9 +132,10 @@ fn project_accepted_list() {
         &a,
         "squeeze:datafile/invalid-node.data/default"
     ));
+    assert!(is_accepted(&a, "space:datafile/invalid-node.data#default"));
     for p in &a {
         assert!(
-            ["class:", "sample:", "gen:", "balance:", "squeeze:"]
+            ["class:", "sample:", "gen:", "balance:", "squeeze:", "space:"]
                 .iter()
                 .any(|prefix| p.starts_with(prefix)),
             "{p}: no suite reads this pattern"

@@ -1,0 +1,311 @@
+//! The known differences between hspace and hailstone-space, each checked
+//! to be exactly that difference before its accepted pattern may accept
+//! it: a pattern of the accepted list names the runs where a difference
+//! is allowed, and the check here makes sure that the difference found
+//! there is the one the pattern's reason describes and nothing more.
+//!
+//! * help, usage, completion and version texts: hailstone-space names
+//!   itself and lists its own options after hspace's, whose rows it
+//!   prints unchanged;
+//! * a data file error: hailstone-space names the file, the line, the
+//!   object and the field before hspace's own words;
+//! * hspace's crash on an instance whose nodes are in two groups
+//!   (`IntMap.!: key N is not an element of the map`), where
+//!   hailstone-space goes on: everything hspace printed before it died is
+//!   the start of what hailstone-space prints.
+
+use crate::process::Status;
+
+/// The options hailstone-space adds after hspace's, in order.
+pub const EXTRA_OPTIONS: [&str; 3] = ["--allocator-model", "--explain", "--explain-format"];
+
+/// What one program did, its output folder already written `{OUT}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Texts {
+    pub status: Status,
+    pub stdout: String,
+    pub stderr: String,
+    /// The files it wrote, by name.
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// Which known difference a run's outputs look like, from hspace's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Known {
+    Help,
+    Version,
+    Completion,
+    /// The help text after a command-line error.
+    Usage,
+    DataFileError,
+    SplitCrash,
+}
+
+impl Known {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Known::Help => "the help text",
+            Known::Version => "the version text",
+            Known::Completion => "the completion list",
+            Known::Usage => "the usage text after a command-line error",
+            Known::DataFileError => "a data file error's location",
+            Known::SplitCrash => "hspace's crash on an instance in two groups",
+        }
+    }
+}
+
+const LOAD_ERROR: &str = "Error: failed to load data, aborting: ";
+
+/// The known difference hspace's outputs `h` call for, if any (`h_help`
+/// is hspace's `--help` text).
+pub fn known_kind(h: &Texts, h_help: &str) -> Option<Known> {
+    if h.stderr.contains(" is not an element of the map") && h.stderr.contains("IntMap.!") {
+        Some(Known::SplitCrash)
+    } else if h.stdout.starts_with("hspace (ganeti) version ") {
+        if h.stdout.contains("\nUsage: hspace ") {
+            Some(Known::Help)
+        } else {
+            Some(Known::Version)
+        }
+    } else if h.stdout.starts_with("-p,--print-nodes ") {
+        Some(Known::Completion)
+    } else if h.stderr.starts_with(LOAD_ERROR) {
+        Some(Known::DataFileError)
+    } else if !h_help.is_empty() && h.stderr.ends_with(h_help) {
+        Some(Known::Usage)
+    } else {
+        None
+    }
+}
+
+/// Checks that `h` (hspace) and `q` (hailstone-space) differ only by the
+/// known difference `kind`.
+///
+/// # Errors
+///
+/// What else differs.
+pub fn check(kind: Known, h: &Texts, q: &Texts, helps: (&str, &str)) -> Result<(), String> {
+    if kind != Known::SplitCrash && h.status != q.status {
+        return Err(format!(
+            "the exit status differs ({:?}, {:?})",
+            h.status, q.status
+        ));
+    }
+    match kind {
+        Known::Help => {
+            same(&h.stderr, &q.stderr, "stderr")?;
+            same_files(h, q)?;
+            help_text(&h.stdout, &q.stdout)
+        }
+        Known::Version => {
+            same(&h.stderr, &q.stderr, "stderr")?;
+            same_files(h, q)?;
+            version_text(&h.stdout, &q.stdout)
+        }
+        Known::Completion => {
+            same(&h.stderr, &q.stderr, "stderr")?;
+            same_files(h, q)?;
+            completion_text(&h.stdout, &q.stdout)
+        }
+        Known::Usage => {
+            same(&h.stdout, &q.stdout, "stdout")?;
+            same_files(h, q)?;
+            let (h_help, q_help) = helps;
+            let h_lead = h.stderr.strip_suffix(h_help).ok_or("hspace's usage text")?;
+            let q_lead = q
+                .stderr
+                .strip_suffix(q_help)
+                .ok_or("hailstone-space's stderr does not end with its --help text")?;
+            same(h_lead, q_lead, "the error before the usage text")?;
+            help_text(h_help, q_help)
+        }
+        Known::DataFileError => {
+            same(&h.stdout, &q.stdout, "stdout")?;
+            same_files(h, q)?;
+            data_file_error(&h.stderr, &q.stderr)
+        }
+        Known::SplitCrash => split_crash(h, q),
+    }
+}
+
+fn same(a: &str, b: &str, what: &str) -> Result<(), String> {
+    if a == b {
+        Ok(())
+    } else {
+        Err(format!("{what} differs too"))
+    }
+}
+
+fn same_files(h: &Texts, q: &Texts) -> Result<(), String> {
+    if h.files == q.files {
+        Ok(())
+    } else {
+        Err("the files written differ too".to_owned())
+    }
+}
+
+/// The rows after hspace's own in hailstone-space's text: exactly one per
+/// extra option, in order, each starting (after its short-option column)
+/// with the option.
+fn extra_rows(rows: &[&str], at_start: bool) -> Result<(), String> {
+    if rows.len() != EXTRA_OPTIONS.len() {
+        return Err(format!(
+            "hailstone-space has {} rows after hspace's, expected {} ({})",
+            rows.len(),
+            EXTRA_OPTIONS.len(),
+            EXTRA_OPTIONS.join(", ")
+        ));
+    }
+    for (row, opt) in rows.iter().zip(EXTRA_OPTIONS) {
+        let body = if at_start { row } else { row.trim_start() };
+        let word = body.split([' ', '[', '=']).next().unwrap_or("");
+        if word != opt {
+            return Err(format!("row {row:?} is not the row of {opt}"));
+        }
+    }
+    Ok(())
+}
+
+/// `--help`: hspace's rows are hailstone-space's first rows, then the
+/// extra options; the first two lines name the program.
+pub fn help_text(h: &str, q: &str) -> Result<(), String> {
+    let (hl, ql): (Vec<&str>, Vec<&str>) = (h.lines().collect(), q.lines().collect());
+    if hl.len() < 2 || ql.len() < 2 || !h.ends_with('\n') || !q.ends_with('\n') {
+        return Err("a help text without its two heading lines".to_owned());
+    }
+    if !hl[0].starts_with("hspace (ganeti) version ") || hl[1] != "Usage: hspace [OPTION...]" {
+        return Err(format!("hspace's heading is {:?}", &hl[..2]));
+    }
+    version_line(ql[0])?;
+    if ql[1] != "Usage: hailstone-space [OPTION...]" {
+        return Err(format!("hailstone-space's usage line is {:?}", ql[1]));
+    }
+    let (hr, qr) = (&hl[2..], &ql[2..]);
+    if qr.len() < hr.len() || qr[..hr.len()] != *hr {
+        let k = hr.iter().zip(qr).take_while(|(a, b)| a == b).count();
+        return Err(format!(
+            "row {} differs: hspace {:?}, hailstone-space {:?}",
+            k + 1,
+            hr.get(k).copied().unwrap_or(""),
+            qr.get(k).copied().unwrap_or("")
+        ));
+    }
+    extra_rows(&qr[hr.len()..], false)
+}
+
+/// `--help-completion`: hspace's rows, then one row per extra option.
+pub fn completion_text(h: &str, q: &str) -> Result<(), String> {
+    let (hl, ql): (Vec<&str>, Vec<&str>) = (h.lines().collect(), q.lines().collect());
+    if ql.len() < hl.len() || ql[..hl.len()] != *hl {
+        let k = hl.iter().zip(&ql).take_while(|(a, b)| a == b).count();
+        return Err(format!(
+            "completion row {} differs: hspace {:?}, hailstone-space {:?}",
+            k + 1,
+            hl.get(k).copied().unwrap_or(""),
+            ql.get(k).copied().unwrap_or("")
+        ));
+    }
+    extra_rows(&ql[hl.len()..], true)
+}
+
+/// `hailstone-space version X.Y.Z`.
+fn version_line(line: &str) -> Result<(), String> {
+    let v = line
+        .strip_prefix("hailstone-space version ")
+        .ok_or_else(|| format!("{line:?} does not say 'hailstone-space version V'"))?;
+    let parts: Vec<&str> = v.split('.').collect();
+    if parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        Ok(())
+    } else {
+        Err(format!("{line:?}: the version is not X.Y.Z"))
+    }
+}
+
+/// `--version`: `hailstone-space version X.Y.Z`, then `compatible with
+/// hspace (ganeti) V`, V being hspace's version without the package
+/// revision.
+pub fn version_text(h: &str, q: &str) -> Result<(), String> {
+    let first = h.lines().next().unwrap_or("");
+    let full = first
+        .strip_prefix("hspace (ganeti) version ")
+        .ok_or_else(|| format!("hspace's version line is {first:?}"))?;
+    let upstream = full.split('-').next().unwrap_or(full);
+    let ql: Vec<&str> = q.lines().collect();
+    if ql.len() != 2 || !q.ends_with('\n') {
+        return Err(format!(
+            "hailstone-space's version text has {} lines, expected 2",
+            ql.len()
+        ));
+    }
+    version_line(ql[0])?;
+    let want = format!("compatible with hspace (ganeti) {upstream}");
+    if ql[1] != want {
+        return Err(format!("{:?} where {want:?} was expected", ql[1]));
+    }
+    Ok(())
+}
+
+/// A data file error: hailstone-space's message is hspace's with
+/// `FILE, line N: OBJECT, field FIELD: ` before hspace's words.
+pub fn data_file_error(h: &str, q: &str) -> Result<(), String> {
+    let hm = h.strip_prefix(LOAD_ERROR).ok_or("hspace's error")?;
+    let qm = q
+        .strip_prefix(LOAD_ERROR)
+        .ok_or("hailstone-space's error does not start as hspace's")?;
+    let added = qm
+        .strip_suffix(hm)
+        .ok_or("hailstone-space's error does not end with hspace's words")?;
+    let bad =
+        || format!("the words added, {added:?}, are not 'FILE, line N: OBJECT, field FIELD: '");
+    let (_, rest) = added.split_once(", line ").ok_or_else(bad)?;
+    let (line, rest) = rest.split_once(": ").ok_or_else(bad)?;
+    if line.is_empty() || !line.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let (object, field) = rest.split_once(", field ").ok_or_else(bad)?;
+    if object.is_empty() || !field.ends_with(": ") || field.len() < 3 || hm.is_empty() {
+        return Err(bad());
+    }
+    Ok(())
+}
+
+/// hspace died on a map lookup (exit status 1) where hailstone-space
+/// finished (exit status 0), and everything hspace printed before it died
+/// starts hailstone-space's output; files hspace wrote are the same.
+fn split_crash(h: &Texts, q: &Texts) -> Result<(), String> {
+    if h.status != Status::Exited(1) || q.status != Status::Exited(0) {
+        return Err(format!(
+            "expected hspace to exit 1 and hailstone-space 0, got {:?} and {:?}",
+            h.status, q.status
+        ));
+    }
+    let at = h
+        .stderr
+        .find("hspace: IntMap.!")
+        .ok_or("hspace's error is not on a line of its own")?;
+    if !h.stderr[at..].contains("is not an element of the map") {
+        return Err("hspace died of something else".to_owned());
+    }
+    if !h.stderr[..at].is_empty() && !h.stderr[..at].ends_with('\n') {
+        return Err("hspace's error is not on a line of its own".to_owned());
+    }
+    if !q.stderr.starts_with(&h.stderr[..at]) {
+        return Err(
+            "hailstone-space's stderr does not start with what hspace printed before it died"
+                .to_owned(),
+        );
+    }
+    if !q.stdout.starts_with(&h.stdout) {
+        return Err("hailstone-space's stdout does not start with hspace's".to_owned());
+    }
+    for (name, bytes) in &h.files {
+        if q.files.iter().find(|(n, _)| n == name).map(|(_, b)| b) != Some(bytes) {
+            return Err(format!("file {name} differs"));
+        }
+    }
+    Ok(())
+}
