@@ -9,6 +9,7 @@
 //!   capacity primitives (`Node::add_pri` and friends, the instance-policy
 //!   check), the small enums of Ganeti's vocabulary (`types`), the
 //!   resolved request and the iallocator's response as data (`response`),
+//!   the hasher of maps that are never iterated (`hash`),
 //!   and the derived `show` of its records (`show`, as Haskell derives it
 //!   with the type).
 //! * May use: the Haskell renderings of `crate::haskell`. Every other

@@ -33,6 +33,7 @@
 
 mod checks;
 mod clusters;
+mod model;
 #[cfg(test)]
 mod tests;
 
@@ -73,7 +74,7 @@ pub(super) const DEFAULT_HSPACE: &str = "/usr/lib/ganeti/3.0/usr/bin/hspace";
 pub(super) const DEFAULT_SPACE: &str = "target/release/hailstone-space";
 
 /// The parts of the suite.
-const PARTS: [&str; 4] = ["generated", "cli", "shelltests", "datafiles"];
+const PARTS: [&str; 5] = ["generated", "model", "cli", "shelltests", "datafiles"];
 
 /// What a profile runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -185,6 +186,9 @@ pub(super) struct RunSpec {
 /// One unit of work.
 enum Work {
     Run(RunSpec),
+    /// `--allocator-model` against hail one request at a time: the
+    /// cluster's id and data file, and the disk template.
+    Model(String, String, &'static str),
     /// A shelltest: its file's name and the test.
     Shell(String, ShellTest),
 }
@@ -198,6 +202,9 @@ enum Verdict {
     HspaceCapped,
     /// hailstone-space reached the cap and hspace did not.
     SpaceCapped,
+    /// A model run where hailstone-space refused to count (no online node
+    /// for the template, or a policy that refuses it): nothing compared.
+    Skipped,
     Error(String),
 }
 
@@ -263,7 +270,7 @@ impl Compared {
     fn unexplained(&self) -> bool {
         !self.misses.1.is_empty()
             || match self.verdict {
-                Verdict::Identical | Verdict::HspaceCapped => false,
+                Verdict::Identical | Verdict::HspaceCapped | Verdict::Skipped => false,
                 Verdict::Different => !self.accepted,
                 Verdict::SpaceCapped | Verdict::Error(_) => true,
             }
@@ -444,6 +451,7 @@ pub(super) fn shell_tests(test_dir: &Path) -> Result<Vec<(String, ShellTest)>, S
 /// What the workers share.
 struct Shared<'a> {
     hspace: PathBuf,
+    hail: PathBuf,
     space: PathBuf,
     tmp: PathBuf,
     cap: Duration,
@@ -522,6 +530,16 @@ pub(super) fn run_space(
                 *features.entry((*f).to_owned()).or_default() += 1;
             }
             let files = vec![("cluster.data".to_owned(), cl.data.text())];
+            for t in model::TEMPLATES {
+                let id = format!("model/{}#{t}", cl.id);
+                // Only in the full profile: hail is run once per instance.
+                if c.profile == Profile::Full
+                    && cl.templates.iter().any(|a| a == t)
+                    && selected(&id)
+                {
+                    work.push(Work::Model(id, cl.data.text(), t));
+                }
+            }
             for r in clusters::runs(&cl, k, corpus.extra, &mut family_runs) {
                 if selected(&r.id) {
                     work.push(Work::Run(RunSpec {
@@ -593,6 +611,7 @@ pub(super) fn run_space(
     let shared = Shared {
         helps: (help_of(&hspace), help_of(&space)),
         hspace: hspace.clone(),
+        hail: oracle::absolute(&c.hail),
         space: space.clone(),
         tmp: tmp.clone(),
         cap: corpus.cap,
@@ -611,6 +630,7 @@ pub(super) fn run_space(
     );
     let total = work.len();
     let mut results: Vec<Compared> = Vec::new();
+    let mut skipped = 0usize;
     process::ordered_pool(
         &work,
         c.jobs,
@@ -633,7 +653,11 @@ pub(super) fn run_space(
                     r.walls.1.as_secs_f64()
                 );
             }
-            results.push(r);
+            if r.verdict == Verdict::Skipped {
+                skipped += 1;
+            } else {
+                results.push(r);
+            }
             if (printed + 1).is_multiple_of(100) && printed + 1 < total {
                 eprintln!("hailstone-compat: {}/{total} runs", printed + 1);
             }
@@ -641,6 +665,22 @@ pub(super) fn run_space(
     );
     let _ = std::fs::remove_dir_all(&tmp);
     print!("{}", report(&results, &features, &hspace, &space));
+    let model: Vec<&Compared> = results.iter().filter(|r| r.part == "model").collect();
+    if !model.is_empty() || skipped > 0 {
+        let counts: Vec<u64> = model.iter().filter_map(|r| r.outcome.standard).collect();
+        let (hail, ours) = model.iter().fold((0.0, 0.0), |(a, b), r| {
+            (a + r.walls.0.as_secs_f64(), b + r.walls.1.as_secs_f64())
+        });
+        println!(
+            "\n--allocator-model against hail one request at a time: {} comparisons ({} with instances, {} instances in all; hail {:.1} s, hailstone-space {:.1} s), {} where hailstone-space refuses to count",
+            model.len(),
+            counts.iter().filter(|&&c| c > 0).count(),
+            counts.iter().sum::<u64>(),
+            hail,
+            ours,
+            skipped
+        );
+    }
     let (h, q) = results.iter().fold((0.0, 0.0), |(a, b), r| {
         (a + r.walls.0.as_secs_f64(), b + r.walls.1.as_secs_f64())
     });
@@ -682,6 +722,49 @@ fn texts(s: &Side, out: &Path) -> Texts {
     }
 }
 
+/// Compares one model run (see [`model`]).
+fn model_compared(
+    mut out: Compared,
+    id: &str,
+    data: &str,
+    template: &'static str,
+    base: &Path,
+    sh: &Shared<'_>,
+) -> Compared {
+    out.id = id.to_owned();
+    out.part = "model";
+    out.family = template;
+    out.command = format!(
+        "{} --allocator-model --machine-readable --disk-template={template} -t CLUSTER, then {} -t STATE -S NEXT REQUEST per instance",
+        sh.space.display(),
+        sh.hail.display()
+    );
+    match model::compare(
+        &sh.space,
+        &sh.hail,
+        data,
+        template,
+        &base.join("model"),
+        sh.cap,
+    ) {
+        Ok(Some(r)) => {
+            out.walls = r.walls;
+            out.outcome.standard = Some(r.count as u64);
+            out.verdict = if r.differences.is_empty() {
+                Verdict::Identical
+            } else {
+                Verdict::Different
+            };
+            out.differences = r.differences;
+            out.accepted = out.verdict == Verdict::Different
+                && is_accepted(sh.allow, &format!("space:{}", out.id));
+        }
+        Ok(None) => out.verdict = Verdict::Skipped,
+        Err(e) => out.verdict = Verdict::Error(e),
+    }
+    out
+}
+
 /// Runs one unit with both programs and compares them.
 fn compare(w: &Work, base: &Path, sh: &Shared<'_>) -> Compared {
     let mut out = Compared {
@@ -699,6 +782,9 @@ fn compare(w: &Work, base: &Path, sh: &Shared<'_>) -> Compared {
     };
     let (hf, qf) = (Folders::new(base, "hspace"), Folders::new(base, "space"));
     let result = match w {
+        Work::Model(id, data, template) => {
+            return model_compared(out, id, data, template, base, sh);
+        }
         Work::Run(spec) => {
             out.id = spec.id.clone();
             out.part = spec.part;

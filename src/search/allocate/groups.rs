@@ -137,12 +137,26 @@ pub fn search_groups(
     count: i64,
     opts: &AllocOptions,
 ) -> Result<GroupSearch, Crash> {
+    // Each group's search leaves the state as it found it.
+    let mut shared = SearchBase::new();
+    search_groups_with(node_groups, state, allowed, inst, count, opts, &mut shared)
+}
+
+/// [`search_groups`] with the data of the state computed by earlier
+/// searches on the same state (see [`SearchBase`]).
+pub fn search_groups_with(
+    node_groups: &[Group],
+    state: &mut State,
+    allowed: Option<&[usize]>,
+    inst: &Instance,
+    count: i64,
+    opts: &AllocOptions,
+    shared: &mut SearchBase,
+) -> Result<GroupSearch, Crash> {
     let groups = split_groups(state, node_groups.len());
     let mut any_allowed = false;
     let mut unconnected = Vec::new();
     let mut results = Vec::new();
-    // Each group's search leaves the state as it found it.
-    let mut shared = SearchBase::new();
     for (g, keys) in groups
         .iter()
         .filter(|(g, _)| allowed.is_none_or(|a| a.contains(g)))
@@ -170,7 +184,7 @@ pub fn search_groups(
             opts
         };
         let r = gen_alloc_nodes(state, keys, count, opts.restrict.as_deref())
-            .and_then(|nodes| try_alloc_with(state, inst, &nodes, group_opts, &mut shared));
+            .and_then(|nodes| try_alloc_with(state, inst, &nodes, group_opts, shared));
         if let Err(SearchError::Crash(c)) = r {
             return Err(c);
         }

@@ -64,7 +64,8 @@ use crate::search::AlgorithmOptions;
 
 pub use groups::{
     describe_group, group_state, has_required_networks, mg_solution, rank_group_results,
-    rank_groups, search_groups, split_groups, try_group_alloc, try_mg_alloc, GroupSearch,
+    rank_groups, search_groups, search_groups_with, split_groups, try_group_alloc, try_mg_alloc,
+    GroupSearch,
 };
 pub(crate) use pairs::{scan_threads, PARALLEL_PAIRS};
 pub use secondary::try_allocate_secondary;

@@ -29,7 +29,7 @@ use crate::model::hash::FastMap;
 use crate::model::instance::{Disk, Instance};
 use crate::model::policy::RSpec;
 use crate::model::types::{DiskTemplate, FailMode, FailTally};
-use crate::search::allocate::{AllocNodes, AllocOptions, SearchError};
+use crate::search::allocate::{AllocNodes, AllocOptions, SearchBase, SearchError};
 use crate::search::globaln1;
 use crate::search::state::State;
 
@@ -308,6 +308,10 @@ pub struct Counter<'a> {
     /// How it allocates.
     pub opts: SpaceOptions<'a>,
     memo: Memo,
+    /// What the searches computed of the present state (the capacity
+    /// check's verdicts of every node, the cluster's statistics), with the
+    /// undo-log length it belongs to; dropped by a rollback.
+    base: (usize, SearchBase),
 }
 
 impl<'a> Counter<'a> {
@@ -316,6 +320,7 @@ impl<'a> Counter<'a> {
         Counter {
             opts,
             memo: Memo::default(),
+            base: (usize::MAX, SearchBase::new()),
         }
     }
 
@@ -329,11 +334,18 @@ impl<'a> Counter<'a> {
         alloc: &AllocOptions,
         remember: bool,
     ) -> Result<Attempt, SearchError> {
+        if self.base.0 != state.checkpoint() {
+            self.base = (state.checkpoint(), SearchBase::new());
+        }
         if !remember {
-            return self
-                .opts
-                .engine
-                .attempt(state, inst, self.opts.count, nodes, alloc);
+            return self.opts.engine.attempt(
+                state,
+                inst,
+                self.opts.count,
+                nodes,
+                alloc,
+                &mut self.base.1,
+            );
         }
         let key = (state.checkpoint(), Memo::key(inst, alloc));
         if let Some((failures, refusal)) = self.memo.refused.get(&key) {
@@ -342,10 +354,14 @@ impl<'a> Counter<'a> {
                 refusal: refusal.clone().unwrap_or(Refusal::Message(String::new())),
             });
         }
-        let attempt = self
-            .opts
-            .engine
-            .attempt(state, inst, self.opts.count, nodes, alloc)?;
+        let attempt = self.opts.engine.attempt(
+            state,
+            inst,
+            self.opts.count,
+            nodes,
+            alloc,
+            &mut self.base.1,
+        )?;
         if let Attempt::Refused { failures, refusal } = &attempt {
             let kept = alloc.explain.then(|| refusal.clone());
             self.memo.refuse(key.0, key.1, (*failures, kept));
@@ -357,6 +373,7 @@ impl<'a> Counter<'a> {
     pub fn rollback(&mut self, state: &mut State, checkpoint: usize) {
         state.rollback(checkpoint);
         self.memo.rollback(checkpoint);
+        self.base.0 = usize::MAX;
     }
 
     /// `iterateAllocSmallStep`: places `template` (renamed `new-N`, indexed

@@ -85,7 +85,8 @@ fn sum_failures<'a, M: Metric + 'a>(
 
 impl Engine<'_> {
     /// Tries to place `inst` (needing `count` nodes; `nodes` are hspace's
-    /// candidates) on the state, leaving the state as it was.
+    /// candidates) on the state, leaving the state as it was; `shared` is
+    /// what earlier attempts computed of the same state.
     ///
     /// # Errors
     ///
@@ -98,10 +99,11 @@ impl Engine<'_> {
         count: i64,
         nodes: &AllocNodes,
         opts: &AllocOptions,
+        shared: &mut SearchBase,
     ) -> Result<Attempt, SearchError> {
         match *self {
             Engine::Hspace => {
-                let sol = try_alloc_unlogged(state, inst, nodes, opts, &mut SearchBase::new())?;
+                let sol = try_alloc_unlogged(state, inst, nodes, opts, shared)?;
                 Ok(placed(&sol).unwrap_or(Attempt::Refused {
                     failures: sol.failures,
                     refusal: Refusal::Hspace,
@@ -111,7 +113,8 @@ impl Engine<'_> {
                 groups,
                 dedicated: false,
             } => {
-                let search = allocate::search_groups(groups, state, None, inst, count, opts)?;
+                let search =
+                    allocate::search_groups_with(groups, state, None, inst, count, opts, shared)?;
                 if search.ranking(groups).is_empty() {
                     let failures = sum_failures(search.results.iter().map(|(_, r)| r));
                     return Ok(Attempt::Refused {

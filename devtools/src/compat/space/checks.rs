@@ -39,6 +39,12 @@ pub enum Known {
     Usage,
     DataFileError,
     SplitCrash,
+    /// `-l 0`: hspace dies on `Prelude.head: empty list` after the tiered
+    /// results' first line.
+    HeadCrash,
+    /// A runtime error (a file that cannot be opened) prefixed with the
+    /// program's name.
+    RuntimeError,
 }
 
 impl Known {
@@ -50,17 +56,30 @@ impl Known {
             Known::Usage => "the usage text after a command-line error",
             Known::DataFileError => "a data file error's location",
             Known::SplitCrash => "hspace's crash on an instance in two groups",
+            Known::HeadCrash => "hspace's crash on -l 0",
+            Known::RuntimeError => "a runtime error names hailstone-space",
         }
     }
 }
 
 const LOAD_ERROR: &str = "Error: failed to load data, aborting: ";
 
+/// hspace's words on a data file whose sections are wrong.
+const LAYOUT_ERROR: &str = "Invalid format of the input file: ";
+
+/// hspace's death with `-l 0` (`Hspace.hs` takes the head of the tiered
+/// specs, an empty list when no instance was allocated).
+const HEAD_CRASH: &str = "hspace: Prelude.head: empty list";
+
 /// The known difference hspace's outputs `h` call for, if any (`h_help`
 /// is hspace's `--help` text).
 pub fn known_kind(h: &Texts, h_help: &str) -> Option<Known> {
     if h.stderr.contains(" is not an element of the map") && h.stderr.contains("IntMap.!") {
         Some(Known::SplitCrash)
+    } else if h.stderr.contains(HEAD_CRASH) {
+        Some(Known::HeadCrash)
+    } else if h.stderr.starts_with("hspace: ") && h.stderr.contains(": openFile: ") {
+        Some(Known::RuntimeError)
     } else if h.stdout.starts_with("hspace (ganeti) version ") {
         if h.stdout.contains("\nUsage: hspace ") {
             Some(Known::Help)
@@ -85,7 +104,7 @@ pub fn known_kind(h: &Texts, h_help: &str) -> Option<Known> {
 ///
 /// What else differs.
 pub fn check(kind: Known, h: &Texts, q: &Texts, helps: (&str, &str)) -> Result<(), String> {
-    if kind != Known::SplitCrash && h.status != q.status {
+    if !matches!(kind, Known::SplitCrash | Known::HeadCrash) && h.status != q.status {
         return Err(format!(
             "the exit status differs ({:?}, {:?})",
             h.status, q.status
@@ -124,7 +143,14 @@ pub fn check(kind: Known, h: &Texts, q: &Texts, helps: (&str, &str)) -> Result<(
             same_files(h, q)?;
             data_file_error(&h.stderr, &q.stderr)
         }
-        Known::SplitCrash => split_crash(h, q),
+        Known::SplitCrash => crash(h, q, "hspace: IntMap.!", "is not an element of the map"),
+        Known::HeadCrash => crash(h, q, HEAD_CRASH, ""),
+        Known::RuntimeError => {
+            same(&h.stdout, &q.stdout, "stdout")?;
+            same_files(h, q)?;
+            let rest = h.stderr.strip_prefix("hspace: ").ok_or("hspace's error")?;
+            same(&format!("hailstone-space: {rest}"), &q.stderr, "stderr")
+        }
     }
 }
 
@@ -249,34 +275,61 @@ pub fn version_text(h: &str, q: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A data file error: hailstone-space's message is hspace's with
-/// `FILE, line N: OBJECT, field FIELD: ` before hspace's words.
+/// A data file error: hailstone-space's message is hspace's with where
+/// before hspace's words (`FILE, line N: OBJECT, field FIELD: `, or
+/// `FILE: ` for the file's layout) and, for the layout, what it should be
+/// in parentheses after them.
 pub fn data_file_error(h: &str, q: &str) -> Result<(), String> {
     let hm = h.strip_prefix(LOAD_ERROR).ok_or("hspace's error")?;
     let qm = q
         .strip_prefix(LOAD_ERROR)
         .ok_or("hailstone-space's error does not start as hspace's")?;
-    let added = qm
-        .strip_suffix(hm)
-        .ok_or("hailstone-space's error does not end with hspace's words")?;
-    let bad =
-        || format!("the words added, {added:?}, are not 'FILE, line N: OBJECT, field FIELD: '");
-    let (_, rest) = added.split_once(", line ").ok_or_else(bad)?;
+    let hm = hm.trim_end_matches('\n');
+    let qm = qm.trim_end_matches('\n');
+    let at = qm
+        .find(hm)
+        .filter(|_| !hm.is_empty())
+        .ok_or("hailstone-space's error does not hold hspace's words")?;
+    let (added, after) = (&qm[..at], &qm[at + hm.len()..]);
+    let remark = after.starts_with(" (") && after.ends_with(')');
+    if !after.is_empty() && !remark {
+        return Err(format!(
+            "the words after hspace's, {after:?}, are not a remark in parentheses"
+        ));
+    }
+    let bad = || {
+        format!(
+            "the words added, {added:?}, are not 'FILE, line N: OBJECT, field FIELD: ' or 'FILE: '"
+        )
+    };
+    let Some((_, rest)) = added.split_once(", line ") else {
+        // The file's layout: its name before, the layout expected after.
+        let file = added.strip_suffix(": ").unwrap_or("");
+        return if hm.starts_with(LAYOUT_ERROR) && !file.is_empty() && !file.contains(": ") {
+            Ok(())
+        } else {
+            Err(bad())
+        };
+    };
+    if !after.is_empty() {
+        return Err(bad());
+    }
     let (line, rest) = rest.split_once(": ").ok_or_else(bad)?;
     if line.is_empty() || !line.bytes().all(|b| b.is_ascii_digit()) {
         return Err(bad());
     }
     let (object, field) = rest.split_once(", field ").ok_or_else(bad)?;
-    if object.is_empty() || !field.ends_with(": ") || field.len() < 3 || hm.is_empty() {
+    if object.is_empty() || !field.ends_with(": ") || field.len() < 3 {
         return Err(bad());
     }
     Ok(())
 }
 
-/// hspace died on a map lookup (exit status 1) where hailstone-space
-/// finished (exit status 0), and everything hspace printed before it died
-/// starts hailstone-space's output; files hspace wrote are the same.
-fn split_crash(h: &Texts, q: &Texts) -> Result<(), String> {
+/// hspace died with `marker` (on a line of its own, followed by `tail`;
+/// exit status 1) where hailstone-space finished (exit status 0), and
+/// everything hspace printed before it died starts hailstone-space's
+/// output; files hspace wrote are the same.
+fn crash(h: &Texts, q: &Texts, marker: &str, tail: &str) -> Result<(), String> {
     if h.status != Status::Exited(1) || q.status != Status::Exited(0) {
         return Err(format!(
             "expected hspace to exit 1 and hailstone-space 0, got {:?} and {:?}",
@@ -285,9 +338,9 @@ fn split_crash(h: &Texts, q: &Texts) -> Result<(), String> {
     }
     let at = h
         .stderr
-        .find("hspace: IntMap.!")
+        .find(marker)
         .ok_or("hspace's error is not on a line of its own")?;
-    if !h.stderr[at..].contains("is not an element of the map") {
+    if !h.stderr[at..].contains(tail) {
         return Err("hspace died of something else".to_owned());
     }
     if !h.stderr[..at].is_empty() && !h.stderr[..at].ends_with('\n') {

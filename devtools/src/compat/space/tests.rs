@@ -85,13 +85,13 @@ fn accepted_space_patterns() {
         "space:datafile/hbal-split-insts.data#independent-groups",
         "space:shelltest/htools-text-backend.test:24",
         "space:shelltest/htools-basic.test:16",
+        "space:cli/max-length-zero",
+        "space:cli/bad-file",
+        "space:cli/save-bad-path",
     ] {
         assert!(is_accepted(&a, id), "{id}");
     }
     for id in [
-        "space:cli/max-length-zero",
-        "space:cli/bad-file",
-        "space:cli/save-bad-path",
         "space:datafile/hbal-soft-errors.data#default",
         "space:shelltest/htools-hspace.test:2",
         "space:gen/drbd/g2/n5/s32#default",
@@ -230,10 +230,52 @@ fn data_file_error_check() {
             "{bad:?}"
         );
     }
-    // The sections message of a malformed file is not a location.
+    // A malformed file's sections: the file before, the layout after.
     let h = "Error: failed to load data, aborting: Invalid format of the input file: 1 sections instead of 4 or more\n";
     let q = "Error: failed to load data, aborting: bad.data: Invalid format of the input file: 1 sections instead of 4 or more (groups, nodes, instances, cluster tags and policies, separated by empty lines)\n";
-    assert!(checks::data_file_error(h, q).is_err());
+    assert_eq!(checks::data_file_error(h, q), Ok(()));
+    let q_no_file = "Error: failed to load data, aborting: Invalid format of the input file: 1 sections instead of 4 or more (x)\n";
+    assert!(checks::data_file_error(h, q_no_file).is_err());
+    let q_other = "Error: failed to load data, aborting: bad.data: Invalid format of the input file: 1 sections instead of 4 or more; (x)\n";
+    assert!(checks::data_file_error(h, q_other).is_err());
+}
+
+#[test]
+fn runtime_error_and_head_crash_checks() {
+    let h = texts(
+        1,
+        "",
+        "hspace: /o/x.tiered: openFile: does not exist (No such file or directory)\n",
+    );
+    assert_eq!(checks::known_kind(&h, H_HELP), Some(Known::RuntimeError));
+    let q = texts(
+        1,
+        "",
+        "hailstone-space: /o/x.tiered: openFile: does not exist (No such file or directory)\n",
+    );
+    assert_eq!(
+        checks::check(Known::RuntimeError, &h, &q, (H_HELP, Q_HELP)),
+        Ok(())
+    );
+    let other = texts(
+        1,
+        "",
+        "hailstone-space: /o/x.standard: openFile: does not exist (No such file or directory)\n",
+    );
+    assert!(checks::check(Known::RuntimeError, &h, &other, (H_HELP, Q_HELP)).is_err());
+    let h = texts(
+        1,
+        "Tiered allocation results:\n  - no instances allocated\n",
+        "hspace: Prelude.head: empty list\n",
+    );
+    assert_eq!(checks::known_kind(&h, H_HELP), Some(Known::HeadCrash));
+    let q = texts(0, "Tiered allocation results:\n  - no instances allocated\n  - most likely failure reason: FailMem\n", "");
+    assert_eq!(
+        checks::check(Known::HeadCrash, &h, &q, (H_HELP, Q_HELP)),
+        Ok(())
+    );
+    let q = texts(0, "Tiered allocation results:\n  - 1 instances\n", "");
+    assert!(checks::check(Known::HeadCrash, &h, &q, (H_HELP, Q_HELP)).is_err());
 }
 
 #[test]
@@ -475,4 +517,14 @@ fn fake_programs() {
     // hailstone-space at the cap: a difference.
     assert_eq!(run(&hspace, &slow, "0.5"), ExitCode::from(1));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_started_instance_takes_its_primarys_memory() {
+    let saved = "g|u|preferred||\n\nn1|1000|100|800|5000|4000|8|N|u|1|-|N|0|1|1.0\nn2|1000|100|900|5000|4000|8|N|u|1|-|N|0|1|1.0\n\nnew-0|300|1024|1|running|Y|n2||plain||1|-|N\n\n\n";
+    let fixed = super::model::started(saved, "new-0").unwrap();
+    assert!(fixed.contains("\nn2|1000|100|600|5000|"), "{fixed}");
+    assert!(fixed.contains("\nn1|1000|100|800|5000|"), "{fixed}");
+    assert_eq!(fixed.len(), saved.len());
+    assert!(super::model::started(saved, "new-1").is_none());
 }
