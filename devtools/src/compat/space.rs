@@ -202,6 +202,9 @@ enum Verdict {
     HspaceCapped,
     /// hailstone-space reached the cap and hspace did not.
     SpaceCapped,
+    /// A model run where the counts agree as far as hail's chain went:
+    /// hail died saving its state (`class:hail-save-crash`).
+    HailSaveCrash,
     /// A model run where hailstone-space refused to count (no online node
     /// for the template, or a policy that refuses it): nothing compared.
     Skipped,
@@ -270,7 +273,10 @@ impl Compared {
     fn unexplained(&self) -> bool {
         !self.misses.1.is_empty()
             || match self.verdict {
-                Verdict::Identical | Verdict::HspaceCapped | Verdict::Skipped => false,
+                Verdict::Identical
+                | Verdict::HspaceCapped
+                | Verdict::HailSaveCrash
+                | Verdict::Skipped => false,
                 Verdict::Different => !self.accepted,
                 Verdict::SpaceCapped | Verdict::Error(_) => true,
             }
@@ -532,11 +538,7 @@ pub(super) fn run_space(
             let files = vec![("cluster.data".to_owned(), cl.data.text())];
             for t in model::TEMPLATES {
                 let id = format!("model/{}#{t}", cl.id);
-                // Only in the full profile: hail is run once per instance.
-                if c.profile == Profile::Full
-                    && cl.templates.iter().any(|a| a == t)
-                    && selected(&id)
-                {
+                if cl.templates.iter().any(|a| a == t) && selected(&id) {
                     work.push(Work::Model(id, cl.data.text(), t));
                 }
             }
@@ -672,13 +674,17 @@ pub(super) fn run_space(
             (a + r.walls.0.as_secs_f64(), b + r.walls.1.as_secs_f64())
         });
         println!(
-            "\n--allocator-model against hail one request at a time: {} comparisons ({} with instances, {} instances in all; hail {:.1} s, hailstone-space {:.1} s), {} where hailstone-space refuses to count",
+            "\n--allocator-model against hail one request at a time: {} comparisons ({} with instances, {} instances in all; hail {:.1} s, hailstone-space {:.1} s), {} where hailstone-space refuses to count, {} compared as far as hail went before dying saving its state (class:hail-save-crash)",
             model.len(),
             counts.iter().filter(|&&c| c > 0).count(),
             counts.iter().sum::<u64>(),
             hail,
             ours,
-            skipped
+            skipped,
+            model
+                .iter()
+                .filter(|r| r.verdict == Verdict::HailSaveCrash)
+                .count()
         );
     }
     let (h, q) = results.iter().fold((0.0, 0.0), |(a, b), r| {
@@ -750,14 +756,17 @@ fn model_compared(
         Ok(Some(r)) => {
             out.walls = r.walls;
             out.outcome.standard = Some(r.count as u64);
-            out.verdict = if r.differences.is_empty() {
+            out.verdict = if r.differences.is_empty() && r.save_crash.is_some() {
+                Verdict::HailSaveCrash
+            } else if r.differences.is_empty() {
                 Verdict::Identical
             } else {
                 Verdict::Different
             };
             out.differences = r.differences;
-            out.accepted = out.verdict == Verdict::Different
-                && is_accepted(sh.allow, &format!("space:{}", out.id));
+            out.accepted = out.verdict == Verdict::HailSaveCrash
+                || out.verdict == Verdict::Different
+                    && is_accepted(sh.allow, &format!("space:{}", out.id));
         }
         Ok(None) => out.verdict = Verdict::Skipped,
         Err(e) => out.verdict = Verdict::Error(e),
@@ -1068,7 +1077,11 @@ fn report(
     if !known.is_empty() {
         s.push_str(&format!("\nAccepted differences ({}):\n", known.len()));
         for r in known {
-            let kind = r.known.map_or("by its pattern", Known::describe);
+            let kind = if r.verdict == Verdict::HailSaveCrash {
+                "class:hail-save-crash, compared as far as hail went"
+            } else {
+                r.known.map_or("by its pattern", Known::describe)
+            };
             s.push_str(&format!("  {} [{kind}]\n", r.id));
         }
     }

@@ -147,6 +147,28 @@ pub fn shrink(inst: &Instance, mode: FailMode) -> Option<Instance> {
     Some(out)
 }
 
+/// Orders node `k`'s instance lists as hail finds them when it reads the
+/// state it saved after the previous request (`hail -t STATE -S NEXT`):
+/// its saved file lists the instance it placed first, so on reading the
+/// placed instances come first, newest first, then the cluster's own, and
+/// a node's lists, built in file order, hold the cluster's own instances
+/// newest first, then the placed ones oldest first. The global N+1
+/// check's trial evacuations visit a node's instances in that order.
+fn as_reloaded(state: &mut State, k: usize, first_new: usize) {
+    let order = |i: &i32| {
+        let key = usize::try_from(*i).unwrap_or(0);
+        if key >= first_new {
+            (0, usize::MAX - key)
+        } else {
+            (1, key)
+        }
+    };
+    let mut node = state.node_at(k).clone();
+    node.p_list.sort_by_key(order);
+    node.s_list.sort_by_key(order);
+    state.set_node(k, node);
+}
+
 /// How a count allocates.
 #[derive(Debug, Clone)]
 pub struct SpaceOptions<'a> {
@@ -312,6 +334,9 @@ pub struct Counter<'a> {
     /// check's verdicts of every node, the cluster's statistics), with the
     /// undo-log length it belongs to; dropped by a rollback.
     base: (usize, SearchBase),
+    /// The key of the first instance a count places (the cluster's
+    /// instance count when the first phase starts).
+    first_new: Option<usize>,
 }
 
 impl<'a> Counter<'a> {
@@ -321,6 +346,7 @@ impl<'a> Counter<'a> {
             opts,
             memo: Memo::default(),
             base: (usize::MAX, SearchBase::new()),
+            first_new: None,
         }
     }
 
@@ -429,6 +455,12 @@ impl<'a> Counter<'a> {
             let changed: Vec<(usize, &crate::model::node::Node)> =
                 changed.iter().map(|(k, n)| (*k, n)).collect();
             globaln1::apply_placement(state, &changed, &placed, new_key);
+            if !self.opts.engine.is_hspace() {
+                let first_new = *self.first_new.get_or_insert(new_key - done.placed.len());
+                for (k, _) in &changed {
+                    as_reloaded(state, *k, first_new);
+                }
+            }
             done.placed.push(placed);
             limit = limit.map(|l| l - 1);
         }
