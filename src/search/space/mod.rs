@@ -363,18 +363,8 @@ impl<'a> Counter<'a> {
         if self.base.0 != state.checkpoint() {
             self.base = (state.checkpoint(), SearchBase::new());
         }
-        if !remember {
-            return self.opts.engine.attempt(
-                state,
-                inst,
-                self.opts.count,
-                nodes,
-                alloc,
-                &mut self.base.1,
-            );
-        }
-        let key = (state.checkpoint(), Memo::key(inst, alloc));
-        if let Some((failures, refusal)) = self.memo.refused.get(&key) {
+        let key = remember.then(|| (state.checkpoint(), Memo::key(inst, alloc)));
+        if let Some((failures, refusal)) = key.as_ref().and_then(|k| self.memo.refused.get(k)) {
             return Ok(Attempt::Refused {
                 failures: *failures,
                 refusal: refusal.clone().unwrap_or(Refusal::Message(String::new())),
@@ -388,9 +378,9 @@ impl<'a> Counter<'a> {
             alloc,
             &mut self.base.1,
         )?;
-        if let Attempt::Refused { failures, refusal } = &attempt {
+        if let (Some((at, key)), Attempt::Refused { failures, refusal }) = (key, &attempt) {
             let kept = alloc.explain.then(|| refusal.clone());
-            self.memo.refuse(key.0, key.1, (*failures, kept));
+            self.memo.refuse(at, key, (*failures, kept));
         }
         Ok(attempt)
     }
