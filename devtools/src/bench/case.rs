@@ -45,6 +45,8 @@ pub(super) struct Row {
     pub(super) mode: Mode,
     pub(super) nodes: usize,
     pub(super) case_id: String,
+    /// The seed of the case.
+    pub(super) seed: u64,
     pub(super) hail: HailTime,
     pub(super) stone: StoneTime,
     pub(super) rss_kib: Option<u64>,
@@ -101,6 +103,8 @@ pub(super) fn answer_success(bytes: &[u8]) -> Option<(bool, String)> {
 pub(super) struct Chosen {
     /// The generator's case id.
     pub(super) id: String,
+    /// The seed of the case.
+    pub(super) seed: u64,
     /// The hail options of the case (after the request file when
     /// `positional`; for the balance rows, all the arguments).
     pub(super) options: Vec<String>,
@@ -148,6 +152,7 @@ impl Bench<'_> {
         mode: Mode,
         nodes: usize,
         skip_stone: bool,
+        seed: Option<u64>,
         progress: &str,
     ) -> Result<Chosen, String> {
         let cfg = self.cfg;
@@ -155,7 +160,7 @@ impl Bench<'_> {
             return self.choose_datafile_case(nodes, skip_stone, progress);
         }
         if mode.is_planner() {
-            return self.choose_planner_case(mode, nodes, skip_stone, progress);
+            return self.choose_planner_case(mode, nodes, skip_stone, seed, progress);
         }
         let mut failures = 0usize;
         for k in 0..SEED_TRIES {
@@ -177,6 +182,7 @@ impl Bench<'_> {
             if skip_stone {
                 return Ok(Chosen {
                     id: case.id,
+                    seed: cfg.seed.wrapping_add(k),
                     options: case.options,
                     input,
                     positional: true,
@@ -197,6 +203,7 @@ impl Bench<'_> {
             }
             return Ok(Chosen {
                 id: case.id,
+                seed: cfg.seed.wrapping_add(k),
                 options: case.options,
                 input,
                 positional: true,
@@ -222,6 +229,7 @@ impl Bench<'_> {
         };
         Ok(Chosen {
             id: case.id,
+            seed: cfg.seed,
             options: case.options,
             input,
             positional: true,
@@ -280,6 +288,7 @@ impl Bench<'_> {
         let warm = (!skip_stone).then(|| self.warm_up(&input, &options));
         Ok(Chosen {
             id: format!("{} read from a data file", big.id),
+            seed: cfg.seed,
             options,
             input,
             positional: true,
@@ -289,94 +298,163 @@ impl Bench<'_> {
     }
 
     /// A planner's case: the generator's cluster of this size (one group,
-    /// five DRBD instances per node for balance, ext for squeeze) saved as
-    /// a data file the way `hail -S` saves it, planned with `-t FILE -C`.
+    /// five DRBD instances per node for balance, ext for squeeze, DRBD and
+    /// plain for space) saved as a data file the way `hail -S` saves it,
+    /// planned with `-t FILE -C` (space: `-t FILE --machine-readable`, and
+    /// `--allocator-model` on its second row, on the same data file).
+    ///
+    /// The case of `--seed`, but for the space rows the first of `--seed`,
+    /// `--seed + 1`, ... (at most [`SUCCESS_TRIES`]) where hailstone-space's
+    /// warm-up run counts at least one instance: a cluster that fails N+1
+    /// as generated (seed 1's of 200 nodes) has room for none, and counting
+    /// nothing times nothing. The `--allocator-model` row takes the space
+    /// row's seed (`seed`).
     fn choose_planner_case(
         &self,
         mode: Mode,
         nodes: usize,
         skip_stone: bool,
+        seed: Option<u64>,
         progress: &str,
     ) -> Result<Chosen, String> {
         let cfg = self.cfg;
-        let t0 = Instant::now();
-        let case = generate::generate(&spec_for(mode, nodes, cfg.seed, cfg.mix));
-        let text = hailstone::program::datafile::from_request(
-            case.request.as_bytes(),
-            &hailstone::program::hail::options::LoadOptions::default(),
-        )
-        .map_err(|e| format!("the generated cluster {} is not read back: {e}", case.id))?;
-        // The request's template means nothing to a planner: the id names
-        // the instances' template instead.
-        let instances_template = if mode == Mode::Squeeze { "ext" } else { "drbd" };
-        let id = case.id.replacen(
-            "allocate/drbd/",
-            &format!("{}/{instances_template}/", mode.name()),
-            1,
-        );
-        let input = self.dir.join(format!("{}.data", file_stem(&id)));
-        std::fs::write(&input, text.as_bytes())
-            .map_err(|e| format!("cannot write the data file {}: {}", input.display(), e))?;
-        let instances = text.split("\n\n").nth(2).map_or(0, |s| s.lines().count());
-        eprintln!(
-            "{progress} {} {nodes}: generated {id} ({instances} instances, {:.2} MB data file) in {:.1} s",
-            mode.name(),
-            text.len() as f64 / 1e6,
-            t0.elapsed().as_secs_f64()
-        );
-        let options = vec![
-            "-t".to_owned(),
-            input.display().to_string(),
-            "-C".to_owned(),
-        ];
-        let warm = (!skip_stone).then(|| {
-            run_once(
-                if mode == Mode::Squeeze {
-                    &cfg.squeeze_bin
-                } else {
-                    &cfg.balance_bin
-                },
-                None,
-                &options,
-                cfg.hail_cap,
-                &self.scratch,
-                self.gnu_time,
+        let tries = if mode == Mode::Space && seed.is_none() {
+            SUCCESS_TRIES as u64
+        } else {
+            1
+        };
+        let first = seed.unwrap_or(cfg.seed);
+        let mut notes = Vec::new();
+        let mut k = 0;
+        loop {
+            let seed = first.wrapping_add(k);
+            let t0 = Instant::now();
+            let case = generate::generate(&spec_for(mode, nodes, seed, cfg.mix));
+            let text = hailstone::program::datafile::from_request(
+                case.request.as_bytes(),
+                &hailstone::program::hail::options::LoadOptions::default(),
             )
-        });
-        Ok(Chosen {
-            id,
-            options,
-            input,
-            positional: false,
-            warm,
-            notes: Vec::new(),
-        })
+            .map_err(|e| format!("the generated cluster {} is not read back: {e}", case.id))?;
+            // The request's template means nothing to a planner: the id names
+            // the instances' template instead.
+            let instances_template = match mode {
+                Mode::Squeeze => "ext",
+                Mode::Space | Mode::SpaceModel => "drbd-plain",
+                _ => "drbd",
+            };
+            let data_id = case.id.replacen(
+                "allocate/drbd/",
+                &format!("{}/{instances_template}/", mode.table().name()),
+                1,
+            );
+            // Both space rows read the same data file.
+            let input = self.dir.join(format!("{}.data", file_stem(&data_id)));
+            let id = if mode == Mode::SpaceModel {
+                format!("{data_id}/allocator-model")
+            } else {
+                data_id
+            };
+            std::fs::write(&input, text.as_bytes())
+                .map_err(|e| format!("cannot write the data file {}: {}", input.display(), e))?;
+            let instances = text.split("\n\n").nth(2).map_or(0, |s| s.lines().count());
+            eprintln!(
+                "{progress} {} {nodes}: generated {id} ({instances} instances, {:.2} MB data file) in {:.1} s",
+                mode.name(),
+                text.len() as f64 / 1e6,
+                t0.elapsed().as_secs_f64()
+            );
+            let mut options = vec!["-t".to_owned(), input.display().to_string()];
+            match mode {
+                Mode::Space => options.push("--machine-readable".to_owned()),
+                Mode::SpaceModel => {
+                    options.extend(["--machine-readable", "--allocator-model"].map(str::to_owned))
+                }
+                _ => options.push("-C".to_owned()),
+            }
+            let warm = (!skip_stone).then(|| {
+                run_once(
+                    match mode {
+                        Mode::Squeeze => &cfg.squeeze_bin,
+                        Mode::Space | Mode::SpaceModel => &cfg.space_bin,
+                        _ => &cfg.balance_bin,
+                    },
+                    None,
+                    &options,
+                    cfg.cap(mode),
+                    &self.scratch,
+                    self.gnu_time,
+                )
+            });
+            let counts = warm
+                .as_ref()
+                .filter(|w| w.status == Status::Exited(0))
+                .and_then(|w| space_counts(&w.stdout));
+            if tries > 1 && counts == Some((0, 0)) {
+                if k + 1 < tries {
+                    eprintln!("{progress}   no instance fits {id}; trying the next seed");
+                    let _ = std::fs::remove_file(&input);
+                    k += 1;
+                    continue;
+                }
+                notes.push(format!(
+                    "{} {nodes}: no instance fits the clusters of seeds {first}..={seed}; timed {id}",
+                    mode.name()
+                ));
+            } else if k > 0 {
+                notes.push(format!(
+                    "{} {nodes}: seed {seed}, the first from {first} where an instance fits",
+                    mode.name()
+                ));
+            }
+            return Ok(Chosen {
+                id,
+                seed,
+                options,
+                input,
+                positional: false,
+                warm,
+                notes,
+            });
+        }
     }
 
     /// Generates, writes and times one case. `skip_hail` (`skip_stone`) is
     /// true when hail (hailstone) already hit the cap on a smaller cluster of
-    /// this mode.
+    /// this mode. `space_row` is the space row of this size, for the space
+    /// `--allocator-model` row: hspace has no such mode, so that row's hspace
+    /// column is the space row's (hspace's default run, not run again), and
+    /// its case the space row's seed.
     pub(super) fn run_case(
         &self,
         mode: Mode,
         nodes: usize,
         skip_hail: bool,
         skip_stone: bool,
+        space_row: Option<&Row>,
         progress: &str,
     ) -> Result<Row, String> {
         let cfg = self.cfg;
+        let cap = cfg.cap(mode);
+        let (given_hail, given_seed) = match (mode, space_row) {
+            (Mode::SpaceModel, Some(r)) => (Some(r.hail.clone()), Some(r.seed)),
+            (Mode::SpaceModel, None) => (Some(HailTime::NotRun), None),
+            _ => (None, None),
+        };
         let Chosen {
             id,
+            seed,
             options: opts,
             input,
             positional,
             warm,
             mut notes,
-        } = self.choose_case(mode, nodes, skip_stone, progress)?;
+        } = self.choose_case(mode, nodes, skip_stone, given_seed, progress)?;
         let (original, ours) = if mode == Mode::Balance {
             (&cfg.hbal, &cfg.balance_bin)
         } else if mode == Mode::Squeeze {
             (&cfg.hsqueeze, &cfg.squeeze_bin)
+        } else if mode.table() == Mode::Space {
+            (&cfg.hspace, &cfg.space_bin)
         } else {
             (&cfg.hail, &cfg.hailstone)
         };
@@ -399,8 +477,10 @@ impl Bench<'_> {
         // Timed runs, hail and hailstone alternating.
         let mut hail_runs: Vec<Duration> = Vec::new();
         let mut hail_last: Option<Run> = None;
-        let mut hail_bad: Option<HailTime> = if (mode == Mode::Balance
-            && nodes > cfg.hbal_max_nodes)
+        // (A given hail column is taken as it is: no run.)
+        let mut hail_bad: Option<HailTime> = if given_hail.is_some() {
+            given_hail
+        } else if (mode == Mode::Balance && nodes > cfg.hbal_max_nodes)
             || (!mode.is_planner() && nodes > cfg.hail_max_nodes)
         {
             Some(HailTime::NotRun)
@@ -418,7 +498,7 @@ impl Bench<'_> {
                 break;
             }
             if stone_more {
-                let r = run_once(ours, arg_input, &opts, cfg.hail_cap, &self.scratch, false);
+                let r = run_once(ours, arg_input, &opts, cap, &self.scratch, false);
                 match r.status {
                     Status::Capped => stone_bad = Some(StoneTime::Capped),
                     Status::SpawnError(_) | Status::Signalled => {
@@ -429,14 +509,7 @@ impl Bench<'_> {
                 stone_last = Some(r);
             }
             if hail_more {
-                let r = run_once(
-                    original,
-                    arg_input,
-                    &opts,
-                    cfg.hail_cap,
-                    &self.scratch,
-                    false,
-                );
+                let r = run_once(original, arg_input, &opts, cap, &self.scratch, false);
                 match r.status {
                     Status::Capped => hail_bad = Some(HailTime::Capped),
                     Status::SpawnError(_) | Status::Signalled => {
@@ -550,16 +623,39 @@ impl Bench<'_> {
                 format!("{label}: no action")
             }
         };
+        let space_note = |s: &Run| {
+            if s.status != Status::Exited(0) {
+                return format!(
+                    "{label}: hailstone-space failed ({}); stderr: {}",
+                    s.describe(),
+                    head(&s.stderr, SHOW_CHARS)
+                );
+            }
+            match space_counts(&s.stdout) {
+                Some((tiered, standard)) => format!(
+                    "{label}: {tiered} tiered and {standard} standard instances fit ({}'s count)",
+                    if mode == Mode::SpaceModel {
+                        "hailstone-space --allocator-model"
+                    } else {
+                        "hailstone-space"
+                    }
+                ),
+                None => format!(
+                    "{label}: hailstone-space printed no instance counts; stderr: {}",
+                    head(&s.stderr, SHOW_CHARS)
+                ),
+            }
+        };
         if let Some(s) = stone_last
             .as_ref()
             .or(warm.as_ref())
             .filter(|_| mode.is_planner())
         {
             if s.status != Status::Capped {
-                notes.push(if mode == Mode::Balance {
-                    balance_note(s)
-                } else {
-                    squeeze_note(s)
+                notes.push(match mode.table() {
+                    Mode::Balance => balance_note(s),
+                    Mode::Space => space_note(s),
+                    _ => squeeze_note(s),
                 });
             }
         } else if let Some(s) = stone_last.as_ref().or(warm.as_ref()) {
@@ -613,7 +709,7 @@ impl Bench<'_> {
                 "{}: {} HIT THE CAP ({} s)",
                 label,
                 mode.ours().to_uppercase(),
-                cap_text(cfg.hail_cap).trim_start_matches("> ")
+                cap_text(cap).trim_start_matches("> ")
             ));
         }
 
@@ -628,7 +724,7 @@ impl Bench<'_> {
                 let mut times = Vec::new();
                 let mut same_answer = true;
                 for _ in 0..cfg.runs {
-                    let r = run_once(ours, arg_input, &with, cfg.hail_cap, &self.scratch, false);
+                    let r = run_once(ours, arg_input, &with, cap, &self.scratch, false);
                     if same_answer && (r.status != last.status || r.stdout != last.stdout) {
                         same_answer = false;
                         notes.push(format!(
@@ -677,6 +773,7 @@ impl Bench<'_> {
             mode,
             nodes,
             case_id: id,
+            seed,
             hail,
             stone,
             rss_kib,
@@ -689,15 +786,29 @@ impl Bench<'_> {
             progress,
             label,
             mode.original(),
-            with_unit(hail_cell(&row.hail, cfg.hail_cap)),
+            with_unit(hail_cell(&row.hail, cap)),
             mode.ours(),
-            with_unit(stone_cell(&row.stone, cfg.hail_cap)),
-            ratio_cell(&row, cfg.hail_cap),
+            with_unit(stone_cell(&row.stone, cap)),
+            ratio_cell(&row, cap),
             rss_cell(row.rss_kib),
             same_cell(row.same)
         );
         Ok(row)
     }
+}
+
+/// The instances a `--machine-readable` space report counts: those of the
+/// tiered allocation (`HTS_TRL_INST_CNT` less `HTS_INI_INST_CNT`) and of the
+/// standard one (`HTS_ALLOC_INSTANCES`).
+pub(super) fn space_counts(stdout: &[u8]) -> Option<(u64, u64)> {
+    let text = String::from_utf8_lossy(stdout);
+    let value = |key: &str| -> Option<u64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .and_then(|v| v.trim().parse().ok())
+    };
+    let tiered = value("HTS_TRL_INST_CNT")?.checked_sub(value("HTS_INI_INST_CNT")?)?;
+    Some((tiered, value("HTS_ALLOC_INSTANCES")?))
 }
 
 /// One run of `bin INPUT OPTIONS...` as Ganeti runs an iallocator (or

@@ -58,6 +58,18 @@
 //! `--balance-sizes` clusters (20, 60, 100 and 1,000 nodes); hbal is not
 //! run above `--hbal-max-nodes` (100), so the 1,000-node row times
 //! hailstone-balance alone.
+//!
+//! The space rows (mode `space`, in a table of their own after the squeeze
+//! rows) time Ganeti's `hspace` against `hailstone-space` on one-group
+//! clusters of DRBD and plain instances (4 : 1, five per node) saved as data
+//! files, run as `-t FILE --machine-readable` (stdout compared), on
+//! `--space-sizes` clusters (5, 20, 60 and 200 nodes); hspace is not run on
+//! clusters larger than one where it reached the cap, hailstone-space always
+//! is. Each size has a second row, `space --allocator-model`:
+//! hailstone-space's count as the allocator answers one request at a time.
+//! hspace has no such mode, so that row's ratio is hspace's default run time
+//! (the row above's, not run again) over hailstone-space
+//! `--allocator-model`'s, and it has no output to compare.
 
 mod case;
 mod modes;
@@ -88,8 +100,9 @@ USAGE:
                   [--hail-runs N] [--mix MIX] [--seed S] [--keep DIR]
                   [--hbal PATH] [--balance-bin PATH] [--balance-sizes LIST]
                   [--hbal-max-nodes N] [--hail-max-nodes N] [--hsqueeze PATH]
-                  [--squeeze-bin PATH]
-                  [--squeeze-sizes LIST] [--install-hail] [--markdown]
+                  [--squeeze-bin PATH] [--squeeze-sizes LIST]
+                  [--hspace PATH] [--space-bin PATH] [--space-sizes LIST]
+                  [--space-cap SECONDS] [--install-hail] [--markdown]
   hailstone-bench --help
 
 CASES:
@@ -131,6 +144,17 @@ CASES:
                                            instances (5 per node), '-t FILE
                                            -C', on the --squeeze-sizes
                                            clusters
+                       space               hspace against hailstone-space:
+                                           counting the instances that
+                                           still fit a one-group cluster of
+                                           DRBD and plain instances (4 : 1,
+                                           5 per node), '-t FILE
+                                           --machine-readable', on the
+                                           --space-sizes clusters; a second
+                                           row per size times
+                                           hailstone-space --allocator-model
+                                           against hspace's default run
+                                           (hspace has no such mode)
                      (--modes balance runs only the balance rows)
   --hail-max-nodes N hail is not run on larger clusters (default 2000):
                      hailstone alone at 5,000 and 10,000 nodes
@@ -144,6 +168,12 @@ CASES:
   --squeeze-sizes LIST  cluster sizes of the squeeze rows (default
                      20,60,200); hsqueeze is not run on clusters larger
                      than one where it reached the cap
+  --space-sizes LIST cluster sizes of the space rows (default 5,20,60,200);
+                     hspace is not run on clusters larger than one where
+                     it reached the cap (--space-cap), hailstone-space
+                     always is. The case of a size is the first seed from
+                     --seed on whose cluster at least one instance fits
+                     (seed 1's 200-node cluster fails N+1 as generated)
   --mix MIX          templates of the existing instances:
                        drbd        all DRBD (the default)
                        drbd-heavy  4 DRBD : 1 plain
@@ -164,6 +194,9 @@ RUNNING:
   --hsqueeze PATH    hsqueeze (default /usr/lib/ganeti/3.0/usr/bin/hsqueeze)
   --squeeze-bin PATH hailstone-squeeze (default
                      target/release/hailstone-squeeze)
+  --hspace PATH      hspace (default /usr/lib/ganeti/3.0/usr/bin/hspace)
+  --space-bin PATH   hailstone-space (default
+                     target/release/hailstone-space)
   --runs N           timed runs per binary and case; the median is shown
                      (default 3)
   --hail-runs N      timed hail runs per case (default: 1 when the first hail
@@ -171,6 +204,10 @@ RUNNING:
   --hail-cap SECONDS kill a run after this long (default 60), hail's or
                      hailstone's; it is then shown as '> SECONDS', and that
                      binary is not run on larger clusters of the same mode
+  --space-cap SECONDS  the cap of the space rows (default 300, or
+                     --hail-cap when that is larger): hailstone-space
+                     --allocator-model took 114 s on the 200-node cluster,
+                     hspace 233 s on 60 nodes
   --install-hail     if hail (or hbal) is missing, run
                      'apt-get update && apt-get install -y ganeti-htools'
                      (needs root)
@@ -210,6 +247,16 @@ const DEFAULT_SQUEEZE_SIZES: [usize; 3] = [20, 60, 200];
 /// Cluster sizes of the balance rows: hbal took 5.5 s on 20 nodes and did
 /// not finish in 20 minutes on 100; hailstone-balance alone on 1,000.
 const DEFAULT_BALANCE_SIZES: [usize; 4] = [20, 60, 100, 1000];
+const DEFAULT_HSPACE: &str = "/usr/lib/ganeti/3.0/usr/bin/hspace";
+const DEFAULT_SPACE: &str = "target/release/hailstone-space";
+/// Cluster sizes of the space rows: hspace took 0.35 s on 5 nodes, 12 s on
+/// 20 and 233 s on 60 (the bench's clusters, seed 1); hailstone-space
+/// alone on 200 once hspace reached the cap.
+const DEFAULT_SPACE_SIZES: [usize; 4] = [5, 20, 60, 200];
+/// The least cap of the space rows without `--space-cap`: hailstone-space
+/// --allocator-model took 114 s on the 200-node cluster (seed 2; nothing
+/// fits seed 1's, which fails N+1 as generated), hspace 233 s on 60 nodes.
+const DEFAULT_SPACE_CAP: Duration = Duration::from_secs(300);
 
 /// Number of node groups of every generated cluster.
 const GROUPS: usize = 2;
@@ -251,9 +298,12 @@ pub fn main(args: &[String]) -> ExitCode {
     cfg.balance_bin = oracle::absolute(&cfg.balance_bin);
     cfg.hsqueeze = oracle::absolute(&cfg.hsqueeze);
     cfg.squeeze_bin = oracle::absolute(&cfg.squeeze_bin);
+    cfg.hspace = oracle::absolute(&cfg.hspace);
+    cfg.space_bin = oracle::absolute(&cfg.space_bin);
     for (mode, bin, flag) in [
         (Mode::Balance, cfg.balance_bin.clone(), "--balance-bin"),
         (Mode::Squeeze, cfg.squeeze_bin.clone(), "--squeeze-bin"),
+        (Mode::Space, cfg.space_bin.clone(), "--space-bin"),
     ] {
         if cfg.modes.contains(&mode) && !oracle::is_executable(&bin) {
             let why = format!(
@@ -270,6 +320,7 @@ pub fn main(args: &[String]) -> ExitCode {
     }
     let balance = cfg.modes.contains(&Mode::Balance);
     let squeeze = cfg.modes.contains(&Mode::Squeeze);
+    let space = cfg.modes.contains(&Mode::Space);
     let allocator = cfg.modes.iter().any(|&m| !m.is_planner());
     if allocator {
         if let Err(e) = oracle::ensure_hail(&cfg.hail, cfg.install_hail, "hailstone-bench") {
@@ -296,6 +347,13 @@ pub fn main(args: &[String]) -> ExitCode {
             cfg.install_hail,
             "hailstone-bench",
         ) {
+            return fail(&e);
+        }
+    }
+    if space {
+        if let Err(e) =
+            oracle::ensure_program(&cfg.hspace, "hspace", cfg.install_hail, "hailstone-bench")
+        {
             return fail(&e);
         }
     }
@@ -335,6 +393,8 @@ pub fn main(args: &[String]) -> ExitCode {
     let balance_version = version(&cfg.balance_bin);
     let hsqueeze_version = version(&cfg.hsqueeze);
     let squeeze_version = version(&cfg.squeeze_bin);
+    let hspace_version = version(&cfg.hspace);
+    let space_version = version(&cfg.space_bin);
     let started = now_utc();
     let bench = Bench {
         cfg: &cfg,
@@ -357,6 +417,12 @@ pub fn main(args: &[String]) -> ExitCode {
     if squeeze {
         plan.extend(cfg.squeeze_sizes.iter().map(|&n| (Mode::Squeeze, n)));
     }
+    if space {
+        for &n in &cfg.space_sizes {
+            plan.push((Mode::Space, n));
+            plan.push((Mode::SpaceModel, n));
+        }
+    }
     let total = plan.len();
     let mut rows: Vec<Row> = Vec::new();
     // The smallest size at which each binary hit the cap, per mode.
@@ -375,10 +441,16 @@ pub fn main(args: &[String]) -> ExitCode {
                 .get(&mode)
                 .map(|&n| n < nodes)
                 .unwrap_or(false);
-            match bench.run_case(mode, nodes, skip_hail, skip_stone, &progress) {
+            // hspace has no --allocator-model: that row holds hailstone-space
+            // against hspace's default run, timed on the space row before it.
+            let space_row = rows
+                .iter()
+                .rev()
+                .find(|r| mode == Mode::SpaceModel && r.mode == Mode::Space && r.nodes == nodes);
+            match bench.run_case(mode, nodes, skip_hail, skip_stone, space_row, &progress) {
                 Ok(row) => {
                     if row.hail == HailTime::Capped {
-                        hail_capped_at.entry(mode).or_insert(nodes);
+                        hail_capped_at.entry(mode.table()).or_insert(nodes);
                     }
                     if row.stone == StoneTime::Capped {
                         stone_capped_at.entry(mode).or_insert(nodes);
@@ -400,7 +472,8 @@ pub fn main(args: &[String]) -> ExitCode {
     if let Some(e) = error {
         return fail(&e);
     }
-    rows.sort_by_key(|r| (r.mode, r.nodes));
+    // The space table holds both space rows of each size together.
+    rows.sort_by_key(|r| (r.mode.table(), r.nodes, r.mode));
 
     // The report.
     let mut names: Vec<&str> = Vec::new();
@@ -412,6 +485,9 @@ pub fn main(args: &[String]) -> ExitCode {
     }
     if squeeze {
         names.push("hsqueeze");
+    }
+    if space {
+        names.push("hspace");
     }
     let originals = names.join(" and ");
     let runs_text = match cfg.hail_runs {
@@ -443,6 +519,15 @@ pub fn main(args: &[String]) -> ExitCode {
             cfg.hsqueeze.display()
         );
     }
+    if space {
+        println!(
+            "hailstone-bench: {} ({}) vs {} ({})",
+            space_version,
+            cfg.space_bin.display(),
+            hspace_version,
+            cfg.hspace.display()
+        );
+    }
     println!("machine: {}", machine());
     println!(
         "date: {} (took {:.0} s)",
@@ -470,25 +555,51 @@ pub fn main(args: &[String]) -> ExitCode {
             INSTANCES_PER_NODE, cfg.seed
         );
     }
+    if space {
+        println!(
+            "space cases: one node group, {} instances per node, DRBD and plain 4 : 1, saved as a data file as hail -S does, run as '-t FILE --machine-readable' (and with --allocator-model); the first seed from {} where an instance fits; hspace not run on larger clusters once it reached the cap",
+            INSTANCES_PER_NODE, cfg.seed
+        );
+    }
+    let space_cap = if space && cfg.cap(Mode::Space) != cfg.hail_cap {
+        format!(
+            " (space rows {} s)",
+            cap_text(cfg.cap(Mode::Space)).trim_start_matches("> ")
+        )
+    } else {
+        String::new()
+    };
     println!(
-        "timing: wall clock, {}; cap {} s; ratio = the original's time / hailstone's (each table names both)",
+        "timing: wall clock, {}; cap {} s{space_cap}; ratio = the original's time / hailstone's (each table names both)",
         runs_text,
         cap_text(cfg.hail_cap).trim_start_matches("> "),
     );
     let (planner_rows, allocator_rows): (Vec<Row>, Vec<Row>) =
         rows.into_iter().partition(|r| r.mode.is_planner());
-    let (balance_rows, squeeze_rows): (Vec<Row>, Vec<Row>) = planner_rows
-        .into_iter()
-        .partition(|r| r.mode == Mode::Balance);
-    for part in [&allocator_rows, &balance_rows, &squeeze_rows] {
+    // One table per planner (balance, squeeze, space), in row order.
+    let mut planner_tables: Vec<Vec<Row>> = Vec::new();
+    for r in planner_rows {
+        match planner_tables.last_mut() {
+            Some(t) if t[0].mode.table() == r.mode.table() => t.push(r),
+            _ => planner_tables.push(vec![r]),
+        }
+    }
+    for part in std::iter::once(&allocator_rows).chain(&planner_tables) {
         let Some(first) = part.first() else {
             continue;
         };
+        let mode = first.mode.table();
         println!();
+        if let Some(legend) = legend(mode) {
+            println!("{legend}");
+            if cfg.markdown {
+                println!();
+            }
+        }
         if cfg.markdown {
-            print!("{}", markdown_table(part, cfg.hail_cap, first.mode));
+            print!("{}", markdown_table(part, cfg.cap(mode), mode));
         } else {
-            print!("{}", plain_table(part, cfg.hail_cap, first.mode));
+            print!("{}", plain_table(part, cfg.cap(mode), mode));
         }
     }
     if cfg.explain {
@@ -497,12 +608,14 @@ pub fn main(args: &[String]) -> ExitCode {
     }
     let rows: Vec<Row> = allocator_rows
         .into_iter()
-        .chain(balance_rows)
-        .chain(squeeze_rows)
+        .chain(planner_tables.into_iter().flatten())
         .collect();
     let mut notes: Vec<String> = Vec::new();
     for r in &rows {
-        if r.hail == HailTime::Skipped {
+        // The space --allocator-model row's hspace time is the space row's,
+        // whose notes say why hspace was not run.
+        let own_hail = r.mode != Mode::SpaceModel;
+        if own_hail && r.hail == HailTime::Skipped {
             notes.push(format!(
                 "{} {}: {} not run, it exceeded the cap on {} nodes",
                 r.mode.name(),
@@ -511,7 +624,7 @@ pub fn main(args: &[String]) -> ExitCode {
                 hail_capped_at.get(&r.mode).copied().unwrap_or(0)
             ));
         }
-        if r.hail == HailTime::NotRun {
+        if own_hail && r.hail == HailTime::NotRun {
             notes.push(format!(
                 "{} {}: {} not run above {} nodes ({} alone)",
                 r.mode.name(),

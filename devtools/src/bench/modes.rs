@@ -28,11 +28,20 @@ pub(super) enum Mode {
     /// off on a cluster of ext instances (`-t FILE -C`), on
     /// [`Config::squeeze_sizes`].
     Squeeze,
+    /// hspace against hailstone-space: counting the instances a cluster
+    /// of DRBD and plain instances still has room for (`-t FILE
+    /// --machine-readable`), on [`Config::space_sizes`].
+    Space,
+    /// hailstone-space `--allocator-model` on the space rows' clusters, a
+    /// row of the space table only (not a `--modes` name: `space` runs
+    /// it). hspace has no such mode: the row's hspace time is the space
+    /// row's (hspace's default count), not run again.
+    SpaceModel,
 }
 
 impl Mode {
     /// Every mode, in table order.
-    pub(super) const ALL: [Mode; 10] = [
+    pub(super) const ALL: [Mode; 11] = [
         Mode::AllocateDrbd,
         Mode::AllocatePlain,
         Mode::MultiAllocate,
@@ -43,6 +52,7 @@ impl Mode {
         Mode::ChangeGroup,
         Mode::Balance,
         Mode::Squeeze,
+        Mode::Space,
     ];
 
     /// The command-line and table name of the mode.
@@ -58,6 +68,8 @@ impl Mode {
             Mode::RelocateDataFile => "relocate-datafile",
             Mode::Balance => "balance",
             Mode::Squeeze => "squeeze",
+            Mode::Space => "space",
+            Mode::SpaceModel => "space --allocator-model",
         }
     }
 
@@ -73,7 +85,19 @@ impl Mode {
     /// Whether the mode times a planner on a data file (its own table and
     /// sizes) rather than the iallocator.
     pub(super) fn is_planner(self) -> bool {
-        matches!(self, Mode::Balance | Mode::Squeeze)
+        matches!(
+            self,
+            Mode::Balance | Mode::Squeeze | Mode::Space | Mode::SpaceModel
+        )
+    }
+
+    /// The mode whose table the mode's rows are in (the space table holds
+    /// both space modes).
+    pub(super) fn table(self) -> Mode {
+        match self {
+            Mode::SpaceModel => Mode::Space,
+            m => m,
+        }
     }
 
     /// The original program of the mode's rows.
@@ -81,6 +105,7 @@ impl Mode {
         match self {
             Mode::Balance => "hbal",
             Mode::Squeeze => "hsqueeze",
+            Mode::Space | Mode::SpaceModel => "hspace",
             _ => "hail",
         }
     }
@@ -90,6 +115,7 @@ impl Mode {
         match self {
             Mode::Balance => "hailstone-balance",
             Mode::Squeeze => "hailstone-squeeze",
+            Mode::Space | Mode::SpaceModel => "hailstone-space",
             _ => "hailstone",
         }
     }
@@ -102,9 +128,12 @@ impl Mode {
     /// The generator's request kind for this mode.
     pub(super) fn kind(self) -> RequestKind {
         match self {
-            Mode::AllocateDrbd | Mode::AllocatePlain | Mode::Balance | Mode::Squeeze => {
-                RequestKind::Allocate
-            }
+            Mode::AllocateDrbd
+            | Mode::AllocatePlain
+            | Mode::Balance
+            | Mode::Squeeze
+            | Mode::Space
+            | Mode::SpaceModel => RequestKind::Allocate,
             Mode::MultiAllocate => RequestKind::MultiAllocate,
             Mode::Relocate | Mode::RelocateIndependent | Mode::RelocateDataFile => {
                 RequestKind::Relocate
@@ -192,8 +221,27 @@ pub(super) struct Config {
     pub(super) squeeze_bin: PathBuf,
     /// Cluster sizes of the squeeze rows.
     pub(super) squeeze_sizes: Vec<usize>,
+    pub(super) hspace: PathBuf,
+    pub(super) space_bin: PathBuf,
+    /// Cluster sizes of the space rows.
+    pub(super) space_sizes: Vec<usize>,
+    /// The cap of the space rows' runs (`--space-cap`; without it
+    /// [`DEFAULT_SPACE_CAP`] or `--hail-cap` when that is larger).
+    pub(super) space_cap: Option<Duration>,
     /// Also time hailstone with `--explain` on the allocator rows.
     pub(super) explain: bool,
+}
+
+impl Config {
+    /// The cap of a mode's runs: `--hail-cap`, but for the space rows
+    /// `--space-cap`, by default at least [`DEFAULT_SPACE_CAP`].
+    pub(super) fn cap(&self, mode: Mode) -> Duration {
+        if mode.table() != Mode::Space {
+            return self.hail_cap;
+        }
+        self.space_cap
+            .unwrap_or_else(|| self.hail_cap.max(DEFAULT_SPACE_CAP))
+    }
 }
 
 /// Parses a comma-separated list of cluster sizes (sorted, without
@@ -226,6 +274,16 @@ pub(super) fn parse_count(name: &str, v: &str) -> Result<usize, String> {
     }
 }
 
+/// Parses a cap: a positive number of seconds (at most a million).
+pub(super) fn parse_seconds(name: &str, v: &str) -> Result<Duration, String> {
+    match v.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 1e6 => Ok(Duration::from_secs_f64(s)),
+        _ => Err(format!(
+            "{name} wants a positive number of seconds, not '{v}'"
+        )),
+    }
+}
+
 /// Parses the command line (without the program name). `Ok(None)` means
 /// `--help` was asked for.
 pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
@@ -251,6 +309,10 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
         hsqueeze: PathBuf::from(DEFAULT_HSQUEEZE),
         squeeze_bin: PathBuf::from(DEFAULT_SQUEEZE),
         squeeze_sizes: DEFAULT_SQUEEZE_SIZES.to_vec(),
+        hspace: PathBuf::from(DEFAULT_HSPACE),
+        space_bin: PathBuf::from(DEFAULT_SPACE),
+        space_sizes: DEFAULT_SPACE_SIZES.to_vec(),
+        space_cap: None,
         explain: false,
     };
     let takes_value = |name: &str| {
@@ -271,6 +333,10 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
                 | "--squeeze-sizes"
                 | "--hsqueeze"
                 | "--squeeze-bin"
+                | "--space-sizes"
+                | "--hspace"
+                | "--space-bin"
+                | "--space-cap"
                 | "--balance-sizes"
                 | "--hbal-max-nodes"
                 | "--hail-max-nodes"
@@ -308,6 +374,9 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
             "--squeeze-sizes" => c.squeeze_sizes = parse_sizes(name, &value)?,
             "--hsqueeze" => c.hsqueeze = PathBuf::from(value),
             "--squeeze-bin" => c.squeeze_bin = PathBuf::from(value),
+            "--space-sizes" => c.space_sizes = parse_sizes(name, &value)?,
+            "--hspace" => c.hspace = PathBuf::from(value),
+            "--space-bin" => c.space_bin = PathBuf::from(value),
             "--modes" => {
                 let mut modes = Vec::new();
                 for part in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -340,17 +409,8 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
             }
             "--runs" => c.runs = parse_count(name, &value)?,
             "--hail-runs" => c.hail_runs = Some(parse_count(name, &value)?),
-            "--hail-cap" => match value.trim().parse::<f64>() {
-                Ok(s) if s.is_finite() && s > 0.0 && s <= 1e6 => {
-                    c.hail_cap = Duration::from_secs_f64(s)
-                }
-                _ => {
-                    return Err(format!(
-                        "--hail-cap wants a positive number of seconds, not '{}'",
-                        value
-                    ))
-                }
-            },
+            "--hail-cap" => c.hail_cap = parse_seconds(name, &value)?,
+            "--space-cap" => c.space_cap = Some(parse_seconds(name, &value)?),
             "--seed" => {
                 c.seed = value
                     .trim()
@@ -406,6 +466,12 @@ pub(super) fn spec_for(mode: Mode, nodes: usize, seed: u64, mix: Mix) -> CaseSpe
         Mode::Squeeze => {
             spec.groups = 1;
             spec.instance_templates = vec![(DiskTemplate::Ext, 1)];
+        }
+        // One group of DRBD instances mixed with plain ones (4 : 1): hspace
+        // fills the whole cluster.
+        Mode::Space | Mode::SpaceModel => {
+            spec.groups = 1;
+            spec.instance_templates = vec![(DiskTemplate::Drbd, 4), (DiskTemplate::Plain, 1)];
         }
     }
     spec

@@ -120,6 +120,18 @@ pub(super) fn headers(mode: Mode) -> [String; 7] {
         "same output".to_owned(),
     ]
 }
+/// The line above the table of `mode`'s rows, when its columns need one:
+/// the space table's `--allocator-model` rows are held against hspace's
+/// default count, a mode hspace does not have.
+pub(super) fn legend(mode: Mode) -> Option<String> {
+    (mode.table() == Mode::Space).then(|| {
+        format!(
+            "ratio = hspace s / hailstone-space s. The '{}' rows time hailstone-space --allocator-model; hspace has no such mode, so their hspace s is hspace's default run (the row above, not run again) and their ratio is hspace's default run time / hailstone-space --allocator-model's time (another count, no output to compare).",
+            Mode::SpaceModel.name()
+        )
+    })
+}
+
 /// Whether each column is right-aligned (numbers) or left-aligned (text).
 pub(super) const RIGHT: [bool; 7] = [false, true, true, true, true, true, false];
 

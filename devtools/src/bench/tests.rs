@@ -29,6 +29,26 @@ fn parses_options() {
     assert!(b.modes_given);
     assert_eq!(b.balance_sizes, vec![20, 60]);
     assert_eq!(b.hbal_max_nodes, 50);
+    let sp = parse_args(&args(
+        "--modes space --space-sizes 60,5 --hspace /x/hspace --space-bin /y/hailstone-space",
+    ))
+    .unwrap()
+    .unwrap();
+    assert_eq!(sp.modes, vec![Mode::Space]);
+    assert_eq!(sp.space_sizes, vec![5, 60]);
+    assert_eq!(sp.hspace, PathBuf::from("/x/hspace"));
+    assert_eq!(sp.space_bin, PathBuf::from("/y/hailstone-space"));
+    // The space rows' cap: --space-cap, else at least 300 s.
+    assert_eq!(sp.cap(Mode::Space), Duration::from_secs(300));
+    assert_eq!(sp.cap(Mode::SpaceModel), Duration::from_secs(300));
+    assert_eq!(sp.cap(Mode::Squeeze), Duration::from_secs(60));
+    let big = parse_args(&args("--hail-cap 600")).unwrap().unwrap();
+    assert_eq!(big.cap(Mode::Space), Duration::from_secs(600));
+    let own = parse_args(&args("--hail-cap 600 --space-cap 90"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(own.cap(Mode::SpaceModel), Duration::from_secs(90));
+    assert_eq!(own.cap(Mode::Balance), Duration::from_secs(600));
     let h = parse_args(&args("--hail-max-nodes 400")).unwrap().unwrap();
     assert_eq!(h.hail_max_nodes, 400);
     let d = parse_args(&args("")).unwrap().unwrap();
@@ -37,6 +57,17 @@ fn parses_options() {
     assert!(!d.modes_given);
     assert_eq!(d.balance_sizes, vec![20, 60, 100, 1000]);
     assert!(d.modes.contains(&Mode::Balance));
+    assert!(d.modes.contains(&Mode::Squeeze));
+    assert!(d.modes.contains(&Mode::Space));
+    // The --allocator-model rows come with the space rows, not on their own.
+    assert!(!d.modes.contains(&Mode::SpaceModel));
+    assert_eq!(d.space_sizes, vec![5, 20, 60, 200]);
+    assert_eq!(d.squeeze_sizes, vec![20, 60, 200]);
+    assert_eq!(
+        d.hspace,
+        PathBuf::from("/usr/lib/ganeti/3.0/usr/bin/hspace")
+    );
+    assert_eq!(d.space_bin, PathBuf::from("target/release/hailstone-space"));
     assert_eq!(c.mix, Mix::Drbd);
     assert_eq!(
         parse_args(&args("--mix=typical")).unwrap().unwrap().mix,
@@ -54,6 +85,11 @@ fn parses_options() {
         "--balance-sizes 3",
         "--hbal-max-nodes 0",
         "--hail-max-nodes x",
+        "--space-sizes 3",
+        "--space-sizes",
+        "--space-cap 0",
+        "--space-cap x",
+        "--modes space-allocator-model",
     ] {
         assert!(parse_args(&args(bad)).is_err(), "{}", bad);
     }
@@ -78,7 +114,7 @@ fn dates() {
 #[test]
 fn specs_and_shapes() {
     for mix in [Mix::Drbd, Mix::DrbdHeavy, Mix::Typical] {
-        for m in Mode::ALL {
+        for m in Mode::ALL.into_iter().chain([Mode::SpaceModel]) {
             // Some seed among the first few gives the intended shape.
             let found = (1..=SEED_TRIES)
                 .map(|seed| generate::generate(&spec_for(m, 20, seed, mix)))
@@ -95,6 +131,19 @@ fn specs_and_shapes() {
             }
             if m == Mode::NodeEvacuateAll {
                 assert!(request_instances(&v).len() >= 5);
+            }
+            if m.table() == Mode::Space {
+                // DRBD and plain instances, both, whatever the mix.
+                let mut seen: Vec<&str> = v["instances"]
+                    .as_object()
+                    .unwrap()
+                    .values()
+                    .map(|i| i["disk_template"].as_str().unwrap())
+                    .collect();
+                seen.sort_unstable();
+                seen.dedup();
+                assert_eq!(seen, ["drbd", "plain"], "{}", m.name());
+                continue;
             }
             let template = match m {
                 Mode::Squeeze => Some("ext"),
@@ -137,4 +186,86 @@ fn independent_layout_keeps_the_document() {
     assert!(first(&case.request, "version") < first(&case.request, "cluster_name"));
     assert!(first(&other, "cluster_name") < first(&other, "version"));
     assert!(other.contains("\n  \""), "two-space indentation");
+}
+
+/// The space rows: one table for both, the model row after the space row
+/// of each size, and the instance counts of a machine-readable report.
+#[test]
+fn space_rows() {
+    assert_eq!(Mode::SpaceModel.table(), Mode::Space);
+    assert_eq!(Mode::Squeeze.table(), Mode::Squeeze);
+    assert!(Mode::Space.is_planner() && Mode::SpaceModel.is_planner());
+    assert_eq!(Mode::SpaceModel.original(), "hspace");
+    assert_eq!(Mode::SpaceModel.ours(), "hailstone-space");
+    assert_eq!(Mode::parse("space"), Some(Mode::Space));
+    assert_eq!(Mode::parse(Mode::SpaceModel.name()), None);
+    let mut keys = [
+        (Mode::SpaceModel, 20),
+        (Mode::Space, 200),
+        (Mode::Space, 20),
+        (Mode::Squeeze, 200),
+        (Mode::SpaceModel, 5),
+        (Mode::Space, 5),
+    ];
+    keys.sort_by_key(|&(m, n)| (m.table(), n, m));
+    assert_eq!(
+        keys,
+        [
+            (Mode::Squeeze, 200),
+            (Mode::Space, 5),
+            (Mode::SpaceModel, 5),
+            (Mode::Space, 20),
+            (Mode::SpaceModel, 20),
+            (Mode::Space, 200),
+        ]
+    );
+    assert_eq!(
+        headers(Mode::Space),
+        [
+            "mode",
+            "nodes",
+            "hspace s",
+            "hailstone-space s",
+            "ratio",
+            "hailstone-space peak RSS (MB)",
+            "same output"
+        ]
+    );
+    let text = legend(Mode::Space).unwrap();
+    assert!(text.contains("hspace has no such mode"), "{text}");
+    assert!(text.contains("hspace's default run time / hailstone-space --allocator-model's time"));
+    assert!(text.contains("'space --allocator-model' rows"));
+    assert_eq!(legend(Mode::Squeeze), None);
+    assert_eq!(legend(Mode::AllocateDrbd), None);
+    let report = b"HTS_INI_INST_CNT=25\nHTS_TRL_INST_CNT=30\nHTS_ALLOC_INSTANCES=77\nHTS_OK=1\n";
+    assert_eq!(space_counts(report), Some((5, 77)));
+    assert_eq!(space_counts(b"HTS_ALLOC_INSTANCES=77\n"), None);
+    assert_eq!(space_counts(b""), None);
+}
+
+/// The ratio of a space --allocator-model row is taken against hspace's
+/// default run, and an hspace that reached the cap makes it a lower bound.
+#[test]
+fn space_model_ratio() {
+    let row = |hail: HailTime, stone: StoneTime| Row {
+        mode: Mode::SpaceModel,
+        nodes: 20,
+        case_id: String::new(),
+        seed: 1,
+        hail,
+        stone,
+        rss_kib: None,
+        same: Same::NotApplicable,
+        explain: None,
+        notes: Vec::new(),
+    };
+    let cap = Duration::from_secs(60);
+    let r = row(HailTime::Median(12.0, 1), StoneTime::Median(0.75, 3));
+    assert_eq!(ratio_cell(&r, cap), "16.0×");
+    assert_eq!(same_cell(r.same), "n/a");
+    let r = row(HailTime::Skipped, StoneTime::Median(6.0, 3));
+    assert_eq!(ratio_cell(&r, cap), "> 10.0×");
+    assert_eq!(hail_cell(&r.hail, cap), "> 60");
+    let cells = cells(&[r], cap);
+    assert_eq!(cells[0][0], "space --allocator-model");
 }
