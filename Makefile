@@ -47,7 +47,7 @@ compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per 
 	$(COMPAT) --profile full --suite groups
 	$(COMPAT) --profile full --suite space
 
-bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, hailstone alone on 5,000 and 10,000, and hailstone-balance against hbal on 20 to 1,000 (about 35 minutes; HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes balance').
+bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, hailstone alone on 5,000 and 10,000, hailstone-balance against hbal on 20 to 1,000, hailstone-squeeze against hsqueeze on 20 to 200, and hailstone-space (its default count and --allocator-model) against hspace on 5 to 200 (about 35 minutes, and about 19 more for the space rows, whose cap is at least 300 s; HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes space').
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)
 
 fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... to choose; see fuzz/README.md).

@@ -206,8 +206,8 @@ RUNNING:
                      binary is not run on larger clusters of the same mode
   --space-cap SECONDS  the cap of the space rows (default 300, or
                      --hail-cap when that is larger): hailstone-space
-                     --allocator-model took 114 s on the 200-node cluster,
-                     hspace 233 s on 60 nodes
+                     --allocator-model took 103-114 s on the 200-node
+                     cluster, hspace 233 s on 60 nodes
   --install-hail     if hail (or hbal) is missing, run
                      'apt-get update && apt-get install -y ganeti-htools'
                      (needs root)
@@ -250,12 +250,13 @@ const DEFAULT_BALANCE_SIZES: [usize; 4] = [20, 60, 100, 1000];
 const DEFAULT_HSPACE: &str = "/usr/lib/ganeti/3.0/usr/bin/hspace";
 const DEFAULT_SPACE: &str = "target/release/hailstone-space";
 /// Cluster sizes of the space rows: hspace took 0.35 s on 5 nodes, 12 s on
-/// 20 and 233 s on 60 (the bench's clusters, seed 1); hailstone-space
-/// alone on 200 once hspace reached the cap.
+/// 20 and 233 s on 60 (the bench's clusters, seed 1) and reached the
+/// 300-second cap on 200 (seed 2), where hailstone-space took 22 s.
 const DEFAULT_SPACE_SIZES: [usize; 4] = [5, 20, 60, 200];
 /// The least cap of the space rows without `--space-cap`: hailstone-space
-/// --allocator-model took 114 s on the 200-node cluster (seed 2; nothing
-/// fits seed 1's, which fails N+1 as generated), hspace 233 s on 60 nodes.
+/// --allocator-model took 103 to 114 s on the 200-node cluster (seed 2;
+/// nothing fits seed 1's, which fails N+1 as generated), hspace 233 s on
+/// 60 nodes.
 const DEFAULT_SPACE_CAP: Duration = Duration::from_secs(300);
 
 /// Number of node groups of every generated cluster.
