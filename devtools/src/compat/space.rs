@@ -799,7 +799,14 @@ fn compare(w: &Work, base: &Path, sh: &Shared<'_>) -> Compared {
             out.part = spec.part;
             out.family = spec.family;
             out.command = command_line(&sh.hspace, &spec.args);
-            run_pair(spec, base, sh, &hf, &qf)
+            side::run_pair(
+                (&sh.hspace, &sh.space),
+                &spec.args,
+                &spec.files,
+                base,
+                (&hf, &qf),
+                sh.cap,
+            )
         }
         Work::Shell(file, test) => {
             out.id = format!("shelltest/{file}:{}", test.line);
@@ -900,26 +907,6 @@ fn command_line(program: &Path, args: &[String]) -> String {
     let mut parts = vec![shell_quote(&program.display().to_string())];
     parts.extend(args.iter().map(|a| shell_quote(a)));
     parts.join(" ")
-}
-
-fn run_pair(
-    spec: &RunSpec,
-    base: &Path,
-    sh: &Shared<'_>,
-    hf: &Folders,
-    qf: &Folders,
-) -> Result<(Side, Side), String> {
-    let input = base.join("in");
-    let _ = std::fs::remove_dir_all(&input);
-    std::fs::create_dir_all(&input)
-        .map_err(|e| format!("cannot create {}: {e}", input.display()))?;
-    for (name, text) in &spec.files {
-        std::fs::write(input.join(name), text)
-            .map_err(|e| format!("cannot write {}: {e}", input.join(name).display()))?;
-    }
-    let h = side::run_side(&sh.hspace, &spec.args, &input, hf, sh.cap)?;
-    let q = side::run_side(&sh.space, &spec.args, &input, qf, sh.cap)?;
-    Ok((h, q))
 }
 
 /// Runs a shelltest's command with each program, `$T` being the program's

@@ -601,7 +601,14 @@ fn compare(w: &Work, base: &Path, sh: &Shared<'_>) -> Compared {
             let mut parts = vec![shell_quote(&sh.hsqueeze.display().to_string())];
             parts.extend(spec.args.iter().map(|a| shell_quote(a)));
             out.command = parts.join(" ");
-            run_pair(spec, base, sh, &hf, &qf)
+            side::run_pair(
+                (&sh.hsqueeze, &sh.squeeze),
+                &spec.args,
+                &spec.files,
+                base,
+                (&hf, &qf),
+                sh.cap,
+            )
         }
         Work::Shell(test) => {
             out.id = format!("shelltest/htools-hsqueeze.test:{}", test.line);
@@ -644,26 +651,6 @@ fn compare(w: &Work, base: &Path, sh: &Shared<'_>) -> Compared {
     out.accepted =
         !out.differences.is_empty() && is_accepted(sh.allow, &format!("squeeze:{}", out.id));
     out
-}
-
-fn run_pair(
-    spec: &RunSpec,
-    base: &Path,
-    sh: &Shared<'_>,
-    hf: &Folders,
-    qf: &Folders,
-) -> Result<(Side, Side), String> {
-    let input = base.join("in");
-    let _ = std::fs::remove_dir_all(&input);
-    std::fs::create_dir_all(&input)
-        .map_err(|e| format!("cannot create {}: {e}", input.display()))?;
-    for (name, text) in &spec.files {
-        std::fs::write(input.join(name), text)
-            .map_err(|e| format!("cannot write {}: {e}", input.join(name).display()))?;
-    }
-    let h = side::run_side(&sh.hsqueeze, &spec.args, &input, hf, sh.cap)?;
-    let q = side::run_side(&sh.squeeze, &spec.args, &input, qf, sh.cap)?;
-    Ok((h, q))
 }
 
 /// Runs a shelltest's command with each program in its output folder.

@@ -85,6 +85,34 @@ pub fn run_side(
     })
 }
 
+/// Writes `files` (name, text) into `base/in` and runs the original and
+/// hailstone's program with the same `args` there, each in its own
+/// folders.
+///
+/// # Errors
+///
+/// A file that cannot be written, a program that cannot be started.
+pub fn run_pair(
+    programs: (&Path, &Path),
+    args: &[String],
+    files: &[(String, String)],
+    base: &Path,
+    folders: (&Folders, &Folders),
+    cap: Duration,
+) -> Result<(Side, Side), String> {
+    let input = base.join("in");
+    let _ = std::fs::remove_dir_all(&input);
+    std::fs::create_dir_all(&input)
+        .map_err(|e| format!("cannot create {}: {e}", input.display()))?;
+    for (name, text) in files {
+        std::fs::write(input.join(name), text)
+            .map_err(|e| format!("cannot write {}: {e}", input.join(name).display()))?;
+    }
+    let original = run_side(programs.0, args, &input, folders.0, cap)?;
+    let ours = run_side(programs.1, args, &input, folders.1, cap)?;
+    Ok((original, ours))
+}
+
 /// Every regular file under `dir`, by path relative to it, in name order.
 pub fn read_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
