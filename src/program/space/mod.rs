@@ -194,32 +194,35 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     phase.report(&state, &tiered, tspec, SpecType::Tiered, out, err)?;
     let trl = stats_of(&state);
     let specs: Vec<RSpec> = tiered.placed.iter().map(space::spec_of).collect();
+    let reasons = plan.reasons(&tiered, stopping);
     let text = texts::tiered(
         o.machine_readable,
         &texts::spec_map(&specs),
         &initial,
         &trl,
-        &plan.reasons(&tiered, stopping),
+        &reasons,
         spindles,
         exclusive(&state),
     );
     out.write_all(text.as_bytes())?;
+    // What stopped a phase, for --explain, on the state the phase left.
+    let (engine, alloc) = (counter.opts.engine, counter.opts.alloc.clone());
+    let phase_stop = |name, state: &mut State, done: &Allocated, reasons: &[(FailMode, u64)]| {
+        explain::space::phase_stop(
+            name,
+            &engine,
+            &cluster.tags,
+            &alloc,
+            state,
+            done,
+            required,
+            reasons,
+        )
+        .map_err(|c| stop(format!("Error: {}\n", c.0)))
+    };
     let mut stops = Vec::new();
     if o.explain.is_some() {
-        let reasons = plan.reasons(&tiered, stopping);
-        stops.push(
-            explain::space::phase_stop(
-                "tiered",
-                &counter.opts.engine,
-                &cluster.tags,
-                &counter.opts.alloc,
-                &mut state,
-                &tiered,
-                required,
-                &reasons,
-            )
-            .map_err(|c| stop(format!("Error: {}\n", c.0)))?,
-        );
+        stops.push(phase_stop("tiered", &mut state, &tiered, &reasons)?);
     }
     counter.rollback(&mut state, cp);
 
@@ -243,32 +246,20 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             fin.ninst
         )));
     }
+    let reasons = plan.reasons(&standard, stopping);
     let text = texts::standard(
         o.machine_readable,
         &initial,
         &fin,
         existing,
         standard.placed.len(),
-        &plan.reasons(&standard, stopping),
+        &reasons,
         exclusive(&state),
     );
     out.write_all(text.as_bytes())?;
     out.write_all(texts::final_ok(o.machine_readable).as_bytes())?;
     if let Some(to) = &o.explain {
-        let reasons = plan.reasons(&standard, stopping);
-        stops.push(
-            explain::space::phase_stop(
-                "standard",
-                &counter.opts.engine,
-                &cluster.tags,
-                &counter.opts.alloc,
-                &mut state,
-                &standard,
-                required,
-                &reasons,
-            )
-            .map_err(|c| stop(format!("Error: {}\n", c.0)))?,
-        );
+        stops.push(phase_stop("standard", &mut state, &standard, &reasons)?);
         let text = explain::space::render(&stops, o.explain_format);
         exit::write_explanation(PROGRAM, to, &text, err)?;
     }
