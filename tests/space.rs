@@ -224,3 +224,47 @@ fn the_allocator_model_is_hspaces_count_without_the_n1_shortcut() {
     assert!(compared >= 5, "only {compared} clusters compared");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A three-node cluster (from the compat generator) whose group policy
+/// allows instances of 7,872 MiB and more: after thirteen instances of
+/// 7,872 MiB and 2 vCPUs, two nodes fail on memory and one on its vCPU
+/// ratio. hspace's tiered count stops there: shrinking by vCPUs would
+/// leave 1 vCPU, the last size of that walk, which `sufficesShrinking`
+/// never tries (`iterateOk` stops at the instance that cannot shrink once
+/// more, without it). Checked against hspace 3.0.2.
+#[test]
+fn the_tiered_count_never_tries_the_last_size_of_a_shrinking_walk() {
+    const CLUSTER: &str = "\
+grp-00|43b19675-347c-4a80-836a-da283b5f0bf9|preferred|env:staging,tier:gold|
+
+node-0003.example.org|262144|1024|195584|0|0|24|N|43b19675-347c-4a80-836a-da283b5f0bf9|1||N|0|1|1.0
+node-0001.example.org|32768|2048|30720|0|0|128|N|43b19675-347c-4a80-836a-da283b5f0bf9|1||N|0|1|1.0
+node-0002.example.org|65391|1024|31599|0|0|12|N|43b19675-347c-4a80-836a-da283b5f0bf9|2||N|0|1|1.0
+
+db-00003.example.org|32768|81920|1|running|Y|node-0002.example.org||sharedfile|service:db|1|-|N
+db-00002.example.org|32768|163840|8|running|Y|node-0003.example.org||sharedfile|service:db|1|-|N
+cache-00001.example.org|32768|409600|2|running|Y|node-0003.example.org||sharedfile|service:cache|1|-|N
+
+htools:iextags:service
+backup:daily
+
+|17856,3,9216,1,1,2|15744,1,1024,1,1,1;18432,4,11264,16,1,3|sharedfile,drbd,diskless|4.0|32.0
+grp-00|17024,2,3584,1,1,1|7872,1,1024,1,1,1;10304,4,1024,1,8,4;15744,1,1024,1,1,1;17792,4,4608,1,8,4|sharedfile,file,drbd|1.0|32.0
+";
+    let dir = crate::run::scratch("space-walk-test");
+    let file = dir.join("cluster.data");
+    std::fs::write(&file, CLUSTER).unwrap();
+    let f = file.to_str().unwrap();
+    for (spec, want) in [
+        ("1024,7872,2", "'7872,1024,2,1=13'"),
+        ("1024,7936,2", "'7936,1024,2,1=12'"),
+    ] {
+        let tiered = format!("--tiered-alloc={spec}");
+        let args = ["--machine-readable", "--no-capacity-checks", &tiered, "-t", f];
+        let out = space(&args);
+        assert!(out.status.success(), "{spec}: {out:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(key(&stdout, "TSPEC"), Some(want), "{spec}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -360,9 +360,7 @@ impl<'a> Counter<'a> {
         alloc: &AllocOptions,
         remember: bool,
     ) -> Result<Attempt, SearchError> {
-        if self.base.0 != state.checkpoint() {
-            self.base = (state.checkpoint(), SearchBase::new());
-        }
+        self.base_for(state);
         let key = remember.then(|| (state.checkpoint(), Memo::key(inst, alloc)));
         if let Some((failures, refusal)) = key.as_ref().and_then(|k| self.memo.refused.get(k)) {
             return Ok(Attempt::Refused {
@@ -385,11 +383,28 @@ impl<'a> Counter<'a> {
         Ok(attempt)
     }
 
+    /// Makes the search data the present state's: the data of an earlier
+    /// state it extends is handed on (its capacity verdicts are brought
+    /// up to date when a search needs them).
+    fn base_for(&mut self, state: &State) {
+        let at = state.checkpoint();
+        if self.base.0 != at {
+            let (earlier_at, earlier) = std::mem::take(&mut self.base);
+            self.base.0 = at;
+            if earlier_at <= at {
+                self.base.1 = SearchBase::after(earlier, earlier_at);
+            }
+        }
+    }
+
     /// Rolls the state and what was found on it back to `checkpoint`.
     pub fn rollback(&mut self, state: &mut State, checkpoint: usize) {
         state.rollback(checkpoint);
         self.memo.rollback(checkpoint);
-        self.base.0 = usize::MAX;
+        if self.base.0 > checkpoint {
+            // Data of a state that is gone.
+            self.base = (usize::MAX, SearchBase::new());
+        }
     }
 
     /// `iterateAllocSmallStep`: places `template` (renamed `new-N`, indexed
@@ -487,7 +502,9 @@ impl<'a> Counter<'a> {
             let cp = state.checkpoint();
             let before = done.placed.len();
             self.small_steps(state, template, nodes, step_limit, false, done)?;
-            if globaln1::redundant(state, &self.opts.alloc.n1_scope).map_err(|c| c.0)? {
+            self.base_for(state);
+            let scope = &self.opts.alloc.n1_scope;
+            if self.base.1.redundant(state, scope).map_err(|c| c.0)? {
                 if next_limit == Some(0) || done.placed.len() == before {
                     return Ok(());
                 }
@@ -506,7 +523,11 @@ impl<'a> Counter<'a> {
 
     /// `sufficesShrinking`: the first instance, from `inst` shrinking by
     /// `mode` one unit at a time, that finds a place, as long as each one
-    /// before it failed at least once on `mode`. A walk remembers where
+    /// before it failed at least once on `mode`. The walk visits only the
+    /// instances that can shrink once more (`iterateOk` stops at the
+    /// first that cannot, without it): the smallest instance of a
+    /// resource is never tried, nor is any instance for a mode that is
+    /// not a resource. A walk remembers where
     /// it ended, so that a walk from a larger instance that reaches its
     /// start (the tiered count's next larger spec) stops there; the
     /// instances within it are searched once and forgotten.
@@ -527,6 +548,9 @@ impl<'a> Counter<'a> {
             if let Some(end) = self.memo.shrunk.get(&(at, key, mode)) {
                 break end.clone();
             }
+            let Some(next) = shrink(&cur, mode) else {
+                break None;
+            };
             // A search that cannot run counts as an empty solution here.
             let failed_on = match self.attempt(state, &cur, nodes, &alloc, first) {
                 Ok(Attempt::Placed { .. }) => break Some(Arc::new(cur)),
@@ -537,10 +561,7 @@ impl<'a> Counter<'a> {
                 break None;
             }
             first = false;
-            match shrink(&cur, mode) {
-                Some(next) => cur = next,
-                None => break None,
-            }
+            cur = next;
         };
         self.memo.shrinks_to(at, start, mode, end.clone());
         end.map(Arc::unwrap_or_clone)
