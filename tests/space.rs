@@ -260,7 +260,13 @@ grp-00|17024,2,3584,1,1,1|7872,1,1024,1,1,1;10304,4,1024,1,8,4;15744,1,1024,1,1,
         ("1024,7936,2", "'7936,1024,2,1=12'"),
     ] {
         let tiered = format!("--tiered-alloc={spec}");
-        let args = ["--machine-readable", "--no-capacity-checks", &tiered, "-t", f];
+        let args = [
+            "--machine-readable",
+            "--no-capacity-checks",
+            &tiered,
+            "-t",
+            f,
+        ];
         let out = space(&args);
         assert!(out.status.success(), "{spec}: {out:?}");
         let stdout = String::from_utf8_lossy(&out.stdout);

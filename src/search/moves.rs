@@ -123,6 +123,15 @@ impl<'s> Overlay<'s> {
         }
     }
 
+    /// The instance at key `k` if the overlay changed it.
+    pub fn changed_inst(&self, k: i32) -> Option<&Instance> {
+        self.insts
+            .iter()
+            .rev()
+            .find(|(key, _)| *key as i32 == k)
+            .map(|(_, i)| i)
+    }
+
     /// Records a move's result.
     pub fn apply(&mut self, m: Moved, inst_key: usize) {
         for (k, n) in m.nodes {

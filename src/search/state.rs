@@ -230,6 +230,26 @@ impl State {
         self.group_keys.get(g).map_or(&[], |v| v.as_slice())
     }
 
+    /// The number of groups (with or without present nodes).
+    pub fn group_count(&self) -> usize {
+        self.group_keys.len()
+    }
+
+    /// The nodes written since `checkpoint`, each once by key (ascending),
+    /// with their metric values at `checkpoint`.
+    pub fn node_values_since(&self, checkpoint: usize) -> Vec<(usize, NodeValues)> {
+        let mut out: Vec<(usize, NodeValues)> = Vec::new();
+        for undo in self.log.iter().skip(checkpoint) {
+            if let Undo::Node(k, _, values) = undo {
+                if !out.iter().any(|(seen, _)| seen == k) {
+                    out.push((*k, *values));
+                }
+            }
+        }
+        out.sort_unstable_by_key(|(k, _)| *k);
+        out
+    }
+
     /// Whether any node may carry a location-exclusion map.
     pub fn any_instance_map(&self) -> bool {
         self.any_instance_map
@@ -364,6 +384,35 @@ impl State {
                 .filter_map(|k| Some((k, self.insts[k].clone()?)))
                 .collect(),
         }
+    }
+
+    /// The keys of the nodes written since `checkpoint`, and of the nodes
+    /// of each instance record written since (before and after), sorted.
+    pub fn nodes_changed_since(&self, checkpoint: usize) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        let mut push = |inst: Option<&Instance>| {
+            if let Some(i) = inst {
+                for k in [i.p_node, i.s_node] {
+                    if let Ok(k) = usize::try_from(k) {
+                        out.push(k);
+                    }
+                }
+            }
+        };
+        let mut nodes: Vec<usize> = Vec::new();
+        for undo in self.log.iter().skip(checkpoint) {
+            match undo {
+                Undo::Node(k, _, _) => nodes.push(*k),
+                Undo::Inst(k, old) => {
+                    push(old.as_ref());
+                    push(self.insts.get(*k).and_then(Option::as_ref));
+                }
+            }
+        }
+        out.extend(nodes);
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// Writes changes taken by [`State::changes_since`] (through the undo

@@ -53,10 +53,10 @@ mod tests;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::types::SoftChecks;
-use crate::score::argmin::ScoreBase;
+use crate::score::argmin::{GroupSums, ScoreBase};
 use crate::score::metric;
 use crate::search::ghc_sort;
-use crate::search::globaln1::{self, N1Cache};
+use crate::search::globaln1::{self, N1Scope, N1Slot};
 use crate::search::moves::location_score;
 use crate::search::solution::{AllocSolution, CandidateNote, CandidateOutcome, Metric, Placement};
 use crate::search::state::{Crash, State};
@@ -292,19 +292,68 @@ struct Candidate {
 /// one [`search_groups`] see the same state and may share these: hail's
 /// running statistics of the present nodes (pairs), the running sums of
 /// the present nodes (the single-node shortcut) and the capacity check's
-/// verdicts of every node ([`N1Cache`]). Valid only while the state does
+/// verdicts of every node ([`globaln1::N1Cache`]). Valid only while the state does
 /// not change: a new one for each instance.
 #[derive(Default)]
 pub struct SearchBase {
     stats: Option<metric::ClusterStats>,
     present: Option<Option<ScoreBase>>,
-    n1: Option<N1Cache>,
+    /// The running sums of the present nodes' values, of the state at an
+    /// undo-log checkpoint that the present state extends.
+    sums: Option<(usize, GroupSums)>,
+    n1: N1Slot,
 }
 
 impl SearchBase {
     /// Nothing computed yet.
     pub fn new() -> SearchBase {
         SearchBase::default()
+    }
+
+    /// Nothing computed yet for a state that extends the state at
+    /// checkpoint `at`, whose data `earlier` holds: the capacity
+    /// verdicts will be brought up to date rather than computed again.
+    pub fn after(earlier: SearchBase, at: usize) -> SearchBase {
+        SearchBase {
+            sums: earlier.sums,
+            n1: N1Slot::after(earlier.n1, at),
+            ..SearchBase::default()
+        }
+    }
+
+    /// The single-node shortcut's base of the present state: the running
+    /// sums of the state they were made for, brought up to date (`None`
+    /// when the shortcut does not apply).
+    fn present_base(&mut self, state: &State) -> Option<&ScoreBase> {
+        let SearchBase { present, sums, .. } = self;
+        present
+            .get_or_insert_with(|| {
+                let now = state.checkpoint();
+                let fresh = match sums.take() {
+                    Some((at, mut s)) if at <= now => {
+                        for (k, old) in state.node_values_since(at) {
+                            s.replace(&old, state.values(k), state.node_at(k).offline);
+                        }
+                        s
+                    }
+                    _ => state.present_sums(),
+                };
+                let base = fresh.base(0);
+                *sums = Some((now, fresh));
+                base
+            })
+            .as_ref()
+    }
+
+    /// Whether every node that `scope` covers can be evacuated
+    /// ([`globaln1::redundant`]), from the state's capacity verdicts.
+    ///
+    /// # Errors
+    ///
+    /// A lookup hail crashes on.
+    pub fn redundant(&mut self, state: &mut State, scope: &N1Scope) -> Result<bool, Crash> {
+        let cache = self.n1.get(state, scope);
+        globaln1::redundant_cached(state, cache)
     }
 }
 
@@ -368,7 +417,7 @@ fn placed(inst: &Instance, p: usize, s: Option<usize>, loc: i64) -> Instance {
 /// check, with the number of better ones it failed.
 fn choose(
     state: &mut State,
-    cache: &mut Option<N1Cache>,
+    cache: &mut N1Slot,
     inst: &Instance,
     mut ok: Vec<Candidate>,
     opts: &AllocOptions,
@@ -390,7 +439,7 @@ fn choose(
 /// `None`: it is dropped and the next best is tried.
 fn try_place(
     state: &mut State,
-    cache: &mut Option<N1Cache>,
+    cache: &mut N1Slot,
     inst: &Instance,
     c: &Candidate,
     opts: &AllocOptions,
@@ -408,14 +457,9 @@ fn try_place(
     let pass = if !secondary_ok {
         false
     } else if opts.capacity_checks {
-        if cache.is_none() {
-            *cache = Some(N1Cache::new(state, &opts.n1_scope)?);
-        }
+        let cache = cache.get(state, &opts.n1_scope);
         let changed: Vec<(usize, &Node)> = nodes.iter().map(|(k, n)| (*k, n)).collect();
-        match cache {
-            Some(c) => globaln1::placement_is_redundant(state, c, &changed, &record)?,
-            None => true,
-        }
+        globaln1::placement_is_redundant(state, cache, &changed, &record)?
     } else {
         true
     };
@@ -444,7 +488,7 @@ fn try_place(
 #[allow(clippy::type_complexity)]
 fn choose_by_bounds(
     state: &mut State,
-    cache: &mut Option<N1Cache>,
+    cache: &mut N1Slot,
     inst: &Instance,
     cands: &[(usize, (f64, f64))],
     mut exact: impl FnMut(&State, usize) -> f64,

@@ -7,7 +7,7 @@
 
 use crate::model::instance::Instance;
 use crate::score::metric;
-use crate::search::globaln1::N1Cache;
+use crate::search::globaln1::N1Slot;
 use crate::search::solution::{AllocSolution, CandidateNote};
 use crate::search::state::State;
 
@@ -122,7 +122,7 @@ pub(super) fn try_pairs(
 fn settle_row(
     state: &mut State,
     stats: &metric::ClusterStats,
-    cache: &mut Option<N1Cache>,
+    cache: &mut N1Slot,
     inst: &Instance,
     p: usize,
     secondaries: Secondaries<'_>,

@@ -27,19 +27,15 @@ pub(super) fn try_single(
     let mut failures = FailTally::default();
     let mut notes = Vec::new();
     let mut ok = Vec::new();
-    let SearchBase {
-        present, n1: cache, ..
-    } = shared;
     // Without explanations, each candidate's full O(N) score is replaced by
     // an approximation with a rigorous bound (`argmin`), and only the
     // candidates that can win are scored exactly (see `choose_by_bounds`).
     let base = if !opts.explain && !state.any_instance_map() && list.len() >= SHORTCUT_SINGLES {
-        present
-            .get_or_insert_with(|| state.present_sums().base(0))
-            .as_ref()
+        shared.present_base(state).cloned()
     } else {
         None
     };
+    let cache = &mut shared.n1;
     let exact = |state: &State, p: usize| {
         let mut new_p = state.node_at(p).clone();
         // The candidate's checks passed on the same state.

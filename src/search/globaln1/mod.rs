@@ -16,9 +16,11 @@
 //! # Making it fast without changing a result
 //!
 //! hail re-evaluates every node for every candidate it checks. hailstone
-//! evaluates every node once per search ([`N1Cache`]) and, for a candidate,
-//! re-evaluates only the nodes whose verdict the placement could change. A
-//! verdict is cached only when it cannot depend on floating-point scores:
+//! evaluates every node once per state ([`N1Cache`]; a count hands the
+//! verdicts on from one state to the next, re-evaluating only the nodes a
+//! placement could touch) and, for a candidate, re-evaluates only the
+//! nodes whose verdict the placement could change. A verdict is cached
+//! only when it cannot depend on floating-point scores:
 //! * the drbd failovers are deterministic, so a failed failover is a final
 //!   "no", depending only on the nodes the failovers touched;
 //! * when, after the failovers, one node of the group could take *all* the
@@ -26,24 +28,45 @@
 //!   score-based choices pick: resources only shrink as instances are
 //!   added, so that node accepts each instance at each step (this needs
 //!   non-negative sizes, which the shortcut checks). The verdict then
-//!   depends on the touched nodes and that one node.
+//!   depends on the touched nodes and that one node;
+//! * when enough nodes could each take the remaining instances one by one
+//!   that the instances placed before any of them cannot fill all those
+//!   nodes, the verdict is "yes" too, depending on the nodes counted
+//!   ([`shortcut`] says how they are counted).
 //!
-//! Otherwise the node is evaluated in full, as hail does, every time. A
-//! placement changes only its own nodes (and, through hail's key
-//! bookkeeping, the nodes of an instance whose key the new instance takes),
-//! so a cached verdict stays valid unless one of its nodes changed.
+//! Otherwise the node is evaluated in full, as hail does, every time; its
+//! moves and recreations score only the nodes whose approximate score can
+//! win ([`escape`]). A placement changes only its own nodes (and, through
+//! hail's key bookkeeping, the nodes of an instance whose key the new
+//! instance takes), so a cached verdict stays valid unless one of its
+//! nodes changed.
 //!
 //! Cost: O(N) per check to walk the verdicts plus the re-evaluated nodes;
-//! full evaluations score every candidate node (O(N) each).
+//! a full evaluation costs O(N) per instance moved, plus an exact O(N)
+//! score for each near-tie.
+//!
+//! * [`cache`]: the verdicts of every node of a state, handed on from one
+//!   state to the next of a count.
+//! * [`shortcut`]: the verdicts decided without simulating the choices.
+//! * [`escape`]: the full simulation's moves and recreations.
+
+mod cache;
+mod escape;
+mod shortcut;
+
+pub use cache::{redundant_cached, N1Cache, N1Slot};
+
+use cache::BaseSums;
+use escape::{evacuate_shared, recreate_instance, Sums};
+use shortcut::{absorbing_node, spread_nodes, stuck_instance};
 
 use smallvec::SmallVec;
 
-use crate::model::instance::{Instance, NO_NODE};
+use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::types::SoftChecks;
 use crate::search::ghc_sort;
-use crate::search::moves::{self, Move, MoveError, Nodes, Overlay};
-use crate::search::solution::Metric;
+use crate::search::moves::{MoveError, Overlay};
 use crate::search::state::{Crash, State};
 
 /// A node's verdict and the nodes it depends on.
@@ -91,62 +114,6 @@ pub fn redundant(state: &mut State, scope: &N1Scope) -> Result<bool, Crash> {
     Ok(true)
 }
 
-/// Per-search verdicts of the nodes of a state.
-pub struct N1Cache {
-    verdicts: Vec<Option<Verdict>>,
-    /// For each node, the nodes whose verdict depends on it.
-    dependents: Vec<SmallVec<[usize; 4]>>,
-    /// Nodes that must be evaluated in full for every placement, ascending.
-    volatile: Vec<usize>,
-    /// Nodes whose cached verdict is "no", ascending.
-    refusing: Vec<usize>,
-}
-
-impl N1Cache {
-    /// Evaluates every node of the state that `scope` covers (the state
-    /// must be the search's base state, before any placement).
-    pub fn new(state: &mut State, scope: &N1Scope) -> Result<N1Cache, Crash> {
-        let slots = state.node_slots();
-        let mut verdicts: Vec<Option<Verdict>> = vec![None; slots];
-        let mut dependents: Vec<SmallVec<[usize; 4]>> = vec![SmallVec::new(); slots];
-        let mut volatile = Vec::new();
-        let mut refusing = Vec::new();
-        let keys: Vec<usize> = state
-            .node_keys()
-            .filter(|&k| scope.covers(state.node_at(k)))
-            .collect();
-        for k in keys {
-            let cp = state.checkpoint();
-            let v = evaluate(state, k, false);
-            state.rollback(cp);
-            // A lookup hail crashes on: evaluate in full when the node is
-            // reached, so the crash happens where hail's would.
-            let v = v.unwrap_or(Verdict {
-                result: None,
-                blocker: None,
-                deps: SmallVec::new(),
-            });
-            match v.result {
-                None => volatile.push(k),
-                Some(false) => refusing.push(k),
-                Some(true) => {}
-            }
-            for &d in &v.deps {
-                if d < slots && d != k && !dependents[d].contains(&k) {
-                    dependents[d].push(k);
-                }
-            }
-            verdicts[k] = Some(v);
-        }
-        Ok(N1Cache {
-            verdicts,
-            dependents,
-            volatile,
-            refusing,
-        })
-    }
-}
-
 /// Whether the placement leaves the node list N+1 redundant
 /// (`allocGlobalN1`). `changed` are the placement's new nodes (primary,
 /// then secondary) and `inst` the placed instance record. `cache` holds the
@@ -179,7 +146,9 @@ pub fn placement_is_redundant(
 /// `redundant` using the cache: the nodes to evaluate are the volatile
 /// ones, the changed ones and those depending on a changed one; every
 /// other node keeps its cached verdict. Nodes are visited in key order, as
-/// hail's `all` does, so the first refusal decides.
+/// hail's `all` does, so the first refusal decides (and a lookup hail
+/// crashes on crashes here only if hail reaches it), unless no lookup can
+/// fail on the state.
 fn redundant_with(state: &mut State, cache: &N1Cache, affected: &[usize]) -> Result<bool, Crash> {
     let mut todo: Vec<usize> = cache.volatile.clone();
     for &a in affected {
@@ -198,12 +167,41 @@ fn redundant_with(state: &mut State, cache: &N1Cache, affected: &[usize]) -> Res
         .copied()
         .filter(|k| todo.binary_search(k).is_err())
         .peekable();
+    if cache.lookups_sound {
+        // No evaluation can crash, so the order of the nodes cannot change
+        // the result: a refusal kept from the state decides at once, then
+        // the verdicts that need no simulation, then the simulations.
+        if refusing.peek().is_some() {
+            return Ok(false);
+        }
+        let mut undecided = Vec::new();
+        for &n in &todo {
+            let cp = state.checkpoint();
+            let v = evaluate(state, n, Depth::Shortcuts, None);
+            state.rollback(cp);
+            match v?.result {
+                Some(true) => {}
+                Some(false) => return Ok(false),
+                None => undecided.push(n),
+            }
+        }
+        for n in undecided {
+            match full_verdict(state, n, Depth::Verdict, Some(&cache.sums))?.result {
+                Some(true) => {}
+                Some(false) => return Ok(false),
+                None => unreachable_full(),
+            }
+        }
+        return Ok(true);
+    }
     for &n in &todo {
         if refusing.peek().is_some_and(|&r| r < n) {
             return Ok(false);
         }
-        if !can_evacuate_node(state, n)? {
-            return Ok(false);
+        match full_verdict(state, n, Depth::Verdict, Some(&cache.sums))?.result {
+            Some(true) => {}
+            Some(false) => return Ok(false),
+            None => unreachable_full(),
         }
     }
     Ok(refusing.peek().is_none())
@@ -224,7 +222,7 @@ pub fn first_unevacuable(
     let mut found = None;
     let keys: Vec<usize> = state.node_keys().collect();
     for n in keys {
-        match full_verdict(state, n) {
+        match full_verdict(state, n, Depth::Blocker, None) {
             Ok(v) if v.result == Some(false) => {
                 let blocker = v.blocker.and_then(|(k, how)| {
                     let name = state.inst(k).ok()?.name.to_string();
@@ -276,16 +274,21 @@ pub fn apply_placement(
 /// Whether node `n` can be evacuated (`canEvacuateNode`); leaves the state
 /// unchanged.
 pub fn can_evacuate_node(state: &mut State, n: usize) -> Result<bool, Crash> {
-    match full_verdict(state, n)?.result {
+    match full_verdict(state, n, Depth::Verdict, None)?.result {
         Some(r) => Ok(r),
         None => unreachable_full(),
     }
 }
 
 /// Node `n`'s verdict, evaluated in full; leaves the state unchanged.
-fn full_verdict(state: &mut State, n: usize) -> Result<Verdict, Crash> {
+fn full_verdict(
+    state: &mut State,
+    n: usize,
+    depth: Depth,
+    sums: Option<&BaseSums>,
+) -> Result<Verdict, Crash> {
     let cp = state.checkpoint();
-    let result = evaluate(state, n, true);
+    let result = evaluate(state, n, depth, sums);
     state.rollback(cp);
     result
 }
@@ -295,11 +298,29 @@ fn unreachable_full() -> ! {
     panic!("internal error: a full evaluation always yields a verdict")
 }
 
+/// How far [`evaluate`] goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Depth {
+    /// Only the verdicts that cannot depend on scores; a node whose
+    /// verdict does is left undecided.
+    Shortcuts,
+    /// A verdict for every node: simulated as hail does when no shortcut
+    /// decides it.
+    Verdict,
+    /// A verdict, and on a "no" the instance at which hail's simulation
+    /// stops (an instance that no node could take decides only the
+    /// verdict: an earlier one may stop the simulation first).
+    Blocker,
+}
+
 /// Evaluates node `n`'s evacuation on the state (changing it only on the
-/// full path; the caller rolls back). With `full`, a node whose verdict
-/// depends on scores is simulated as hail does; without, it is left
-/// undecided.
-fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
+/// full path; the caller rolls back), as far as `depth` says.
+fn evaluate(
+    state: &mut State,
+    n: usize,
+    depth: Depth,
+    sums_base: Option<&BaseSums>,
+) -> Result<Verdict, Crash> {
     let node = state.node_at(n);
     let group = node.group;
     let mut deps: SmallVec<[usize; 8]> = SmallVec::new();
@@ -319,9 +340,16 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
     }
 
     // Fail over every drbd primary, soft errors ignored, on an overlay.
-    let mut overlay = Overlay::new(state);
+    let base: &State = state;
+    let mut overlay = Overlay::new(base);
     for &idx in &drbd {
-        let inst = overlay.inst(idx)?.clone();
+        // An instance the overlay has not changed is read from the state,
+        // without a copy.
+        let changed = overlay.changed_inst(idx).cloned();
+        let inst = match &changed {
+            Some(i) => i,
+            None => base.inst(idx)?,
+        };
         for k in [inst.p_node, inst.s_node] {
             if let Ok(k) = usize::try_from(k) {
                 if !deps.contains(&k) {
@@ -329,7 +357,7 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
                 }
             }
         }
-        match overlay.failover_in_place(&inst, idx as usize, SoftChecks::Ignore) {
+        match overlay.failover_in_place(inst, idx as usize, SoftChecks::Ignore) {
             Ok(()) => {}
             Err(MoveError::Fail(_)) => {
                 return Ok(Verdict {
@@ -349,9 +377,9 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
         });
     }
 
-    let mut remaining: SmallVec<[Instance; 8]> = SmallVec::new();
+    let mut remaining: SmallVec<[&Instance; 8]> = SmallVec::new();
     for &idx in shared.iter().chain(others.iter()) {
-        remaining.push(overlay.inst(idx)?.clone());
+        remaining.push(overlay.inst(idx)?);
     }
     if let Some(e) = absorbing_node(&overlay, state, &remaining, shared.len(), group, n) {
         deps.push(e);
@@ -366,7 +394,27 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
             deps,
         });
     }
-    if !full {
+    if let Some(spread) = spread_nodes(&overlay, state, &remaining, shared.len(), group, n) {
+        deps.extend(spread);
+        return Ok(Verdict {
+            result: Some(true),
+            blocker: None,
+            deps,
+        });
+    }
+    if depth != Depth::Blocker {
+        if let Some((idx, how)) =
+            stuck_instance(&overlay, state, &remaining, shared.len(), group, n)
+        {
+            deps.extend(state.group_keys(group).iter().copied().filter(|&k| k != n));
+            return Ok(Verdict {
+                result: Some(false),
+                blocker: Some((idx, how)),
+                deps,
+            });
+        }
+    }
+    if depth == Depth::Shortcuts {
         return Ok(Verdict {
             result: None,
             blocker: None,
@@ -375,6 +423,7 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
     }
 
     // The full simulation works on the state itself.
+    drop(remaining);
     let (nodes, insts) = overlay.into_changes();
     for (k, node) in nodes {
         state.set_node(k, node);
@@ -390,9 +439,10 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
         .collect();
 
     // Move shared-storage primaries to the best node of the group.
+    let mut sums = Sums::starting_from(sums_base, state, group);
     for idx in shared {
         let inst = state.inst(idx)?.clone();
-        if !evacuate_shared(state, &inst, group, &escape)? {
+        if !evacuate_shared(state, &inst, group, &escape, &mut sums)? {
             return Ok(Verdict {
                 result: Some(false),
                 blocker: Some((idx, "could not move to another node of its group")),
@@ -408,7 +458,7 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
     }
     let recreate = ghc_sort::sort_by(recreate, |a, b| b.mem.cmp(&a.mem));
     for inst in recreate {
-        if !recreate_instance(state, &inst, &escape)? {
+        if !recreate_instance(state, &inst, &escape, &mut sums)? {
             return Ok(Verdict {
                 result: Some(false),
                 blocker: Some((
@@ -424,159 +474,4 @@ fn evaluate(state: &mut State, n: usize, full: bool) -> Result<Verdict, Crash> {
         blocker: None,
         deps,
     })
-}
-
-/// A node of `n`'s group, other than `n`, that could take every remaining
-/// instance at once (the first `n_shared` by failover, the rest by
-/// recreation) under hail's forced checks; see the module doc for why that
-/// decides the verdict. Nodes are read through the overlay of the
-/// failovers.
-fn absorbing_node(
-    overlay: &Overlay<'_>,
-    state: &State,
-    remaining: &[Instance],
-    n_shared: usize,
-    group: usize,
-    n: usize,
-) -> Option<usize> {
-    let sizes_ok = remaining.iter().all(|i| {
-        i.mem >= 0
-            && i.dsk >= 0
-            && i.vcpus >= 0
-            && i.disks.iter().all(|d| d.spindles.is_none_or(|s| s >= 0))
-    });
-    if !sizes_ok {
-        return None;
-    }
-    // Forthcoming instances are placed with no check when forced.
-    let real = || remaining.iter().filter(|i| !i.forthcoming);
-    let mem: i64 = real().filter(|i| i.uses_memory()).map(|i| i.mem).sum();
-    let any_real = real().next().is_some();
-    let dsk: i64 = real()
-        .filter(|i| i.uses_local_storage())
-        .map(|i| i.dsk)
-        .sum();
-    let any_local = real().any(|i| i.uses_local_storage());
-    // Spindles taken up to the last local-storage instance (the last step
-    // at which hail checks them); unknown counts rule the shortcut out on
-    // exclusive-storage nodes.
-    let last_local = remaining
-        .iter()
-        .rposition(|i| !i.forthcoming && i.uses_local_storage());
-    let spindles: Option<i64> = match last_local {
-        None => Some(0),
-        Some(last) => remaining[..=last]
-            .iter()
-            .filter(|i| !i.forthcoming)
-            .map(|i| i.total_spindles())
-            .sum(),
-    };
-    for &e in state.group_keys(group) {
-        if e == n {
-            continue;
-        }
-        let Ok(cand) = overlay.node(e as i32) else {
-            continue;
-        };
-        if any_real && cand.unallocated_mem().wrapping_sub(mem) <= 0 {
-            continue;
-        }
-        if any_local && cand.f_dsk.wrapping_sub(dsk) <= 0 {
-            continue;
-        }
-        if cand.excl_storage && any_local {
-            match spindles {
-                Some(sp) if cand.f_spindles.wrapping_sub(sp) >= 0 => {}
-                _ => continue,
-            }
-        }
-        let migrations_ok = remaining[..n_shared].iter().all(|i| {
-            overlay
-                .node(i.p_node)
-                .is_ok_and(|src| src.check_migration(cand).is_ok())
-        });
-        if !migrations_ok {
-            continue;
-        }
-        let policy = state.policy(cand.group);
-        if remaining[n_shared..]
-            .iter()
-            .any(|i| policy.check(i, cand.excl_storage).is_err())
-        {
-            continue;
-        }
-        return Some(e);
-    }
-    None
-}
-
-/// Moves a shared-storage instance to the best escape node
-/// (`nodeEvacInstance … ChangePrimary`, soft errors ignored).
-fn evacuate_shared(
-    state: &mut State,
-    inst: &Instance,
-    group: usize,
-    escape: &[usize],
-) -> Result<bool, Crash> {
-    let mut best: Option<(moves::Moved, f64)> = None;
-    for &t in escape {
-        match moves::apply(state, inst, Move::FailoverToAny(t), SoftChecks::Ignore) {
-            Err(MoveError::Fail(_)) => {}
-            Err(MoveError::Crash(c)) => return Err(c),
-            Ok(m) => {
-                let cv = state.group_score_with(group, &m.final_nodes());
-                let keep_old = matches!(&best, Some((_, old)) if *old < cv);
-                if !keep_old {
-                    best = Some((m, cv));
-                }
-            }
-        }
-    }
-    match best {
-        None => Ok(false),
-        Some((m, _)) => {
-            // hail stores the moved instance under its own idx.
-            if let Ok(k) = usize::try_from(inst.idx) {
-                m.commit(state, k);
-            } else {
-                for (k, node) in m.nodes {
-                    state.set_node(k, node);
-                }
-            }
-            Ok(true)
-        }
-    }
-}
-
-/// Recreates a non-movable instance on the best escape node
-/// (`GlobalN1.recreate`): policy check and forced primary placement, best
-/// full cluster score, ties to the later node. The instance stays on its
-/// old node too.
-fn recreate_instance(state: &mut State, inst: &Instance, targets: &[usize]) -> Result<bool, Crash> {
-    let mut ok: Vec<(usize, Node, f64)> = Vec::new();
-    for &t in targets {
-        let p = state.node_at(t);
-        if state.policy(p.group).check(inst, p.excl_storage).is_err() {
-            continue;
-        }
-        let mut new_p = p.clone();
-        if new_p.add_pri(SoftChecks::Ignore, inst).is_err() {
-            continue;
-        }
-        let score = state.score_with(&[(t, &new_p)]);
-        ok.push((t, new_p, score));
-    }
-    // hail collects successes newest first and takes the first after a
-    // stable sort by score: the best score, ties to the later node.
-    ok.reverse();
-    let sorted = ghc_sort::sort_by(ok, |a, b| a.2.hs_compare(&b.2));
-    let Some((t, new_p, _)) = sorted.into_iter().next() else {
-        return Ok(false);
-    };
-    let mut placed = inst.clone();
-    placed.p_node = t as i32;
-    placed.s_node = NO_NODE;
-    let new_key = state.inst_count();
-    apply_placement(state, &[(t, &new_p)], &placed, new_key);
-    Ok(true)
 }
