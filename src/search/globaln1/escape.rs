@@ -160,16 +160,7 @@ fn bounded_move(
             .collect();
         approxes.push(Some(base.approx_leaving(&on, &off, |_, _, _, _| {})?));
     }
-    let mut nan = false;
-    let best = argmin::best_by_score(&approxes, |i| {
-        let v = exact(state, &ok[i]);
-        nan |= v.is_nan();
-        v
-    });
-    if nan {
-        return None;
-    }
-    best.map(|(i, _)| i)
+    best_unless_nan(&approxes, |i| exact(state, &ok[i]))
 }
 
 /// Recreates a non-movable instance on the best escape node
@@ -265,9 +256,19 @@ fn bounded_choice(
         };
         approxes.push(Some(approx?));
     }
+    best_unless_nan(&approxes, |i| exact(state, &ok[i]))
+}
+
+/// [`argmin::best_by_score`]'s winner, or `None` when an exact score is
+/// NaN (hail's sort then depends on positions: the caller scores every
+/// candidate).
+fn best_unless_nan(
+    approxes: &[Option<(f64, f64)>],
+    mut exact: impl FnMut(usize) -> f64,
+) -> Option<usize> {
     let mut nan = false;
-    let best = argmin::best_by_score(&approxes, |i| {
-        let v = exact(state, &ok[i]);
+    let best = argmin::best_by_score(approxes, |i| {
+        let v = exact(i);
         nan |= v.is_nan();
         v
     });

@@ -1,11 +1,14 @@
 //! The verdicts decided without simulating the score-based choices of an
-//! evacuation: a node that could take every remaining instance at once,
-//! or enough nodes that each instance finds one whatever the others chose
-//! (see the module doc of [`super`]).
+//! evacuation (see the module doc of [`super`]): "yes" when one node could
+//! take every remaining instance at once ([`absorbing_node`]) or when
+//! enough nodes could each take them that every instance finds one
+//! whatever the others chose ([`spread_nodes`]); "no" when an instance
+//! finds no node even before the others take room ([`stuck_instance`]).
 
 use smallvec::SmallVec;
 
 use crate::model::instance::Instance;
+use crate::model::node::Node;
 use crate::model::types::SoftChecks;
 use crate::search::ghc_sort;
 use crate::search::moves::{Nodes, Overlay};
@@ -101,8 +104,8 @@ pub(super) fn absorbing_node(
 ///
 /// The shared instances move first, in order, then the others are
 /// recreated largest memory first, each on one node, so before the q-th
-/// (from 0) q instances have been placed. A node that
-/// takes the q-th as it is now refuses it then only if the instances
+/// (from 0) q instances have been placed. A node that takes the q-th as
+/// it is now refuses it then only if the instances
 /// placed on it used up its room: at least as many as its *blocking
 /// count*, the fewest earlier instances whose memory (or disk) adds up to
 /// its slack (1 for a node of exclusive storage, whose spindles are not
@@ -120,14 +123,10 @@ pub(super) fn spread_nodes(
     group: usize,
     n: usize,
 ) -> Option<SmallVec<[usize; 8]>> {
-    let recreated = ghc_sort::sort_by(remaining[n_shared..].to_vec(), |a: &&Instance, b| {
-        b.mem.cmp(&a.mem)
-    });
-    let order = remaining[..n_shared].iter().map(|i| (*i, true));
-    let order = order.chain(recreated.into_iter().map(|i| (i, false)));
+    let order = evacuation_order(remaining, n_shared);
     let mut found: SmallVec<[usize; 8]> = SmallVec::new();
     let (mut mem_used, mut dsk_used) = (Earlier::default(), Earlier::default());
-    for (q, (inst, moves)) in order.enumerate() {
+    for (q, (inst, moves)) in order.into_iter().enumerate() {
         let source = if moves {
             Some(overlay.node(inst.p_node).ok()?)
         } else {
@@ -145,14 +144,7 @@ pub(super) fn spread_nodes(
                 let Ok(cand) = overlay.node(e as i32) else {
                     continue;
                 };
-                let fits = match source {
-                    Some(src) => src.check_migration(cand).is_ok(),
-                    None => state
-                        .policy(cand.group)
-                        .check(inst, cand.excl_storage)
-                        .is_ok(),
-                };
-                if !fits || cand.probe_add_pri(SoftChecks::Ignore, inst).is_err() {
+                if !takes(state, cand, inst, source) {
                     continue;
                 }
                 let free_mem = cand.unallocated_mem();
@@ -261,11 +253,7 @@ pub(super) fn stuck_instance(
     group: usize,
     n: usize,
 ) -> Option<(i32, &'static str)> {
-    let recreated = ghc_sort::sort_by(remaining[n_shared..].to_vec(), |a: &&Instance, b| {
-        b.mem.cmp(&a.mem)
-    });
-    let order = remaining[..n_shared].iter().map(|i| (*i, true));
-    let order = order.chain(recreated.into_iter().map(|i| (i, false)));
+    let order = evacuation_order(remaining, n_shared);
     for (inst, moves) in order {
         let source = if moves {
             Some(overlay.node(inst.p_node).ok()?)
@@ -276,17 +264,9 @@ pub(super) fn stuck_instance(
             if e == n {
                 return false;
             }
-            let Ok(cand) = overlay.node(e as i32) else {
-                return false;
-            };
-            let fits = match source {
-                Some(src) => src.check_migration(cand).is_ok(),
-                None => state
-                    .policy(cand.group)
-                    .check(inst, cand.excl_storage)
-                    .is_ok(),
-            };
-            fits && cand.probe_add_pri(SoftChecks::Ignore, inst).is_ok()
+            overlay
+                .node(e as i32)
+                .is_ok_and(|cand| takes(state, cand, inst, source))
         });
         if !taken {
             let how = if moves {
@@ -305,4 +285,31 @@ pub(super) fn stuck_instance(
         }
     }
     None
+}
+
+/// The order in which hail's simulation evacuates `remaining`: the first
+/// `n_shared` (moved by failover, `true`) as listed, then the others
+/// (recreated) largest memory first.
+fn evacuation_order<'a>(remaining: &[&'a Instance], n_shared: usize) -> Vec<(&'a Instance, bool)> {
+    let recreated = ghc_sort::sort_by(remaining[n_shared..].to_vec(), |a: &&Instance, b| {
+        b.mem.cmp(&a.mem)
+    });
+    let moved = remaining[..n_shared].iter().map(|i| (*i, true));
+    moved
+        .chain(recreated.into_iter().map(|i| (i, false)))
+        .collect()
+}
+
+/// Whether `cand` would take `inst` as it is now, under hail's forced
+/// checks: by failover from `source` (its migration tags), or recreated
+/// (its group's policy).
+fn takes(state: &State, cand: &Node, inst: &Instance, source: Option<&Node>) -> bool {
+    let fits = match source {
+        Some(src) => src.check_migration(cand).is_ok(),
+        None => state
+            .policy(cand.group)
+            .check(inst, cand.excl_storage)
+            .is_ok(),
+    };
+    fits && cand.probe_add_pri(SoftChecks::Ignore, inst).is_ok()
 }
