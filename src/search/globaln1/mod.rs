@@ -58,7 +58,7 @@ pub use cache::{redundant_cached, N1Cache, N1Slot};
 
 use cache::BaseSums;
 use escape::{evacuate_shared, recreate_instance, Sums};
-use shortcut::{absorbing_node, spread_nodes, stuck_instance};
+use shortcut::{absorbing_node, spread_nodes, stuck_instance, Evacuation};
 
 use smallvec::SmallVec;
 
@@ -381,7 +381,15 @@ fn evaluate(
     for &idx in shared.iter().chain(others.iter()) {
         remaining.push(overlay.inst(idx)?);
     }
-    if let Some(e) = absorbing_node(&overlay, state, &remaining, shared.len(), group, n) {
+    let ev = Evacuation {
+        overlay: &overlay,
+        state,
+        remaining: &remaining,
+        n_shared: shared.len(),
+        group,
+        n,
+    };
+    if let Some(e) = absorbing_node(&ev) {
         deps.push(e);
         for inst in &remaining[..shared.len()] {
             if let Ok(k) = usize::try_from(inst.p_node) {
@@ -394,7 +402,7 @@ fn evaluate(
             deps,
         });
     }
-    if let Some(spread) = spread_nodes(&overlay, state, &remaining, shared.len(), group, n) {
+    if let Some(spread) = spread_nodes(&ev) {
         deps.extend(spread);
         return Ok(Verdict {
             result: Some(true),
@@ -403,9 +411,7 @@ fn evaluate(
         });
     }
     if depth != Depth::Blocker {
-        if let Some((idx, how)) =
-            stuck_instance(&overlay, state, &remaining, shared.len(), group, n)
-        {
+        if let Some((idx, how)) = stuck_instance(&ev) {
             deps.extend(state.group_keys(group).iter().copied().filter(|&k| k != n));
             return Ok(Verdict {
                 result: Some(false),

@@ -14,19 +14,32 @@ use crate::search::ghc_sort;
 use crate::search::moves::{Nodes, Overlay};
 use crate::search::state::State;
 
+/// The instances left on node `n` of `group` once its drbd primaries
+/// failed over (the nodes read through `overlay`): the first `n_shared`
+/// to move by failover, the rest to be recreated.
+pub(super) struct Evacuation<'o, 'a> {
+    pub(super) overlay: &'o Overlay<'a>,
+    pub(super) state: &'a State,
+    pub(super) remaining: &'o [&'a Instance],
+    pub(super) n_shared: usize,
+    pub(super) group: usize,
+    pub(super) n: usize,
+}
+
 /// A node of `n`'s group, other than `n`, that could take every remaining
 /// instance at once (the first `n_shared` by failover, the rest by
 /// recreation) under hail's forced checks; see the module doc for why that
 /// decides the verdict. Nodes are read through the overlay of the
 /// failovers.
-pub(super) fn absorbing_node(
-    overlay: &Overlay<'_>,
-    state: &State,
-    remaining: &[&Instance],
-    n_shared: usize,
-    group: usize,
-    n: usize,
-) -> Option<usize> {
+pub(super) fn absorbing_node(ev: &Evacuation<'_, '_>) -> Option<usize> {
+    let Evacuation {
+        overlay,
+        state,
+        remaining,
+        n_shared,
+        group,
+        n,
+    } = *ev;
     let sizes_ok = remaining.iter().all(|i| {
         i.mem >= 0
             && i.dsk >= 0
@@ -115,14 +128,15 @@ pub(super) fn absorbing_node(
 /// checks) depends only on that node, so the verdict depends on the nodes
 /// counted, read through the overlay of the failovers (a failover's
 /// migration check depends on its source's and target's tags only).
-pub(super) fn spread_nodes(
-    overlay: &Overlay<'_>,
-    state: &State,
-    remaining: &[&Instance],
-    n_shared: usize,
-    group: usize,
-    n: usize,
-) -> Option<SmallVec<[usize; 8]>> {
+pub(super) fn spread_nodes(ev: &Evacuation<'_, '_>) -> Option<SmallVec<[usize; 8]>> {
+    let Evacuation {
+        overlay,
+        state,
+        remaining,
+        n_shared,
+        group,
+        n,
+    } = *ev;
     let order = evacuation_order(remaining, n_shared);
     let mut found: SmallVec<[usize; 8]> = SmallVec::new();
     let (mut mem_used, mut dsk_used) = (Earlier::default(), Earlier::default());
@@ -245,14 +259,15 @@ impl Earlier {
 /// nodes only lose room until its turn: hail's simulation stops there or
 /// earlier, and the node cannot be evacuated. The verdict depends on
 /// every node of the group.
-pub(super) fn stuck_instance(
-    overlay: &Overlay<'_>,
-    state: &State,
-    remaining: &[&Instance],
-    n_shared: usize,
-    group: usize,
-    n: usize,
-) -> Option<(i32, &'static str)> {
+pub(super) fn stuck_instance(ev: &Evacuation<'_, '_>) -> Option<(i32, &'static str)> {
+    let Evacuation {
+        overlay,
+        state,
+        remaining,
+        n_shared,
+        group,
+        n,
+    } = *ev;
     let order = evacuation_order(remaining, n_shared);
     for (inst, moves) in order {
         let source = if moves {
