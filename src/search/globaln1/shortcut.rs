@@ -76,7 +76,7 @@ pub(super) fn absorbing_node(ev: &Evacuation<'_, '_>) -> Option<usize> {
         if e == n {
             continue;
         }
-        let Ok(cand) = overlay.node(e as i32) else {
+        let Ok(cand) = ev.overlay.node(e as i32) else {
             continue;
         };
         if any_real && cand.unallocated_mem().wrapping_sub(mem) <= 0 {
@@ -129,23 +129,10 @@ pub(super) fn absorbing_node(ev: &Evacuation<'_, '_>) -> Option<usize> {
 /// counted, read through the overlay of the failovers (a failover's
 /// migration check depends on its source's and target's tags only).
 pub(super) fn spread_nodes(ev: &Evacuation<'_, '_>) -> Option<SmallVec<[usize; 8]>> {
-    let Evacuation {
-        overlay,
-        state,
-        remaining,
-        n_shared,
-        group,
-        n,
-    } = *ev;
-    let order = evacuation_order(remaining, n_shared);
+    let (state, group, n) = (ev.state, ev.group, ev.n);
     let mut found: SmallVec<[usize; 8]> = SmallVec::new();
     let (mut mem_used, mut dsk_used) = (Earlier::default(), Earlier::default());
-    for (q, (inst, moves)) in order.into_iter().enumerate() {
-        let source = if moves {
-            Some(overlay.node(inst.p_node).ok()?)
-        } else {
-            None
-        };
+    for (q, (inst, source)) in ev.order()?.into_iter().enumerate() {
         let mem_need = if inst.uses_memory() { inst.mem } else { 0 };
         let uses_disk = !inst.forthcoming && inst.uses_local_storage();
         if !inst.forthcoming {
@@ -155,7 +142,7 @@ pub(super) fn spread_nodes(ev: &Evacuation<'_, '_>) -> Option<SmallVec<[usize; 8
                 if e == n {
                     continue;
                 }
-                let Ok(cand) = overlay.node(e as i32) else {
+                let Ok(cand) = ev.overlay.node(e as i32) else {
                     continue;
                 };
                 if !takes(state, cand, inst, source) {
@@ -260,26 +247,14 @@ impl Earlier {
 /// earlier, and the node cannot be evacuated. The verdict depends on
 /// every node of the group.
 pub(super) fn stuck_instance(ev: &Evacuation<'_, '_>) -> Option<(i32, &'static str)> {
-    let Evacuation {
-        overlay,
-        state,
-        remaining,
-        n_shared,
-        group,
-        n,
-    } = *ev;
-    let order = evacuation_order(remaining, n_shared);
-    for (inst, moves) in order {
-        let source = if moves {
-            Some(overlay.node(inst.p_node).ok()?)
-        } else {
-            None
-        };
+    let (state, group, n) = (ev.state, ev.group, ev.n);
+    for (inst, source) in ev.order()? {
+        let moves = source.is_some();
         let taken = state.group_keys(group).iter().any(|&e| {
             if e == n {
                 return false;
             }
-            overlay
+            ev.overlay
                 .node(e as i32)
                 .is_ok_and(|cand| takes(state, cand, inst, source))
         });
@@ -302,17 +277,23 @@ pub(super) fn stuck_instance(ev: &Evacuation<'_, '_>) -> Option<(i32, &'static s
     None
 }
 
-/// The order in which hail's simulation evacuates `remaining`: the first
-/// `n_shared` (moved by failover, `true`) as listed, then the others
-/// (recreated) largest memory first.
-fn evacuation_order<'a>(remaining: &[&'a Instance], n_shared: usize) -> Vec<(&'a Instance, bool)> {
-    let recreated = ghc_sort::sort_by(remaining[n_shared..].to_vec(), |a: &&Instance, b| {
-        b.mem.cmp(&a.mem)
-    });
-    let moved = remaining[..n_shared].iter().map(|i| (*i, true));
-    moved
-        .chain(recreated.into_iter().map(|i| (i, false)))
-        .collect()
+impl<'o, 'a> Evacuation<'o, 'a> {
+    /// The order in which hail's simulation evacuates the instances: the
+    /// first `n_shared` as listed, each with the node it moves from by
+    /// failover, then the others (recreated, no source) largest memory
+    /// first; `None` when a source node is missing.
+    fn order(&self) -> Option<Vec<(&'a Instance, Option<&'o Node>)>> {
+        let mut out = Vec::with_capacity(self.remaining.len());
+        for inst in &self.remaining[..self.n_shared] {
+            out.push((*inst, Some(self.overlay.node(inst.p_node).ok()?)));
+        }
+        let recreated = ghc_sort::sort_by(
+            self.remaining[self.n_shared..].to_vec(),
+            |a: &&Instance, b| b.mem.cmp(&a.mem),
+        );
+        out.extend(recreated.into_iter().map(|i| (i, None)));
+        Some(out)
+    }
 }
 
 /// Whether `cand` would take `inst` as it is now, under hail's forced
