@@ -641,17 +641,7 @@ fn compare_run(
         walls: (Duration::ZERO, Duration::ZERO),
         moves: None,
     };
-    let prepared = (|| {
-        let _ = std::fs::remove_dir_all(&input);
-        std::fs::create_dir_all(&input)
-            .map_err(|e| format!("cannot create {}: {e}", input.display()))?;
-        for (name, text) in files {
-            std::fs::write(input.join(name), text)
-                .map_err(|e| format!("cannot write {}: {e}", input.join(name).display()))?;
-        }
-        Ok::<(), String>(())
-    })();
-    if let Err(e) = prepared {
+    if let Err(e) = side::write_inputs(&input, files) {
         out.verdict = Verdict::Error(e);
         return out;
     }

@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 use crate::score::argmin::GroupSums;
 use crate::search::state::{Crash, State};
 
-use super::{evaluate, redundant_with, Depth, N1Scope, Verdict};
+use super::{redundant_with, verdict, Depth, N1Scope, Verdict};
 
 /// The verdicts of the nodes of a state.
 pub struct N1Cache {
@@ -176,9 +176,7 @@ impl N1Cache {
     /// verdict.
     fn evaluate_node(&mut self, state: &mut State, k: usize) {
         self.forget(k);
-        let cp = state.checkpoint();
-        let v = evaluate(state, k, Depth::Shortcuts, None);
-        state.rollback(cp);
+        let v = verdict(state, k, Depth::Shortcuts, None);
         // A lookup hail crashes on: evaluate in full when the node is
         // reached, so the crash happens where hail's would.
         let v = v.unwrap_or(Verdict {

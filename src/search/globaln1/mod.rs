@@ -176,17 +176,14 @@ fn redundant_with(state: &mut State, cache: &N1Cache, affected: &[usize]) -> Res
         }
         let mut undecided = Vec::new();
         for &n in &todo {
-            let cp = state.checkpoint();
-            let v = evaluate(state, n, Depth::Shortcuts, None);
-            state.rollback(cp);
-            match v?.result {
+            match verdict(state, n, Depth::Shortcuts, None)?.result {
                 Some(true) => {}
                 Some(false) => return Ok(false),
                 None => undecided.push(n),
             }
         }
         for n in undecided {
-            match full_verdict(state, n, Depth::Verdict, Some(&cache.sums))?.result {
+            match verdict(state, n, Depth::Verdict, Some(&cache.sums))?.result {
                 Some(true) => {}
                 Some(false) => return Ok(false),
                 None => unreachable_full(),
@@ -198,7 +195,7 @@ fn redundant_with(state: &mut State, cache: &N1Cache, affected: &[usize]) -> Res
         if refusing.peek().is_some_and(|&r| r < n) {
             return Ok(false);
         }
-        match full_verdict(state, n, Depth::Verdict, Some(&cache.sums))?.result {
+        match verdict(state, n, Depth::Verdict, Some(&cache.sums))?.result {
             Some(true) => {}
             Some(false) => return Ok(false),
             None => unreachable_full(),
@@ -222,7 +219,7 @@ pub fn first_unevacuable(
     let mut found = None;
     let keys: Vec<usize> = state.node_keys().collect();
     for n in keys {
-        match full_verdict(state, n, Depth::Blocker, None) {
+        match verdict(state, n, Depth::Blocker, None) {
             Ok(v) if v.result == Some(false) => {
                 let blocker = v.blocker.and_then(|(k, how)| {
                     let name = state.inst(k).ok()?.name.to_string();
@@ -274,14 +271,15 @@ pub fn apply_placement(
 /// Whether node `n` can be evacuated (`canEvacuateNode`); leaves the state
 /// unchanged.
 pub fn can_evacuate_node(state: &mut State, n: usize) -> Result<bool, Crash> {
-    match full_verdict(state, n, Depth::Verdict, None)?.result {
+    match verdict(state, n, Depth::Verdict, None)?.result {
         Some(r) => Ok(r),
         None => unreachable_full(),
     }
 }
 
-/// Node `n`'s verdict, evaluated in full; leaves the state unchanged.
-fn full_verdict(
+/// Node `n`'s verdict, evaluated as far as `depth` says; leaves the state
+/// unchanged.
+fn verdict(
     state: &mut State,
     n: usize,
     depth: Depth,

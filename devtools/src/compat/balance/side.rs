@@ -91,6 +91,23 @@ pub fn run_side(
 ///
 /// # Errors
 ///
+/// Empties the folder `input` (creating it) and writes the `files`
+/// (name, text) into it.
+///
+/// # Errors
+///
+/// A folder or file that cannot be written (its path).
+pub fn write_inputs(input: &Path, files: &[(String, String)]) -> Result<(), String> {
+    let _ = std::fs::remove_dir_all(input);
+    std::fs::create_dir_all(input)
+        .map_err(|e| format!("cannot create {}: {e}", input.display()))?;
+    for (name, text) in files {
+        std::fs::write(input.join(name), text)
+            .map_err(|e| format!("cannot write {}: {e}", input.join(name).display()))?;
+    }
+    Ok(())
+}
+
 /// A file that cannot be written, a program that cannot be started.
 pub fn run_pair(
     programs: (&Path, &Path),
@@ -101,13 +118,7 @@ pub fn run_pair(
     cap: Duration,
 ) -> Result<(Side, Side), String> {
     let input = base.join("in");
-    let _ = std::fs::remove_dir_all(&input);
-    std::fs::create_dir_all(&input)
-        .map_err(|e| format!("cannot create {}: {e}", input.display()))?;
-    for (name, text) in files {
-        std::fs::write(input.join(name), text)
-            .map_err(|e| format!("cannot write {}: {e}", input.join(name).display()))?;
-    }
+    write_inputs(&input, files)?;
     let original = run_side(programs.0, args, &input, folders.0, cap)?;
     let ours = run_side(programs.1, args, &input, folders.1, cap)?;
     Ok((original, ours))
