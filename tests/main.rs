@@ -28,6 +28,7 @@
 //!   `support::safety`, which the other tests use to prove answers safe.
 
 mod balance;
+mod check;
 mod cli;
 mod datafiles;
 mod exec;

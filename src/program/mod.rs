@@ -17,6 +17,7 @@
 //!   reads options, calls the stages and maps outcomes to exit statuses.
 
 pub mod balance;
+pub mod check;
 pub mod cli;
 pub mod clock;
 pub mod datafile;

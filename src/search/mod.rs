@@ -21,6 +21,7 @@
 
 pub mod allocate;
 pub mod balance;
+pub mod check;
 pub mod dedicated;
 pub mod evacuate;
 pub mod ghc_sort;

@@ -7,12 +7,13 @@
 //!   ([`text`]); text tables and the node table of `-p` ([`table`],
 //!   [`nodes`]); htools' stderr notes ([`notes`]); hbal's texts: steps,
 //!   moves, commands, job sets, reports ([`balance`]); hsqueeze's
-//!   ([`squeeze`]).
+//!   ([`squeeze`]), hspace's ([`space`]) and hcheck's ([`check`]).
 //! * May use: the model (the records and the response it writes) and the
 //!   Haskell renderings of [`crate::haskell`].
 //! * Must never: read input, score or search; decide anything.
 
 pub mod balance;
+pub mod check;
 pub mod iallocator;
 pub mod json;
 pub mod luxi;

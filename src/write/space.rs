@@ -57,7 +57,7 @@ impl Phase {
 
 /// `ensureQuoted`: a value of letters, digits and dots as it is, anything
 /// else in single quotes.
-fn ensure_quoted(v: &str) -> String {
+pub(crate) fn ensure_quoted(v: &str) -> String {
     if v.chars().all(|c| c.is_alphanumeric() || c == '.') {
         v.to_owned()
     } else {

@@ -43,7 +43,7 @@ pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
 /// Reads the cluster (`loadExternalData` with hbal's extras: `-U`,
 /// `--exclusion-tags`, `--mond`, the instances that may move), with the
 /// movable flags of its instances by index.
-fn load(o: &Options, err: &mut dyn Write) -> Result<(Cluster, Vec<bool>), Stop> {
+pub(crate) fn load(o: &Options, err: &mut dyn Write) -> Result<(Cluster, Vec<bool>), Stop> {
     let utilisation = match &o.dynu_file {
         Some(path) => {
             let text = std::fs::read(path)

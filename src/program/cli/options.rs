@@ -109,6 +109,12 @@ pub struct Options {
     /// `--independent-groups`: a group that is not N+1 redundant takes no
     /// instance, and the others are checked without it.
     pub independent_groups: bool,
+    /// `--no-simulation`: hcheck's figures without the simulated
+    /// rebalancing.
+    pub no_simulation: bool,
+    /// `--true-counts` (hailstone only): hcheck's figures without its two
+    /// counting faults, and why each node cannot be evacuated.
+    pub true_counts: bool,
     /// `--accept-existing-errors`: existing N+1 failures do not stop the
     /// capacity calculation.
     pub accept_existing: bool,
@@ -193,6 +199,8 @@ impl Default for Options {
             target_resources: 2.0,
             evacuate: false,
             independent_groups: false,
+            no_simulation: false,
+            true_counts: false,
             accept_existing: false,
             disk_template: None,
             spindle_use: None,
@@ -341,6 +349,8 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::TargetResources => o.target_resources = double("target resources", text)?,
         Opt::Evacuate => o.evacuate = switch()?,
         Opt::IndependentGroups => o.independent_groups = switch()?,
+        Opt::NoSimulation => o.no_simulation = switch()?,
+        Opt::TrueCounts => o.true_counts = switch()?,
         Opt::AcceptExistingErrors => o.accept_existing = switch()?,
         Opt::DiskTemplate => {
             o.disk_template = Some(DiskTemplate::from_raw(text).ok_or_else(|| {

@@ -219,16 +219,12 @@ pub fn first_unevacuable(
     let mut found = None;
     let keys: Vec<usize> = state.node_keys().collect();
     for n in keys {
-        match verdict(state, n, Depth::Blocker, None) {
-            Ok(v) if v.result == Some(false) => {
-                let blocker = v.blocker.and_then(|(k, how)| {
-                    let name = state.inst(k).ok()?.name.to_string();
-                    Some((name, how))
-                });
-                found = Some(Unevacuable { node: n, blocker });
+        match evacuation_blocker(state, n) {
+            Ok(Some(u)) => {
+                found = Some(u);
                 break;
             }
-            Ok(_) => {}
+            Ok(None) => {}
             Err(c) => {
                 state.rollback(cp);
                 return Err(c);
@@ -275,6 +271,22 @@ pub fn can_evacuate_node(state: &mut State, n: usize) -> Result<bool, Crash> {
         Some(r) => Ok(r),
         None => unreachable_full(),
     }
+}
+
+/// Why node `n` cannot be evacuated: `None` when it can, otherwise the
+/// instance at which hail's simulation stops (its name, and how it was to
+/// leave), when there is one. Evaluates the node in full; leaves the
+/// state unchanged.
+pub fn evacuation_blocker(state: &mut State, n: usize) -> Result<Option<Unevacuable>, Crash> {
+    let v = verdict(state, n, Depth::Blocker, None)?;
+    if v.result != Some(false) {
+        return Ok(None);
+    }
+    let blocker = v.blocker.and_then(|(k, how)| {
+        let name = state.inst(k).ok()?.name.to_string();
+        Some((name, how))
+    });
+    Ok(Some(Unevacuable { node: n, blocker }))
 }
 
 /// Node `n`'s verdict, evaluated as far as `depth` says; leaves the state

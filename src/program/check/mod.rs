@@ -1,0 +1,221 @@
+//! `hailstone-check`: hcheck's program (`Program/Hcheck.hs`): the cluster
+//! is read as hbal reads it, split into its node groups, and each group's
+//! figures ([`crate::search::check`]) are printed before and after a
+//! simulated rebalancing by the engine of `hailstone-balance`; the exit
+//! status is 1 when the cluster needs rebalancing (and the simulation was
+//! not turned off).
+//!
+//! By default the output is hcheck 3.0.2's, byte for byte, with its two
+//! counting faults; `--true-counts` corrects them and names, for each node
+//! that cannot be evacuated, the instance that cannot leave it.
+//!
+//! Everything is computed before anything is printed: an error leaves
+//! stdout empty (hcheck dies half-way through its output on an instance
+//! whose nodes are in two groups; docs/compatibility.md).
+
+pub mod options;
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use crate::model::Cluster;
+use crate::program::balance::{engine_options, load};
+use crate::program::exit::{self, stop, Stop};
+use crate::read::select;
+use crate::score::metric::optimal_score;
+use crate::search::balance;
+use crate::search::balance::group::split_instances;
+use crate::search::check::{group_figures, GroupFigures};
+use crate::search::state::{Crash, State};
+use crate::write::balance as balance_texts;
+use crate::write::check::{self as texts, Phase, Style};
+use options::{Options, PROGRAM};
+
+/// Runs `hailstone-check` with `args` (without `argv[0]`); returns the
+/// exit status.
+pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    exit::main(PROGRAM, options::parse(args), run, out, err)
+}
+
+/// A group's state and its figures in one phase.
+struct Checked {
+    group: usize,
+    state: State,
+    figures: GroupFigures,
+}
+
+/// The error for a node whose evacuation looks outside its group.
+fn crashed(cluster: &Cluster, g: usize, c: &Crash) -> Stop {
+    let split: Vec<&str> = split_instances(cluster)
+        .into_iter()
+        .map(|k| &cluster.instances[k])
+        .filter(|i| {
+            usize::try_from(i.p_node).is_ok_and(|p| cluster.nodes[p].group == g)
+        })
+        .map(|i| &*i.name)
+        .collect();
+    let named = match split.len() {
+        0 => "none".to_owned(),
+        n if n <= 5 => split.join(", "),
+        n => format!("{} and {} more", split[..5].join(", "), n - 5),
+    };
+    stop(format!(
+        "Error: cannot check the evacuation of the nodes of group {}: {} \
+         (instances with their secondary node in another group: {named}); \
+         hcheck 3.0.2 dies here\n",
+        cluster.groups[g].name, c.0,
+    ))
+}
+
+/// The figures of group `g` in `state`.
+fn check(cluster: &Cluster, g: usize, mut state: State, capacity: bool) -> Result<Checked, Stop> {
+    let offline = |k: i32| {
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| cluster.nodes.get(k))
+            .is_some_and(|n| n.offline)
+    };
+    let figures =
+        group_figures(&mut state, offline, capacity).map_err(|c| crashed(cluster, g, &c))?;
+    Ok(Checked {
+        group: g,
+        state,
+        figures,
+    })
+}
+
+/// `maybeSimulateGroupRebalance`: the group balanced by hbal's engine
+/// unless its score is already below the optimum plus `-e`.
+fn rebalanced(o: &Options, movable: &[bool], mut state: State) -> State {
+    let nodes: Vec<&crate::model::node::Node> =
+        state.node_keys().map(|k| state.node_at(k)).collect();
+    let optimal = optimal_score(&nodes);
+    let initial = state.score_with(&[]);
+    if initial < o.min_score + optimal {
+        return state;
+    }
+    let options = engine_options(o, optimal);
+    balance::balance(&mut state, movable, &options, initial, |_, _| {});
+    state
+}
+
+/// The cluster's counts: each group's, summed key by key (`transpose`).
+fn cluster_counts(checked: &[Checked], true_counts: bool) -> Vec<usize> {
+    let mut sums: Vec<usize> = Vec::new();
+    for c in checked {
+        let counts = c.figures.counts(true_counts);
+        if sums.is_empty() {
+            sums = counts;
+        } else {
+            for (s, v) in sums.iter_mut().zip(counts) {
+                *s += v;
+            }
+        }
+    }
+    sums
+}
+
+/// One phase's texts: each group's statistics, then the cluster's.
+fn phase_text(
+    o: &Options,
+    cluster: &Cluster,
+    style: Style,
+    phase: Phase,
+    checked: &[Checked],
+    need_rebalance: bool,
+) -> String {
+    let mut s = String::new();
+    for c in checked {
+        let group = &cluster.groups[c.group];
+        let level = if style.machine {
+            group.idx.to_string()
+        } else {
+            group.name.clone()
+        };
+        s.push_str(&texts::group_stats(
+            style,
+            &level,
+            phase,
+            &c.figures.counts(o.true_counts),
+            c.figures.score,
+        ));
+        if o.true_counts {
+            if let Some(u) = &c.figures.unevacuable {
+                let nodes: Vec<(String, Option<(String, &str)>)> = u
+                    .iter()
+                    .map(|u| (c.state.node_at(u.node).info.name.to_string(), u.blocker.clone()))
+                    .collect();
+                s.push_str(&texts::unevacuable(style, &level, phase, &nodes));
+            }
+        }
+    }
+    s.push_str(&texts::cluster_stats(
+        style,
+        phase,
+        &cluster_counts(checked, o.true_counts),
+        need_rebalance,
+    ));
+    s
+}
+
+fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+    let (mut cluster, movable) = load(o, err)?;
+    select::set_node_status(&mut cluster, &o.offline, o.max_cpu, o.min_disk)
+        .map_err(|wrong| stop(balance_texts::wrong_offline(&wrong)))?;
+    let capacity = o.algorithm.capacity_checks;
+    let style = Style {
+        machine: o.machine_readable,
+        verbose: o.verbose,
+        capacity,
+    };
+    // splitCluster: the groups that have nodes, by index.
+    let groups: Vec<usize> = (0..cluster.groups.len())
+        .filter(|&g| cluster.nodes.iter().any(|n| n.group == g))
+        .collect();
+    let initial = groups
+        .iter()
+        .map(|&g| check(&cluster, g, State::of_group(&cluster, g), capacity))
+        .collect::<Result<Vec<_>, _>>()?;
+    let need_rebalance = cluster_counts(&initial, o.true_counts).iter().sum::<usize>() > 0;
+    let simulate = !o.no_simulation && need_rebalance;
+    let mut text = String::new();
+    if style.machine {
+        let uuids: Vec<(usize, &str)> = cluster
+            .groups
+            .iter()
+            .map(|g| (g.idx, g.uuid.as_str()))
+            .collect();
+        text.push_str(&texts::group_mappings(&uuids));
+    } else if o.verbose >= 1 {
+        text.push_str(texts::verdict(o.no_simulation, need_rebalance));
+    }
+    text.push_str(&phase_text(o, &cluster, style, Phase::Initial, &initial, need_rebalance));
+    if simulate || style.machine {
+        let finals = initial
+            .into_iter()
+            .map(|c| {
+                let state = if simulate {
+                    rebalanced(o, &movable, c.state)
+                } else {
+                    c.state
+                };
+                check(&cluster, c.group, state, capacity)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        // hcheck judges the final state by the initial counts.
+        let final_need = if o.true_counts {
+            cluster_counts(&finals, true).iter().sum::<usize>() > 0
+        } else {
+            need_rebalance
+        };
+        text.push_str(&phase_text(o, &cluster, style, Phase::Rebalanced, &finals, final_need));
+    }
+    text.push_str(&texts::final_ok(style.machine));
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    if o.no_simulation || !need_rebalance {
+        Ok(())
+    } else {
+        Err(stop(String::new()))
+    }
+}

@@ -1,0 +1,230 @@
+//! hcheck's texts (`Program/Hcheck.hs`): the verdict line, each group's
+//! and the cluster's statistics before and after the simulated
+//! rebalancing, for people (`printStats` at verbosity 1 and more) or as
+//! `HCHECK_*` shell keys (`--machine-readable`), and with
+//! `--true-counts` the nodes that cannot be evacuated and why.
+
+use crate::haskell::show::printf_fixed;
+use crate::write::space::ensure_quoted;
+
+/// Before or after the simulated rebalancing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Initial,
+    Rebalanced,
+}
+
+impl Phase {
+    fn prefix(self) -> &'static str {
+        match self {
+            Phase::Initial => "INIT",
+            Phase::Rebalanced => "FINAL",
+        }
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            Phase::Initial => "initially",
+            Phase::Rebalanced => "after rebalancing",
+        }
+    }
+}
+
+/// `commonData`: the keys and descriptions of the counts, `GN1_FAIL` only
+/// with the capacity checks.
+fn common_data(capacity: bool) -> Vec<(&'static str, &'static str)> {
+    let mut d = vec![
+        ("N1_FAIL", "Nodes not N+1 happy"),
+        ("CONFLICT_TAGS", "Nodes with conflicting instances"),
+        ("OFFLINE_PRI", "Instances having the primary node offline"),
+        ("OFFLINE_SEC", "Instances having a secondary node offline"),
+    ];
+    if capacity {
+        d.push(("GN1_FAIL", "Nodes not directly evacuateable"));
+    }
+    d
+}
+
+/// `printKeys "HCHECK"`: one `HCHECK_KEY=value` line per pair.
+pub fn keys(pairs: &[(String, String)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("HCHECK_{k}={}\n", ensure_quoted(v)))
+        .collect()
+}
+
+/// `printGroupsMappings`: `HCHECK_GROUP_UUID_<index>` of every group.
+pub fn group_mappings(groups: &[(usize, &str)]) -> String {
+    let pairs: Vec<(String, String)> = groups
+        .iter()
+        .map(|(idx, uuid)| (format!("GROUP_UUID_{idx}"), (*uuid).to_owned()))
+        .collect();
+    keys(&pairs)
+}
+
+/// The opening verdict (`-v` level 1, not machine-readable).
+pub fn verdict(no_simulation: bool, need_rebalance: bool) -> &'static str {
+    if no_simulation {
+        "Running in no-simulation mode.\n"
+    } else if need_rebalance {
+        "Cluster needs rebalancing.\n"
+    } else {
+        "No need to rebalance cluster, no problems found.\n"
+    }
+}
+
+/// How the statistics are printed.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub machine: bool,
+    pub verbose: i64,
+    pub capacity: bool,
+}
+
+/// `printStats`: the values of one level in one phase; `level` is the
+/// group's index (machine-readable) or name, or `None` for the cluster.
+/// Values are paired with the keys as far as both go (`zip`).
+fn stats(style: Style, level: Option<&str>, phase: Phase, data: &[(&str, &str)], values: &[String]) -> String {
+    if style.machine {
+        let pairs: Vec<(String, String)> = data
+            .iter()
+            .zip(values)
+            .map(|((key, _), v)| {
+                let k = match level {
+                    Some(g) => format!("{}_GROUP_{g}_{key}", phase.prefix()),
+                    None => format!("{}_CLUSTER_{key}", phase.prefix()),
+                };
+                (k, v.clone())
+            })
+            .collect();
+        return keys(&pairs);
+    }
+    if style.verbose < 1 {
+        return String::new();
+    }
+    let mut s = String::from("\n");
+    match level {
+        Some(name) => s.push_str(&format!("Statistics for group {name} {}\n", phase.description())),
+        None => s.push_str(&format!("Cluster statistics {}\n", phase.description())),
+    }
+    for ((_, descr), v) in data.iter().zip(values) {
+        s.push_str(&format!("    {descr}: {v}\n"));
+    }
+    s
+}
+
+/// `printGroupStats`: a group's counts and score.
+pub fn group_stats(style: Style, level: &str, phase: Phase, counts: &[usize], score: f64) -> String {
+    let mut data = common_data(style.capacity);
+    data.push(("SCORE", "Group score"));
+    let mut values: Vec<String> = counts.iter().map(ToString::to_string).collect();
+    values.push(printf_fixed(score, 8));
+    stats(style, Some(level), phase, &data, &values)
+}
+
+/// `printClusterStats`: the summed counts and whether the cluster needs
+/// rebalancing.
+pub fn cluster_stats(style: Style, phase: Phase, counts: &[usize], need_rebalance: bool) -> String {
+    let mut data = common_data(style.capacity);
+    data.push(("NEED_REBALANCE", "Cluster is not healthy"));
+    let mut values: Vec<String> = counts.iter().map(ToString::to_string).collect();
+    values.push(match (style.machine, need_rebalance) {
+        (true, true) => "1".to_owned(),
+        (true, false) => "0".to_owned(),
+        (false, b) => if b { "True" } else { "False" }.to_owned(),
+    });
+    stats(style, None, phase, &data, &values)
+}
+
+/// `--true-counts`: the nodes of a group that cannot be evacuated, each
+/// with the instance that cannot leave it and how it was to leave; as
+/// `HCHECK_<phase>_GROUP_<index>_GN1_NODES` (node names, space-separated)
+/// when machine-readable.
+pub fn unevacuable(
+    style: Style,
+    level: &str,
+    phase: Phase,
+    nodes: &[(String, Option<(String, &str)>)],
+) -> String {
+    if style.machine {
+        let names: Vec<&str> = nodes.iter().map(|(n, _)| n.as_str()).collect();
+        return keys(&[(
+            format!("{}_GROUP_{level}_GN1_NODES", phase.prefix()),
+            names.join(" "),
+        )]);
+    }
+    if style.verbose < 1 {
+        return String::new();
+    }
+    nodes
+        .iter()
+        .map(|(node, why)| match why {
+            Some((inst, how)) => {
+                format!("    Node {node} cannot be evacuated: instance {inst} {how}\n")
+            }
+            None => format!("    Node {node} cannot be evacuated\n"),
+        })
+        .collect()
+}
+
+/// `printFinal "HCHECK"`: `HCHECK_OK=1` when machine-readable.
+pub fn final_ok(machine: bool) -> String {
+    if machine {
+        keys(&[("OK".to_owned(), "1".to_owned())])
+    } else {
+        String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn style(machine: bool) -> Style {
+        Style {
+            machine,
+            verbose: 1,
+            capacity: true,
+        }
+    }
+
+    #[test]
+    fn group_and_cluster_texts() {
+        let g = group_stats(style(false), "default", Phase::Initial, &[1, 0, 2, 1, 3], 0.5);
+        assert_eq!(
+            g,
+            "\nStatistics for group default initially\n    Nodes not N+1 happy: 1\n    \
+             Nodes with conflicting instances: 0\n    Instances having the primary node offline: 2\n    \
+             Instances having a secondary node offline: 1\n    Nodes not directly evacuateable: 3\n    \
+             Group score: 0.50000000\n"
+        );
+        let c = cluster_stats(style(true), Phase::Rebalanced, &[0, 0, 0, 0, 0], false);
+        assert_eq!(
+            c,
+            "HCHECK_FINAL_CLUSTER_N1_FAIL=0\nHCHECK_FINAL_CLUSTER_CONFLICT_TAGS=0\n\
+             HCHECK_FINAL_CLUSTER_OFFLINE_PRI=0\nHCHECK_FINAL_CLUSTER_OFFLINE_SEC=0\n\
+             HCHECK_FINAL_CLUSTER_GN1_FAIL=0\nHCHECK_FINAL_CLUSTER_NEED_REBALANCE=0\n"
+        );
+        assert_eq!(group_mappings(&[(0, "a-b")]), "HCHECK_GROUP_UUID_0='a-b'\n");
+    }
+
+    /// hcheck pairs keys and values with `zip`: a cluster of no group has
+    /// no counts, so the verdict lands on the first key.
+    #[test]
+    fn no_counts_pair_the_verdict_with_the_first_key() {
+        let c = cluster_stats(style(false), Phase::Initial, &[], false);
+        assert_eq!(c, "\nCluster statistics initially\n    Nodes not N+1 happy: False\n");
+    }
+
+    #[test]
+    fn quiet_prints_nothing_but_keys() {
+        let quiet = Style {
+            machine: false,
+            verbose: 0,
+            capacity: false,
+        };
+        assert_eq!(group_stats(quiet, "g", Phase::Initial, &[0, 0, 0, 0], 0.0), "");
+        assert_eq!(final_ok(false), "");
+        assert_eq!(final_ok(true), "HCHECK_OK=1\n");
+    }
+}
