@@ -24,6 +24,7 @@ pub mod datafile;
 pub mod exit;
 pub mod groups;
 pub mod hail;
+pub mod info;
 pub mod input;
 pub mod jobs;
 pub mod luxi;

@@ -7,7 +7,8 @@
 //!   ([`text`]); text tables and the node table of `-p` ([`table`],
 //!   [`nodes`]); htools' stderr notes ([`notes`]); hbal's texts: steps,
 //!   moves, commands, job sets, reports ([`balance`]); hsqueeze's
-//!   ([`squeeze`]), hspace's ([`space`]) and hcheck's ([`check`]).
+//!   ([`squeeze`]), hspace's ([`space`]),
+//!   hcheck's ([`check`]) and hinfo's ([`info`]).
 //! * May use: the model (the records and the response it writes) and the
 //!   Haskell renderings of [`crate::haskell`].
 //! * Must never: read input, score or search; decide anything.
@@ -15,6 +16,7 @@
 pub mod balance;
 pub mod check;
 pub mod iallocator;
+pub mod info;
 pub mod json;
 pub mod luxi;
 pub(crate) mod nodes;

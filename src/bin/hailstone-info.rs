@@ -1,0 +1,13 @@
+//! The `hailstone-info` binary: hinfo's command line and output on
+//! hailstone's cluster model and metric (see `hailstone::program::info`).
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let code = hailstone::program::info::main(&args, &mut stdout.lock(), &mut stderr.lock());
+    ExitCode::from(code)
+}

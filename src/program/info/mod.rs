@@ -1,0 +1,106 @@
+//! `hailstone-info`: hinfo's program (`Program/Hinfo.hs`): the cluster is
+//! read as hbal reads it and summarised: its tags (and policy at `-v -v
+//! -v`), its size, the instances split between node groups, each group's
+//! nodes, instances, N+1 failures and score (`-v -v`), the instance map
+//! (`--print-instances`) and node table (`-p`) on stderr, and the whole
+//! cluster's score with its components. The output is hinfo 3.0.2's,
+//! byte for byte.
+
+pub mod options;
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use crate::model::instance::Instance;
+use crate::model::node::Node;
+use crate::program::balance::load;
+use crate::program::exit::{self, stop, Stop};
+use crate::program::plan;
+use crate::read::select;
+use crate::score::metric;
+use crate::search::balance::group::{check_group, split_instances};
+use crate::search::state::State;
+use crate::write::balance as balance_texts;
+use crate::write::info::{self as texts, GroupRow};
+use crate::write::nodes::{print_nodes, PrintNodes};
+use crate::write::notes;
+use options::{Options, PROGRAM};
+
+/// Runs `hailstone-info` with `args` (without `argv[0]`); returns the exit
+/// status.
+pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    exit::main(PROGRAM, options::parse(args), run, out, err)
+}
+
+fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+    let (mut cluster, _) = load(o, err)?;
+    writeln!(out, "Loaded cluster tags: {}", cluster.cluster_tags.join(","))?;
+    if o.verbose > 2 {
+        let both = balance_texts::loaded_cluster(&cluster.cluster_tags, &cluster.ipolicy);
+        // The policy line only: the tags were printed above.
+        out.write_all(both.split_once('\n').map_or("", |(_, p)| p).as_bytes())?;
+    }
+    select::set_node_status(&mut cluster, &o.offline, o.max_cpu, o.min_disk)
+        .map_err(|wrong| stop(balance_texts::wrong_offline(&wrong)))?;
+    out.write_all(
+        texts::common(
+            cluster.nodes.len(),
+            cluster.instances.len(),
+            cluster.groups.len(),
+            o.verbose,
+            &notes::suffix(&cluster),
+        )
+        .as_bytes(),
+    )?;
+    let split: Vec<&str> = split_instances(&cluster)
+        .into_iter()
+        .map(|k| &*cluster.instances[k].name)
+        .collect();
+    let (note, names) = texts::split_instances(&split, o.verbose);
+    out.write_all(note.as_bytes())?;
+    out.flush()?;
+    err.write_all(names.as_bytes())?;
+
+    // showGroupInfo: the groups that have nodes, by index.
+    let rows: Vec<GroupRow<'_>> = (0..cluster.groups.len())
+        .filter(|&g| cluster.nodes.iter().any(|n| n.group == g))
+        .map(|g| {
+            let check = check_group(&cluster, g);
+            GroupRow {
+                name: &cluster.groups[g].name,
+                nodes: check.nodes.len(),
+                instances: check.instances.len(),
+                bad_nodes: check.bad_nodes.len(),
+                bad_instances: check.bad_instances,
+                score: State::of_group(&cluster, g).score_with(&[]),
+            }
+        })
+        .collect();
+    out.write_all(texts::groups(&rows, o.verbose).as_bytes())?;
+    out.flush()?;
+
+    if o.print_instances {
+        let names = plan::node_names(&cluster);
+        let insts: Vec<&Instance> = cluster.instances.iter().collect();
+        err.write_all(balance_texts::instance_map("Instances", &insts, &names).as_bytes())?;
+    }
+    if let Some(fields) = o.print_nodes.as_ref().map(PrintNodes::fields) {
+        let nodes: Vec<&Node> = cluster.nodes.iter().collect();
+        let table = print_nodes(&nodes, &fields, &cluster.tags, 0);
+        err.write_all(notes::node_table("Cluster", &table).as_bytes())?;
+    }
+    let state = State::from_lists(
+        cluster.nodes.clone(),
+        cluster.instances.clone(),
+        &cluster.groups,
+    );
+    out.write_all(
+        texts::coefficients(
+            &metric::components(state.statistics()),
+            state.score_with(&[]),
+        )
+        .as_bytes(),
+    )?;
+    out.flush()?;
+    Ok(())
+}
