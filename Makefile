@@ -31,21 +31,25 @@ test: ## Run every test (unit, snapshots, hostile inputs, properties, safety).
 
 COMPAT := target/release/hailstone-compat --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
 
-compat: build ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p; hailstone-balance with hbal; hailstone-squeeze with hsqueeze; hailstone-groups judged by hcheck; hailstone-space with hspace (installs them if missing).
+compat: build ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p; hailstone-balance with hbal; hailstone-squeeze with hsqueeze; hailstone-groups judged by hcheck; hailstone-space with hspace; hailstone-check with hcheck; hailstone-info with hinfo (installs them if missing).
 	$(COMPAT) --profile ci
 	$(COMPAT) --profile ci --suite datafiles
 	$(COMPAT) --profile ci --suite balance
 	$(COMPAT) --profile ci --suite squeeze
 	$(COMPAT) --profile ci --suite groups
 	$(COMPAT) --profile ci --suite space
+	$(COMPAT) --profile ci --suite check
+	$(COMPAT) --profile ci --suite info
 
-compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal; 300 of 4-24 for hsqueeze; 1,000 multi-group clusters judged by hcheck; 200 clusters of 2-12 nodes for hspace, six runs each), every suite.
+compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal; 300 of 4-24 for hsqueeze; 1,000 multi-group clusters judged by hcheck; 200 clusters of 2-12 nodes for hspace, six runs each; 250 clusters of 3-30 nodes for hcheck, eight runs each; 250 of 3-40 for hinfo, six runs each), every suite.
 	$(COMPAT) --profile full
 	$(COMPAT) --profile full --suite datafiles
 	$(COMPAT) --profile full --suite balance
 	$(COMPAT) --profile full --suite squeeze
 	$(COMPAT) --profile full --suite groups
 	$(COMPAT) --profile full --suite space
+	$(COMPAT) --profile full --suite check
+	$(COMPAT) --profile full --suite info
 
 bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, hailstone alone on 5,000 and 10,000, hailstone-balance against hbal on 20 to 1,000, hailstone-squeeze against hsqueeze on 20 to 200, and hailstone-space (its default count and --allocator-model) against hspace on 5 to 200 (about 35 minutes, and about 19 more for the space rows, whose cap is at least 300 s; HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes space').
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)
@@ -53,14 +57,14 @@ bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, ha
 fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... to choose; see fuzz/README.md).
 	FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" CARGO="$(CARGO)" fuzz/run.sh
 
-install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone and the planners in $(PREFIX)/bin (built without the development tools).
+# The programs installed in $(PREFIX)/bin.
+PLANNERS := hailstone-balance hailstone-squeeze hailstone-groups hailstone-space hailstone-check hailstone-info
+
+install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone and the planners and checkers ($(PLANNERS)) in $(PREFIX)/bin (built without the development tools).
 	$(CARGO) build --release --locked -p hailstone
 	install -d $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators/hailstone
-	install -m 0755 target/release/hailstone-balance $(DESTDIR)$(PREFIX)/bin/hailstone-balance
-	install -m 0755 target/release/hailstone-squeeze $(DESTDIR)$(PREFIX)/bin/hailstone-squeeze
-	install -m 0755 target/release/hailstone-groups $(DESTDIR)$(PREFIX)/bin/hailstone-groups
-	install -m 0755 target/release/hailstone-space $(DESTDIR)$(PREFIX)/bin/hailstone-space
+	for p in $(PLANNERS); do install -m 0755 target/release/$$p $(DESTDIR)$(PREFIX)/bin/$$p; done
 
 DEB_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
@@ -79,11 +83,15 @@ MAN_NAME_hailstone-squeeze := power Ganeti nodes off and on as hsqueeze 3.0.2 do
 MAN_DESC_hailstone-squeeze := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or an iallocator request (-I) and prints the nodes to power off when the cluster is quiet, or the standby nodes to power on when it runs short, and with -C the commands.
 MAN_NAME_hailstone-space := count how many instances fit on a Ganeti cluster as hspace 3.0.2 does, or as the allocator would place them
 MAN_DESC_hailstone-space := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I), or simulates empty node groups (--simulate), then fills it with new instances: first tiered, starting from the largest size the instance policy allows and shrinking the resource that runs out, then of the standard size (--tiered-alloc and --standard-alloc give other sizes, --disk-template another template), and prints how many fit and what is left, for people or with --machine-readable as HTS_ shell variables; -S saves the cluster after each phase. With --allocator-model it counts what the allocator itself (hailstone, as hail) would accept, one instance at a time: its choice of group, the global N+1 check for every disk template and the lost-allocations metric on exclusive storage, instead of the count of hspace.
+MAN_NAME_hailstone-check := check the node groups of a Ganeti cluster for N+1 redundancy as hcheck 3.0.2 does
+MAN_DESC_hailstone-check := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints, for each node group and the whole cluster, the online nodes failing N+1, the nodes with conflicting primary instances, the instances on offline nodes and the nodes that could not be evacuated (the global N+1 check), before and after a simulated rebalancing, for people or with --machine-readable as HCHECK_ shell variables. Exits with status 1 when the cluster needs rebalancing (unless --no-simulation). --true-counts corrects the two counting faults of hcheck and names, for each node that cannot be evacuated, the instance that cannot leave it.
+MAN_NAME_hailstone-info := summarise a Ganeti cluster as hinfo 3.0.2 does
+MAN_DESC_hailstone-info := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints its size, the instances split between node groups, the nodes, instances, N+1 failures and score of each group (-v -v), the instance map (--print-instances) and node table (-p) on stderr, and the score of the cluster with its components.
 
 # man_page PROGRAM: its man page from --help and --version (help2man) and
 # its bash completion (the long options of --help), into the package.
 define man_page
-	printf '[NAME]\n%s \\- %s\n[DESCRIPTION]\n%s\n[SEE ALSO]\nhailstone(1), hailstone-balance(1), hailstone-squeeze(1), hailstone-groups(1), hailstone-space(1), gnt-cluster(8); /usr/share/doc/hailstone/README.md\n' \
+	printf '[NAME]\n%s \\- %s\n[DESCRIPTION]\n%s\n[SEE ALSO]\nhailstone(1), hailstone-balance(1), hailstone-squeeze(1), hailstone-groups(1), hailstone-space(1), hailstone-check(1), hailstone-info(1), gnt-cluster(8); /usr/share/doc/hailstone/README.md\n' \
 	  '$(1)' '$(MAN_NAME_$(1))' '$(MAN_DESC_$(1))' > target/deb/$(1).h2m
 	help2man --no-info --no-discard-stderr --section=1 --include=target/deb/$(1).h2m \
 	  --manual='hailstone' target/release/$(1) | gzip -9n > $(MAN1)/$(1).1.gz
@@ -102,10 +110,12 @@ deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/g
 	$(call man_page,hailstone-squeeze)
 	$(call man_page,hailstone-groups)
 	$(call man_page,hailstone-space)
+	$(call man_page,hailstone-check)
+	$(call man_page,hailstone-info)
 	install -m 0644 README.md $(DEB_ROOT)/usr/share/doc/hailstone/README.md
 	install -m 0644 docs/*.md docs/accepted-differences.txt $(DEB_ROOT)/usr/share/doc/hailstone/docs/
 	install -m 0644 LICENSE $(DEB_ROOT)/usr/share/doc/hailstone/copyright
-	printf 'Package: hailstone\nVersion: %s\nArchitecture: %s\nMaintainer: hailstone developers <hailstone@localhost>\nDepends: libc6\nRecommends: ganeti-3.0\nSection: admin\nPriority: optional\nDescription: Ganeti iallocator and planners: hail, hbal, hsqueeze and hspace decisions, faster\n hailstone answers Ganeti'"'"'s iallocator requests with hail 3.0.2'"'"'s decisions,\n refuses bad input with clear errors and explains its answers (--explain).\n hailstone-balance and hailstone-squeeze plan as hbal and hsqueeze do;\n hailstone-space counts free capacity as hspace does.\n' \
+	printf 'Package: hailstone\nVersion: %s\nArchitecture: %s\nMaintainer: hailstone developers <hailstone@localhost>\nDepends: libc6\nRecommends: ganeti-3.0\nSection: admin\nPriority: optional\nDescription: Ganeti iallocator and planners: hail, hbal, hsqueeze, hspace, hcheck and hinfo, faster\n hailstone answers Ganeti'"'"'s iallocator requests with hail 3.0.2'"'"'s decisions,\n refuses bad input with clear errors and explains its answers (--explain).\n hailstone-balance and hailstone-squeeze plan as hbal and hsqueeze do;\n hailstone-space counts free capacity as hspace does;\n hailstone-check and hailstone-info report as hcheck and hinfo do.\n' \
 	  '$(DEB_VERSION)' '$(DEB_ARCH)' > $(DEB_ROOT)/DEBIAN/control
 	dpkg-deb --root-owner-group --build $(DEB_ROOT) target/deb/
 	dpkg-deb --info target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH).deb | sed -n '1,4p'

@@ -102,6 +102,8 @@ say "installing $DEB"
 dpkg -i "$DEB" >"$OUT/dpkg.log" 2>&1 || die "dpkg -i $DEB failed (see $OUT/dpkg.log)"
 [ -x "$PACKAGED" ] || die "the package did not install $PACKAGED"
 for f in /usr/bin/hailstone-balance /usr/bin/hailstone-squeeze /usr/bin/hailstone-groups \
+         /usr/bin/hailstone-space /usr/bin/hailstone-check /usr/bin/hailstone-info \
+         /usr/share/man/man1/hailstone-check.1.gz /usr/share/man/man1/hailstone-info.1.gz \
          /usr/share/man/man1/hailstone.1.gz /usr/share/bash-completion/completions/hailstone; do
   [ -e "$f" ] || fail "the package did not install $f"
 done
@@ -322,6 +324,22 @@ for source in "-L" "-m $RAPI"; do
     fail "hailstone-squeeze -L and hsqueeze on the state it read give different plans"
 done
 say "planners: -L and -m read the live cluster; plans equal to those from the saved state and to hbal's and hsqueeze's"
+
+# The checkers on the live cluster: hcheck's and hinfo's bytes and exit
+# status (hcheck exits 1 when the cluster needs rebalancing).
+for pair in "hailstone-check hcheck --machine-readable" "hailstone-check hcheck -v" \
+            "hailstone-info hinfo -v -v -v"; do
+  set -- $pair
+  ours=$1 theirs=$2
+  shift 2
+  p $PLANNER_BIN/$ours -L "$@"; rc_ours=$?
+  cp "$OUT/p.out" "$OUT/$ours.out"; cp "$OUT/p.err" "$OUT/$ours.err"
+  p /usr/lib/ganeti/3.0/usr/bin/$theirs -L "$@"; rc_theirs=$?
+  [ "$rc_ours" = "$rc_theirs" ] || fail "$ours -L $*: exit status $rc_ours, $theirs $rc_theirs"
+  cmp -s "$OUT/p.out" "$OUT/$ours.out" && cmp -s "$OUT/p.err" "$OUT/$ours.err" ||
+    fail "$ours -L $* and $theirs -L $* differ (see $OUT/$ours.*, $OUT/p.*)"
+done
+say "checkers: hailstone-check -L and hailstone-info -L print hcheck's and hinfo's bytes on the live cluster"
 
 # --mond: the lab's ganeti-mond serves cpu-avg-load. Live, every node's
 # daemon must answer; on the reports taken once into a --mond-data file,
