@@ -58,7 +58,7 @@ fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... t
 	FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" CARGO="$(CARGO)" fuzz/run.sh
 
 # The programs installed in $(PREFIX)/bin.
-PLANNERS := hailstone-balance hailstone-squeeze hailstone-groups hailstone-space hailstone-check hailstone-info
+PLANNERS := hailstone-balance hailstone-squeeze hailstone-groups hailstone-space hailstone-check hailstone-info hailstone-scan
 
 install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone and the planners and checkers ($(PLANNERS)) in $(PREFIX)/bin (built without the development tools).
 	$(CARGO) build --release --locked -p hailstone
@@ -87,11 +87,13 @@ MAN_NAME_hailstone-check := check the node groups of a Ganeti cluster for N+1 re
 MAN_DESC_hailstone-check := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints, for each node group and the whole cluster, the online nodes failing N+1, the nodes with conflicting primary instances, the instances on offline nodes and the nodes that could not be evacuated (the global N+1 check), before and after a simulated rebalancing, for people or with --machine-readable as HCHECK_ shell variables. Exits with status 1 when the cluster needs rebalancing (unless --no-simulation). --true-counts corrects the two counting faults of hcheck and names, for each node that cannot be evacuated, the instance that cannot leave it.
 MAN_NAME_hailstone-info := summarise a Ganeti cluster as hinfo 3.0.2 does
 MAN_DESC_hailstone-info := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints its size, the instances split between node groups, the nodes, instances, N+1 failures and score of each group (-v -v), the instance map (--print-instances) and node table (-p) on stderr, and the score of the cluster with its components.
+MAN_NAME_hailstone-scan := save live Ganeti clusters as cluster data files as hscan 3.0.2 does
+MAN_DESC_hailstone-scan := Reads each cluster named on the command line over RAPI (a host name, an https address, or file://DIRECTORY with the four RAPI replies), or without arguments the local cluster over Luxi (-L, as LOCAL), prints one summary line per cluster (nodes, instances, nodes and instances failing N+1, memory, disk, score; -p adds the node table) and writes each as a Ganeti cluster data file NAME.data in the directory of -d (default the current one), for hailstone-balance -t and the other programs. Exits with status 2 when a cluster could not be read.
 
 # man_page PROGRAM: its man page from --help and --version (help2man) and
 # its bash completion (the long options of --help), into the package.
 define man_page
-	printf '[NAME]\n%s \\- %s\n[DESCRIPTION]\n%s\n[SEE ALSO]\nhailstone(1), hailstone-balance(1), hailstone-squeeze(1), hailstone-groups(1), hailstone-space(1), hailstone-check(1), hailstone-info(1), gnt-cluster(8); /usr/share/doc/hailstone/README.md\n' \
+	printf '[NAME]\n%s \\- %s\n[DESCRIPTION]\n%s\n[SEE ALSO]\nhailstone(1), hailstone-balance(1), hailstone-squeeze(1), hailstone-groups(1), hailstone-space(1), hailstone-check(1), hailstone-info(1), hailstone-scan(1), gnt-cluster(8); /usr/share/doc/hailstone/README.md\n' \
 	  '$(1)' '$(MAN_NAME_$(1))' '$(MAN_DESC_$(1))' > target/deb/$(1).h2m
 	help2man --no-info --no-discard-stderr --section=1 --include=target/deb/$(1).h2m \
 	  --manual='hailstone' target/release/$(1) | gzip -9n > $(MAN1)/$(1).1.gz
@@ -112,10 +114,11 @@ deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/g
 	$(call man_page,hailstone-space)
 	$(call man_page,hailstone-check)
 	$(call man_page,hailstone-info)
+	$(call man_page,hailstone-scan)
 	install -m 0644 README.md $(DEB_ROOT)/usr/share/doc/hailstone/README.md
 	install -m 0644 docs/*.md docs/accepted-differences.txt $(DEB_ROOT)/usr/share/doc/hailstone/docs/
 	install -m 0644 LICENSE $(DEB_ROOT)/usr/share/doc/hailstone/copyright
-	printf 'Package: hailstone\nVersion: %s\nArchitecture: %s\nMaintainer: hailstone developers <hailstone@localhost>\nDepends: libc6\nRecommends: ganeti-3.0\nSection: admin\nPriority: optional\nDescription: Ganeti iallocator and planners: hail, hbal, hsqueeze, hspace, hcheck and hinfo, faster\n hailstone answers Ganeti'"'"'s iallocator requests with hail 3.0.2'"'"'s decisions,\n refuses bad input with clear errors and explains its answers (--explain).\n hailstone-balance and hailstone-squeeze plan as hbal and hsqueeze do;\n hailstone-space counts free capacity as hspace does;\n hailstone-check and hailstone-info report as hcheck and hinfo do.\n' \
+	printf 'Package: hailstone\nVersion: %s\nArchitecture: %s\nMaintainer: hailstone developers <hailstone@localhost>\nDepends: libc6\nRecommends: ganeti-3.0\nSection: admin\nPriority: optional\nDescription: Ganeti iallocator and planners: hail, hbal, hsqueeze, hspace, hcheck, hinfo and hscan, faster\n hailstone answers Ganeti'"'"'s iallocator requests with hail 3.0.2'"'"'s decisions,\n refuses bad input with clear errors and explains its answers (--explain).\n hailstone-balance and hailstone-squeeze plan as hbal and hsqueeze do;\n hailstone-space counts free capacity as hspace does;\n hailstone-check, hailstone-info and hailstone-scan report as\n hcheck, hinfo and hscan do.\n' \
 	  '$(DEB_VERSION)' '$(DEB_ARCH)' > $(DEB_ROOT)/DEBIAN/control
 	dpkg-deb --root-owner-group --build $(DEB_ROOT) target/deb/
 	dpkg-deb --info target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH).deb | sed -n '1,4p'

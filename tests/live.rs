@@ -40,6 +40,9 @@ fn planner(bin: &str, args: &[&str], path: Option<&Path>) -> Output {
 const BALANCE: &str = env!("CARGO_BIN_EXE_hailstone-balance");
 const SQUEEZE: &str = env!("CARGO_BIN_EXE_hailstone-squeeze");
 const GROUPS: &str = env!("CARGO_BIN_EXE_hailstone-groups");
+const SCAN: &str = env!("CARGO_BIN_EXE_hailstone-scan");
+const CHECK: &str = env!("CARGO_BIN_EXE_hailstone-check");
+const INFO: &str = env!("CARGO_BIN_EXE_hailstone-info");
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -200,6 +203,62 @@ fn rapi_directories_read_what_hscan_writes() {
     let save = dir.join("g").to_string_lossy().into_owned();
     let out = planner(GROUPS, &["check", "-m", &m, "-S", &save], None);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+/// hailstone-scan writes the files hscan wrote, from Luxi (`LOCAL.data`)
+/// and from RAPI directories given as arguments (one file each, named
+/// after the address), and prints hscan's summary and node table.
+#[test]
+fn scan_writes_what_hscan_wrote() {
+    let dir = scratch("live-scan");
+    let out_dir = dir.join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let d = out_dir.to_string_lossy().into_owned();
+    let (out, _) = with_luxi(SCAN, &dir, fixture_bytes("varied.luxi"), &["-d", &d, "-p"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), read(&fixture("varied.luxi.hscan")));
+    assert_eq!(
+        read(&out_dir.join("LOCAL.data")),
+        read(&fixture("varied.luxi.data"))
+    );
+    let lab = format!("file://{}", fixture("lab.rapi").display());
+    let varied = format!("file://{}", fixture("varied.rapi").display());
+    let out = planner(SCAN, &["-d", &d, "--no-headers", &lab, &varied], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 2, "{}", stdout(&out));
+    assert!(lines[0].starts_with(&format!("{lab}   ")), "{}", lines[0]);
+    for (address, data) in [(&lab, "lab.rapi.data"), (&varied, "varied.rapi.data")] {
+        let file = out_dir.join(format!("{}.data", address.replace('/', "_")));
+        assert_eq!(read(&file), read(&fixture(data)), "{address}");
+    }
+    // A cluster that cannot be read is reported on stdout; the others are
+    // still scanned; exit status 2.
+    let missing = format!("file://{}", dir.join("nowhere").display());
+    let out = planner(SCAN, &["-d", &d, &missing, &lab], None);
+    assert_eq!(out.status.code(), Some(2));
+    let text = stdout(&out);
+    assert!(text.contains(&format!("\nError for {missing}: failed to load data. Details:\n")), "{text}");
+    assert!(text.contains(&format!("{lab} ")), "{text}");
+}
+
+/// hailstone-check and hailstone-info read a live cluster as the planners
+/// do: the same output as on the data file hscan wrote from the same
+/// replies (the lab is not KVM, so no static node memory applies).
+#[test]
+fn check_and_info_read_live_clusters() {
+    let data = fixture("lab.rapi.data").to_string_lossy().into_owned();
+    let m = format!("file://{}", fixture("lab.rapi").display());
+    for (bin, args) in [(CHECK, vec!["--machine-readable"]), (INFO, vec!["-v", "-v"])] {
+        let mut live = vec!["-m", m.as_str()];
+        live.extend(&args);
+        let mut file = vec!["-t", data.as_str()];
+        file.extend(&args);
+        let (a, b) = (planner(bin, &live, None), planner(bin, &file, None));
+        assert_eq!(a.status.code(), b.status.code(), "{bin}");
+        assert!(!a.stdout.is_empty(), "{bin}");
+        assert_eq!(stdout(&a), stdout(&b), "{bin}");
+    }
 }
 
 /// The errors hbal reports for a field and a name, named by query,

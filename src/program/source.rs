@@ -67,19 +67,7 @@ pub fn read_cluster(
         ));
     }
     if let Some(address) = master {
-        let fetched = rapi::fetch(address).map_err(load_failed)?;
-        let live = match fetched.as_slice() {
-            [g, n, i, c] => live::rapi::read([g, n, i, c].map(|f| live::rapi::Body {
-                source: &f.source,
-                bytes: &f.body,
-            })),
-            _ => {
-                return Err(load_failed(
-                    "RAPI: not every resource was fetched".to_owned(),
-                ))
-            }
-        }
-        .map_err(|e| load_failed(e.to_string()))?;
+        let live = read_rapi(address).map_err(load_failed)?;
         return Ok(live::load(live, merge, static_kvm_node_memory));
     }
     if let Some(socket) = sources.luxi {
@@ -105,11 +93,25 @@ pub fn read_cluster(
     }
 }
 
+/// The four RAPI resources of `address` (`Rapi.loadData`), read into a
+/// live cluster.
+pub(crate) fn read_rapi(address: &str) -> Result<live::Live, String> {
+    let fetched = rapi::fetch(address)?;
+    match fetched.as_slice() {
+        [g, n, i, c] => live::rapi::read([g, n, i, c].map(|f| live::rapi::Body {
+            source: &f.source,
+            bytes: &f.body,
+        }))
+        .map_err(|e| e.to_string()),
+        _ => Err("RAPI: not every resource was fetched".to_owned()),
+    }
+}
+
 /// hbal's four Luxi queries on `socket`, read into a live cluster. The
 /// first call that fails stops the run (hbal makes all four calls, then
 /// reports the first failure in its reading order: groups, nodes,
 /// instances, cluster info; the two differ only when several fail).
-fn read_luxi(socket: &str) -> Result<live::Live, String> {
+pub(crate) fn read_luxi(socket: &str) -> Result<live::Live, String> {
     let mut client =
         luxi::Client::connect(socket, luxi::DEFAULT_TIMEOUT).map_err(|e| e.to_string())?;
     let queries = crate::write::luxi::cluster_queries(&crate::write::luxi::QueryFields {

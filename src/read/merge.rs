@@ -20,6 +20,7 @@ use crate::model::{Cluster, TagId, TagTable};
 use crate::read::settings::N1Rule;
 
 /// A cluster as read, before [`merge`].
+#[derive(Clone)]
 pub(crate) struct Parts {
     /// Node groups, by index, with their policies.
     pub groups: Vec<Group>,

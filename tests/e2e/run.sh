@@ -102,7 +102,7 @@ say "installing $DEB"
 dpkg -i "$DEB" >"$OUT/dpkg.log" 2>&1 || die "dpkg -i $DEB failed (see $OUT/dpkg.log)"
 [ -x "$PACKAGED" ] || die "the package did not install $PACKAGED"
 for f in /usr/bin/hailstone-balance /usr/bin/hailstone-squeeze /usr/bin/hailstone-groups \
-         /usr/bin/hailstone-space /usr/bin/hailstone-check /usr/bin/hailstone-info \
+         /usr/bin/hailstone-space /usr/bin/hailstone-check /usr/bin/hailstone-info /usr/bin/hailstone-scan \
          /usr/share/man/man1/hailstone-check.1.gz /usr/share/man/man1/hailstone-info.1.gz \
          /usr/share/man/man1/hailstone.1.gz /usr/share/bash-completion/completions/hailstone; do
   [ -e "$f" ] || fail "the package did not install $f"
@@ -325,21 +325,36 @@ for source in "-L" "-m $RAPI"; do
 done
 say "planners: -L and -m read the live cluster; plans equal to those from the saved state and to hbal's and hsqueeze's"
 
-# The checkers on the live cluster: hcheck's and hinfo's bytes and exit
-# status (hcheck exits 1 when the cluster needs rebalancing).
-for pair in "hailstone-check hcheck --machine-readable" "hailstone-check hcheck -v" \
-            "hailstone-info hinfo -v -v -v"; do
-  set -- $pair
-  ours=$1 theirs=$2
+# The checkers and the scanner on the live cluster: hcheck's, hinfo's and
+# hscan's bytes (and files) and exit status (hcheck exits 1 when the
+# cluster needs rebalancing). The lab's nodes report their free memory
+# live and it drifts by a few MB between two reads, so each pair runs back
+# to back up to five times and must agree once.
+# live_pair OURS THEIRS ARGS...: 0 when both printed the same.
+live_pair() {
+  local ours=$1 theirs=$2 try rc_ours rc_theirs
   shift 2
-  p $PLANNER_BIN/$ours -L "$@"; rc_ours=$?
-  cp "$OUT/p.out" "$OUT/$ours.out"; cp "$OUT/p.err" "$OUT/$ours.err"
-  p /usr/lib/ganeti/3.0/usr/bin/$theirs -L "$@"; rc_theirs=$?
-  [ "$rc_ours" = "$rc_theirs" ] || fail "$ours -L $*: exit status $rc_ours, $theirs $rc_theirs"
-  cmp -s "$OUT/p.out" "$OUT/$ours.out" && cmp -s "$OUT/p.err" "$OUT/$ours.err" ||
-    fail "$ours -L $* and $theirs -L $* differ (see $OUT/$ours.*, $OUT/p.*)"
-done
-say "checkers: hailstone-check -L and hailstone-info -L print hcheck's and hinfo's bytes on the live cluster"
+  for try in 1 2 3 4 5; do
+    rm -rf "$OUT/scan-ours" "$OUT/scan-theirs"; mkdir -p "$OUT/scan-ours" "$OUT/scan-theirs"
+    p $PLANNER_BIN/$ours -L "${@//@DIR@/$OUT/scan-ours}"; rc_ours=$?
+    cp "$OUT/p.out" "$OUT/$ours.out"; cp "$OUT/p.err" "$OUT/$ours.err"
+    p /usr/lib/ganeti/3.0/usr/bin/$theirs -L "${@//@DIR@/$OUT/scan-theirs}"; rc_theirs=$?
+    cp "$OUT/p.out" "$OUT/$theirs.out"; cp "$OUT/p.err" "$OUT/$theirs.err"
+    [ "$rc_ours" = "$rc_theirs" ] && cmp -s "$OUT/$ours.out" "$OUT/$theirs.out" &&
+      cmp -s "$OUT/$ours.err" "$OUT/$theirs.err" &&
+      diff -r "$OUT/scan-ours" "$OUT/scan-theirs" >/dev/null && return 0
+  done
+  return 1
+}
+live_pair hailstone-check hcheck --machine-readable ||
+  fail "hailstone-check -L --machine-readable and hcheck differ (see $OUT/hailstone-check.*, $OUT/hcheck.*)"
+live_pair hailstone-check hcheck -v ||
+  fail "hailstone-check -L -v and hcheck differ (see $OUT/hailstone-check.*, $OUT/hcheck.*)"
+live_pair hailstone-info hinfo -v -v -v -p ||
+  fail "hailstone-info -L -v -v -v -p and hinfo differ (see $OUT/hailstone-info.*, $OUT/hinfo.*)"
+live_pair hailstone-scan hscan -d @DIR@ -p ||
+  fail "hailstone-scan -L and hscan differ (see $OUT/hailstone-scan.*, $OUT/hscan.*, $OUT/scan-*/LOCAL.data)"
+say "checkers: hailstone-check, hailstone-info and hailstone-scan -L print hcheck's, hinfo's and hscan's bytes on the live cluster; the scanned data files are the same"
 
 # --mond: the lab's ganeti-mond serves cpu-avg-load. Live, every node's
 # daemon must answer; on the reports taken once into a --mond-data file,

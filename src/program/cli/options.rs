@@ -137,6 +137,8 @@ pub struct Options {
     pub print_commands: Option<String>,
     /// `-S FILE`: save the cluster state.
     pub save: Option<String>,
+    /// `-d PATH`: where hscan writes its data files (default `.`).
+    pub output_dir: String,
     /// Verbosity: 1, plus one per `-v`, minus one per `-q`.
     pub verbose: i64,
     /// `--no-headers`: no heading line.
@@ -211,6 +213,7 @@ impl Default for Options {
             print_instances: false,
             print_commands: None,
             save: None,
+            output_dir: ".".to_owned(),
             verbose: 1,
             no_headers: false,
             machine_readable: false,
@@ -374,6 +377,7 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::PrintInstances => o.print_instances = switch()?,
         Opt::PrintCommands => o.print_commands = Some(value.unwrap_or("-").to_owned()),
         Opt::Save => o.save = Some(text.to_owned()),
+        Opt::OutputDir => o.output_dir = text.to_owned(),
         Opt::Verbose => o.verbose = o.verbose.saturating_add(1),
         Opt::Quiet => o.verbose = o.verbose.saturating_sub(1),
         Opt::NoHeaders => o.no_headers = switch()?,

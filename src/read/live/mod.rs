@@ -78,6 +78,7 @@ pub(crate) struct ClusterInfo {
 }
 
 /// A live cluster as read, before merging.
+#[derive(Clone)]
 pub(crate) struct Live {
     parts: Parts,
     hypervisor: Hypervisor,

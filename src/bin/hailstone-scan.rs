@@ -1,0 +1,13 @@
+//! The `hailstone-scan` binary: hscan's command line and output on
+//! hailstone's live readers and data-file writer (see `hailstone::program::scan`).
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let code = hailstone::program::scan::main(&args, &mut stdout.lock(), &mut stderr.lock());
+    ExitCode::from(code)
+}

@@ -1,0 +1,82 @@
+//! hscan's command line for `hailstone-scan`: hscan's options in hscan's
+//! order (the options themselves are [`crate::program::cli`]'s); the
+//! arguments are the RAPI addresses of the clusters to scan (none: the
+//! local cluster over Luxi).
+
+use std::ffi::OsString;
+
+pub use crate::program::cli::Exit;
+pub use crate::program::cli::Options;
+use crate::program::cli::{self, take, Opt, Program};
+
+/// hscan's command line.
+pub const COMMAND_LINE: Program = Program {
+    name: "hailstone-scan",
+    original: "hscan",
+    synopsis: "[OPTION...] [CLUSTER...]",
+    options: &[
+        take(Opt::PrintNodes),
+        take(Opt::OutputDir),
+        take(Opt::Luxi),
+        take(Opt::Verbose),
+        take(Opt::NoHeaders),
+        take(Opt::StaticKvmNodeMemory),
+        take(Opt::Version),
+        take(Opt::Help),
+        take(Opt::HelpCompletion),
+    ],
+    arguments: "host 0 none\n",
+    flag_values: false,
+};
+
+/// The name printed wherever hscan prints its own.
+pub const PROGRAM: &str = COMMAND_LINE.name;
+
+/// Parses the command line (without `argv[0]`): the options and the
+/// clusters named.
+///
+/// # Errors
+///
+/// The [`Exit`] hscan would take instead of running.
+pub fn parse(args: &[OsString]) -> Result<(Options, Vec<String>), Exit> {
+    let (options, arguments) = cli::parse(&COMMAND_LINE, args)?;
+    let clusters = arguments
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    Ok((options, clusters))
+}
+
+/// The help text.
+pub fn usage() -> String {
+    COMMAND_LINE.usage()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// hscan 3.0.2's help rows, line for line.
+    #[test]
+    fn help_rows_are_hscans() {
+        let text = usage();
+        let rows: Vec<&str> = text.lines().skip(2).collect();
+        assert_eq!(rows.len(), 9);
+        assert_eq!(
+            rows[1],
+            "  -d PATH     --output-dir=PATH           directory in which to write output files"
+        );
+    }
+
+    #[test]
+    fn clusters_and_directory() {
+        let args: Vec<OsString> = ["-d", "/tmp/out", "c1", "--no-headers", "c2"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let (o, clusters) = parse(&args).unwrap();
+        assert_eq!(o.output_dir, "/tmp/out");
+        assert!(o.no_headers);
+        assert_eq!(clusters, vec!["c1".to_owned(), "c2".to_owned()]);
+    }
+}
