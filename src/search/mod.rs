@@ -29,6 +29,7 @@ pub mod globaln1;
 pub mod groups;
 pub mod moves;
 pub mod request;
+pub mod roll;
 pub mod solution;
 pub mod space;
 pub mod squeeze;

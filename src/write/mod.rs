@@ -8,7 +8,7 @@
 //!   [`nodes`]); htools' stderr notes ([`notes`]); hbal's texts: steps,
 //!   moves, commands, job sets, reports ([`balance`]); hsqueeze's
 //!   ([`squeeze`]), hspace's ([`space`]),
-//!   hcheck's ([`check`]), hinfo's ([`info`]) and hscan's ([`scan`]).
+//!   hcheck's ([`check`]), hinfo's ([`info`]), hscan's ([`scan`]) and hroller's ([`roll`]).
 //! * May use: the model (the records and the response it writes) and the
 //!   Haskell renderings of [`crate::haskell`].
 //! * Must never: read input, score or search; decide anything.
@@ -22,6 +22,7 @@ pub mod luxi;
 pub(crate) mod nodes;
 pub mod notes;
 pub mod opcodes;
+pub mod roll;
 pub mod scan;
 pub mod space;
 pub mod squeeze;

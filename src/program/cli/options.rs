@@ -115,6 +115,12 @@ pub struct Options {
     /// `--true-counts` (hailstone only): hcheck's figures without its two
     /// counting faults, and why each node cannot be evacuated.
     pub true_counts: bool,
+    /// hroller's switches: `--offline-maintenance`, `--full-evacuation`,
+    /// `--skip-non-redundant`, `--ignore-non-redundant`,
+    /// `--one-step-only`, `-f`, `--print-moves`.
+    pub roll: RollSwitches,
+    /// `--node-tags=TAG,...`: only nodes with one of these tags.
+    pub node_tags: Option<Vec<String>>,
     /// `--accept-existing-errors`: existing N+1 failures do not stop the
     /// capacity calculation.
     pub accept_existing: bool,
@@ -166,6 +172,18 @@ pub struct Options {
     pub show_completion: bool,
 }
 
+/// hroller's switches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RollSwitches {
+    pub offline_maintenance: bool,
+    pub full_evacuation: bool,
+    pub skip_non_redundant: bool,
+    pub ignore_non_redundant: bool,
+    pub one_step_only: bool,
+    pub force: bool,
+    pub print_moves: bool,
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -203,6 +221,8 @@ impl Default for Options {
             independent_groups: false,
             no_simulation: false,
             true_counts: false,
+            roll: RollSwitches::default(),
+            node_tags: None,
             accept_existing: false,
             disk_template: None,
             spindle_use: None,
@@ -354,6 +374,14 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::IndependentGroups => o.independent_groups = switch()?,
         Opt::NoSimulation => o.no_simulation = switch()?,
         Opt::TrueCounts => o.true_counts = switch()?,
+        Opt::OfflineMaintenance => o.roll.offline_maintenance = switch()?,
+        Opt::FullEvacuation => o.roll.full_evacuation = switch()?,
+        Opt::SkipNonRedundant => o.roll.skip_non_redundant = switch()?,
+        Opt::IgnoreNonRedundant => o.roll.ignore_non_redundant = switch()?,
+        Opt::OneStepOnly => o.roll.one_step_only = switch()?,
+        Opt::Force => o.roll.force = switch()?,
+        Opt::PrintMoves => o.roll.print_moves = switch()?,
+        Opt::NodeTags => o.node_tags = Some(sep_split(text)),
         Opt::AcceptExistingErrors => o.accept_existing = switch()?,
         Opt::DiskTemplate => {
             o.disk_template = Some(DiskTemplate::from_raw(text).ok_or_else(|| {

@@ -1,0 +1,13 @@
+//! The `hailstone-roll` binary: hroller's command line and output on
+//! hailstone's node model (reboot groups) (see `hailstone::program::roll`).
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let code = hailstone::program::roll::main(&args, &mut stdout.lock(), &mut stderr.lock());
+    ExitCode::from(code)
+}

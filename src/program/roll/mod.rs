@@ -1,0 +1,169 @@
+//! `hailstone-roll`: hroller's program (`Program/Hroller.hs`): the
+//! cluster is read as hbal reads it, the nodes to reboot are chosen
+//! (online, with `--node-tags`, `-G`, `--skip-non-redundant`), and the
+//! groups of nodes that can be rebooted together come out in hroller's
+//! order ([`crate::search::roll`]: the node graph, the smallest of three
+//! colourings, each colour split so that its non-redundant instances, and
+//! with `--full-evacuation` its drbd instances, can move away), the
+//! groups largest first and the master last, with `--print-moves` the
+//! moves each needs. The output is hroller 3.0.2's, byte for byte.
+
+pub mod options;
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use crate::haskell::show::show_string_list;
+use crate::program::balance::load;
+use crate::program::exit::{self, stop, Stop};
+use crate::read::select;
+use crate::search::roll::{self, Clearing, Conf};
+use crate::write::balance as balance_texts;
+use crate::write::roll as texts;
+use crate::write::text;
+use options::{Options, PROGRAM};
+
+/// Runs `hailstone-roll` with `args` (without `argv[0]`); returns the exit
+/// status.
+pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    exit::main(PROGRAM, options::parse(args), run, out, err)
+}
+
+fn error(message: &str) -> Stop {
+    stop(format!("Error: {message}\n"))
+}
+
+fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+    let (mut cluster, _) = load(o, err)?;
+    let masters: Vec<&str> = cluster
+        .nodes
+        .iter()
+        .filter(|n| n.info.master)
+        .map(|n| n.info.name.as_str())
+        .collect();
+    match masters.len() {
+        0 if o.roll.force => {
+            err.write_all(b"Warning: No master node found (maybe not supported by backend).\n")?;
+        }
+        0 => return Err(error("No master node found (maybe not supported by backend).")),
+        1 => {}
+        _ => {
+            return Err(error(&format!(
+                "Found more than one master node: {}",
+                show_string_list(&masters)
+            )))
+        }
+    }
+    let original = o.save.as_ref().map(|_| text::serialize_cluster(&cluster));
+    select::set_node_status(&mut cluster, &o.offline, o.max_cpu, o.min_disk)
+        .map_err(|wrong| stop(balance_texts::wrong_offline(&wrong)))?;
+    if let (Some(path), Some(text)) = (&o.save, &original) {
+        exit::save_state(PROGRAM, path, "original", "before hroller run", text, err)?;
+    }
+    let wanted = match &o.group {
+        None => None,
+        Some(name) => match cluster.groups.iter().position(|g| g.has_name(name)) {
+            Some(g) => Some(g),
+            None => return Err(error("Cannot find target group.")),
+        },
+    };
+    let conf = Conf {
+        nodes: cluster.nodes.clone(),
+        insts: cluster.instances.clone(),
+    };
+    let has_non_redundant = |k: usize| {
+        conf.nodes[k].primaries().any(|i| {
+            usize::try_from(i).is_ok_and(|i| !conf.insts[i].has_secondary())
+        })
+    };
+    let members: Vec<usize> = (0..conf.nodes.len())
+        .filter(|&k| {
+            let n = &conf.nodes[k];
+            !n.offline
+                && !(o.roll.skip_non_redundant && has_non_redundant(k))
+                && o.node_tags
+                    .as_ref()
+                    .is_none_or(|tags| n.info.tags.iter().any(|t| tags.contains(t)))
+                && wanted.is_none_or(|g| n.group == g)
+        })
+        .collect();
+    let graph = roll::node_graph(&conf, &members, !o.roll.offline_maintenance)
+        .ok_or_else(|| error("Cannot create node graph"))?;
+    if o.verbose > 2 {
+        writeln!(out, "Node Graph: {}", graph.show())?;
+    }
+    let colourings = roll::colourings(&graph);
+    let smallest = roll::smallest(&colourings);
+    let online: Vec<usize> = (0..conf.nodes.len())
+        .filter(|&k| !conf.nodes[k].offline)
+        .collect();
+    let mut groups: Vec<(Vec<usize>, Conf)> = if o.roll.ignore_non_redundant {
+        smallest.into_iter().map(|g| (g, conf.clone())).collect()
+    } else {
+        let mut all = Vec::new();
+        for class in &smallest {
+            let parts = roll::partition(Clearing::NonRedundant, class, &online, &conf)
+                .ok_or_else(|| error("Not enough capacity to move non-redundant instances"))?;
+            all.extend(parts);
+        }
+        all
+    };
+    if o.roll.full_evacuation {
+        let mut migrated = Vec::with_capacity(groups.len());
+        for (g, c) in &groups {
+            let after =
+                roll::migrate_off(g, c).ok_or_else(|| error("Failed to migrate instances off nodes"))?;
+            migrated.push((g.clone(), after));
+        }
+        let mut all = Vec::new();
+        for (g, c) in &migrated {
+            let parts = roll::partition(Clearing::Secondaries, g, &online, c)
+                .ok_or_else(|| error("Not enough capacity to move secondaries"))?;
+            all.extend(parts);
+        }
+        groups = all;
+    }
+    // The groups' nodes that were to be rebooted, largest group first
+    // (stable), then the groups without the master before those with it,
+    // the master last in its group.
+    let mut named: Vec<(Vec<usize>, Conf)> = groups
+        .into_iter()
+        .map(|(g, c)| (g.into_iter().filter(|k| members.contains(k)).collect(), c))
+        .collect();
+    named.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+    let is_master = |k: &usize| conf.nodes[*k].info.master;
+    let (plain, with_master): (Vec<_>, Vec<_>) = named
+        .into_iter()
+        .map(|(g, c)| {
+            let (others, masters): (Vec<usize>, Vec<usize>) = g.into_iter().partition(|k| !is_master(k));
+            (others, masters, c)
+        })
+        .partition(|(_, masters, _)| masters.is_empty());
+    let ordered: Vec<(Vec<usize>, Conf)> = plain
+        .into_iter()
+        .chain(with_master)
+        .map(|(mut others, masters, c)| {
+            others.extend(masters);
+            (others, c)
+        })
+        .collect();
+    if o.verbose > 1 {
+        writeln!(out, "{}", roll::stats(&colourings))?;
+    }
+    let one_step = o.roll.one_step_only;
+    if !o.no_headers {
+        out.write_all(texts::heading(one_step).as_bytes())?;
+    }
+    let shown = if one_step { &ordered[..ordered.len().min(1)] } else { &ordered[..] };
+    for (g, c) in shown {
+        let names: Vec<&str> = g.iter().map(|&k| conf.nodes[k].info.name.as_str()).collect();
+        let moves = if o.roll.print_moves {
+            roll::moves(&conf, c)
+        } else {
+            Vec::new()
+        };
+        out.write_all(texts::group(&names, &moves, one_step, o.roll.print_moves).as_bytes())?;
+    }
+    out.flush()?;
+    Ok(())
+}
