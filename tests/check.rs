@@ -7,12 +7,10 @@
 use std::process::{Command, Output};
 
 fn check(data: &str, args: &[&str]) -> Output {
-    let dir = std::env::temp_dir().join(format!(
-        "hailstone-check-test-{}-{}",
-        std::process::id(),
-        args.join("_").replace(['-', '='], "")
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    // One folder per call: the tests run side by side.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = crate::run::scratch(&format!("check-{n}"));
     let path = dir.join("cluster.data");
     std::fs::write(&path, data).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_hailstone-check"))

@@ -38,6 +38,7 @@ mod hostile;
 mod layers;
 mod live;
 mod properties;
+mod roll;
 mod run;
 mod safety_checker;
 mod samples;
