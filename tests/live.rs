@@ -238,7 +238,12 @@ fn scan_writes_what_hscan_wrote() {
     let out = planner(SCAN, &["-d", &d, &missing, &lab], None);
     assert_eq!(out.status.code(), Some(2));
     let text = stdout(&out);
-    assert!(text.contains(&format!("\nError for {missing}: failed to load data. Details:\n")), "{text}");
+    assert!(
+        text.contains(&format!(
+            "\nError for {missing}: failed to load data. Details:\n"
+        )),
+        "{text}"
+    );
     assert!(text.contains(&format!("{lab} ")), "{text}");
 }
 
@@ -249,7 +254,10 @@ fn scan_writes_what_hscan_wrote() {
 fn check_and_info_read_live_clusters() {
     let data = fixture("lab.rapi.data").to_string_lossy().into_owned();
     let m = format!("file://{}", fixture("lab.rapi").display());
-    for (bin, args) in [(CHECK, vec!["--machine-readable"]), (INFO, vec!["-v", "-v"])] {
+    for (bin, args) in [
+        (CHECK, vec!["--machine-readable"]),
+        (INFO, vec!["-v", "-v"]),
+    ] {
         let mut live = vec!["-m", m.as_str()];
         live.extend(&args);
         let mut file = vec!["-t", data.as_str()];

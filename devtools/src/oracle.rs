@@ -1,6 +1,6 @@
-//! Finding (and installing) the real htools programs (hail, hbal, hspace),
-//! shared by the `hailstone-compat` and `hailstone-bench` tools: path
-//! helpers and `--install-hail`.
+//! Finding (and installing) the real htools programs (hail, hbal, hspace,
+//! hsqueeze, hcheck, hinfo), shared by the `hailstone-compat` and
+//! `hailstone-bench` tools: path helpers and `--install-hail`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -30,9 +30,10 @@ pub fn ensure_hail(hail: &Path, install: bool, tool: &str) -> Result<(), String>
     ensure_program(hail, "hail", install, tool)
 }
 
-/// Makes sure the htools program `name` (hail, hbal, hspace) is at `path`;
-/// with `install`, installs Debian's ganeti-htools, which has them all,
-/// when it is missing. `tool` names the caller in messages.
+/// Makes sure the htools program `name` (hail, hbal, hspace, hsqueeze,
+/// hcheck, hinfo) is at `path`; with `install`, installs Debian's
+/// ganeti-htools, which has them all, when it is missing. `tool` names the
+/// caller in messages.
 pub fn ensure_program(path: &Path, name: &str, install: bool, tool: &str) -> Result<(), String> {
     if is_executable(path) {
         return Ok(());
@@ -40,6 +41,9 @@ pub fn ensure_program(path: &Path, name: &str, install: bool, tool: &str) -> Res
     let flag = match name {
         "hail" => "--hail",
         "hspace" => "--hspace",
+        "hsqueeze" => "--hsqueeze",
+        "hcheck" => "--hcheck",
+        "hinfo" => "--hinfo",
         _ => "--hbal",
     };
     if !install {

@@ -176,7 +176,11 @@ fn colour_dsatur(g: &Graph) -> BTreeMap<usize, usize> {
 /// `colorDcolor`: the number of coloured neighbours, then degree.
 fn colour_dcolor(g: &Graph) -> BTreeMap<usize, usize> {
     colour_dynamic(g, |colours, v| {
-        let coloured = g.neighbours(v).iter().filter(|u| colours.contains_key(u)).count();
+        let coloured = g
+            .neighbours(v)
+            .iter()
+            .filter(|u| colours.contains_key(u))
+            .count();
         (coloured, g.degree(v))
     })
 }
@@ -324,7 +328,9 @@ fn to_clear(conf: &Conf, how: Clearing, ndx: usize) -> Vec<usize> {
             .collect(),
         Clearing::Secondaries => n.secondaries().collect(),
     };
-    keys.into_iter().filter_map(|k| usize::try_from(k).ok()).collect()
+    keys.into_iter()
+        .filter_map(|k| usize::try_from(k).ok())
+        .collect()
 }
 
 /// `locateInstances` / `findSecondaries`: every instance to the first
@@ -355,7 +361,12 @@ fn relocate(conf: &Conf, how: Clearing, idxs: &[usize], targets: &[usize]) -> Op
 /// `greedyClearNodes`: the nodes of `ndxs`, in order, that can be cleared
 /// together, each into the other targets of its group, and the
 /// configuration after clearing them.
-fn greedy_clear(how: Clearing, ndxs: &[usize], targets: &[usize], conf: &Conf) -> (Vec<usize>, Conf) {
+fn greedy_clear(
+    how: Clearing,
+    ndxs: &[usize],
+    targets: &[usize],
+    conf: &Conf,
+) -> (Vec<usize>, Conf) {
     let mut targets = targets.to_vec();
     let mut conf = conf.clone();
     let mut cleared = Vec::new();
@@ -382,7 +393,12 @@ fn greedy_clear(how: Clearing, ndxs: &[usize], targets: &[usize], conf: &Conf) -
 
 /// `partitionNodes`: `ndxs` split into groups that can each be cleared
 /// (from `conf`); `None` when some node cannot be cleared at all.
-pub fn partition(how: Clearing, ndxs: &[usize], targets: &[usize], conf: &Conf) -> Option<Vec<(Vec<usize>, Conf)>> {
+pub fn partition(
+    how: Clearing,
+    ndxs: &[usize],
+    targets: &[usize],
+    conf: &Conf,
+) -> Option<Vec<(Vec<usize>, Conf)>> {
     let mut remaining = ndxs.to_vec();
     let mut parts = Vec::new();
     while !remaining.is_empty() {

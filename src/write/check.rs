@@ -84,7 +84,13 @@ pub struct Style {
 /// `printStats`: the values of one level in one phase; `level` is the
 /// group's index (machine-readable) or name, or `None` for the cluster.
 /// Values are paired with the keys as far as both go (`zip`).
-fn stats(style: Style, level: Option<&str>, phase: Phase, data: &[(&str, &str)], values: &[String]) -> String {
+fn stats(
+    style: Style,
+    level: Option<&str>,
+    phase: Phase,
+    data: &[(&str, &str)],
+    values: &[String],
+) -> String {
     if style.machine {
         let pairs: Vec<(String, String)> = data
             .iter()
@@ -104,7 +110,10 @@ fn stats(style: Style, level: Option<&str>, phase: Phase, data: &[(&str, &str)],
     }
     let mut s = String::from("\n");
     match level {
-        Some(name) => s.push_str(&format!("Statistics for group {name} {}\n", phase.description())),
+        Some(name) => s.push_str(&format!(
+            "Statistics for group {name} {}\n",
+            phase.description()
+        )),
         None => s.push_str(&format!("Cluster statistics {}\n", phase.description())),
     }
     for ((_, descr), v) in data.iter().zip(values) {
@@ -114,7 +123,13 @@ fn stats(style: Style, level: Option<&str>, phase: Phase, data: &[(&str, &str)],
 }
 
 /// `printGroupStats`: a group's counts and score.
-pub fn group_stats(style: Style, level: &str, phase: Phase, counts: &[usize], score: f64) -> String {
+pub fn group_stats(
+    style: Style,
+    level: &str,
+    phase: Phase,
+    counts: &[usize],
+    score: f64,
+) -> String {
     let mut data = common_data(style.capacity);
     data.push(("SCORE", "Group score"));
     let mut values: Vec<String> = counts.iter().map(ToString::to_string).collect();
@@ -190,7 +205,13 @@ mod tests {
 
     #[test]
     fn group_and_cluster_texts() {
-        let g = group_stats(style(false), "default", Phase::Initial, &[1, 0, 2, 1, 3], 0.5);
+        let g = group_stats(
+            style(false),
+            "default",
+            Phase::Initial,
+            &[1, 0, 2, 1, 3],
+            0.5,
+        );
         assert_eq!(
             g,
             "\nStatistics for group default initially\n    Nodes not N+1 happy: 1\n    \
@@ -213,7 +234,10 @@ mod tests {
     #[test]
     fn no_counts_pair_the_verdict_with_the_first_key() {
         let c = cluster_stats(style(false), Phase::Initial, &[], false);
-        assert_eq!(c, "\nCluster statistics initially\n    Nodes not N+1 happy: False\n");
+        assert_eq!(
+            c,
+            "\nCluster statistics initially\n    Nodes not N+1 happy: False\n"
+        );
     }
 
     #[test]
@@ -223,7 +247,10 @@ mod tests {
             verbose: 0,
             capacity: false,
         };
-        assert_eq!(group_stats(quiet, "g", Phase::Initial, &[0, 0, 0, 0], 0.0), "");
+        assert_eq!(
+            group_stats(quiet, "g", Phase::Initial, &[0, 0, 0, 0], 0.0),
+            ""
+        );
         assert_eq!(final_ok(false), "");
         assert_eq!(final_ok(true), "HCHECK_OK=1\n");
     }

@@ -27,6 +27,10 @@ pub(super) enum Suite {
     Groups,
     /// hspace against hailstone-space.
     Space,
+    /// hcheck against hailstone-check.
+    Check,
+    /// hinfo against hailstone-info.
+    Info,
 }
 
 #[derive(Debug)]
@@ -60,6 +64,10 @@ pub(super) struct Config {
     pub(super) groups: super::groups::GroupsOptions,
     /// The space suite's program (hspace is `balance.hspace`).
     pub(super) space: super::space::SpaceOptions,
+    /// The check suite's program (hcheck is `groups.hcheck`).
+    pub(super) check: super::check::CheckOptions,
+    /// The info suite's programs.
+    pub(super) info: super::info::InfoOptions,
 }
 
 pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
@@ -88,6 +96,8 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
         squeeze: super::squeeze::SqueezeOptions::default(),
         groups: super::groups::GroupsOptions::default(),
         space: super::space::SpaceOptions::default(),
+        check: super::check::CheckOptions::default(),
+        info: super::info::InfoOptions::default(),
     };
     let mut words = toolargs::Args::new(args);
     let flag = |name: &str| matches!(name, "--no-samples" | "--install-hail" | "--verbose" | "-v");
@@ -117,9 +127,11 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
                     "squeeze" => Suite::Squeeze,
                     "groups" => Suite::Groups,
                     "space" => Suite::Space,
+                    "check" => Suite::Check,
+                    "info" => Suite::Info,
                     _ => {
                         return Err(format!(
-                    "unknown suite '{value}' (answers, datafiles, balance, squeeze, groups, space)"
+                    "unknown suite '{value}' (answers, datafiles, balance, squeeze, groups, space, check, info)"
                 ))
                     }
                 }
@@ -184,6 +196,9 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
             "--hcheck" => c.groups.hcheck = PathBuf::from(value),
             "--groups-bin" => c.groups.groups_bin = PathBuf::from(value),
             "--space-bin" => c.space.space_bin = PathBuf::from(value),
+            "--check-bin" => c.check.check_bin = PathBuf::from(value),
+            "--hinfo" => c.info.hinfo = PathBuf::from(value),
+            "--info-bin" => c.info.info_bin = PathBuf::from(value),
             _ => return Err(format!("unknown argument '{}'", name)),
         }
     }
@@ -236,9 +251,13 @@ pub(super) fn generated_specs(c: &Config) -> Vec<CaseSpec> {
         let n = c.count.unwrap_or(match c.suite {
             // Each data-file case runs each program twice or more.
             Suite::DataFiles => c.profile.count(k) * 2 / 3,
-            Suite::Answers | Suite::Balance | Suite::Squeeze | Suite::Groups | Suite::Space => {
-                c.profile.count(k)
-            }
+            Suite::Answers
+            | Suite::Balance
+            | Suite::Squeeze
+            | Suite::Groups
+            | Suite::Space
+            | Suite::Check
+            | Suite::Info => c.profile.count(k),
         });
         out.extend(generate::corpus_specs(&[k], n, lo..=hi, seed));
     }

@@ -14,10 +14,13 @@
 mod accepted;
 mod balance;
 mod case;
+mod check;
 mod classify;
 mod config;
 mod datafiles;
 mod groups;
+mod info;
+mod readonly;
 mod report;
 mod space;
 mod squeeze;
@@ -45,7 +48,8 @@ const HELP: &str = "\
 hailstone-compat: compare hailstone's answers with Ganeti's hail
 
 USAGE:
-  hailstone-compat [--suite answers|datafiles|balance|squeeze|groups|space]
+  hailstone-compat [--suite answers|datafiles|balance|squeeze|groups|space|
+                            check|info]
                    [--profile ci|full|exclusive|none] [--kinds LIST] [--count N]
                    [--nodes MIN-MAX] [--seed BASE] [--samples DIR | --no-samples]
                    [--case FILE]... [--hail PATH] [--hailstone PATH]
@@ -68,6 +72,10 @@ SUITES:
   squeeze    Ganeti's hsqueeze against hailstone-squeeze (see SQUEEZE SUITE)
   groups     hailstone-groups judged by Ganeti's hcheck (see GROUPS SUITE)
   space      Ganeti's hspace against hailstone-space (see SPACE SUITE)
+  check      Ganeti's hcheck against hailstone-check (see CHECK AND INFO
+             SUITES)
+  info       Ganeti's hinfo against hailstone-info (see CHECK AND INFO
+             SUITES)
 
 INPUTS:
   Every protocol-samples/*.json (id sample:<file name>; options from the
@@ -99,9 +107,9 @@ RUNNING:
   --install-hail     if hail is missing, run
                      'apt-get update && apt-get install -y ganeti-htools'
   --dump DIR         write the generated corpus (<name>.json + <name>.args,
-                     with --suite space the clusters as <name>.data,
-                     <name> = case id with '/' replaced by '_') and exit
-                     without running anything
+                     with --suite space, check or info the clusters as
+                     <name>.data, <name> = case id with '/' replaced by
+                     '_') and exit without running anything
 
 CLASSIFICATION (per case):
   not implemented            hailstone exits 3 with 'is not implemented yet'
@@ -123,7 +131,8 @@ CLASSIFICATION (per case):
 ACCEPTED DIFFERENCES (--accepted PATH, default docs/accepted-differences.txt):
   One difference per line: PATTERN, a tab, its reason. Blank lines and lines
   starting with '#' are ignored. PATTERN is a case id glob (sample:, gen:,
-  balance:, squeeze:, space:) or a class: class:drained-target, class:hail-save-crash.
+  balance:, squeeze:, space:, check:, info:) or a class: class:drained-target,
+  class:hail-save-crash.
   A line without a reason, an unknown class or a pattern given twice is an
   error (exit status 2). Without the option and without the file, nothing
   is accepted (with a note).
@@ -239,6 +248,66 @@ SPACE SUITE (--suite space):
   a data file error's location, hspace's crash on an instance in two
   groups) it must also be exactly that kind.
 
+CHECK AND INFO SUITES (--suite check, --suite info):
+  hcheck and hailstone-check (hinfo and hailstone-info) run with the same
+  options; stdout, stderr and exit status must be identical. Parts
+  (--parts, as for balance):
+    generated   generated clusters as data files: one in three of the
+                multi-group profile (2-4 groups, offline nodes often still
+                hosting instances, nodes failing N+1), the others one group
+                of DRBD, plain, ext or every template, with offline and
+                drained nodes; a third of them full and placed without
+                N+1 redundancy; a master, other instance states and
+                auto_balance off drawn from the seed. check: each cluster
+                as people read it, --machine-readable, then option
+                families in turn (--no-simulation, --no-capacity-checks,
+                -q, -v, --no-disk-moves, --no-instance-moves, -E, -g with
+                --min-gain-limit, -l, -e, -O, --select-instances,
+                --exclude-instances, --exclusion-tags, --ignore-soft-errors,
+                --max-cpu with --min-disk, -U, combined), half of them
+                machine-readable. ci: 80 clusters of 3-12 nodes, 4 family
+                runs each (seeds from 1); full: 250 of 3-30 nodes, 6 each
+                (seeds from 9000). info: each cluster with its defaults,
+                then families in turn (-v -v, -v -v -v, -p, -p with field
+                lists, -p+FIELDS, --print-instances, -q, -O, -O with -p,
+                -v -v -p --print-instances, --ignore-dynu,
+                --static-kvm-node-memory). ci: 80 clusters of 3-12 nodes,
+                4 family runs each; full: 250 of 3-40 nodes, 5 each (seeds
+                from 11000)
+    cli         help, version and completion texts, bad options and
+                values, extra arguments, missing, bad and empty data files,
+                unknown nodes and instances, -I with the generator's
+                request, -U
+    shelltests  every test of Ganeti's shelltest files that runs hcheck
+                (hinfo), each file's tests in order in a fresh copy of the
+                fixtures, after the earlier tests of the file that make the
+                $T files they read (run with the real hbal or hspace); both
+                programs must meet the test's expectations and give the
+                same bytes; the original must pass them all (else exit
+                status 2)
+    datafiles   every data/htools/*.data file with three option sets
+                (full: seven)
+  --hcheck PATH        hcheck (default /usr/lib/ganeti/3.0/usr/bin/hcheck;
+                       --install-hail installs ganeti-htools if missing)
+  --check-bin PATH     the program compared with hcheck (default
+                       target/release/hailstone-check)
+  --hinfo PATH         hinfo (default /usr/lib/ganeti/3.0/usr/bin/hinfo)
+  --info-bin PATH      the program compared with hinfo (default
+                       target/release/hailstone-info)
+  --timeout SECS       cap per run (default 60; full profile: check 300,
+                       info 120); runs where the original reaches it are
+                       listed as its timeouts, not compared
+  --testsuite, --only, --keep as for balance; --hspace for the fixtures.
+  Accepted differences: the known kinds, each checked to be exactly that
+  and nothing more (--help and the usage text after a command-line error
+  name our program and list its own options after the original's rows,
+  which it prints unchanged; the completion list likewise; --version names
+  it and says 'compatible with hcheck (ganeti) 3.0.2' (hinfo for info); a
+  data file error
+  adds the file, line, object and field before the original's words; a
+  runtime error names our program), and the --accepted patterns
+  'check:<id glob>' and 'info:<id glob>'.
+
 GROUPS SUITE (--suite groups):
   hailstone-groups has no original: Ganeti's hcheck judges it on generated
   multi-group clusters (ci: 300, full: 1000, seeds from 1; 4-18 nodes or
@@ -247,7 +316,8 @@ GROUPS SUITE (--suite groups):
   compress --evacuate -S and balance -S: every repaired group N1_FAIL=0 and
   OFFLINE_PRI=0, no group healthy before unhealthy after, no instance lost
   or added. Nothing is accepted.
-  --hcheck PATH        hcheck (default /usr/lib/ganeti/3.0/usr/bin/hcheck)
+  --hcheck PATH        hcheck (default /usr/lib/ganeti/3.0/usr/bin/hcheck;
+                       the check suite's too)
   --hbal PATH          hbal, which judges a balanced group hcheck finds
                        failing N+1 (hbal 3.0.2 can leave one so)
   --groups-bin PATH    the program judged (default
@@ -314,8 +384,11 @@ fn collect_inputs(c: &Config) -> Result<Vec<Input>, String> {
 
 fn dump(c: &Config, dir: &Path) -> Result<usize, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {}", dir.display(), e))?;
-    if c.suite == Suite::Space {
-        return space::dump(c, dir);
+    match c.suite {
+        Suite::Space => return space::dump(c, dir),
+        Suite::Check => return check::corpus(c).dump(dir),
+        Suite::Info => return info::corpus(c).dump(dir),
+        _ => {}
     }
     let specs = generated_specs(c);
     for spec in &specs {
@@ -394,6 +467,20 @@ pub fn main(args: &[String]) -> ExitCode {
             Err(e) => return fail(&e),
         };
         return space::run_space(&c, &c.balance, &c.space, &allow);
+    }
+    if c.suite == Suite::Check {
+        let allow = match read_allowlist(&c) {
+            Ok(a) => a,
+            Err(e) => return fail(&e),
+        };
+        return check::run_check(&c, &c.balance, &c.check, &c.groups.hcheck, &allow);
+    }
+    if c.suite == Suite::Info {
+        let allow = match read_allowlist(&c) {
+            Ok(a) => a,
+            Err(e) => return fail(&e),
+        };
+        return info::run_info(&c, &c.balance, &c.info, &allow);
     }
     c.hail = oracle::absolute(&c.hail);
     c.hailstone = oracle::absolute(&c.hailstone);

@@ -135,7 +135,7 @@ fn project_accepted_list() {
     assert!(is_accepted(&a, "space:datafile/invalid-node.data#default"));
     for p in &a {
         assert!(
-            ["class:", "sample:", "gen:", "balance:", "squeeze:", "space:"]
+            ["class:", "sample:", "gen:", "balance:", "squeeze:", "space:", "check:", "info:"]
                 .iter()
                 .any(|prefix| p.starts_with(prefix)),
             "{p}: no suite reads this pattern"

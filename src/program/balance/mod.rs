@@ -40,14 +40,18 @@ pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     exit::main(PROGRAM, options::parse(args), run, out, err)
 }
 
-/// Reads the cluster (`loadExternalData` with hbal's extras: `-U`,
+/// Reads the cluster for `program` (`loadExternalData` with hbal's extras: `-U`,
 /// `--exclusion-tags`, `--mond`, the instances that may move), with the
 /// movable flags of its instances by index.
-pub(crate) fn load(o: &Options, err: &mut dyn Write) -> Result<(Cluster, Vec<bool>), Stop> {
+pub(crate) fn load(
+    program: &str,
+    o: &Options,
+    err: &mut dyn Write,
+) -> Result<(Cluster, Vec<bool>), Stop> {
     let utilisation = match &o.dynu_file {
         Some(path) => {
             let text = std::fs::read(path)
-                .map_err(|e| stop(format!("{PROGRAM}: {}\n", open_error(path, &e))))?;
+                .map_err(|e| stop(format!("{program}: {}\n", open_error(path, &e))))?;
             select::utilisation(&String::from_utf8_lossy(&text))
                 .map_err(|m| stop(format!("Error: can't parse utilisation data: {m}\n")))?
         }
@@ -81,7 +85,7 @@ pub(crate) fn load(o: &Options, err: &mut dyn Write) -> Result<(Cluster, Vec<boo
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
-    let (mut cluster, movable) = load(o, err)?;
+    let (mut cluster, movable) = load(PROGRAM, o, err)?;
     if o.verbose > 1 {
         out.write_all(texts::loaded_cluster(&cluster.cluster_tags, &cluster.ipolicy).as_bytes())?;
     }

@@ -49,9 +49,7 @@ fn crashed(cluster: &Cluster, g: usize, c: &Crash) -> Stop {
     let split: Vec<&str> = split_instances(cluster)
         .into_iter()
         .map(|k| &cluster.instances[k])
-        .filter(|i| {
-            usize::try_from(i.p_node).is_ok_and(|p| cluster.nodes[p].group == g)
-        })
+        .filter(|i| usize::try_from(i.p_node).is_ok_and(|p| cluster.nodes[p].group == g))
         .map(|i| &*i.name)
         .collect();
     let named = match split.len() {
@@ -143,7 +141,12 @@ fn phase_text(
             if let Some(u) = &c.figures.unevacuable {
                 let nodes: Vec<(String, Option<(String, &str)>)> = u
                     .iter()
-                    .map(|u| (c.state.node_at(u.node).info.name.to_string(), u.blocker.clone()))
+                    .map(|u| {
+                        (
+                            c.state.node_at(u.node).info.name.to_string(),
+                            u.blocker.clone(),
+                        )
+                    })
                     .collect();
                 s.push_str(&texts::unevacuable(style, &level, phase, &nodes));
             }
@@ -159,7 +162,7 @@ fn phase_text(
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
-    let (mut cluster, movable) = load(o, err)?;
+    let (mut cluster, movable) = load(PROGRAM, o, err)?;
     select::set_node_status(&mut cluster, &o.offline, o.max_cpu, o.min_disk)
         .map_err(|wrong| stop(balance_texts::wrong_offline(&wrong)))?;
     let capacity = o.algorithm.capacity_checks;
@@ -176,7 +179,10 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         .iter()
         .map(|&g| check(&cluster, g, State::of_group(&cluster, g), capacity))
         .collect::<Result<Vec<_>, _>>()?;
-    let need_rebalance = cluster_counts(&initial, o.true_counts).iter().sum::<usize>() > 0;
+    let need_rebalance = cluster_counts(&initial, o.true_counts)
+        .iter()
+        .sum::<usize>()
+        > 0;
     let simulate = !o.no_simulation && need_rebalance;
     let mut text = String::new();
     if style.machine {
@@ -189,7 +195,14 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     } else if o.verbose >= 1 {
         text.push_str(texts::verdict(o.no_simulation, need_rebalance));
     }
-    text.push_str(&phase_text(o, &cluster, style, Phase::Initial, &initial, need_rebalance));
+    text.push_str(&phase_text(
+        o,
+        &cluster,
+        style,
+        Phase::Initial,
+        &initial,
+        need_rebalance,
+    ));
     if simulate || style.machine {
         let finals = initial
             .into_iter()
@@ -208,7 +221,14 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         } else {
             need_rebalance
         };
-        text.push_str(&phase_text(o, &cluster, style, Phase::Rebalanced, &finals, final_need));
+        text.push_str(&phase_text(
+            o,
+            &cluster,
+            style,
+            Phase::Rebalanced,
+            &finals,
+            final_need,
+        ));
     }
     text.push_str(&texts::final_ok(style.machine));
     out.write_all(text.as_bytes())?;

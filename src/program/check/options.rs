@@ -97,7 +97,12 @@ mod tests {
         let o = run(&["-t", "f", "--no-simulation", "--machine-readable=no", "-q"]).unwrap();
         assert!(o.no_simulation && !o.machine_readable && !o.true_counts);
         assert_eq!(o.verbose, 0);
-        let o = run(&["--machine-readable", "--true-counts", "--no-capacity-checks"]).unwrap();
+        let o = run(&[
+            "--machine-readable",
+            "--true-counts",
+            "--no-capacity-checks",
+        ])
+        .unwrap();
         assert!(o.machine_readable && o.true_counts && !o.algorithm.capacity_checks);
         let Err(Exit::Stderr { code, message }) = run(&["x"]) else {
             panic!("expected an error")

@@ -117,7 +117,8 @@ pub struct Options {
     pub true_counts: bool,
     /// hroller's switches: `--offline-maintenance`, `--full-evacuation`,
     /// `--skip-non-redundant`, `--ignore-non-redundant`,
-    /// `--one-step-only`, `-f`, `--print-moves`.
+    /// `--one-step-only`, `-f`, `--print-moves`; and hailstone's
+    /// `--shared-storage-movable`.
     pub roll: RollSwitches,
     /// `--node-tags=TAG,...`: only nodes with one of these tags.
     pub node_tags: Option<Vec<String>>,
@@ -182,6 +183,8 @@ pub struct RollSwitches {
     pub one_step_only: bool,
     pub force: bool,
     pub print_moves: bool,
+    /// `--shared-storage-movable` (hailstone only).
+    pub shared_storage_movable: bool,
 }
 
 impl Default for Options {
@@ -381,6 +384,7 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::OneStepOnly => o.roll.one_step_only = switch()?,
         Opt::Force => o.roll.force = switch()?,
         Opt::PrintMoves => o.roll.print_moves = switch()?,
+        Opt::SharedStorageMovable => o.roll.shared_storage_movable = switch()?,
         Opt::NodeTags => o.node_tags = Some(sep_split(text)),
         Opt::AcceptExistingErrors => o.accept_existing = switch()?,
         Opt::DiskTemplate => {

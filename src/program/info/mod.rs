@@ -33,8 +33,12 @@ pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
-    let (mut cluster, _) = load(o, err)?;
-    writeln!(out, "Loaded cluster tags: {}", cluster.cluster_tags.join(","))?;
+    let (mut cluster, _) = load(PROGRAM, o, err)?;
+    writeln!(
+        out,
+        "Loaded cluster tags: {}",
+        cluster.cluster_tags.join(",")
+    )?;
     if o.verbose > 2 {
         let both = balance_texts::loaded_cluster(&cluster.cluster_tags, &cluster.ipolicy);
         // The policy line only: the tags were printed above.

@@ -6,7 +6,10 @@
 //! colourings, each colour split so that its non-redundant instances, and
 //! with `--full-evacuation` its drbd instances, can move away), the
 //! groups largest first and the master last, with `--print-moves` the
-//! moves each needs. The output is hroller 3.0.2's, byte for byte.
+//! moves each needs. The output is hroller 3.0.2's, byte for byte;
+//! `--shared-storage-movable` keeps, under `--skip-non-redundant`, the
+//! nodes whose only non-redundant instances are on shared storage (their
+//! instances are planned to migrate away like the others).
 
 pub mod options;
 
@@ -34,7 +37,7 @@ fn error(message: &str) -> Stop {
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
-    let (mut cluster, _) = load(o, err)?;
+    let (mut cluster, _) = load(PROGRAM, o, err)?;
     let masters: Vec<&str> = cluster
         .nodes
         .iter()
@@ -45,7 +48,11 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         0 if o.roll.force => {
             err.write_all(b"Warning: No master node found (maybe not supported by backend).\n")?;
         }
-        0 => return Err(error("No master node found (maybe not supported by backend).")),
+        0 => {
+            return Err(error(
+                "No master node found (maybe not supported by backend).",
+            ))
+        }
         1 => {}
         _ => {
             return Err(error(&format!(
@@ -71,10 +78,17 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         nodes: cluster.nodes.clone(),
         insts: cluster.instances.clone(),
     };
+    // A non-redundant instance has no secondary; with
+    // `--shared-storage-movable` one on shared storage is not counted:
+    // it can migrate live to any node of its group (Ganeti #1006).
+    let pinned = |i: usize| {
+        let inst = &conf.insts[i];
+        !inst.has_secondary() && !(o.roll.shared_storage_movable && inst.disk_template.movable())
+    };
     let has_non_redundant = |k: usize| {
-        conf.nodes[k].primaries().any(|i| {
-            usize::try_from(i).is_ok_and(|i| !conf.insts[i].has_secondary())
-        })
+        conf.nodes[k]
+            .primaries()
+            .any(|i| usize::try_from(i).is_ok_and(pinned))
     };
     let members: Vec<usize> = (0..conf.nodes.len())
         .filter(|&k| {
@@ -111,8 +125,8 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     if o.roll.full_evacuation {
         let mut migrated = Vec::with_capacity(groups.len());
         for (g, c) in &groups {
-            let after =
-                roll::migrate_off(g, c).ok_or_else(|| error("Failed to migrate instances off nodes"))?;
+            let after = roll::migrate_off(g, c)
+                .ok_or_else(|| error("Failed to migrate instances off nodes"))?;
             migrated.push((g.clone(), after));
         }
         let mut all = Vec::new();
@@ -135,7 +149,8 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let (plain, with_master): (Vec<_>, Vec<_>) = named
         .into_iter()
         .map(|(g, c)| {
-            let (others, masters): (Vec<usize>, Vec<usize>) = g.into_iter().partition(|k| !is_master(k));
+            let (others, masters): (Vec<usize>, Vec<usize>) =
+                g.into_iter().partition(|k| !is_master(k));
             (others, masters, c)
         })
         .partition(|(_, masters, _)| masters.is_empty());
@@ -154,9 +169,16 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     if !o.no_headers {
         out.write_all(texts::heading(one_step).as_bytes())?;
     }
-    let shown = if one_step { &ordered[..ordered.len().min(1)] } else { &ordered[..] };
+    let shown = if one_step {
+        &ordered[..ordered.len().min(1)]
+    } else {
+        &ordered[..]
+    };
     for (g, c) in shown {
-        let names: Vec<&str> = g.iter().map(|&k| conf.nodes[k].info.name.as_str()).collect();
+        let names: Vec<&str> = g
+            .iter()
+            .map(|&k| conf.nodes[k].info.name.as_str())
+            .collect();
         let moves = if o.roll.print_moves {
             roll::moves(&conf, c)
         } else {

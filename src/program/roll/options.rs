@@ -1,6 +1,6 @@
 //! hroller's command line for `hailstone-roll`: hroller's options in
-//! hroller's order (the options themselves are [`crate::program::cli`]'s);
-//! no arguments.
+//! hroller's order (the options themselves are [`crate::program::cli`]'s),
+//! plus `--shared-storage-movable`; no arguments.
 
 use std::ffi::OsString;
 
@@ -36,6 +36,7 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
+        take(Opt::SharedStorageMovable),
     ],
     arguments: "",
     flag_values: false,
@@ -69,7 +70,7 @@ mod tests {
     fn help_rows_are_hrollers() {
         let text = usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 22);
+        assert_eq!(rows.len(), 23);
         assert_eq!(
             rows[5],
             "              --offline-maintenance       Schedule offline maintenance, i.e., pretend that all instance are offline."
@@ -82,13 +83,21 @@ mod tests {
 
     #[test]
     fn switches_and_tags() {
-        let args: Vec<OsString> = ["--node-tags=a,b", "-f", "--full-evacuation", "--print-moves", "--one-step-only"]
-            .iter()
-            .map(OsString::from)
-            .collect();
+        let args: Vec<OsString> = [
+            "--node-tags=a,b",
+            "-f",
+            "--full-evacuation",
+            "--print-moves",
+            "--one-step-only",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
         let o = parse(&args).unwrap();
         assert_eq!(o.node_tags, Some(vec!["a".to_owned(), "b".to_owned()]));
-        assert!(o.roll.force && o.roll.full_evacuation && o.roll.print_moves && o.roll.one_step_only);
+        assert!(
+            o.roll.force && o.roll.full_evacuation && o.roll.print_moves && o.roll.one_step_only
+        );
         assert!(!o.roll.skip_non_redundant && !o.roll.ignore_non_redundant);
     }
 }

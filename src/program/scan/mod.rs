@@ -108,7 +108,11 @@ fn scan(
     Ok(true)
 }
 
-fn run(invocation: &(Options, Vec<String>), out: &mut dyn Write, _err: &mut dyn Write) -> Result<(), Stop> {
+fn run(
+    invocation: &(Options, Vec<String>),
+    out: &mut dyn Write,
+    _err: &mut dyn Write,
+) -> Result<(), Stop> {
     let (o, clusters) = invocation;
     const LOCAL: &str = "LOCAL";
     let width = clusters

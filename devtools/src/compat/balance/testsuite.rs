@@ -190,7 +190,7 @@ pub fn lacking_feature(command: &str) -> Option<&'static str> {
 const PROGRAM: &str = "./test/hs/hbal";
 
 /// The `$T/...` paths a command names.
-fn t_paths(command: &str) -> Vec<&str> {
+pub fn t_paths(command: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for pre in ["$T/", "${T}/"] {
         let mut rest = command;

@@ -65,7 +65,7 @@ fn options_and_profiles() {
         (3, (4, 5), 9, Duration::from_secs(7))
     );
     let e = parse_args(&args(&["--suite", "spaces"])).unwrap_err();
-    assert!(e.contains("space)"), "{e}");
+    assert!(e.contains(" space,"), "{e}");
     assert!(parse_args(&args(&["--space-bin"])).is_err());
 }
 

@@ -1,0 +1,296 @@
+//! The info suite (`--suite info`): Ganeti's `hinfo` against
+//! `hailstone-info`, which must print the same bytes on stdout and stderr
+//! and exit with the same status; the runs themselves are made by
+//! [`super::readonly`]. This module owns what is hinfo's own:
+//!
+//! * `generated` — the clusters of [`readonly::clusters`] (multi-group
+//!   ones with offline nodes and N+1 failures, single-group DRBD, plain,
+//!   ext and mixed ones with offline and drained nodes), each run with
+//!   its defaults, then with option families in turn over the corpus
+//!   ([`FAMILIES`]: verbosity, `-p` with and without field lists,
+//!   `--print-instances`, `-q`, `-O`, the shelltests' `-v -v -p
+//!   --print-instances`, `--ignore-dynu`, `--static-kvm-node-memory`);
+//! * `cli` — the help, version and completion texts and bad input, on the
+//!   first cluster;
+//! * the option sets of Ganeti's data files, and what hinfo's output says
+//!   (for the report).
+//!
+//! Accepted patterns: `info:<id glob>`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::balance::{BalanceOptions, Part};
+use super::config::{Config, Profile};
+use super::readonly::clusters::{self, Cluster};
+use super::readonly::known::Names;
+use super::readonly::{self, Corpus, RunSpec, Suite};
+use crate::generate::rng::Rng;
+use crate::oracle;
+use crate::process::{Run, Status};
+
+/// The info suite's own settings.
+#[derive(Debug)]
+pub(super) struct InfoOptions {
+    pub(super) hinfo: PathBuf,
+    pub(super) info_bin: PathBuf,
+}
+
+impl Default for InfoOptions {
+    fn default() -> InfoOptions {
+        InfoOptions {
+            hinfo: PathBuf::from(DEFAULT_HINFO),
+            info_bin: PathBuf::from(DEFAULT_INFO),
+        }
+    }
+}
+
+pub(super) const DEFAULT_HINFO: &str = "/usr/lib/ganeti/3.0/usr/bin/hinfo";
+pub(super) const DEFAULT_INFO: &str = "target/release/hailstone-info";
+
+pub(super) const NAMES: Names = Names {
+    original: "hinfo",
+    ours: "hailstone-info",
+};
+
+/// The profile's corpus, with `--count`, `--nodes`, `--seed` and
+/// `--timeout` applied.
+pub(super) fn corpus(c: &Config) -> Corpus {
+    let full = c.profile == Profile::Full;
+    let (count, nodes, seed) = match c.profile {
+        Profile::Full => (250, (3, 40), 11000),
+        Profile::None => (0, (3, 12), 1),
+        Profile::Ci | Profile::Exclusive => (80, (3, 12), 1),
+    };
+    Corpus {
+        count: c.count.unwrap_or(count),
+        nodes: c.nodes.unwrap_or(nodes),
+        seed: c.seed.unwrap_or(seed),
+        extra: if full { 5 } else { 4 },
+        cap: if c.timeout_given {
+            c.timeout
+        } else if full {
+            Duration::from_secs(120)
+        } else {
+            Duration::from_secs(60)
+        },
+    }
+}
+
+/// The data file option sets of the ci profile.
+const DATAFILE_SETS_CI: [(&str, &[&str]); 3] = [
+    ("default", &[]),
+    ("vvv+print", &["-v", "-v", "-v", "-p", "--print-instances"]),
+    ("fields+quiet", &["-pname,pcnt,scnt,fmem,fdsk,tags", "-q"]),
+];
+
+/// The data file option sets of the full profile.
+const DATAFILE_SETS_FULL: [(&str, &[&str]); 7] = [
+    ("default", &[]),
+    ("vvv+print", &["-v", "-v", "-v", "-p", "--print-instances"]),
+    ("fields+quiet", &["-pname,pcnt,scnt,fmem,fdsk,tags", "-q"]),
+    ("vv", &["-v", "-v"]),
+    ("print-instances", &["--print-instances"]),
+    (
+        "print-plus",
+        &["-p+ptags,peermap,spindle_count,inst_spindles"],
+    ),
+    ("static-memory", &["--static-kvm-node-memory=8192", "-v"]),
+];
+
+/// The data file option sets of a profile.
+pub(super) fn datafile_sets(
+    profile: Profile,
+) -> &'static [(&'static str, &'static [&'static str])] {
+    if profile == Profile::Full {
+        &DATAFILE_SETS_FULL
+    } else {
+        &DATAFILE_SETS_CI
+    }
+}
+
+/// The option families of the generated runs, used in turn.
+pub(super) const FAMILIES: [&str; 13] = [
+    "vv",
+    "vvv",
+    "print-nodes",
+    "print-fields",
+    "print-plus",
+    "print-instances",
+    "quiet",
+    "offline",
+    "shelltest-form",
+    "offline+print",
+    "ignore-dynu",
+    "static-kvm-node-memory",
+    "print-long",
+];
+
+/// Field lists for `-p` (some with fields hinfo does not know).
+const FIELDS: [&str; 4] = [
+    "-pname,pcnt,scnt,fmem,fdsk,tags",
+    "-pname,tmem,nmem,imem,xmem,fmem,umem,rmem,tdsk,fdsk,pcpu,vcpu",
+    "-pidx,name,fqdn,status,plist,slist,pfmem,pfdsk,rcpu",
+    "-pname,cload,mload,dload,nload,ptags,peermap,group",
+];
+
+/// Up to two online nodes as `-O` options (the first node when none is
+/// online).
+fn offline_args(cl: &Cluster, r: &mut Rng) -> Vec<String> {
+    let online = clusters::online_nodes(&cl.data);
+    let nodes = if online.is_empty() {
+        cl.data
+            .nodes()
+            .iter()
+            .take(1)
+            .map(|n| n[0].clone())
+            .collect()
+    } else {
+        let count = 1 + r.below(2) as usize;
+        clusters::some_of(&online, count, r)
+    };
+    nodes
+        .into_iter()
+        .flat_map(|n| ["-O".to_owned(), n])
+        .collect()
+}
+
+/// The options of `family` on a cluster.
+fn family_args(family: &str, cl: &Cluster, r: &mut Rng) -> Vec<String> {
+    let s = |xs: &[&str]| xs.iter().map(|x| (*x).to_owned()).collect::<Vec<String>>();
+    match family {
+        "vv" => s(&["-v", "-v"]),
+        "vvv" => s(&["-v", "-v", "-v"]),
+        "print-nodes" => s(r.pick::<&[&str]>(&[&["-p"], &["--print-nodes"]])),
+        "print-fields" => s(&[*r.pick(&FIELDS)]),
+        "print-plus" => s(&["-p+ptags,spindle_count,hi_spindles,inst_spindles,bogus"]),
+        "print-instances" => s(&["--print-instances"]),
+        "quiet" => s(r.pick::<&[&str]>(&[&["-q"], &["-q", "-q"], &["-q", "-p"]])),
+        "offline" => offline_args(cl, r),
+        "shelltest-form" => s(&["-v", "-v", "-p", "--print-instances"]),
+        "offline+print" => [offline_args(cl, r), s(&["-p", "-v"])].concat(),
+        "ignore-dynu" => s(&["--ignore-dynu", "-v"]),
+        "static-kvm-node-memory" => vec![format!(
+            "--static-kvm-node-memory={}",
+            r.pick(&["0", "4096", "32768"])
+        )],
+        _ => s(&[
+            "--print-nodes=name,pcnt,scnt,ptags",
+            "--print-instances",
+            "-v",
+        ]),
+    }
+}
+
+/// The runs of cluster number `k`: with its defaults, then `extra` family
+/// runs, families taken in turn from `next` on.
+pub(super) fn generated_runs(
+    cl: &Cluster,
+    k: usize,
+    extra: usize,
+    next: &mut usize,
+) -> Vec<RunSpec> {
+    let files = vec![("cluster.data".to_owned(), cl.data.text())];
+    let t = readonly::text_data(k);
+    let run = |name: &str, args: Vec<String>| RunSpec {
+        id: format!("{}#{name}", cl.id),
+        part: Part::Generated,
+        family: name.to_owned(),
+        args: [args, t.clone()].concat(),
+        files: files.clone(),
+    };
+    let mut out = vec![run("default", Vec::new())];
+    let mut r = Rng::new(0x1f0_0000 ^ (k as u64).wrapping_mul(0x2545_f491));
+    for _ in 0..extra {
+        let family = FAMILIES[*next % FAMILIES.len()];
+        *next += 1;
+        out.push(run(family, family_args(family, cl, &mut r)));
+    }
+    out
+}
+
+/// Bad input and the help texts, on a generated cluster.
+pub(super) fn cli_runs(cl: &Cluster) -> Vec<RunSpec> {
+    const T: &str = "-t{IN}/cluster.data";
+    let cases: &[(&str, &[&str])] = &[
+        ("help", &["--help"]),
+        ("help-short", &["-h"]),
+        ("version", &["--version"]),
+        ("version-short", &["-V"]),
+        ("completion", &["--help-completion"]),
+        ("unknown-option", &["--bogus", T]),
+        ("missing-value", &[T, "-O"]),
+        ("ambiguous-option", &["--print", T]),
+        ("extra-argument", &[T, "extra"]),
+        ("no-backend", &[]),
+        ("two-backends", &["-L", T]),
+        ("missing-file", &["-t", "{IN}/no-such.data"]),
+        ("bad-file", &["-t", "{IN}/bad.data"]),
+        ("empty-file", &["-t", "{IN}/empty.data"]),
+        ("unknown-node", &["-t", "{IN}/unknown-node.data"]),
+        ("offline-unknown-node", &["-O", "no-such-node", T]),
+        ("print-unknown-field", &["-pbogus", T]),
+        ("print-empty-field-list", &["-p", "-p", T]),
+        ("mond-maybe", &["--mond=maybe", T]),
+        ("bad-static-memory", &["--static-kvm-node-memory=x", T]),
+        (
+            "static-memory",
+            &["--static-kvm-node-memory=4096", "-v", "-v", T],
+        ),
+        ("ialloc-src", &["-I", "{IN}/request.json"]),
+        (
+            "ialloc-src-print",
+            &["-I", "{IN}/request.json", "-p", "--print-instances"],
+        ),
+        ("abbreviations", &["--print-i", "--verb", "--verb", T]),
+        ("luxi-missing-socket", &["-L{IN}/no-such-socket"]),
+        ("rapi-missing-file", &["-m", "file://{IN}/no-such-rapi"]),
+    ];
+    readonly::cli_runs(cases, &readonly::cli_files(cl))
+}
+
+/// What hinfo's run says, in a few words.
+pub(super) fn outcome(run: &Run) -> &'static str {
+    let out = String::from_utf8_lossy(&run.stdout);
+    match run.status {
+        Status::Exited(0) => {}
+        Status::Exited(_) => return "error",
+        Status::Capped => return "stopped at the cap",
+        _ => return "killed",
+    }
+    if out.contains("Cluster is N+1 unhappy") {
+        "N+1 unhappy"
+    } else if out.contains("Cluster is N+1 happy") {
+        "N+1 happy"
+    } else {
+        "other"
+    }
+}
+
+/// Runs the suite.
+pub(super) fn run_info(
+    c: &Config,
+    b: &BalanceOptions,
+    o: &InfoOptions,
+    allow: &[String],
+) -> ExitCode {
+    let corpus = corpus(c);
+    let suite = Suite {
+        name: "info",
+        names: NAMES,
+        original: oracle::absolute(&o.hinfo),
+        ours: oracle::absolute(&o.info_bin),
+        ours_option: "--info-bin",
+        outcome,
+        datafile_sets: datafile_sets(c.profile),
+        cap: corpus.cap,
+    };
+    readonly::run(
+        c,
+        b,
+        &suite,
+        |parts| corpus.runs(parts, generated_runs, cli_runs),
+        allow,
+    )
+}
