@@ -155,7 +155,9 @@ fn shared_storage_movable_groups_are_safe() {
             .map(|(k, _)| k)
             .collect();
         let mut seen_nodes = Vec::new();
-        let mut groups: Vec<(Vec<String>, Vec<(String, String)>)> = Vec::new();
+        // Each group: its nodes and its moves (instance, target).
+        type Group = (Vec<String>, Vec<(String, String)>);
+        let mut groups: Vec<Group> = Vec::new();
         for line in text.lines() {
             if let Some(m) = line.strip_prefix("  ") {
                 let w: Vec<&str> = m.split_whitespace().collect();

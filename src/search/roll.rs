@@ -219,7 +219,7 @@ pub fn smallest(colourings: &[(&str, BTreeMap<usize, Vec<usize>>)]) -> Vec<Vec<u
 /// whether it tied with or lost to the next.
 pub fn stats(colourings: &[(&str, BTreeMap<usize, Vec<usize>>)]) -> String {
     let mut by_size: Vec<&(&str, BTreeMap<usize, Vec<usize>>)> = colourings.iter().collect();
-    by_size.sort_by(|a, b| b.1.len().cmp(&a.1.len()));
+    by_size.sort_by_key(|c| std::cmp::Reverse(c.1.len()));
     let stat = |(name, m): &(&str, BTreeMap<usize, Vec<usize>>)| {
         let sizes: Vec<String> = m.values().map(|c| c.len().to_string()).collect();
         format!("{name}: {} ({})", m.len(), sizes.join(","))

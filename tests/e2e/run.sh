@@ -343,6 +343,16 @@ mask_free_memory() {
     [ -e "$f" ] && awk 'NR > 1 && NF == 10 {$7 = "FREE"; $10 = "SCORE"} {print}' "$f" >"$f.masked" && mv "$f.masked" "$f"
   done
 }
+# The checkers' scores and coefficients and the loader's "missing memory"
+# warning follow the same drift: on the live runs they are masked (integer
+# counts are not); the file hailstone-scan saved is then read with -t by
+# both sides, where every byte must match.
+mask_drift() {
+  local f
+  for f in "$@"; do
+    sed -E 's/[0-9]+\.[0-9]+/F/g; s/missing [0-9]+ MB ram and [0-9]+ GB disk/missing N MB ram and N GB disk/g' "$f" >"$f.masked" && mv "$f.masked" "$f"
+  done
+}
 # live_pair OURS THEIRS ARGS...: 0 when both printed the same.
 live_pair() {
   local ours=$1 theirs=$2 try rc_ours rc_theirs
@@ -353,7 +363,8 @@ live_pair() {
     cp "$OUT/p.out" "$OUT/$ours.out"; cp "$OUT/p.err" "$OUT/$ours.err"
     p /usr/lib/ganeti/3.0/usr/bin/$theirs -L "${@//@DIR@/$OUT/scan-theirs}"; rc_theirs=$?
     cp "$OUT/p.out" "$OUT/$theirs.out"; cp "$OUT/p.err" "$OUT/$theirs.err"
-    [ "$ours" = hailstone-scan ] && mask_free_memory
+    if [ "$ours" = hailstone-scan ]; then mask_free_memory; fi
+    mask_drift "$OUT/$ours.out" "$OUT/$ours.err" "$OUT/$theirs.out" "$OUT/$theirs.err"
     [ "$rc_ours" = "$rc_theirs" ] && cmp -s "$OUT/$ours.out" "$OUT/$theirs.out" &&
       cmp -s "$OUT/$ours.err" "$OUT/$theirs.err" &&
       diff -r -x '*.data' "$OUT/scan-ours" "$OUT/scan-theirs" >/dev/null && return 0
@@ -364,13 +375,13 @@ live_pair hailstone-check hcheck --machine-readable ||
   fail "hailstone-check -L --machine-readable and hcheck differ (see $OUT/hailstone-check.*, $OUT/hcheck.*)"
 live_pair hailstone-check hcheck -v ||
   fail "hailstone-check -L -v and hcheck differ (see $OUT/hailstone-check.*, $OUT/hcheck.*)"
-live_pair hailstone-info hinfo -v -v -v -p ||
-  fail "hailstone-info -L -v -v -v -p and hinfo differ (see $OUT/hailstone-info.*, $OUT/hinfo.*)"
+live_pair hailstone-info hinfo -v -v -v ||
+  fail "hailstone-info -L -v -v -v and hinfo differ (see $OUT/hailstone-info.*, $OUT/hinfo.*)"
 live_pair hailstone-scan hscan -d @DIR@ ||
   fail "hailstone-scan -L and hscan differ (see $OUT/hailstone-scan.*, $OUT/hscan.*, $OUT/scan-*/LOCAL.data*)"
 # The file hailstone-scan wrote: the checkers and the planners read it as
 # the originals do.
-for pair in "hailstone-check hcheck --machine-readable" "hailstone-info hinfo -v -v -v" \
+for pair in "hailstone-check hcheck --machine-readable" "hailstone-info hinfo -v -v -v -p" \
             "hailstone-roll hroller --print-moves --full-evacuation"; do
   set -- $pair
   p $PLANNER_BIN/$1 -t "$OUT/scan-ours/LOCAL.data" "${@:3}"; rc=$?
@@ -381,7 +392,7 @@ for pair in "hailstone-check hcheck --machine-readable" "hailstone-info hinfo -v
 done
 live_pair hailstone-roll hroller --print-moves ||
   fail "hailstone-roll -L --print-moves and hroller differ (see $OUT/hailstone-roll.*, $OUT/hroller.*)"
-say "checkers: hailstone-check, -info, -roll and -scan -L print the originals' bytes on the live cluster (the scan's free memory masked); on the scanned file too"
+say "checkers: hailstone-check, -info, -roll and -scan -L print the originals' output on the live cluster (free memory, scores and coefficients masked: they drift); on the file hailstone-scan saved, the originals' bytes"
 
 # --mond: the lab's ganeti-mond serves cpu-avg-load. Live, every node's
 # daemon must answer; on the reports taken once into a --mond-data file,

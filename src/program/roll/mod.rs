@@ -83,7 +83,8 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     // it can migrate live to any node of its group (Ganeti #1006).
     let pinned = |i: usize| {
         let inst = &conf.insts[i];
-        !inst.has_secondary() && !(o.roll.shared_storage_movable && inst.disk_template.movable())
+        let migrates = o.roll.shared_storage_movable && inst.disk_template.movable();
+        !(inst.has_secondary() || migrates)
     };
     let has_non_redundant = |k: usize| {
         conf.nodes[k]
@@ -93,8 +94,8 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let members: Vec<usize> = (0..conf.nodes.len())
         .filter(|&k| {
             let n = &conf.nodes[k];
-            !n.offline
-                && !(o.roll.skip_non_redundant && has_non_redundant(k))
+            let skipped = o.roll.skip_non_redundant && has_non_redundant(k);
+            !(n.offline || skipped)
                 && o.node_tags
                     .as_ref()
                     .is_none_or(|tags| n.info.tags.iter().any(|t| tags.contains(t)))
@@ -144,7 +145,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         .into_iter()
         .map(|(g, c)| (g.into_iter().filter(|k| members.contains(k)).collect(), c))
         .collect();
-    named.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+    named.sort_by_key(|g| std::cmp::Reverse(g.0.len()));
     let is_master = |k: &usize| conf.nodes[*k].info.master;
     let (plain, with_master): (Vec<_>, Vec<_>) = named
         .into_iter()
