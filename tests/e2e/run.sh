@@ -330,17 +330,18 @@ say "planners: -L and -m read the live cluster; plans equal to those from the sa
 # cluster needs rebalancing). The lab's nodes report their free memory
 # live and it drifts by a few MB between two reads, so each pair runs back
 # to back up to five times and must agree once.
-# hscan's data file and summary line carry the nodes' free memory, which
-# falls steadily on the lab (by about 20 MB a run), so for the scanner the
-# free memory (a node line's fourth field; the summary's f_mem and score)
-# is masked before the comparison, and everything else must be equal.
+# hscan's data file and summary line carry the nodes' free memory and free
+# disk, which drift on the lab (memory falls by about 20 MB a run), so for
+# the scanner they are masked (a node line's fourth and sixth fields; the
+# summary's f_mem, f_disk and score) before the comparison, and everything
+# else must be equal. The last try's files stay in $OUT/scan-last.
 mask_free_memory() {
   local f
   for f in "$OUT"/scan-ours/*.data "$OUT"/scan-theirs/*.data; do
-    [ -e "$f" ] && awk -F'|' -v OFS='|' 'NF >= 10 && $8 ~ /^[A-Z]$/ {$4 = "FREE"} {print}' "$f" >"$f.masked"
+    [ -e "$f" ] && awk -F'|' -v OFS='|' 'NF >= 10 && $8 ~ /^[A-Z]$/ {$4 = "FREE"; $6 = "FREE"} {print}' "$f" >"$f.masked"
   done
   for f in "$OUT/hailstone-scan.out" "$OUT/hscan.out"; do
-    [ -e "$f" ] && awk 'NR > 1 && NF == 10 {$7 = "FREE"; $10 = "SCORE"} {print}' "$f" >"$f.masked" && mv "$f.masked" "$f"
+    [ -e "$f" ] && awk 'NR > 1 && NF == 10 {$7 = "FREE"; $9 = "FREE"; $10 = "SCORE"} {print}' "$f" >"$f.masked" && mv "$f.masked" "$f"
   done
 }
 # The checkers' scores and coefficients and the loader's "missing memory"
@@ -363,7 +364,11 @@ live_pair() {
     cp "$OUT/p.out" "$OUT/$ours.out"; cp "$OUT/p.err" "$OUT/$ours.err"
     p /usr/lib/ganeti/3.0/usr/bin/$theirs -L "${@//@DIR@/$OUT/scan-theirs}"; rc_theirs=$?
     cp "$OUT/p.out" "$OUT/$theirs.out"; cp "$OUT/p.err" "$OUT/$theirs.err"
-    if [ "$ours" = hailstone-scan ]; then mask_free_memory; fi
+    if [ "$ours" = hailstone-scan ]; then
+      mask_free_memory
+      rm -rf "$OUT/scan-last"; mkdir -p "$OUT/scan-last"
+      cp -r "$OUT/scan-ours" "$OUT/scan-theirs" "$OUT/scan-last/"
+    fi
     mask_drift "$OUT/$ours.out" "$OUT/$ours.err" "$OUT/$theirs.out" "$OUT/$theirs.err"
     [ "$rc_ours" = "$rc_theirs" ] && cmp -s "$OUT/$ours.out" "$OUT/$theirs.out" &&
       cmp -s "$OUT/$ours.err" "$OUT/$theirs.err" &&
