@@ -2,11 +2,9 @@
 //! hcheck's order (the options themselves are [`crate::program::cli`]'s),
 //! plus `--true-counts`; no arguments.
 
-use std::ffi::OsString;
-
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{self, take, Opt, Program};
+use crate::program::cli::{take, Opt, Program};
 
 /// hcheck's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -51,34 +49,19 @@ pub const COMMAND_LINE: Program = Program {
 /// The name printed wherever hcheck prints its own.
 pub const PROGRAM: &str = COMMAND_LINE.name;
 
-/// Parses the command line (without `argv[0]`).
-///
-/// # Errors
-///
-/// The [`Exit`] hcheck would take instead of running.
-pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
-    let (options, arguments) = cli::parse(&COMMAND_LINE, args)?;
-    cli::no_arguments(&arguments)?;
-    Ok(options)
-}
-
-/// The help text.
-pub fn usage() -> String {
-    COMMAND_LINE.usage()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::OsString;
 
     fn run(list: &[&str]) -> Result<Options, Exit> {
-        parse(&list.iter().map(OsString::from).collect::<Vec<_>>())
+        COMMAND_LINE.parse_without_arguments(&list.iter().map(OsString::from).collect::<Vec<_>>())
     }
 
     /// hcheck 3.0.2's help rows, line for line, before hailstone's own.
     #[test]
     fn help_rows_are_hchecks() {
-        let text = usage();
+        let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
         assert_eq!(rows.len(), 29);
         assert_eq!(

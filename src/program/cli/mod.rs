@@ -68,6 +68,19 @@ pub struct Program {
 }
 
 impl Program {
+    /// Parses the command line (without `argv[0]`) of a program that
+    /// takes no arguments (`exitErr "This program doesn't take any
+    /// arguments."` otherwise).
+    ///
+    /// # Errors
+    ///
+    /// The [`Exit`] the original would take instead of running.
+    pub fn parse_without_arguments(&self, args: &[OsString]) -> Result<Options, Exit> {
+        let (options, arguments) = parse(self, args)?;
+        no_arguments(&arguments)?;
+        Ok(options)
+    }
+
     /// The GetOpt table of the program: the table's rows in its order,
     /// with its help texts and its kind of switch.
     pub fn table(&self) -> Vec<OptDescr<Opt>> {

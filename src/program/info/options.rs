@@ -2,11 +2,9 @@
 //! order (the options themselves are [`crate::program::cli`]'s); no
 //! arguments.
 
-use std::ffi::OsString;
-
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{self, take, Opt, Program};
+use crate::program::cli::{take, Opt, Program};
 
 /// hinfo's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -38,30 +36,15 @@ pub const COMMAND_LINE: Program = Program {
 /// The name printed wherever hinfo prints its own.
 pub const PROGRAM: &str = COMMAND_LINE.name;
 
-/// Parses the command line (without `argv[0]`).
-///
-/// # Errors
-///
-/// The [`Exit`] hinfo would take instead of running.
-pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
-    let (options, arguments) = cli::parse(&COMMAND_LINE, args)?;
-    cli::no_arguments(&arguments)?;
-    Ok(options)
-}
-
-/// The help text.
-pub fn usage() -> String {
-    COMMAND_LINE.usage()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::OsString;
 
     /// hinfo 3.0.2's help rows, line for line.
     #[test]
     fn help_rows_are_hinfos() {
-        let text = usage();
+        let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
         assert_eq!(rows.len(), 16);
         assert_eq!(
@@ -76,7 +59,9 @@ mod tests {
 
     #[test]
     fn arguments_are_refused() {
-        let Err(Exit::Stderr { code, message }) = parse(&[OsString::from("x")]) else {
+        let Err(Exit::Stderr { code, message }) =
+            COMMAND_LINE.parse_without_arguments(&[OsString::from("x")])
+        else {
             panic!("expected an error")
         };
         assert_eq!(

@@ -2,11 +2,9 @@
 //! hroller's order (the options themselves are [`crate::program::cli`]'s),
 //! plus `--shared-storage-movable`; no arguments.
 
-use std::ffi::OsString;
-
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{self, take, Opt, Program};
+use crate::program::cli::{take, Opt, Program};
 
 /// hroller's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -45,30 +43,15 @@ pub const COMMAND_LINE: Program = Program {
 /// The name printed wherever hroller prints its own.
 pub const PROGRAM: &str = COMMAND_LINE.name;
 
-/// Parses the command line (without `argv[0]`).
-///
-/// # Errors
-///
-/// The [`Exit`] hroller would take instead of running.
-pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
-    let (options, arguments) = cli::parse(&COMMAND_LINE, args)?;
-    cli::no_arguments(&arguments)?;
-    Ok(options)
-}
-
-/// The help text.
-pub fn usage() -> String {
-    COMMAND_LINE.usage()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::OsString;
 
     /// hroller 3.0.2's help rows, line for line.
     #[test]
     fn help_rows_are_hrollers() {
-        let text = usage();
+        let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
         assert_eq!(rows.len(), 23);
         assert_eq!(
@@ -93,7 +76,7 @@ mod tests {
         .iter()
         .map(OsString::from)
         .collect();
-        let o = parse(&args).unwrap();
+        let o = COMMAND_LINE.parse_without_arguments(&args).unwrap();
         assert_eq!(o.node_tags, Some(vec!["a".to_owned(), "b".to_owned()]));
         assert!(
             o.roll.force && o.roll.full_evacuation && o.roll.print_moves && o.roll.one_step_only

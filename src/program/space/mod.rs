@@ -35,7 +35,13 @@ use options::{Options, PROGRAM};
 /// Runs `hailstone-space` with `args` (without `argv[0]`); returns the
 /// exit status.
 pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
-    exit::main(PROGRAM, options::parse(args), run, out, err)
+    exit::main(
+        PROGRAM,
+        options::COMMAND_LINE.parse_without_arguments(args),
+        run,
+        out,
+        err,
+    )
 }
 
 /// The loaded cluster (`loadExternalData`) and the loader's warnings

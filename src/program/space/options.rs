@@ -3,11 +3,9 @@
 //! plus `--allocator-model`, `--explain` and `--explain-format`; no
 //! arguments.
 
-use std::ffi::OsString;
-
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{self, take, take_as, Opt, Program};
+use crate::program::cli::{take, take_as, Opt, Program};
 
 /// hspace's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -54,30 +52,15 @@ pub const COMMAND_LINE: Program = Program {
 /// The name printed wherever hspace prints its own.
 pub const PROGRAM: &str = COMMAND_LINE.name;
 
-/// Parses the command line (without `argv[0]`).
-///
-/// # Errors
-///
-/// The [`Exit`] hspace would take instead of running.
-pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
-    let (options, arguments) = cli::parse(&COMMAND_LINE, args)?;
-    cli::no_arguments(&arguments)?;
-    Ok(options)
-}
-
-/// The help text.
-pub fn usage() -> String {
-    COMMAND_LINE.usage()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::OsString;
 
     /// hspace 3.0.2's help rows, line for line, before hailstone's own.
     #[test]
     fn help_rows_are_hspaces() {
-        let text = usage();
+        let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
         assert_eq!(
             rows[0],
@@ -95,7 +78,10 @@ mod tests {
 
     #[test]
     fn values_and_errors() {
-        let run = |list: &[&str]| parse(&list.iter().map(OsString::from).collect::<Vec<_>>());
+        let run = |list: &[&str]| {
+            COMMAND_LINE
+                .parse_without_arguments(&list.iter().map(OsString::from).collect::<Vec<_>>())
+        };
         let o = run(&[
             "--simulate=p,4,8T,64g,16",
             "--machine-readable",

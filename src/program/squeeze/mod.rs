@@ -27,7 +27,13 @@ use options::{Options, PROGRAM};
 /// Runs `hailstone-squeeze` with `args` (without `argv[0]`); returns the
 /// exit status.
 pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
-    exit::main(PROGRAM, options::parse(args), run, out, err)
+    exit::main(
+        PROGRAM,
+        options::COMMAND_LINE.parse_without_arguments(args),
+        run,
+        out,
+        err,
+    )
 }
 
 /// Reads the cluster (`loadExternalData`: the data file, else the

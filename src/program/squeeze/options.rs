@@ -9,11 +9,9 @@
 //! Luxi (with `-L`; otherwise the run ends as hsqueeze's, with an error
 //! after the plan).
 
-use std::ffi::OsString;
-
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{self, take, take_as, Opt, Program};
+use crate::program::cli::{take, take_as, Opt, Program};
 
 /// hsqueeze's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -48,35 +46,20 @@ pub const COMMAND_LINE: Program = Program {
 /// The name printed wherever the original prints its own.
 pub const PROGRAM: &str = COMMAND_LINE.name;
 
-/// Parses the command line (without `argv[0]`).
-///
-/// # Errors
-///
-/// The [`Exit`] hsqueeze would take instead of running.
-pub fn parse(args: &[OsString]) -> Result<Options, Exit> {
-    let (options, arguments) = cli::parse(&COMMAND_LINE, args)?;
-    cli::no_arguments(&arguments)?;
-    Ok(options)
-}
-
-/// The help text.
-pub fn usage() -> String {
-    COMMAND_LINE.usage()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::OsString;
 
     fn run(list: &[&str]) -> Result<Options, Exit> {
-        parse(&list.iter().map(OsString::from).collect::<Vec<_>>())
+        COMMAND_LINE.parse_without_arguments(&list.iter().map(OsString::from).collect::<Vec<_>>())
     }
 
     /// The option rows of the help text are hsqueeze 3.0.2's, line for
     /// line, with `-I`, `--explain` and `--explain-format` added.
     #[test]
     fn help_rows_are_hsqueezes() {
-        let text = usage();
+        let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
         assert_eq!(rows.len(), 16);
         assert_eq!(
