@@ -31,7 +31,7 @@ test: ## Run every test (unit, snapshots, hostile inputs, properties, safety).
 
 COMPAT := target/release/hailstone-compat --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
 
-compat: build ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p; hailstone-balance with hbal; hailstone-squeeze with hsqueeze; hailstone-groups judged by hcheck; hailstone-space with hspace; hailstone-check with hcheck; hailstone-info with hinfo (installs them if missing).
+compat: build ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p; hailstone-balance with hbal; hailstone-squeeze with hsqueeze; hailstone-groups judged by hcheck; hailstone-space with hspace; hailstone-check with hcheck; hailstone-info with hinfo; hailstone-roll with hroller (installs them if missing).
 	$(COMPAT) --profile ci
 	$(COMPAT) --profile ci --suite datafiles
 	$(COMPAT) --profile ci --suite balance
@@ -40,8 +40,9 @@ compat: build ## Compare with the real hail on the samples and a small generated
 	$(COMPAT) --profile ci --suite space
 	$(COMPAT) --profile ci --suite check
 	$(COMPAT) --profile ci --suite info
+	$(COMPAT) --profile ci --suite roll
 
-compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal; 300 of 4-24 for hsqueeze; 1,000 multi-group clusters judged by hcheck; 200 clusters of 2-12 nodes for hspace, six runs each; 250 clusters of 3-30 nodes for hcheck, eight runs each; 250 of 3-40 for hinfo, six runs each), every suite.
+compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal; 300 of 4-24 for hsqueeze; 1,000 multi-group clusters judged by hcheck; 200 clusters of 2-12 nodes for hspace, six runs each; 250 clusters of 3-30 nodes for hcheck, eight runs each; 250 of 3-40 for hinfo, six runs each; 250 of 3-40 for hroller, eighteen runs each), every suite.
 	$(COMPAT) --profile full
 	$(COMPAT) --profile full --suite datafiles
 	$(COMPAT) --profile full --suite balance
@@ -50,6 +51,7 @@ compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per 
 	$(COMPAT) --profile full --suite space
 	$(COMPAT) --profile full --suite check
 	$(COMPAT) --profile full --suite info
+	$(COMPAT) --profile full --suite roll
 
 bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, hailstone alone on 5,000 and 10,000, hailstone-balance against hbal on 20 to 1,000, hailstone-squeeze against hsqueeze on 20 to 200, and hailstone-space (its default count and --allocator-model) against hspace on 5 to 200 (about 35 minutes, and about 19 more for the space rows, whose cap is at least 300 s; HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes space').
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)
@@ -126,7 +128,7 @@ deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/g
 	dpkg-deb --root-owner-group --build $(DEB_ROOT) target/deb/
 	dpkg-deb --info target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH).deb | sed -n '1,4p'
 
-e2e: ## Build and install the Debian package, build a 4-node Ganeti 3.0.2 lab cluster (../shared/tools/ganeti-lab), run every allocator operation through Ganeti's own commands, compare each captured request's answer with hail's, tear down (about 3 minutes; needs root and Linux namespaces; HAILSTONE_E2E=skip skips on purpose).
+e2e: ## Build and install the Debian package, build a 4-node Ganeti 3.0.2 lab cluster (../shared/tools/ganeti-lab), run every allocator operation through Ganeti's own commands, compare each captured request's answer with hail's, compare the planners and checkers with the originals on the live cluster, tear down (about 8 minutes; needs root and Linux namespaces; HAILSTONE_E2E=skip skips on purpose).
 	bash tests/e2e/run.sh
 
 lint: ## Check formatting and clippy warnings.

@@ -239,7 +239,8 @@ pub fn stats(colourings: &[(&str, BTreeMap<usize, Vec<usize>>)]) -> String {
     text
 }
 
-/// `move`: the instance's primary to `to` (soft checks ignored).
+/// `move`: the instance's primary to `to` (soft checks ignored); on a
+/// refusal nothing changes.
 fn move_primary(conf: &mut Conf, idx: usize, to: usize) -> bool {
     let inst = conf.insts[idx].clone();
     let Ok(old) = usize::try_from(inst.p_node) else {
@@ -285,7 +286,7 @@ fn migrate(conf: &mut Conf, idx: usize) -> bool {
 
 /// `replaceSecondary`, as hroller writes it: the new secondary takes the
 /// instance, and the old secondary's slot receives the *primary* node
-/// with the instance's secondary removed.
+/// with the instance's secondary removed; on a refusal nothing changes.
 fn replace_secondary(conf: &mut Conf, idx: usize, to: usize) -> bool {
     let inst = conf.insts[idx].clone();
     let (Ok(p), Ok(old)) = (usize::try_from(inst.p_node), usize::try_from(inst.s_node)) else {
@@ -339,14 +340,13 @@ fn relocate(conf: &Conf, how: Clearing, idxs: &[usize], targets: &[usize]) -> Op
     let mut conf = conf.clone();
     for &idx in idxs {
         let mut placed = false;
+        // A refused move leaves the configuration as it was.
         for &t in targets {
-            let mut trial = conf.clone();
             let ok = match how {
-                Clearing::NonRedundant => move_primary(&mut trial, idx, t),
-                Clearing::Secondaries => replace_secondary(&mut trial, idx, t),
+                Clearing::NonRedundant => move_primary(&mut conf, idx, t),
+                Clearing::Secondaries => replace_secondary(&mut conf, idx, t),
             };
             if ok {
-                conf = trial;
                 placed = true;
                 break;
             }

@@ -31,6 +31,8 @@ pub(super) enum Suite {
     Check,
     /// hinfo against hailstone-info.
     Info,
+    /// hroller against hailstone-roll.
+    Roll,
 }
 
 #[derive(Debug)]
@@ -68,6 +70,8 @@ pub(super) struct Config {
     pub(super) check: super::check::CheckOptions,
     /// The info suite's programs.
     pub(super) info: super::info::InfoOptions,
+    /// The roll suite's programs.
+    pub(super) roll: super::roll::RollOptions,
 }
 
 pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
@@ -98,6 +102,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
         space: super::space::SpaceOptions::default(),
         check: super::check::CheckOptions::default(),
         info: super::info::InfoOptions::default(),
+        roll: super::roll::RollOptions::default(),
     };
     let mut words = toolargs::Args::new(args);
     let flag = |name: &str| matches!(name, "--no-samples" | "--install-hail" | "--verbose" | "-v");
@@ -129,9 +134,10 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
                     "space" => Suite::Space,
                     "check" => Suite::Check,
                     "info" => Suite::Info,
+                    "roll" => Suite::Roll,
                     _ => {
                         return Err(format!(
-                    "unknown suite '{value}' (answers, datafiles, balance, squeeze, groups, space, check, info)"
+                    "unknown suite '{value}' (answers, datafiles, balance, squeeze, groups, space, check, info, roll)"
                 ))
                     }
                 }
@@ -199,6 +205,8 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
             "--check-bin" => c.check.check_bin = PathBuf::from(value),
             "--hinfo" => c.info.hinfo = PathBuf::from(value),
             "--info-bin" => c.info.info_bin = PathBuf::from(value),
+            "--hroller" => c.roll.hroller = PathBuf::from(value),
+            "--roll-bin" => c.roll.roll_bin = PathBuf::from(value),
             _ => return Err(format!("unknown argument '{}'", name)),
         }
     }
@@ -257,7 +265,8 @@ pub(super) fn generated_specs(c: &Config) -> Vec<CaseSpec> {
             | Suite::Groups
             | Suite::Space
             | Suite::Check
-            | Suite::Info => c.profile.count(k),
+            | Suite::Info
+            | Suite::Roll => c.profile.count(k),
         });
         out.extend(generate::corpus_specs(&[k], n, lo..=hi, seed));
     }

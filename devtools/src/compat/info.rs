@@ -75,6 +75,7 @@ pub(super) fn corpus(c: &Config) -> Corpus {
         } else {
             Duration::from_secs(60)
         },
+        edit: None,
     }
 }
 

@@ -22,6 +22,7 @@ mod groups;
 mod info;
 mod readonly;
 mod report;
+mod roll;
 mod space;
 mod squeeze;
 #[cfg(test)]
@@ -49,7 +50,7 @@ hailstone-compat: compare hailstone's answers with Ganeti's hail
 
 USAGE:
   hailstone-compat [--suite answers|datafiles|balance|squeeze|groups|space|
-                            check|info]
+                            check|info|roll]
                    [--profile ci|full|exclusive|none] [--kinds LIST] [--count N]
                    [--nodes MIN-MAX] [--seed BASE] [--samples DIR | --no-samples]
                    [--case FILE]... [--hail PATH] [--hailstone PATH]
@@ -76,6 +77,7 @@ SUITES:
              SUITES)
   info       Ganeti's hinfo against hailstone-info (see CHECK AND INFO
              SUITES)
+  roll       Ganeti's hroller against hailstone-roll (see ROLL SUITE)
 
 INPUTS:
   Every protocol-samples/*.json (id sample:<file name>; options from the
@@ -107,7 +109,7 @@ RUNNING:
   --install-hail     if hail is missing, run
                      'apt-get update && apt-get install -y ganeti-htools'
   --dump DIR         write the generated corpus (<name>.json + <name>.args,
-                     with --suite space, check or info the clusters as
+                     with --suite space, check, info or roll the clusters as
                      <name>.data, <name> = case id with '/' replaced by
                      '_') and exit without running anything
 
@@ -131,7 +133,8 @@ CLASSIFICATION (per case):
 ACCEPTED DIFFERENCES (--accepted PATH, default docs/accepted-differences.txt):
   One difference per line: PATTERN, a tab, its reason. Blank lines and lines
   starting with '#' are ignored. PATTERN is a case id glob (sample:, gen:,
-  balance:, squeeze:, space:, check:, info:) or a class: class:drained-target,
+  balance:, squeeze:, space:, check:, info:, roll:) or a class:
+  class:drained-target,
   class:hail-save-crash.
   A line without a reason, an unknown class or a pattern given twice is an
   error (exit status 2). Without the option and without the file, nothing
@@ -308,6 +311,51 @@ CHECK AND INFO SUITES (--suite check, --suite info):
   runtime error names our program), and the --accepted patterns
   'check:<id glob>' and 'info:<id glob>'.
 
+ROLL SUITE (--suite roll):
+  hroller and hailstone-roll run with the same options; stdout, stderr
+  (each program's output folder written {OUT}), exit status and the
+  -S FILE.original file must be identical. Parts (--parts, as for balance):
+    generated   the clusters of the check and info suites (one in three of
+                the multi-group profile, the others one group of DRBD,
+                plain, ext or every template, offline and drained nodes),
+                each given a master node where it has none (hroller
+                refuses a cluster without one unless -f) and, three in
+                four, node tags; each runs with its defaults, then with
+                option families in turn (--print-moves, --full-evacuation,
+                --offline-maintenance, --skip-non-redundant,
+                --ignore-non-redundant, --one-step-only, -v -v -v,
+                --no-headers, -G, --node-tags, -O, -S, the cluster without
+                its master with and without -f, -v/-q levels,
+                --static-kvm-node-memory, combined). ci: 60 clusters of
+                3-12 nodes, 8 family runs each (seeds from 1); full: 250 of
+                3-40 nodes, every family on each (seeds from 13000)
+    cli         help, version and completion texts, bad options and
+                values, extra arguments, missing, bad and empty data files,
+                no master and two masters with and without -f, unknown
+                nodes and groups, an unwritable -S file, -I
+    shelltests  every test of Ganeti's shelltest files that runs hroller
+                (htools-hroller.test, htools-single-group.test on the
+                hspace fixtures, htools-basic, -invalid and -no-backend);
+                both programs must meet the test's expectations and give
+                the same bytes; hroller must pass them all (else exit
+                status 2)
+    datafiles   every data/htools/*.data file with three option sets
+                (full: seven), most with -f
+  --hroller PATH       hroller (default /usr/lib/ganeti/3.0/usr/bin/hroller;
+                       --install-hail installs ganeti-htools if missing)
+  --roll-bin PATH      the program compared (default
+                       target/release/hailstone-roll)
+  --timeout SECS       cap per run (default 60; full profile 120); runs
+                       where hroller reaches it are listed as its
+                       timeouts, not compared
+  --testsuite, --only, --keep as for balance; --hspace for the fixtures.
+  Accepted differences: the known kinds of the check and info suites (the
+  help, usage and completion texts naming hailstone-roll and listing
+  --shared-storage-movable after hroller's rows, the version text, a data
+  file error's location, a runtime error naming the program), each only
+  where a 'roll:<id glob>' pattern of --accepted lists the run, and other
+  'roll:<id glob>' patterns.
+
 GROUPS SUITE (--suite groups):
   hailstone-groups has no original: Ganeti's hcheck judges it on generated
   multi-group clusters (ci: 300, full: 1000, seeds from 1; 4-18 nodes or
@@ -388,6 +436,7 @@ fn dump(c: &Config, dir: &Path) -> Result<usize, String> {
         Suite::Space => return space::dump(c, dir),
         Suite::Check => return check::corpus(c).dump(dir),
         Suite::Info => return info::corpus(c).dump(dir),
+        Suite::Roll => return roll::corpus(c).dump(dir),
         _ => {}
     }
     let specs = generated_specs(c);
@@ -481,6 +530,13 @@ pub fn main(args: &[String]) -> ExitCode {
             Err(e) => return fail(&e),
         };
         return info::run_info(&c, &c.balance, &c.info, &allow);
+    }
+    if c.suite == Suite::Roll {
+        let allow = match read_allowlist(&c) {
+            Ok(a) => a,
+            Err(e) => return fail(&e),
+        };
+        return roll::run_roll(&c, &c.balance, &c.roll, &allow);
     }
     c.hail = oracle::absolute(&c.hail);
     c.hailstone = oracle::absolute(&c.hailstone);

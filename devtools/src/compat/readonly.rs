@@ -1,14 +1,15 @@
-//! The engine of the check and info suites (`--suite check`, `--suite
-//! info`): a read-only htools program (`hcheck`, `hinfo`: they read a
-//! cluster and print, writing no file) against its hailstone replacement,
-//! which must print the same bytes on stdout and stderr and exit with the
-//! same status.
+//! The engine of the check, info and roll suites (`--suite check`,
+//! `--suite info`, `--suite roll`): a read-only htools program (`hcheck`,
+//! `hinfo`, `hroller`: they read a cluster and print, writing no file but
+//! hroller's `-S FILE.original`) against its hailstone replacement, which
+//! must print the same bytes on stdout and stderr, exit with the same
+//! status and write the same files in its output folder.
 //!
-//! The suites ([`super::check`], [`super::info`]) give the runs of their
-//! `generated` part (clusters of [`clusters`] with their option sets) and
-//! of their `cli` part (bad input and the help texts); this module adds
-//! the two parts that come from Ganeti's test suite and runs everything on
-//! the ordered pool:
+//! The suites ([`super::check`], [`super::info`], [`super::roll`]) give
+//! the runs of their `generated` part (clusters of [`clusters`] with their
+//! option sets) and of their `cli` part (bad input and the help texts);
+//! this module adds the two parts that come from Ganeti's test suite and
+//! runs everything on the ordered pool:
 //!
 //! * `shelltests` — every test of Ganeti's `hs/shelltests/*.test` files
 //!   that runs the program ([`shell`]), each file's tests in order in a
@@ -66,7 +67,7 @@ pub(super) struct RunSpec {
 }
 
 /// What a profile runs on the generated clusters.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub(super) struct Corpus {
     pub(super) count: usize,
     pub(super) nodes: (usize, usize),
@@ -74,12 +75,22 @@ pub(super) struct Corpus {
     /// Family runs per cluster after its fixed runs.
     pub(super) extra: usize,
     pub(super) cap: Duration,
+    /// The suite's own edit of each generated cluster (the roll suite's
+    /// master and node tags), drawn from its own generator seeded by the
+    /// cluster's seed.
+    pub(super) edit: Option<fn(&mut clusters::Cluster, &mut crate::generate::rng::Rng)>,
 }
 
 impl Corpus {
-    /// Cluster number `k`.
+    /// Cluster number `k` (with the suite's edit).
     pub(super) fn cluster(&self, k: usize) -> Result<clusters::Cluster, String> {
-        clusters::generate_cluster(k, self.seed.wrapping_add(k as u64), self.nodes)
+        let seed = self.seed.wrapping_add(k as u64);
+        let mut cl = clusters::generate_cluster(k, seed, self.nodes)?;
+        if let Some(edit) = self.edit {
+            let mut r = crate::generate::rng::Rng::new(seed ^ 0xed17_0000_0000);
+            edit(&mut cl, &mut r);
+        }
+        Ok(cl)
     }
 
     /// Writes the clusters as `DIR/<id>.data` (`/` written `_`); returns
@@ -208,8 +219,8 @@ pub(super) fn cli_runs(cases: &[(&str, &[&str])], files: &[(String, String)]) ->
 
 /// One suite: its programs and what it runs beyond its own runs.
 pub(super) struct Suite {
-    /// `check` or `info`: the suite's name and its accepted patterns'
-    /// prefix.
+    /// `check`, `info` or `roll`: the suite's name and its accepted
+    /// patterns' prefix.
     pub(super) name: &'static str,
     pub(super) names: Names,
     pub(super) original: PathBuf,

@@ -133,11 +133,18 @@ fn project_accepted_list() {
         "squeeze:datafile/invalid-node.data/default"
     ));
     assert!(is_accepted(&a, "space:datafile/invalid-node.data#default"));
+    assert!(is_accepted(&a, "roll:cli/help"));
+    assert!(is_accepted(&a, "roll:datafile/invalid-node.data#default"));
+    // No pattern covers a generated run of the roll suite.
+    assert!(!is_accepted(&a, "roll:gen/drbd/n5/g1/s2#default"));
     for p in &a {
         assert!(
-            ["class:", "sample:", "gen:", "balance:", "squeeze:", "space:", "check:", "info:"]
-                .iter()
-                .any(|prefix| p.starts_with(prefix)),
+            [
+                "class:", "sample:", "gen:", "balance:", "squeeze:", "space:", "check:", "info:",
+                "roll:",
+            ]
+            .iter()
+            .any(|prefix| p.starts_with(prefix)),
             "{p}: no suite reads this pattern"
         );
     }

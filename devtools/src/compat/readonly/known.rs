@@ -1,5 +1,5 @@
 //! The known differences between a read-only htools program (`hcheck`,
-//! `hinfo`) and its hailstone replacement, each checked to be exactly
+//! `hinfo`, `hroller`) and its hailstone replacement, each checked to be exactly
 //! that difference and nothing more before it is accepted:
 //!
 //! * the help text (`--help`, and the usage text after a command-line
@@ -172,10 +172,25 @@ fn same(a: &str, b: &str, what: &str) -> Result<(), String> {
     }
 }
 
-/// The long options a help or completion row names (`--name`, cut at
-/// `=` or `[`).
-fn long_options(row: &str) -> Vec<&str> {
-    row.split([' ', ','])
+/// The long options a row names (`--name`, cut at `=` or `[`): in a
+/// help row only those of its option columns (GetOpt's columns are two
+/// spaces apart; the description, which may mention other options, is
+/// the first column that does not start with `-`), in a completion row
+/// those of its first word.
+fn long_options(row: &str, help: bool) -> Vec<&str> {
+    let columns: Vec<&str> = if help {
+        row.trim_start()
+            .split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .take_while(|c| c.starts_with('-'))
+            .collect()
+    } else {
+        row.split(' ').take(1).collect()
+    };
+    columns
+        .into_iter()
+        .flat_map(|c| c.split([' ', ',']))
         .filter(|w| w.starts_with("--") && w.len() > 2)
         .map(|w| w.split(['=', '[']).next().unwrap_or(w))
         .collect()
@@ -186,7 +201,10 @@ fn long_options(row: &str) -> Vec<&str> {
 /// starts with `-`), each naming a long option that none of the
 /// original's rows names, none named twice.
 fn extra_rows(original: &[&str], extra: &[&str], help: bool) -> Result<(), String> {
-    let theirs: Vec<&str> = original.iter().flat_map(|r| long_options(r)).collect();
+    let theirs: Vec<&str> = original
+        .iter()
+        .flat_map(|r| long_options(r, help))
+        .collect();
     let mut seen: Vec<&str> = Vec::new();
     for row in extra {
         let body = if help { row.trim_start() } else { row };
@@ -198,7 +216,7 @@ fn extra_rows(original: &[&str], extra: &[&str], help: bool) -> Result<(), Strin
         if !help && body.split(' ').filter(|w| !w.is_empty()).count() != 2 {
             return Err(format!("completion row {row:?} is not 'OPTIONS KIND'"));
         }
-        let names = long_options(body);
+        let names = long_options(body, help);
         if names.is_empty() {
             return Err(format!("row {row:?} names no long option"));
         }

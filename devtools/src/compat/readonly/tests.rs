@@ -65,7 +65,7 @@ fn check_options_and_profiles() {
         (3, (4, 5), 9, Duration::from_secs(7))
     );
     let e = parse_args(&args(&["--suite", "checks"])).unwrap_err();
-    assert!(e.contains("check, info)"), "{e}");
+    assert!(e.contains("check, info, roll)"), "{e}");
     assert!(parse_args(&args(&["--check-bin"])).is_err());
 }
 
@@ -121,6 +121,7 @@ fn generated_clusters() {
         seed: 1,
         extra: 4,
         cap: Duration::from_secs(1),
+        edit: None,
     };
     let mut ids = BTreeSet::new();
     let mut offline = 0;
@@ -154,6 +155,7 @@ fn check_runs() {
         seed: 1,
         extra: 4,
         cap: Duration::from_secs(1),
+        edit: None,
     };
     let all = [Part::Generated, Part::Cli];
     let runs = corpus
@@ -232,6 +234,7 @@ fn info_runs() {
         seed: 1,
         extra: 4,
         cap: Duration::from_secs(1),
+        edit: None,
     };
     let runs = corpus
         .runs(&[Part::Generated], info::generated_runs, info::cli_runs)
