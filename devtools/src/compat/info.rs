@@ -25,7 +25,7 @@ use super::balance::{BalanceOptions, Part};
 use super::config::{Config, Profile};
 use super::readonly::clusters::{self, Cluster};
 use super::readonly::known::Names;
-use super::readonly::{self, Corpus, RunSpec, Suite};
+use super::readonly::{self, Corpus, CorpusSpec, RunSpec, Suite};
 use crate::generate::rng::Rng;
 use crate::oracle;
 use crate::process::{Run, Status};
@@ -54,29 +54,18 @@ pub(super) const NAMES: Names = Names {
     ours: "hailstone-info",
 };
 
-/// The profile's corpus, with `--count`, `--nodes`, `--seed` and
-/// `--timeout` applied.
+/// The generated clusters of each profile.
+const CORPUS: CorpusSpec = CorpusSpec {
+    ci: (80, (3, 12), 1),
+    full: (250, (3, 40), 11000),
+    extra: (4, 5),
+    full_cap: Duration::from_secs(120),
+    edit: None,
+};
+
+/// The profile's corpus (see [`CorpusSpec::corpus`]).
 pub(super) fn corpus(c: &Config) -> Corpus {
-    let full = c.profile == Profile::Full;
-    let (count, nodes, seed) = match c.profile {
-        Profile::Full => (250, (3, 40), 11000),
-        Profile::None => (0, (3, 12), 1),
-        Profile::Ci | Profile::Exclusive => (80, (3, 12), 1),
-    };
-    Corpus {
-        count: c.count.unwrap_or(count),
-        nodes: c.nodes.unwrap_or(nodes),
-        seed: c.seed.unwrap_or(seed),
-        extra: if full { 5 } else { 4 },
-        cap: if c.timeout_given {
-            c.timeout
-        } else if full {
-            Duration::from_secs(120)
-        } else {
-            Duration::from_secs(60)
-        },
-        edit: None,
-    }
+    CORPUS.corpus(c)
 }
 
 /// The data file option sets of the ci profile.

@@ -66,6 +66,44 @@ pub(super) struct RunSpec {
     pub(super) files: Vec<(String, String)>,
 }
 
+/// A suite's generated corpus per profile: clusters, node range and first
+/// seed of `ci` and of `full`, the family runs per cluster after the fixed
+/// ones (`ci`, `full`), the `full` profile's cap, and the suite's edit.
+pub(super) struct CorpusSpec {
+    pub(super) ci: (usize, (usize, usize), u64),
+    pub(super) full: (usize, (usize, usize), u64),
+    pub(super) extra: (usize, usize),
+    pub(super) full_cap: Duration,
+    pub(super) edit: Option<fn(&mut clusters::Cluster, &mut crate::generate::rng::Rng)>,
+}
+
+impl CorpusSpec {
+    /// The profile's corpus, with `--count`, `--nodes`, `--seed` and
+    /// `--timeout` applied.
+    pub(super) fn corpus(&self, c: &Config) -> Corpus {
+        let full = c.profile == super::config::Profile::Full;
+        let (count, nodes, seed) = match c.profile {
+            super::config::Profile::Full => self.full,
+            super::config::Profile::None => (0, self.ci.1, self.ci.2),
+            super::config::Profile::Ci | super::config::Profile::Exclusive => self.ci,
+        };
+        Corpus {
+            count: c.count.unwrap_or(count),
+            nodes: c.nodes.unwrap_or(nodes),
+            seed: c.seed.unwrap_or(seed),
+            extra: if full { self.extra.1 } else { self.extra.0 },
+            cap: if c.timeout_given {
+                c.timeout
+            } else if full {
+                self.full_cap
+            } else {
+                Duration::from_secs(60)
+            },
+            edit: self.edit,
+        }
+    }
+}
+
 /// What a profile runs on the generated clusters.
 #[derive(Clone, Debug)]
 pub(super) struct Corpus {

@@ -33,7 +33,7 @@ use super::balance::{BalanceOptions, Part};
 use super::config::{Config, Profile};
 use super::readonly::clusters::{self, Cluster};
 use super::readonly::known::Names;
-use super::readonly::{self, Corpus, RunSpec, Suite};
+use super::readonly::{self, Corpus, CorpusSpec, RunSpec, Suite};
 use crate::generate::rng::Rng;
 use crate::oracle;
 use crate::process::{Run, Status};
@@ -65,30 +65,18 @@ pub(super) const NAMES: Names = Names {
     ours: "hailstone-roll",
 };
 
-/// The profile's corpus, with `--count`, `--nodes`, `--seed` and
-/// `--timeout` applied: ci 60 clusters of 3-12 nodes, 8 family runs each;
-/// full 250 of 3-40 nodes, every family on each.
+/// The generated clusters of each profile.
+const CORPUS: CorpusSpec = CorpusSpec {
+    ci: (60, (3, 12), 1),
+    full: (250, (3, 40), 13000),
+    extra: (8, FAMILIES.len()),
+    full_cap: Duration::from_secs(120),
+    edit: Some(edit),
+};
+
+/// The profile's corpus (see [`CorpusSpec::corpus`]).
 pub(super) fn corpus(c: &Config) -> Corpus {
-    let full = c.profile == Profile::Full;
-    let (count, nodes, seed) = match c.profile {
-        Profile::Full => (250, (3, 40), 13000),
-        Profile::None => (0, (3, 12), 1),
-        Profile::Ci | Profile::Exclusive => (60, (3, 12), 1),
-    };
-    Corpus {
-        count: c.count.unwrap_or(count),
-        nodes: c.nodes.unwrap_or(nodes),
-        seed: c.seed.unwrap_or(seed),
-        extra: if full { FAMILIES.len() } else { 8 },
-        cap: if c.timeout_given {
-            c.timeout
-        } else if full {
-            Duration::from_secs(120)
-        } else {
-            Duration::from_secs(60)
-        },
-        edit: Some(edit),
-    }
+    CORPUS.corpus(c)
 }
 
 /// The node tags drawn from.
