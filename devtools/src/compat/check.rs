@@ -232,26 +232,13 @@ pub(super) fn generated_runs(
     out
 }
 
-/// Bad input and the help texts, on a generated cluster.
+/// Bad input and the help texts, on a generated cluster: the common
+/// cases ([`readonly::cli_runs`]) and these.
 pub(super) fn cli_runs(cl: &Cluster) -> Vec<RunSpec> {
-    const T: &str = "-t{IN}/cluster.data";
+    const T: &str = readonly::T_CLUSTER;
     let cases: &[(&str, &[&str])] = &[
-        ("help", &["--help"]),
-        ("help-short", &["-h"]),
-        ("version", &["--version"]),
-        ("version-short", &["-V"]),
-        ("completion", &["--help-completion"]),
-        ("unknown-option", &["--bogus", T]),
         ("missing-value", &[T, "-l"]),
         ("ambiguous-option", &["--no", T]),
-        ("extra-argument", &[T, "extra"]),
-        ("no-backend", &[]),
-        ("two-backends", &["-L", T]),
-        ("missing-file", &["-t", "{IN}/no-such.data"]),
-        ("bad-file", &["-t", "{IN}/bad.data"]),
-        ("empty-file", &["-t", "{IN}/empty.data"]),
-        ("unknown-node", &["-t", "{IN}/unknown-node.data"]),
-        ("offline-unknown-node", &["-O", "no-such-node", T]),
         (
             "exclude-unknown-instance",
             &["--exclude-instances=no-such-instance", T],
@@ -270,13 +257,11 @@ pub(super) fn cli_runs(cl: &Cluster) -> Vec<RunSpec> {
         ("machine-readable-no", &["--machine-readable=no", T]),
         ("dynu", &["-U", "{IN}/dynu", "-v", T]),
         ("dynu-missing", &["-U", "{IN}/no-such-dynu", T]),
-        ("ialloc-src", &["-I", "{IN}/request.json"]),
         (
             "ialloc-src-machine-readable",
             &["-I", "{IN}/request.json", "--machine-readable"],
         ),
         ("abbreviations", &["--machine", "--no-sim", "--verb", T]),
-        ("luxi-missing-socket", &["-L{IN}/no-such-socket"]),
     ];
     readonly::cli_runs(cases, &readonly::cli_files(cl))
 }

@@ -200,26 +200,13 @@ pub(super) fn generated_runs(
     out
 }
 
-/// Bad input and the help texts, on a generated cluster.
+/// Bad input and the help texts, on a generated cluster: the common
+/// cases ([`readonly::cli_runs`]) and these.
 pub(super) fn cli_runs(cl: &Cluster) -> Vec<RunSpec> {
-    const T: &str = "-t{IN}/cluster.data";
+    const T: &str = readonly::T_CLUSTER;
     let cases: &[(&str, &[&str])] = &[
-        ("help", &["--help"]),
-        ("help-short", &["-h"]),
-        ("version", &["--version"]),
-        ("version-short", &["-V"]),
-        ("completion", &["--help-completion"]),
-        ("unknown-option", &["--bogus", T]),
         ("missing-value", &[T, "-O"]),
         ("ambiguous-option", &["--print", T]),
-        ("extra-argument", &[T, "extra"]),
-        ("no-backend", &[]),
-        ("two-backends", &["-L", T]),
-        ("missing-file", &["-t", "{IN}/no-such.data"]),
-        ("bad-file", &["-t", "{IN}/bad.data"]),
-        ("empty-file", &["-t", "{IN}/empty.data"]),
-        ("unknown-node", &["-t", "{IN}/unknown-node.data"]),
-        ("offline-unknown-node", &["-O", "no-such-node", T]),
         ("print-unknown-field", &["-pbogus", T]),
         ("print-empty-field-list", &["-p", "-p", T]),
         ("mond-maybe", &["--mond=maybe", T]),
@@ -228,13 +215,11 @@ pub(super) fn cli_runs(cl: &Cluster) -> Vec<RunSpec> {
             "static-memory",
             &["--static-kvm-node-memory=4096", "-v", "-v", T],
         ),
-        ("ialloc-src", &["-I", "{IN}/request.json"]),
         (
             "ialloc-src-print",
             &["-I", "{IN}/request.json", "-p", "--print-instances"],
         ),
         ("abbreviations", &["--print-i", "--verb", "--verb", T]),
-        ("luxi-missing-socket", &["-L{IN}/no-such-socket"]),
         ("rapi-missing-file", &["-m", "file://{IN}/no-such-rapi"]),
     ];
     readonly::cli_runs(cases, &readonly::cli_files(cl))

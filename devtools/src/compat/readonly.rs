@@ -242,9 +242,36 @@ pub(super) fn cli_files(cl: &clusters::Cluster) -> Vec<(String, String)> {
 }
 
 /// The `cli` runs of `cases` (each a name and its options) on `files`.
+/// The generated cluster's data file as a `-t` argument.
+pub(super) const T_CLUSTER: &str = "-t{IN}/cluster.data";
+
+/// The command-line cases every reporting program has: the texts, a bad
+/// option or argument, the backends, bad data files, an unknown `-O`
+/// node, `-I` and an unreachable Luxi socket.
+const COMMON_CLI: [(&str, &[&str]); 16] = [
+    ("help", &["--help"]),
+    ("help-short", &["-h"]),
+    ("version", &["--version"]),
+    ("version-short", &["-V"]),
+    ("completion", &["--help-completion"]),
+    ("unknown-option", &["--bogus", T_CLUSTER]),
+    ("extra-argument", &[T_CLUSTER, "extra"]),
+    ("no-backend", &[]),
+    ("two-backends", &["-L", T_CLUSTER]),
+    ("missing-file", &["-t", "{IN}/no-such.data"]),
+    ("bad-file", &["-t", "{IN}/bad.data"]),
+    ("empty-file", &["-t", "{IN}/empty.data"]),
+    ("unknown-node", &["-t", "{IN}/unknown-node.data"]),
+    ("offline-unknown-node", &["-O", "no-such-node", T_CLUSTER]),
+    ("ialloc-src", &["-I", "{IN}/request.json"]),
+    ("luxi-missing-socket", &["-L{IN}/no-such-socket"]),
+];
+
+/// The command-line runs: [`COMMON_CLI`], then the suite's own `cases`.
 pub(super) fn cli_runs(cases: &[(&str, &[&str])], files: &[(String, String)]) -> Vec<RunSpec> {
-    cases
+    COMMON_CLI
         .iter()
+        .chain(cases)
         .map(|(name, args)| RunSpec {
             id: format!("cli/{name}"),
             part: Part::Cli,

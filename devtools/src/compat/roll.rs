@@ -433,31 +433,18 @@ pub(super) fn generated_runs(
     out
 }
 
-/// Bad input and the help texts, on a generated cluster.
+/// Bad input and the help texts, on a generated cluster: the common
+/// cases ([`readonly::cli_runs`]) and these.
 pub(super) fn cli_runs(cl: &Cluster) -> Vec<RunSpec> {
-    const T: &str = "-t{IN}/cluster.data";
+    const T: &str = readonly::T_CLUSTER;
     let cases: &[(&str, &[&str])] = &[
-        ("help", &["--help"]),
-        ("help-short", &["-h"]),
-        ("version", &["--version"]),
-        ("version-short", &["-V"]),
-        ("completion", &["--help-completion"]),
-        ("unknown-option", &["--bogus", T]),
         ("missing-value", &[T, "-G"]),
         ("ambiguous-option", &["--o", T]),
-        ("extra-argument", &[T, "extra"]),
-        ("no-backend", &[]),
-        ("two-backends", &["-L", T]),
-        ("missing-file", &["-t", "{IN}/no-such.data"]),
-        ("bad-file", &["-t", "{IN}/bad.data"]),
-        ("empty-file", &["-t", "{IN}/empty.data"]),
-        ("unknown-node", &["-t", "{IN}/unknown-node.data"]),
         ("no-master", &["-t", "{IN}/no-master.data"]),
         ("no-master-force", &["-f", "-t", "{IN}/no-master.data"]),
         ("two-masters", &["-t", "{IN}/two-masters.data"]),
         ("two-masters-force", &["-f", "-t", "{IN}/two-masters.data"]),
         ("force", &["-f", T]),
-        ("offline-unknown-node", &["-O", "no-such-node", T]),
         ("unknown-group", &["-G", "no-such-group", T]),
         ("node-tags-absent", &["--node-tags=no-such-tag", T]),
         ("node-tags-empty", &["--node-tags=", T]),
@@ -482,13 +469,11 @@ pub(super) fn cli_runs(cl: &Cluster) -> Vec<RunSpec> {
                 T,
             ],
         ),
-        ("ialloc-src", &["-I", "{IN}/request.json"]),
         ("ialloc-src-force", &["-I", "{IN}/request.json", "-f", "-v"]),
         (
             "abbreviations",
             &["--full", "--print", "--one", "--verb", T],
         ),
-        ("luxi-missing-socket", &["-L{IN}/no-such-socket"]),
         ("rapi-missing-file", &["-m", "file://{IN}/no-such-rapi"]),
     ];
     let mut files = readonly::cli_files(cl);
