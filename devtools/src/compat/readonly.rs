@@ -416,13 +416,7 @@ pub(super) fn datafile_runs(
     testdata: &Path,
     sets: &[(&'static str, &'static [&'static str])],
 ) -> Result<Vec<RunSpec>, String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(testdata)
-        .map_err(|e| format!("cannot read {}: {e}", testdata.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "data"))
-        .collect();
-    files.sort();
+    let files = testsuite::files_with_extension(testdata, "data")?;
     let mut out = Vec::new();
     for f in files {
         let name = f

@@ -384,13 +384,7 @@ fn datafile_runs(
     testdata: &Path,
     sets: &'static [(&'static str, &'static [&'static str])],
 ) -> Result<Vec<RunSpec>, String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(testdata)
-        .map_err(|e| format!("cannot read {}: {e}", testdata.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "data"))
-        .collect();
-    files.sort();
+    let files = testsuite::files_with_extension(testdata, "data")?;
     let mut out = Vec::new();
     for f in files {
         let name = f
@@ -421,13 +415,7 @@ const PROGRAM: &str = "./test/hs/hspace";
 /// of the other files, by file name in order.
 pub(super) fn shell_tests(test_dir: &Path) -> Result<Vec<(String, ShellTest)>, String> {
     let dir = test_dir.join("hs/shelltests");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "test"))
-        .collect();
-    paths.sort();
+    let paths = testsuite::files_with_extension(&dir, "test")?;
     let mut out = Vec::new();
     let mut own = 0;
     for p in paths {

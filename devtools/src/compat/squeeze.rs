@@ -348,13 +348,7 @@ fn cli_runs(data: &DataFile) -> Vec<RunSpec> {
 
 /// The runs on Ganeti's data files.
 fn datafile_runs(testdata: &Path) -> Result<Vec<RunSpec>, String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(testdata)
-        .map_err(|e| format!("cannot read {}: {e}", testdata.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "data"))
-        .collect();
-    files.sort();
+    let files = testsuite::files_with_extension(testdata, "data")?;
     let sets: [(&str, &[&str]); 3] = [
         ("verbose", &["-v", "-C", "-S", "{OUT}/state"]),
         (

@@ -296,17 +296,27 @@ pub struct TestFile {
     pub tests: Vec<ShellTest>,
 }
 
+/// The files of `dir` ending in `.ext`, in name order.
+///
+/// # Errors
+///
+/// The folder cannot be read.
+pub fn files_with_extension(dir: &Path, ext: &str) -> Result<Vec<PathBuf>, String> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
 /// The shelltest files that have hbal tests, in name order, with only
 /// those tests.
 pub fn hbal_test_files(test_dir: &Path, fixtures: &[String]) -> Result<Vec<TestFile>, String> {
     let dir = test_dir.join("hs/shelltests");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "test"))
-        .collect();
-    paths.sort();
+    let paths = files_with_extension(&dir, "test")?;
     let mut out = Vec::new();
     for p in paths {
         let text =

@@ -13,7 +13,7 @@
 //! balance suite runs a file's tests in order in a fresh copy of the
 //! fixtures; only the program's own tests are compared.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use super::super::balance::shelltest::{self, ShellTest};
@@ -104,13 +104,7 @@ pub fn program_files(
     fixtures: &[String],
 ) -> Result<Vec<ShellFile>, String> {
     let dir = test_dir.join("hs/shelltests");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "test"))
-        .collect();
-    paths.sort();
+    let paths = testsuite::files_with_extension(&dir, "test")?;
     let mut out = Vec::new();
     for p in paths {
         let name = p
