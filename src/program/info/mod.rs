@@ -71,6 +71,12 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     out.flush()?;
     err.write_all(names.as_bytes())?;
 
+    // The whole cluster, for each group's score and the cluster's.
+    let state = State::from_lists(
+        cluster.nodes.clone(),
+        cluster.instances.clone(),
+        &cluster.groups,
+    );
     // showGroupInfo: the groups that have nodes, by index.
     let rows: Vec<GroupRow<'_>> = (0..cluster.groups.len())
         .filter(|&g| cluster.nodes.iter().any(|n| n.group == g))
@@ -82,7 +88,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
                 instances: check.instances.len(),
                 bad_nodes: check.bad_nodes.len(),
                 bad_instances: check.bad_instances,
-                score: State::of_group(&cluster, g).score_with(&[]),
+                score: state.group_score_with(g, &[]),
             }
         })
         .collect();
@@ -99,11 +105,6 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         let table = print_nodes(&nodes, &fields, &cluster.tags, 0);
         err.write_all(notes::node_table("Cluster", &table).as_bytes())?;
     }
-    let state = State::from_lists(
-        cluster.nodes.clone(),
-        cluster.instances.clone(),
-        &cluster.groups,
-    );
     out.write_all(
         texts::coefficients(
             &metric::components(state.statistics()),
