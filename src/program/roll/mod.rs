@@ -149,7 +149,14 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     // the master last in its group.
     let mut named: Vec<(Vec<usize>, Conf)> = groups
         .into_iter()
-        .map(|(g, c)| (g.into_iter().filter(|k| members.contains(k)).collect(), c))
+        .map(|(g, c)| {
+            (
+                g.into_iter()
+                    .filter(|k| members.binary_search(k).is_ok())
+                    .collect(),
+                c,
+            )
+        })
         .collect();
     named.sort_by_key(|g| std::cmp::Reverse(g.0.len()));
     let is_master = |k: &usize| conf.nodes[*k].info.master;
