@@ -34,29 +34,16 @@ pub struct Graph {
 }
 
 impl Graph {
-    fn vertices(&self) -> impl Iterator<Item = usize> + '_ {
+    pub fn vertices(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.adj.len()).map(|k| k + self.lo)
     }
 
-    fn neighbours(&self, v: usize) -> &[usize] {
+    pub fn neighbours(&self, v: usize) -> &[usize] {
         &self.adj[v - self.lo]
     }
 
     fn degree(&self, v: usize) -> usize {
         self.neighbours(v).len()
-    }
-
-    /// Haskell's `show` of the graph (`array (lo,hi) [(v,[...]),...]`).
-    pub fn show(&self) -> String {
-        let hi = self.lo + self.adj.len() - 1;
-        let items: Vec<String> = self
-            .vertices()
-            .map(|v| {
-                let n: Vec<String> = self.neighbours(v).iter().map(ToString::to_string).collect();
-                format!("({v},[{}])", n.join(","))
-            })
-            .collect();
-        format!("array ({},{hi}) [{}]", self.lo, items.join(","))
     }
 }
 
@@ -185,9 +172,12 @@ fn colour_dcolor(g: &Graph) -> BTreeMap<usize, usize> {
     })
 }
 
+/// A colouring: each colour's vertices, ascending, by colour.
+pub type Classes = BTreeMap<usize, Vec<usize>>;
+
 /// `colorVertMap`: each colour's vertices, ascending.
-fn by_colour(colours: &BTreeMap<usize, usize>) -> BTreeMap<usize, Vec<usize>> {
-    let mut m: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+fn by_colour(colours: &BTreeMap<usize, usize>) -> Classes {
+    let mut m: Classes = BTreeMap::new();
     for (&v, &c) in colours {
         m.entry(c).or_default().push(v);
     }
@@ -195,7 +185,7 @@ fn by_colour(colours: &BTreeMap<usize, usize>) -> BTreeMap<usize, Vec<usize>> {
 }
 
 /// The three colourings, in hroller's order, with their names.
-pub fn colourings(g: &Graph) -> Vec<(&'static str, BTreeMap<usize, Vec<usize>>)> {
+pub fn colourings(g: &Graph) -> Vec<(&'static str, Classes)> {
     vec![
         ("LF", by_colour(&colour_lf(g))),
         ("Dsatur", by_colour(&colour_dsatur(g))),
@@ -205,7 +195,7 @@ pub fn colourings(g: &Graph) -> Vec<(&'static str, BTreeMap<usize, Vec<usize>>)>
 
 /// `minimumBy (comparing size)`: the first of the colourings with the
 /// fewest colours, its classes by colour.
-pub fn smallest(colourings: &[(&str, BTreeMap<usize, Vec<usize>>)]) -> Vec<Vec<usize>> {
+pub fn smallest(colourings: &[(&str, Classes)]) -> Vec<Vec<usize>> {
     let mut best = &colourings[0].1;
     for (_, c) in &colourings[1..] {
         if c.len() < best.len() {
@@ -213,30 +203,6 @@ pub fn smallest(colourings: &[(&str, BTreeMap<usize, Vec<usize>>)]) -> Vec<Vec<u
         }
     }
     best.values().cloned().collect()
-}
-
-/// `getStats`: the colourings by size, each with its class sizes, and
-/// whether it tied with or lost to the next.
-pub fn stats(colourings: &[(&str, BTreeMap<usize, Vec<usize>>)]) -> String {
-    let mut by_size: Vec<&(&str, BTreeMap<usize, Vec<usize>>)> = colourings.iter().collect();
-    by_size.sort_by_key(|c| std::cmp::Reverse(c.1.len()));
-    let stat = |(name, m): &(&str, BTreeMap<usize, Vec<usize>>)| {
-        let sizes: Vec<String> = m.values().map(|c| c.len().to_string()).collect();
-        format!("{name}: {} ({})", m.len(), sizes.join(","))
-    };
-    let (mut old, mut text) = (0usize, String::new());
-    for el in by_size.iter().rev() {
-        let size = el.1.len();
-        if old == 0 {
-            text = stat(el);
-        } else if old == size {
-            text = format!("{text} TIE {}", stat(el));
-        } else {
-            text = format!("{text} LOOSE {}", stat(el));
-        }
-        old = size;
-    }
-    text
 }
 
 /// `move`: the instance's primary to `to` (soft checks ignored); on a

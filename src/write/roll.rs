@@ -1,8 +1,47 @@
-//! hroller's texts (`Program/Hroller.hs`): the heading, each reboot
+//! hroller's texts (`Program/Hroller.hs`): the node graph and the
+//! colourings' statistics (`-v -v`, `-v -v -v`), the heading, each reboot
 //! group (its nodes on one line, or one per line for `--one-step-only`)
 //! and with `--print-moves` the moves it needs.
 
-use crate::search::roll::Move;
+use crate::search::roll::{Classes, Graph, Move};
+
+/// `Node Graph: ` and Haskell's `show` of the graph (`array (lo,hi)
+/// [(v,[...]),...]`).
+pub fn graph(g: &Graph) -> String {
+    let hi = g.lo + g.adj.len() - 1;
+    let items: Vec<String> = g
+        .vertices()
+        .map(|v| {
+            let n: Vec<String> = g.neighbours(v).iter().map(ToString::to_string).collect();
+            format!("({v},[{}])", n.join(","))
+        })
+        .collect();
+    format!("Node Graph: array ({},{hi}) [{}]\n", g.lo, items.join(","))
+}
+
+/// `getStats`: the colourings by size, each with its class sizes, and
+/// whether it tied with or lost to the next.
+pub fn stats(colourings: &[(&str, Classes)]) -> String {
+    let mut by_size: Vec<&(&str, Classes)> = colourings.iter().collect();
+    by_size.sort_by_key(|c| std::cmp::Reverse(c.1.len()));
+    let stat = |(name, m): &(&str, Classes)| {
+        let sizes: Vec<String> = m.values().map(|c| c.len().to_string()).collect();
+        format!("{name}: {} ({})", m.len(), sizes.join(","))
+    };
+    let (mut old, mut text) = (0usize, String::new());
+    for el in by_size.iter().rev() {
+        let size = el.1.len();
+        if old == 0 {
+            text = stat(el);
+        } else if old == size {
+            text = format!("{text} TIE {}", stat(el));
+        } else {
+            text = format!("{text} LOOSE {}", stat(el));
+        }
+        old = size;
+    }
+    format!("{text}\n")
+}
 
 /// The heading (`'Node Reboot Groups'`, or `'First Reboot Group'` for
 /// `--one-step-only`).

@@ -111,7 +111,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let graph = roll::node_graph(&conf, &members, !o.roll.offline_maintenance)
         .ok_or_else(|| error("Cannot create node graph"))?;
     if o.verbose > 2 {
-        writeln!(out, "Node Graph: {}", graph.show())?;
+        out.write_all(texts::graph(&graph).as_bytes())?;
     }
     let colourings = roll::colourings(&graph);
     let smallest = roll::smallest(&colourings);
@@ -177,7 +177,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         })
         .collect();
     if o.verbose > 1 {
-        writeln!(out, "{}", roll::stats(&colourings))?;
+        out.write_all(texts::stats(&colourings).as_bytes())?;
     }
     let one_step = o.roll.one_step_only;
     if !o.no_headers {
