@@ -27,7 +27,8 @@ pub struct GroupFigures {
     /// Instances whose secondary node is offline (the true count).
     pub offline_sec: usize,
     /// With the capacity checks: the nodes that could not be evacuated
-    /// (`canEvacuateNode`), in key order, with what stopped each.
+    /// (`canEvacuateNode`), in key order, with what stopped each when
+    /// asked for ([`Evacuation::Blocker`]).
     pub unevacuable: Option<Vec<Unevacuable>>,
     /// The group's score (`compCV`).
     pub score: f64,
@@ -55,9 +56,20 @@ impl GroupFigures {
     }
 }
 
+/// How far the global N+1 check goes for each node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evacuation {
+    /// Not run (`--no-capacity-checks`).
+    Off,
+    /// Whether each node can be evacuated.
+    Verdict,
+    /// And, for a node that cannot, the instance that stops it.
+    Blocker,
+}
+
 /// The figures of the group in `state`; `offline(k)` says whether node
 /// `k` of the whole cluster is offline (a secondary may lie outside the
-/// group). `capacity` runs the global N+1 check on every node.
+/// group). `evacuation` says how far the global N+1 check goes.
 ///
 /// # Errors
 ///
@@ -66,7 +78,7 @@ impl GroupFigures {
 pub fn group_figures(
     state: &mut State,
     offline: impl Fn(i32) -> bool,
-    capacity: bool,
+    evacuation: Evacuation,
 ) -> Result<GroupFigures, Crash> {
     let keys: Vec<usize> = state.node_keys().collect();
     let (mut n1_fail, mut conflict_tags, mut offline_pri, mut offline_nodes) = (0, 0, 0, 0);
@@ -86,16 +98,27 @@ pub fn group_figures(
         .instances()
         .filter(|i| i.s_node >= 0 && offline(i.s_node))
         .count();
-    let unevacuable = if capacity {
-        let mut found = Vec::new();
-        for &k in &keys {
-            if let Some(u) = globaln1::evacuation_blocker(state, k)? {
-                found.push(u);
+    let unevacuable = match evacuation {
+        Evacuation::Off => None,
+        Evacuation::Verdict => {
+            let mut found = Vec::new();
+            for &k in &keys {
+                if !globaln1::can_evacuate_node(state, k)? {
+                    found.push(Unevacuable {
+                        node: k,
+                        blocker: None,
+                    });
+                }
             }
+            Some(found)
         }
-        Some(found)
-    } else {
-        None
+        Evacuation::Blocker => {
+            let mut found = Vec::new();
+            for &k in &keys {
+                found.extend(globaln1::evacuation_blocker(state, k)?);
+            }
+            Some(found)
+        }
     };
     Ok(GroupFigures {
         n1_fail,

@@ -25,7 +25,7 @@ use crate::read::select;
 use crate::score::metric::optimal_score;
 use crate::search::balance;
 use crate::search::balance::group::split_instances;
-use crate::search::check::{group_figures, GroupFigures};
+use crate::search::check::{group_figures, Evacuation, GroupFigures};
 use crate::search::state::{Crash, State};
 use crate::write::balance as balance_texts;
 use crate::write::check::{self as texts, Phase, Style};
@@ -72,7 +72,12 @@ fn crashed(cluster: &Cluster, g: usize, c: &Crash) -> Stop {
 }
 
 /// The figures of group `g` in `state`.
-fn check(cluster: &Cluster, g: usize, mut state: State, capacity: bool) -> Result<Checked, Stop> {
+fn check(
+    cluster: &Cluster,
+    g: usize,
+    mut state: State,
+    evacuation: Evacuation,
+) -> Result<Checked, Stop> {
     let offline = |k: i32| {
         usize::try_from(k)
             .ok()
@@ -80,7 +85,7 @@ fn check(cluster: &Cluster, g: usize, mut state: State, capacity: bool) -> Resul
             .is_some_and(|n| n.offline)
     };
     let figures =
-        group_figures(&mut state, offline, capacity).map_err(|c| crashed(cluster, g, &c))?;
+        group_figures(&mut state, offline, evacuation).map_err(|c| crashed(cluster, g, &c))?;
     Ok(Checked {
         group: g,
         state,
@@ -172,6 +177,11 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     select::set_node_status(&mut cluster, &o.offline, o.max_cpu, o.min_disk)
         .map_err(|wrong| stop(balance_texts::wrong_offline(&wrong)))?;
     let capacity = o.algorithm.capacity_checks;
+    let evacuation = match (capacity, o.true_counts) {
+        (false, _) => Evacuation::Off,
+        (true, false) => Evacuation::Verdict,
+        (true, true) => Evacuation::Blocker,
+    };
     let style = Style {
         machine: o.machine_readable,
         verbose: o.verbose,
@@ -183,7 +193,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         .collect();
     let initial = groups
         .iter()
-        .map(|&g| check(&cluster, g, State::of_group(&cluster, g), capacity))
+        .map(|&g| check(&cluster, g, State::of_group(&cluster, g), evacuation))
         .collect::<Result<Vec<_>, _>>()?;
     let need_rebalance = cluster_counts(&initial, o.true_counts)
         .iter()
@@ -218,7 +228,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
                 } else {
                     c.state
                 };
-                check(&cluster, c.group, state, capacity)
+                check(&cluster, c.group, state, evacuation)
             })
             .collect::<Result<Vec<_>, _>>()?;
         // hcheck judges the final state by the initial counts.
