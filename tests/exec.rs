@@ -6,8 +6,6 @@
 //! traffic in `src/write/opcodes.rs`); a failed job stops the plan; `-X`
 //! without `-L` is refused before any work.
 
-use std::io::{Read, Write};
-use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
@@ -15,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 use crate::run::scratch;
+use crate::support::master::{fake_master, Queue};
 
 const BALANCE: &str = env!("CARGO_BIN_EXE_hailstone-balance");
 const SQUEEZE: &str = env!("CARGO_BIN_EXE_hailstone-squeeze");
@@ -24,110 +23,6 @@ fn fixture(name: &str) -> Vec<u8> {
         .join("tests/live")
         .join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// What the fake master saw: every job submitted (its opcodes), by set.
-#[derive(Default)]
-struct Queue {
-    sets: Vec<Vec<Vec<Value>>>,
-    /// Job ids (from 1) that end in error.
-    failing: Vec<u64>,
-}
-
-/// Reads one 0x03-terminated message; `None` at the end of the stream.
-fn message(s: &mut UnixStream, pending: &mut Vec<u8>) -> Option<Vec<u8>> {
-    loop {
-        if let Some(end) = pending.iter().position(|&b| b == 3) {
-            let rest = pending.split_off(end + 1);
-            let mut m = std::mem::replace(pending, rest);
-            m.pop();
-            return Some(m);
-        }
-        let mut buf = [0u8; 65536];
-        match s.read(&mut buf) {
-            Ok(0) | Err(_) => return None,
-            Ok(n) => pending.extend_from_slice(&buf[..n]),
-        }
-    }
-}
-
-fn reply(s: &mut UnixStream, result: &str) {
-    let _ = s.write_all(format!("{{\"success\":true,\"result\":{result}}}").as_bytes());
-    let _ = s.write_all(&[3]);
-}
-
-/// Serves the cluster `replies` (0x03-separated, in query order) on the
-/// first connection, then a job queue on every later one.
-fn fake_master(dir: &Path, replies: Vec<u8>, queue: Arc<Mutex<Queue>>) -> String {
-    let path = dir.join("master.sock");
-    let _ = std::fs::remove_file(&path);
-    let listener = UnixListener::bind(&path).expect("bind");
-    std::thread::spawn(move || {
-        let mut first = true;
-        let mut next_id = 1u64;
-        let mut polled: Vec<u64> = Vec::new();
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { return };
-            let mut pending = Vec::new();
-            if first {
-                first = false;
-                for r in replies.split(|&b| b == 3).filter(|m| !m.is_empty()) {
-                    if message(&mut s, &mut pending).is_none() {
-                        break;
-                    }
-                    let _ = s.write_all(r);
-                    let _ = s.write_all(&[3]);
-                }
-                continue;
-            }
-            while let Some(m) = message(&mut s, &mut pending) {
-                let req: Value = serde_json::from_slice(&m).expect("a JSON request");
-                match req["method"].as_str() {
-                    Some("SubmitManyJobs") => {
-                        let jobs: Vec<Vec<Value>> = req["args"][0]
-                            .as_array()
-                            .expect("jobs")
-                            .iter()
-                            .map(|j| j.as_array().expect("opcodes").clone())
-                            .collect();
-                        let ids: Vec<String> = jobs
-                            .iter()
-                            .map(|_| {
-                                next_id += 1;
-                                format!("[true,{}]", next_id - 1)
-                            })
-                            .collect();
-                        queue.lock().unwrap().sets.push(jobs);
-                        reply(&mut s, &format!("[{}]", ids.join(",")));
-                    }
-                    Some("QueryJobs") => {
-                        // Running at the first poll of a job, then done.
-                        let q = queue.lock().unwrap();
-                        let rows: Vec<String> = req["args"][0]
-                            .as_array()
-                            .expect("ids")
-                            .iter()
-                            .map(|id| {
-                                let id = id.as_u64().expect("id");
-                                if !polled.contains(&id) {
-                                    polled.push(id);
-                                    "[\"running\"]".to_owned()
-                                } else if q.failing.contains(&id) {
-                                    "[\"error\"]".to_owned()
-                                } else {
-                                    "[\"success\"]".to_owned()
-                                }
-                            })
-                            .collect();
-                        drop(q);
-                        reply(&mut s, &format!("[{}]", rows.join(",")));
-                    }
-                    other => panic!("unexpected Luxi method {other:?}"),
-                }
-            }
-        }
-    });
-    path.to_string_lossy().into_owned()
 }
 
 fn run(bin: &str, args: &[&str]) -> Output {

@@ -117,10 +117,16 @@ fn status_rank(status: &str) -> Option<u8> {
 /// Set when SIGINT arrives: stop after the current job set.
 static CANCEL: AtomicBool = AtomicBool::new(false);
 
+/// Whether Ctrl-C (SIGINT) arrived since execution began: a program that
+/// runs several phases of jobs stops before the next one.
+pub fn interrupted() -> bool {
+    CANCEL.load(Ordering::SeqCst)
+}
+
 /// Makes Ctrl-C (SIGINT) stop execution at the end of the current job set
 /// instead of killing the program while jobs run: `signal-hook` sets
 /// [`CANCEL`] when the signal arrives (registered once per process).
-fn catch_interrupt() {
+pub fn catch_interrupt() {
     static REGISTER: Once = Once::new();
     REGISTER.call_once(|| {
         // SIGINT is not one of the signals `register` refuses; were it to
@@ -169,6 +175,22 @@ pub fn execute(socket: &str, sets: &[JobSet], out: &mut dyn Write) -> Result<(),
         submitted.push((set.description.clone(), statuses));
     }
     Ok(())
+}
+
+/// Submits one job set and waits for all its jobs (as [`execute`] does
+/// for each set); each job's id and final status, in the set's order,
+/// whether or not they succeeded.
+///
+/// # Errors
+///
+/// A Luxi error (with the socket and method) or a reply that is not a
+/// submission's or a status query's.
+pub fn run_job_set(
+    socket: &str,
+    set: &JobSet,
+    out: &mut dyn Write,
+) -> Result<Vec<(i64, String)>, String> {
+    run_set(socket, set, out).map_err(|e| e.to_string())
 }
 
 /// Why a job set could not be carried out.

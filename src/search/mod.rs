@@ -13,7 +13,8 @@
 //!   change in `node_evac.rs`, relocation in `relocation.rs`), the
 //!   allocation solutions with their failure tallies ([`solution`]), GHC's
 //!   sort for hail's exact order ([`ghc_sort`]), and the balancing engine
-//!   of hbal and the planners built on it ([`balance`]).
+//!   of hbal and the planners built on it ([`balance`]); hroller's reboot
+//!   groups ([`roll`]) and how one is carried out ([`reboot`]).
 //! * May use: the model, scoring, and the writing helpers (Haskell
 //!   formatting of the texts hail builds during its search, answer JSON).
 //! * Must never: read input or parse options; print; decide anything from a
@@ -28,6 +29,7 @@ pub mod ghc_sort;
 pub mod globaln1;
 pub mod groups;
 pub mod moves;
+pub mod reboot;
 pub mod request;
 pub mod roll;
 pub mod solution;

@@ -40,6 +40,12 @@ pub fn cluster_queries(fields: &QueryFields<'_>) -> [(&'static str, &'static str
     ]
 }
 
+/// The arguments of a `Query` of every node's name and boot id (how
+/// `hailstone-roll -X` sees a rebooted node answer again).
+pub fn node_boot_ids() -> Json {
+    query("node", &["name", "bootid"])
+}
+
 /// `SubmitManyJobs`' arguments: the jobs, each a list of opcodes.
 pub fn submit_many_jobs(jobs: &[Vec<Json>]) -> Json {
     Json::Arr(vec![Json::Arr(

@@ -2,7 +2,9 @@
 //! serialiser writes them: the jobs of a node evacuation or group change
 //! in hail's answers (`Cluster.iMoveToJob`), and the jobs the planners
 //! submit with `-X` (hbal's moves; hsqueeze's tags, offline flags and
-//! out-of-band power commands), wrapped with their `priority`, `depends`,
+//! out-of-band power commands; hailstone-roll's evacuations, instance
+//! moves, shutdowns, startups and disk activations around a reboot),
+//! wrapped with their `priority`, `depends`,
 //! `comment` and `reason` fields (a `MetaOpCode`). Each opcode is a
 //! [`Json`] object, written by the one JSON writer.
 
@@ -22,40 +24,22 @@ fn opcode(id: &str, fields: Vec<(&'static str, Json)>) -> Json {
 /// instead of migrating.
 pub fn move_opcodes(inst: &str, forthcoming: bool, mv: MoveText<'_>) -> Vec<Json> {
     let failover = |target: Option<&str>| -> Json {
-        let mut fields = vec![("instance_name", s(inst))];
-        if forthcoming {
-            fields.push(("shutdown_timeout", Json::Int(120)));
-            fields.push(("ignore_consistency", Json::Bool(false)));
+        if !forthcoming {
+            return migrate_opcode(inst, target);
         }
+        let mut fields = vec![
+            ("instance_name", s(inst)),
+            ("shutdown_timeout", Json::Int(SHUTDOWN_TIMEOUT)),
+            ("ignore_consistency", Json::Bool(false)),
+        ];
         if let Some(t) = target {
             fields.push(("target_node", s(t)));
         }
-        if forthcoming {
-            fields.push(("ignore_ipolicy", Json::Bool(false)));
-            fields.push(("cleanup", Json::Bool(false)));
-            opcode("OP_INSTANCE_FAILOVER", fields)
-        } else {
-            fields.push(("allow_runtime_changes", Json::Bool(false)));
-            fields.push(("ignore_ipolicy", Json::Bool(false)));
-            fields.push(("cleanup", Json::Bool(false)));
-            fields.push(("allow_failover", Json::Bool(true)));
-            fields.push(("ignore_hvversions", Json::Bool(true)));
-            opcode("OP_INSTANCE_MIGRATE", fields)
-        }
+        fields.push(("ignore_ipolicy", Json::Bool(false)));
+        fields.push(("cleanup", Json::Bool(false)));
+        opcode("OP_INSTANCE_FAILOVER", fields)
     };
-    let replace = |t: &str| -> Json {
-        opcode(
-            "OP_INSTANCE_REPLACE_DISKS",
-            vec![
-                ("instance_name", s(inst)),
-                ("early_release", Json::Bool(false)),
-                ("ignore_ipolicy", Json::Bool(false)),
-                ("mode", s("replace_new_secondary")),
-                ("disks", Json::Arr(Vec::new())),
-                ("remote_node", s(t)),
-            ],
-        )
-    };
+    let replace = |t: &str| replace_secondary_opcode(inst, t);
     match mv {
         MoveText::Failover => vec![failover(None)],
         MoveText::FailoverToAny(t) => vec![failover(Some(t))],
@@ -64,6 +48,105 @@ pub fn move_opcodes(inst: &str, forthcoming: bool, mv: MoveText<'_>) -> Vec<Json
         MoveText::ReplaceAndFailover(t) => vec![replace(t), failover(None)],
         MoveText::FailoverAndReplace(t) => vec![failover(None), replace(t)],
     }
+}
+
+/// Ganeti's default shutdown timeout, in seconds
+/// (`C.defaultShutdownTimeout`).
+const SHUTDOWN_TIMEOUT: i64 = 120;
+
+/// `OP_INSTANCE_MIGRATE` of `inst`: to its secondary (`target` `None`,
+/// drbd) or to `target` (shared storage); an instance that is not
+/// running fails over instead (`allow_failover`).
+pub fn migrate_opcode(inst: &str, target: Option<&str>) -> Json {
+    let mut fields = vec![("instance_name", s(inst))];
+    if let Some(t) = target {
+        fields.push(("target_node", s(t)));
+    }
+    fields.push(("allow_runtime_changes", Json::Bool(false)));
+    fields.push(("ignore_ipolicy", Json::Bool(false)));
+    fields.push(("cleanup", Json::Bool(false)));
+    fields.push(("allow_failover", Json::Bool(true)));
+    fields.push(("ignore_hvversions", Json::Bool(true)));
+    opcode("OP_INSTANCE_MIGRATE", fields)
+}
+
+/// `OP_INSTANCE_REPLACE_DISKS` giving the drbd instance `inst` the new
+/// secondary node `node`.
+pub fn replace_secondary_opcode(inst: &str, node: &str) -> Json {
+    opcode(
+        "OP_INSTANCE_REPLACE_DISKS",
+        vec![
+            ("instance_name", s(inst)),
+            ("early_release", Json::Bool(false)),
+            ("ignore_ipolicy", Json::Bool(false)),
+            ("mode", s("replace_new_secondary")),
+            ("disks", Json::Arr(Vec::new())),
+            ("remote_node", s(node)),
+        ],
+    )
+}
+
+/// `OP_INSTANCE_MOVE` copying the non-redundant instance `inst` (plain,
+/// file) to `node` (`gnt-instance move`: shut down, copied, started
+/// again if it ran).
+pub fn instance_move_opcode(inst: &str, node: &str) -> Json {
+    opcode(
+        "OP_INSTANCE_MOVE",
+        vec![
+            ("instance_name", s(inst)),
+            ("shutdown_timeout", Json::Int(SHUTDOWN_TIMEOUT)),
+            ("ignore_ipolicy", Json::Bool(false)),
+            ("target_node", s(node)),
+            ("compress", s("none")),
+            ("ignore_consistency", Json::Bool(false)),
+        ],
+    )
+}
+
+/// `OP_INSTANCE_SHUTDOWN` of `inst` (`gnt-instance shutdown`; the new
+/// state is remembered).
+pub fn shutdown_opcode(inst: &str) -> Json {
+    opcode(
+        "OP_INSTANCE_SHUTDOWN",
+        vec![
+            ("instance_name", s(inst)),
+            ("force", Json::Bool(false)),
+            ("ignore_offline_nodes", Json::Bool(false)),
+            ("timeout", Json::Int(SHUTDOWN_TIMEOUT)),
+            ("no_remember", Json::Bool(false)),
+        ],
+    )
+}
+
+/// `OP_INSTANCE_STARTUP` of `inst` (`gnt-instance startup`).
+pub fn startup_opcode(inst: &str) -> Json {
+    opcode(
+        "OP_INSTANCE_STARTUP",
+        vec![
+            ("instance_name", s(inst)),
+            ("force", Json::Bool(false)),
+            ("ignore_offline_nodes", Json::Bool(false)),
+            ("hvparams", Json::Obj(Vec::new())),
+            ("beparams", Json::Obj(Vec::new())),
+            ("no_remember", Json::Bool(false)),
+            ("startup_paused", Json::Bool(false)),
+            ("shutdown_timeout", Json::Int(SHUTDOWN_TIMEOUT)),
+        ],
+    )
+}
+
+/// `OP_INSTANCE_ACTIVATE_DISKS` of `inst`, waiting until its disks are in
+/// sync (`gnt-instance activate-disks --wait-for-sync`): a drbd instance
+/// whose node was rebooted reconnects and resynchronises.
+pub fn activate_disks_opcode(inst: &str) -> Json {
+    opcode(
+        "OP_INSTANCE_ACTIVATE_DISKS",
+        vec![
+            ("instance_name", s(inst)),
+            ("ignore_size", Json::Bool(false)),
+            ("wait_for_sync", Json::Bool(true)),
+        ],
+    )
 }
 
 /// `OP_TAGS_SET` of a node (`Node.genAddTagsOpCode`).

@@ -1,8 +1,10 @@
 //! hroller's texts (`Program/Hroller.hs`): the node graph and the
 //! colourings' statistics (`-v -v`, `-v -v -v`), the heading, each reboot
 //! group (its nodes on one line, or one per line for `--one-step-only`)
-//! and with `--print-moves` the moves it needs.
+//! and with `--print-moves` the moves it needs; for `-X`, each phase of a
+//! group as the `gnt-instance` commands an operator would type.
 
+use crate::search::reboot::{Action, Job};
 use crate::search::roll::{Classes, Graph, Move};
 
 /// `Node Graph: ` and Haskell's `show` of the graph (`array (lo,hi)
@@ -71,6 +73,36 @@ pub fn group(names: &[&str], moves: &[Move], one_step: bool, print_moves: bool) 
     s
 }
 
+/// The `gnt-instance` command of each action of `jobs`, one per line
+/// (indented), the instances and nodes named by `instance` and `node`.
+pub fn commands(
+    jobs: &[Job],
+    instance: impl Fn(usize) -> String,
+    node: impl Fn(usize) -> String,
+) -> String {
+    let mut s = String::new();
+    for j in jobs {
+        let i = instance(j.instance);
+        for a in &j.actions {
+            let line = match *a {
+                Action::Migrate(None) => format!("gnt-instance migrate -f {i}"),
+                Action::Migrate(Some(t)) => format!("gnt-instance migrate -f -n {} {i}", node(t)),
+                Action::Move(t) => format!("gnt-instance move -f -n {} {i}", node(t)),
+                Action::ReplaceSecondary(t) => {
+                    format!("gnt-instance replace-disks -n {} {i}", node(t))
+                }
+                Action::Resync => format!("gnt-instance activate-disks --wait-for-sync {i}"),
+                Action::Shutdown => format!("gnt-instance shutdown {i}"),
+                Action::Startup => format!("gnt-instance startup {i}"),
+            };
+            s.push_str("  ");
+            s.push_str(&line);
+            s.push('\n');
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +127,24 @@ mod tests {
         );
         assert_eq!(group(&["n1", "n2"], &moves, true, false), "n1\nn2\n");
         assert_eq!(group(&[], &moves, false, false), "\n");
+    }
+
+    #[test]
+    fn phase_commands() {
+        let jobs = vec![
+            Job {
+                instance: 0,
+                actions: vec![Action::Migrate(None), Action::ReplaceSecondary(2)],
+            },
+            Job {
+                instance: 1,
+                actions: vec![Action::Move(1), Action::Resync, Action::Startup],
+            },
+        ];
+        let text = commands(&jobs, |i| format!("i{i}"), |n| format!("n{n}"));
+        assert_eq!(
+            text,
+            "  gnt-instance migrate -f i0\n  gnt-instance replace-disks -n n2 i0\n  gnt-instance move -f -n n1 i1\n  gnt-instance activate-disks --wait-for-sync i1\n  gnt-instance startup i1\n"
+        );
     }
 }

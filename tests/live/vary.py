@@ -5,7 +5,9 @@ RAPI resources (`NAME.rapi/`): two node groups, a drained, an offline and
 a non-vm-capable node, drbd instances with secondaries, tags (exclusion
 and location), unavailable fields, a KVM cluster. `field-error` breaks
 one online node's memory (status 3); `unknown-node` names a missing
-primary. Usage: vary.py OUTDIR (the lab capture's policy is reused)."""
+primary. `rolling` is a one-group ring of drbd instances with one
+instance of each other template, for `hailstone-roll -X`. Usage: vary.py
+OUTDIR (the lab capture's policy is reused)."""
 import copy, json, os, sys
 
 out = sys.argv[1]
@@ -35,7 +37,17 @@ insts = [
 ]
 ctags = ["htools:iextags:service", "htools:nlocation:rack"]
 
-def luxi(kind):
+ring = [("node%d.example.com" % k, G1, 20000, 250000, False, False, True, []) for k in range(1, 6)]
+ring_insts = [("d%d.example.com" % k, "node%d.example.com" % k, "node%d.example.com" % (k % 5 + 1),
+               2048, 10240, "drbd", "ADMIN_down" if k == 5 else "running", []) for k in range(1, 6)]
+ring_insts += [
+    ("p1.example.com", "node2.example.com", None, 1024, 5120, "plain", "running", []),
+    ("s1.example.com", "node3.example.com", None, 1024, 10240, "sharedfile", "running", []),
+    ("x1.example.com", "node4.example.com", None, 512, 0, "diskless", "running", []),
+    ("f1.example.com", "node5.example.com", None, 1024, 5120, "file", "running", []),
+]
+
+def luxi(kind, nodes=nodes, insts=insts, groups=groups, ctags=ctags):
     def f(v, st=0): return [st, v]
     nrows = []
     for (n, g, mfree, dfree, off, dr, vm, tags) in nodes:
@@ -85,4 +97,6 @@ def rapi(d):
 os.makedirs(out, exist_ok=True)
 for kind in ["varied", "field-error", "unknown-node"]:
     open(os.path.join(out, kind + ".luxi"), "wb").write(luxi(kind))
+open(os.path.join(out, "rolling.luxi"), "wb").write(
+    luxi("rolling", ring, ring_insts, [("default", G1, "preferred", [])], []))
 rapi(os.path.join(out, "varied.rapi"))

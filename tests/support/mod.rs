@@ -1,2 +1,3 @@
+pub mod master;
 pub mod plan;
 pub mod safety;

@@ -5,7 +5,7 @@
 //! instance where Ganeti or the hardware forbids? It reads the data file
 //! with its own small parser (nothing from the `hailstone` library),
 //! replays the commands of `-C` (migrate, failover, `-n` moves,
-//! `replace-disks -n`, and a squeeze plan's `gnt-node power` and
+//! `replace-disks -n`, `move -n` copies, and a squeeze plan's `gnt-node power` and
 //! `add-tags`) on a plain model, checks every intermediate cluster, and
 //! returns the final placement so that a test can compare it with the
 //! state the planner saved (`-S FILE.balanced`, `FILE.squeezed`). A node
@@ -16,7 +16,8 @@
 //! hold: the instance exists; a target node exists, is online and is not
 //! the instance's other node; a failover needs a drbd instance and moves
 //! it to its secondary; a move to a named node needs a shared-storage
-//! template; a secondary replacement needs drbd; after each command every
+//! template; a copy (`move`) needs a template with disks that is not
+//! drbd; a secondary replacement needs drbd; after each command every
 //! node's free memory (reported, minus what running instances moved in
 //! take) and free disk (minus the disks placed there) is not negative.
 
@@ -296,6 +297,37 @@ pub fn replay(c: &mut Cluster, commands: &str) -> Vec<String> {
                     }
                     if let Some(n) = c.nodes.get_mut(&inst.pri) {
                         n.free_mem += inst.mem;
+                    }
+                }
+                c.insts.get_mut(&iname).expect("present").pri = t;
+            }
+            ("move", Some(t)) => {
+                let Some(t) = t else {
+                    bad.push(format!("{cmd}: unknown target node"));
+                    continue;
+                };
+                if inst.template == "drbd" || inst.template == "diskless" {
+                    bad.push(format!("{cmd}: copy of a {} instance", inst.template));
+                }
+                if t == inst.pri || c.nodes.get(&t).is_none_or(|n| n.offline) {
+                    bad.push(format!(
+                        "{cmd}: target {t} is the primary, offline or unknown"
+                    ));
+                }
+                if let Some(n) = c.nodes.get_mut(&t) {
+                    if inst.running {
+                        n.free_mem -= inst.mem;
+                    }
+                    if uses_local_disk(&inst.template) {
+                        n.free_dsk -= inst.dsk;
+                    }
+                }
+                if let Some(n) = c.nodes.get_mut(&inst.pri) {
+                    if inst.running {
+                        n.free_mem += inst.mem;
+                    }
+                    if uses_local_disk(&inst.template) {
+                        n.free_dsk += inst.dsk;
                     }
                 }
                 c.insts.get_mut(&iname).expect("present").pri = t;

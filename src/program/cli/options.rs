@@ -174,7 +174,7 @@ pub struct Options {
 }
 
 /// hroller's switches.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RollSwitches {
     pub offline_maintenance: bool,
     pub full_evacuation: bool,
@@ -185,6 +185,8 @@ pub struct RollSwitches {
     pub print_moves: bool,
     /// `--shared-storage-movable` (hailstone only).
     pub shared_storage_movable: bool,
+    /// `--reboot-command` (hailstone only): how `-X` reboots a node.
+    pub reboot_command: Option<String>,
 }
 
 impl Default for Options {
@@ -385,6 +387,7 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::Force => o.roll.force = switch()?,
         Opt::PrintMoves => o.roll.print_moves = switch()?,
         Opt::SharedStorageMovable => o.roll.shared_storage_movable = switch()?,
+        Opt::RebootCommand => o.roll.reboot_command = Some(text.to_owned()),
         Opt::NodeTags => o.node_tags = Some(sep_split(text)),
         Opt::AcceptExistingErrors => o.accept_existing = switch()?,
         Opt::DiskTemplate => {

@@ -9,8 +9,10 @@
 //! moves each needs. The output is hroller 3.0.2's, byte for byte;
 //! `--shared-storage-movable` keeps, under `--skip-non-redundant`, the
 //! nodes whose only non-redundant instances are on shared storage (their
-//! instances are planned to migrate away like the others).
+//! instances are planned to migrate away like the others). `-X` carries
+//! the groups out ([`exec`]).
 
+mod exec;
 pub mod options;
 
 use std::ffi::OsString;
@@ -199,6 +201,9 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             Vec::new()
         };
         out.write_all(texts::group(&names, &moves, one_step, o.roll.print_moves).as_bytes())?;
+    }
+    if o.exec {
+        exec::carry_out(o, &conf, shown, out, err)?;
     }
     out.flush()?;
     Ok(())

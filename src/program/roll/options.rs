@@ -1,10 +1,11 @@
 //! hroller's command line for `hailstone-roll`: hroller's options in
 //! hroller's order (the options themselves are [`crate::program::cli`]'s),
-//! plus `--shared-storage-movable`; no arguments.
+//! plus `--shared-storage-movable` and `-X` with its settings; no
+//! arguments.
 
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{take, Opt, Program};
+use crate::program::cli::{take, take_as, Opt, Program};
 
 /// hroller's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -35,6 +36,10 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Help),
         take(Opt::HelpCompletion),
         take(Opt::SharedStorageMovable),
+        take_as(Opt::Exec, "carry out the reboot groups via Luxi, one after the other: evacuate, reboot (see --reboot-command), wait for the nodes, bring the instances back"),
+        take(Opt::RebootCommand),
+        take(Opt::Reason),
+        take(Opt::Priority),
     ],
     arguments: "",
     flag_values: false,
@@ -53,7 +58,7 @@ mod tests {
     fn help_rows_are_hrollers() {
         let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 23);
+        assert_eq!(rows.len(), 27);
         assert_eq!(
             rows[5],
             "              --offline-maintenance       Schedule offline maintenance, i.e., pretend that all instance are offline."

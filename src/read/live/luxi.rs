@@ -302,6 +302,29 @@ fn source_of(name: &str) -> String {
     format!("Luxi query \"{name}\"")
 }
 
+/// A node's answer to `Query` of `name` and `bootid`: its name and its
+/// boot id, `None` when the node daemon did not answer (any status but
+/// normal). `hailstone-roll -X` asks it to see a rebooted node return.
+///
+/// # Errors
+///
+/// The result's shape: no rows, a row of another width, a name that is
+/// not a string.
+pub fn boot_ids(result: Value<'_>) -> Result<Vec<(String, Option<String>)>, LiveError> {
+    let source = "node boot ids";
+    let mut out = Vec::new();
+    for row in rows(source, result, 2)? {
+        let name = checked(row[0], "name")
+            .and_then(|v| str_value(v, &Path::ROOT.field("name")))
+            .map_err(|e| field_error(source, "a node", e))?;
+        let boot = checked(row[1], "bootid")
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned));
+        out.push((name.to_owned(), boot));
+    }
+    Ok(out)
+}
+
 /// Builds the cluster from the four results, given in [`QUERIES`]' order
 /// (nodes, instances, cluster info, groups), read in hbal's order
 /// (`parseData`).
