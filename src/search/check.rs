@@ -56,6 +56,49 @@ impl GroupFigures {
     }
 }
 
+/// How a node's N+1 failure is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum N1Rule {
+    /// The node's own flag, as the moves so far left it (hcheck's
+    /// `computeBadItems`, before and after its simulated rebalancing).
+    Flag,
+    /// Free memory below the largest failover reservation: what reading
+    /// the state back would flag (hail 3.0.2's rule on a cluster as read;
+    /// the flag of the primitives uses the unallocated memory after a
+    /// move, which differs on nodes with unaccounted memory). hcheck run
+    /// on a state hailstone-groups saves judges it so.
+    AsRead,
+}
+
+/// The nodes `keys` of a group sorted by what is wrong with them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeVerdicts {
+    /// The offline nodes.
+    pub offline: Vec<usize>,
+    /// The online nodes failing N+1.
+    pub n1_failing: Vec<usize>,
+}
+
+/// The offline nodes and the online nodes failing N+1 among `keys`, in
+/// their order, by `rule`: the one judgement hailstone-check and
+/// hailstone-groups' health share.
+pub fn node_verdicts(state: &State, keys: &[usize], rule: N1Rule) -> NodeVerdicts {
+    let mut v = NodeVerdicts::default();
+    for &k in keys {
+        let n = state.node_at(k);
+        let failing = match rule {
+            N1Rule::Flag => n.fail_n1,
+            N1Rule::AsRead => n.f_mem < n.r_mem,
+        };
+        if n.offline {
+            v.offline.push(k);
+        } else if failing {
+            v.n1_failing.push(k);
+        }
+    }
+    v
+}
+
 /// How far the global N+1 check goes for each node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Evacuation {
@@ -81,19 +124,16 @@ pub fn group_figures(
     evacuation: Evacuation,
 ) -> Result<GroupFigures, Crash> {
     let keys: Vec<usize> = state.node_keys().collect();
-    let (mut n1_fail, mut conflict_tags, mut offline_pri, mut offline_nodes) = (0, 0, 0, 0);
-    for &k in &keys {
-        let n = state.node_at(k);
-        if n.offline {
-            offline_nodes += 1;
-            offline_pri += n.p_list.len();
-        } else if n.fail_n1 {
-            n1_fail += 1;
-        }
-        if n.conflicting_primaries() > 0 {
-            conflict_tags += 1;
-        }
-    }
+    let verdicts = node_verdicts(state, &keys, N1Rule::Flag);
+    let offline_pri = verdicts
+        .offline
+        .iter()
+        .map(|&k| state.node_at(k).p_list.len())
+        .sum();
+    let conflict_tags = keys
+        .iter()
+        .filter(|&&k| state.node_at(k).conflicting_primaries() > 0)
+        .count();
     let offline_sec = state
         .instances()
         .filter(|i| i.s_node >= 0 && offline(i.s_node))
@@ -121,10 +161,10 @@ pub fn group_figures(
         }
     };
     Ok(GroupFigures {
-        n1_fail,
+        n1_fail: verdicts.n1_failing.len(),
         conflict_tags,
         offline_pri,
-        offline_nodes,
+        offline_nodes: verdicts.offline.len(),
         offline_sec,
         unevacuable,
         score: state.score_with(&[]),

@@ -42,6 +42,7 @@ use crate::model::instance::Instance;
 use crate::model::storage::{self, StoragePool};
 use crate::model::types::{DiskTemplate, RunState};
 use crate::search::allocate::{AllocOptions, GroupSearch};
+use crate::search::check::{self, N1Rule};
 use crate::search::evacuate;
 use crate::search::moves::Move;
 use crate::search::state::{Changes, Crash, State};
@@ -88,29 +89,24 @@ impl Health {
     }
 }
 
-/// The health of group `g` in `state`.
+/// The health of group `g` in `state`: its offline nodes that host
+/// instances, and its online nodes failing N+1 as reading the state back
+/// would judge them (hcheck judges the states hailstone-groups saves),
+/// by hailstone-check's node verdicts.
 pub fn health(state: &State, g: usize) -> Health {
-    let mut offline_hosts = Vec::new();
-    let mut n1_failing = Vec::new();
-    for &k in state.group_keys(g) {
-        let n = state.node_at(k);
-        if n.offline {
-            if !n.p_list.is_empty() || !n.s_list.is_empty() {
-                offline_hosts.push(k);
-            }
-        } else if n.f_mem < n.r_mem {
-            // hail 3.0.2's N+1 rule on a cluster as read (the rule `hcheck`
-            // applies to a saved state): the free memory is below the
-            // largest failover reservation. The primitives' own flag uses
-            // the unallocated memory after a move, which differs on nodes
-            // with unaccounted memory.
-            n1_failing.push(k);
-        }
-    }
+    let v = check::node_verdicts(state, state.group_keys(g), N1Rule::AsRead);
+    let offline_hosts = v
+        .offline
+        .into_iter()
+        .filter(|&k| {
+            let n = state.node_at(k);
+            !n.p_list.is_empty() || !n.s_list.is_empty()
+        })
+        .collect();
     Health {
         group: g,
         offline_hosts,
-        n1_failing,
+        n1_failing: v.n1_failing,
     }
 }
 

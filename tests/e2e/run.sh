@@ -275,36 +275,6 @@ g gnt-group remove g2 || fail "gnt-group remove g2"
 if ! g gnt-cluster verify --ignore-errors=ENODESETUP; then
   fail "gnt-cluster verify (see $OUT/commands.log)"
 fi
-# -X roll: a diskless and a file instance join the shared-storage ones;
-# hailstone-roll carries out hroller's reboot groups, a node's reboot being
-# a power cycle of its node daemon (oob-power). Every node but the master
-# is rebooted once, and every instance ends where it was, as it was.
-g $ADD -n node3.$D -t diskless inst45.$D || fail "creating inst45 on node3"
-g $ADD -n node4.$D -t file --disk 0:size=1G inst46.$D || fail "creating inst46 on node4"
-placed() { nx 1 gnt-instance list --no-headers --separator=' ' -o name,pnode,status | sort; }
-before=$(placed)
-rm -f "$OUT/rebooted"
-reboot_cmd="$REPO/tests/e2e/oob-power power-cycle \"\$1\" && echo \"\$1\" >> $OUT/rebooted"
-if p $PLANNER_BIN/hailstone-roll -L -X --print-moves --reboot-command="$reboot_cmd"; then
-  cp "$OUT/p.out" "$OUT/roll-exec.out"; cp "$OUT/p.err" "$OUT/roll-exec.err"
-  after=$(placed)
-  [ "$before" = "$after" ] ||
-    fail "hailstone-roll -X: instances not back as they were: $(diff <(echo "$before") <(echo "$after") | tr '\n' ' ')"
-  master=$(nx 1 gnt-cluster getmaster)
-  want=$(nx 1 gnt-node list --no-headers -o name,offline | awk -v m="$master" '$2 == "N" && $1 != m {print $1}' | sort)
-  got=$(sort "$OUT/rebooted" 2>/dev/null)
-  [ -n "$want" ] && [ "$want" = "$got" ] ||
-    fail "hailstone-roll -X: rebooted '$(echo $got)', expected every online node but the master: '$(echo $want)'"
-  for n in $want; do
-    [ "$(nx 1 "$REPO/tests/e2e/oob-power" power-status "$n")" = '{"powered": true}' ] ||
-      fail "hailstone-roll -X: $n's node daemon is not running after its reboot"
-  done
-  grep -q "^The master node $master was not rebooted" "$OUT/p.out" ||
-    fail "hailstone-roll -X: the master was not named as left to the operator"
-  say "hailstone-roll -L -X: $(grep -c '^Reboot group .*: done$' "$OUT/p.out") groups, $(grep -c '^Got job IDs' "$OUT/p.out") job sets; rebooted (power-cycled) $(echo $got); every instance back where it was, as it was"
-else
-  fail "hailstone-roll -L -X: rc $? ($(tail -n 3 "$OUT/p.err"))"
-fi
 failed_jobs=$(nx 1 gnt-job list --no-headers -o id,status | awk '$2 != "success" {print $1}')
 [ -z "$failed_jobs" ] || fail "jobs that did not succeed: $(echo $failed_jobs)"
 
