@@ -41,8 +41,9 @@ compat: build ## Compare with the real hail on the samples and a small generated
 	$(COMPAT) --profile ci --suite check
 	$(COMPAT) --profile ci --suite info
 	$(COMPAT) --profile ci --suite roll
+	$(COMPAT) --profile ci --suite scan
 
-compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal; 300 of 4-24 for hsqueeze; 1,000 multi-group clusters judged by hcheck; 200 clusters of 2-12 nodes for hspace, six runs each; 250 clusters of 3-30 nodes for hcheck, eight runs each; 250 of 3-40 for hinfo, six runs each; 250 of 3-40 for hroller, eighteen runs each), every suite.
+compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal; 300 of 4-24 for hsqueeze; 1,000 multi-group clusters judged by hcheck; 200 clusters of 2-12 nodes for hspace, six runs each; 250 clusters of 3-30 nodes for hcheck, eight runs each; 250 of 3-40 for hinfo, six runs each; 250 of 3-40 for hroller, eighteen runs each; 250 of 3-40 served as RAPI directories for hscan, four runs each), every suite.
 	$(COMPAT) --profile full
 	$(COMPAT) --profile full --suite datafiles
 	$(COMPAT) --profile full --suite balance
@@ -52,6 +53,7 @@ compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per 
 	$(COMPAT) --profile full --suite check
 	$(COMPAT) --profile full --suite info
 	$(COMPAT) --profile full --suite roll
+	$(COMPAT) --profile full --suite scan
 
 bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, hailstone alone on 5,000 and 10,000, hailstone-balance against hbal on 20 to 1,000, hailstone-squeeze against hsqueeze on 20 to 200, and hailstone-space (its default count and --allocator-model) against hspace on 5 to 200 (about 35 minutes, and about 19 more for the space rows, whose cap is at least 300 s; HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes space').
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)
@@ -92,7 +94,7 @@ MAN_DESC_hailstone-info := Reads the cluster from a Ganeti cluster data file (-t
 MAN_NAME_hailstone-scan := save live Ganeti clusters as cluster data files as hscan 3.0.2 does
 MAN_DESC_hailstone-scan := Reads each cluster named on the command line over RAPI (a host name, an https address, or file://DIRECTORY with the four RAPI replies), or without arguments the local cluster over Luxi (-L, as LOCAL), prints one summary line per cluster (nodes, instances, nodes and instances failing N+1, memory, disk, score; -p adds the node table) and writes each as a Ganeti cluster data file NAME.data in the directory of -d (default the current one), for hailstone-balance -t and the other programs. Exits with status 2 when a cluster could not be read.
 MAN_NAME_hailstone-roll := plan rolling reboots of Ganeti nodes as hroller 3.0.2 does
-MAN_DESC_hailstone-roll := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints the groups of nodes that can be rebooted together (no two nodes of a group hold the two halves of a drbd instance, or primaries of instances sharing a secondary), largest first and the master last, each split so that its non-redundant instances can move to other nodes of their group; --full-evacuation also migrates the drbd instances away and replaces the secondaries, --print-moves prints the moves, --one-step-only only the first group. Choose the nodes with --node-tags, -G, --skip-non-redundant; --offline-maintenance pretends every instance is off.
+MAN_DESC_hailstone-roll := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints the groups of nodes that can be rebooted together (no two nodes of a group hold the two halves of a drbd instance, or primaries of instances sharing a secondary), largest first and the master last, each split so that its non-redundant instances can move to other nodes of their group; --full-evacuation also migrates the drbd instances away and replaces the secondaries, --print-moves prints the moves, --one-step-only only the first group. Choose the nodes with --node-tags, -G, --skip-non-redundant; --offline-maintenance pretends every instance is off. With -L, -X carries the groups out one after the other: evacuates the nodes of their running instances, reboots them with --reboot-command (or waits for the operator), waits until Ganeti reaches them, resynchronises the drbd disks and brings every instance back; it never reboots the master node and stops with exit status 1, saying what is left to do, on a failed job or reboot.
 
 # man_page PROGRAM: its man page from --help and --version (help2man) and
 # its bash completion (the long options of --help), into the package.

@@ -245,6 +245,25 @@ fn scan_writes_what_hscan_wrote() {
         "{text}"
     );
     assert!(text.contains(&format!("{lab} ")), "{text}");
+    // As hscan: a Luxi socket that cannot be reached stops the run after
+    // the heading (exit status 1, the error on stderr); a reply that
+    // cannot be read is one cluster not read (exit status 2).
+    let sock = dir.join("no-such-socket").to_string_lossy().into_owned();
+    let out = planner(SCAN, &["-d", &d, &format!("-L{sock}")], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "Name  Nodes  Inst BNode BInst  t_mem  f_mem t_disk f_disk      Score\n");
+    assert!(
+        stderr(&out).starts_with(&format!("hailstone-scan: cannot connect to the Luxi socket {sock}: ")),
+        "{}",
+        stderr(&out)
+    );
+    let (out, _) = with_luxi(SCAN, &dir, fixture_bytes("field-error.luxi"), &["-d", &d]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stdout(&out).contains("\nError for LOCAL: failed to load data. Details:\n"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 /// hailstone-check and hailstone-info read a live cluster as the planners

@@ -112,8 +112,31 @@ pub(crate) fn read_rapi(address: &str) -> Result<live::Live, String> {
 /// reports the first failure in its reading order: groups, nodes,
 /// instances, cluster info; the two differ only when several fail).
 pub(crate) fn read_luxi(socket: &str) -> Result<live::Live, String> {
-    let mut client =
-        luxi::Client::connect(socket, luxi::DEFAULT_TIMEOUT).map_err(|e| e.to_string())?;
+    read_luxi_checked(socket).map_err(|e| match e {
+        LuxiRead::Unreachable(m) | LuxiRead::Unreadable(m) => m,
+    })
+}
+
+/// Why a cluster could not be read over Luxi.
+#[derive(Debug)]
+pub(crate) enum LuxiRead {
+    /// The socket could not be reached or the connection failed (what
+    /// the htools' runtime reports as an I/O exception).
+    Unreachable(String),
+    /// A reply could not be read: the master's error, bad JSON, a field.
+    Unreadable(String),
+}
+
+/// [`read_luxi`], telling a connection that failed from a reply that
+/// could not be read (hscan reports them differently).
+pub(crate) fn read_luxi_checked(socket: &str) -> Result<live::Live, LuxiRead> {
+    let io = |e: luxi::LuxiError| match e {
+        luxi::LuxiError::Connect { .. } | luxi::LuxiError::Io { .. } | luxi::LuxiError::Closed { .. } => {
+            LuxiRead::Unreachable(e.to_string())
+        }
+        _ => LuxiRead::Unreadable(e.to_string()),
+    };
+    let mut client = luxi::Client::connect(socket, luxi::DEFAULT_TIMEOUT).map_err(io)?;
     let queries = crate::write::luxi::cluster_queries(&crate::write::luxi::QueryFields {
         node: &live::luxi::NODE_FIELDS,
         instance: &live::luxi::INSTANCE_FIELDS,
@@ -121,25 +144,27 @@ pub(crate) fn read_luxi(socket: &str) -> Result<live::Live, String> {
     });
     let mut replies = Vec::with_capacity(queries.len());
     for (name, method, args) in &queries {
-        replies.push(
-            client
-                .call(method, args)
-                .map_err(|e| format!("Luxi query \"{name}\": {e}"))?,
-        );
+        replies.push(client.call(method, args).map_err(|e| match io(e) {
+            LuxiRead::Unreachable(m) => LuxiRead::Unreachable(m),
+            LuxiRead::Unreadable(m) => LuxiRead::Unreadable(format!("Luxi query \"{name}\": {m}")),
+        })?);
     }
+    let bad = LuxiRead::Unreadable;
     let mut docs = Vec::with_capacity(replies.len());
     for (reply, (name, _, _)) in replies.iter().zip(&queries) {
         docs.push(
             parse_document(reply.bytes())
-                .map_err(|e| format!("Luxi query \"{name}\": malformed reply: {e}"))?,
+                .map_err(|e| bad(format!("Luxi query \"{name}\": malformed reply: {e}")))?,
         );
     }
     let mut results = Vec::with_capacity(docs.len());
     for (doc, (name, _, _)) in docs.iter().zip(&queries) {
-        results.push(live::luxi::envelope(doc).map_err(|e| format!("Luxi query \"{name}\": {e}"))?);
+        results.push(
+            live::luxi::envelope(doc).map_err(|e| bad(format!("Luxi query \"{name}\": {e}")))?,
+        );
     }
     match results.as_slice() {
-        [n, i, c, g] => live::luxi::read([*n, *i, *c, *g]).map_err(|e| e.to_string()),
-        _ => Err("Luxi: not every query was answered".to_owned()),
+        [n, i, c, g] => live::luxi::read([*n, *i, *c, *g]).map_err(|e| bad(e.to_string())),
+        _ => Err(bad("Luxi: not every query was answered".to_owned())),
     }
 }

@@ -33,6 +33,8 @@ pub(super) enum Suite {
     Info,
     /// hroller against hailstone-roll.
     Roll,
+    /// hscan against hailstone-scan.
+    Scan,
 }
 
 #[derive(Debug)]
@@ -72,6 +74,8 @@ pub(super) struct Config {
     pub(super) info: super::info::InfoOptions,
     /// The roll suite's programs.
     pub(super) roll: super::roll::RollOptions,
+    /// The scan suite's programs.
+    pub(super) scan: super::scan::ScanOptions,
 }
 
 pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
@@ -103,6 +107,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
         check: super::check::CheckOptions::default(),
         info: super::info::InfoOptions::default(),
         roll: super::roll::RollOptions::default(),
+        scan: super::scan::ScanOptions::default(),
     };
     let mut words = toolargs::Args::new(args);
     let flag = |name: &str| matches!(name, "--no-samples" | "--install-hail" | "--verbose" | "-v");
@@ -135,9 +140,10 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
                     "check" => Suite::Check,
                     "info" => Suite::Info,
                     "roll" => Suite::Roll,
+                    "scan" => Suite::Scan,
                     _ => {
                         return Err(format!(
-                    "unknown suite '{value}' (answers, datafiles, balance, squeeze, groups, space, check, info, roll)"
+                    "unknown suite '{value}' (answers, datafiles, balance, squeeze, groups, space, check, info, roll, scan)"
                 ))
                     }
                 }
@@ -207,6 +213,8 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
             "--info-bin" => c.info.info_bin = PathBuf::from(value),
             "--hroller" => c.roll.hroller = PathBuf::from(value),
             "--roll-bin" => c.roll.roll_bin = PathBuf::from(value),
+            "--hscan" => c.scan.hscan = PathBuf::from(value),
+            "--scan-bin" => c.scan.scan_bin = PathBuf::from(value),
             _ => return Err(format!("unknown argument '{}'", name)),
         }
     }
@@ -266,7 +274,8 @@ pub(super) fn generated_specs(c: &Config) -> Vec<CaseSpec> {
             | Suite::Space
             | Suite::Check
             | Suite::Info
-            | Suite::Roll => c.profile.count(k),
+            | Suite::Roll
+            | Suite::Scan => c.profile.count(k),
         });
         out.extend(generate::corpus_specs(&[k], n, lo..=hi, seed));
     }

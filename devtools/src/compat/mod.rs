@@ -23,6 +23,7 @@ mod info;
 mod readonly;
 mod report;
 mod roll;
+mod scan;
 mod space;
 mod squeeze;
 #[cfg(test)]
@@ -437,6 +438,7 @@ fn dump(c: &Config, dir: &Path) -> Result<usize, String> {
         Suite::Check => return check::corpus(c).dump(dir),
         Suite::Info => return info::corpus(c).dump(dir),
         Suite::Roll => return roll::corpus(c).dump(dir),
+        Suite::Scan => return scan::corpus(c).dump(dir),
         _ => {}
     }
     let specs = generated_specs(c);
@@ -530,6 +532,13 @@ pub fn main(args: &[String]) -> ExitCode {
             Err(e) => return fail(&e),
         };
         return info::run_info(&c, &c.balance, &c.info, &allow);
+    }
+    if c.suite == Suite::Scan {
+        let allow = match read_allowlist(&c) {
+            Ok(a) => a,
+            Err(e) => return fail(&e),
+        };
+        return scan::run_scan(&c, &c.balance, &c.scan, &allow);
     }
     if c.suite == Suite::Roll {
         let allow = match read_allowlist(&c) {

@@ -15,8 +15,8 @@ use std::io::Write;
 use crate::model::node::Node;
 use crate::model::Cluster;
 use crate::program::cli::DEFAULT_LUXI_SOCKET;
-use crate::program::exit::{self, Stop};
-use crate::program::source::{read_luxi, read_rapi};
+use crate::program::exit::{self, stop, Stop};
+use crate::program::source::{read_luxi_checked, read_rapi, LuxiRead};
 use crate::read::live;
 use crate::read::merge::MergeOptions;
 use crate::search::balance::group::check_group;
@@ -126,7 +126,18 @@ fn run(
     let mut all_read = true;
     if clusters.is_empty() {
         let socket = o.luxi.as_deref().unwrap_or(DEFAULT_LUXI_SOCKET);
-        all_read &= scan(o, width, LOCAL, read_luxi(socket), out)?;
+        // A connection that fails stops hscan with its runtime's error
+        // (exit status 1); a reply it cannot read is one more cluster not
+        // read.
+        let read = match read_luxi_checked(socket) {
+            Err(LuxiRead::Unreachable(m)) => {
+                out.flush()?;
+                return Err(stop(format!("{PROGRAM}: {m}\n")));
+            }
+            Err(LuxiRead::Unreadable(m)) => Err(m),
+            Ok(live) => Ok(live),
+        };
+        all_read &= scan(o, width, LOCAL, read, out)?;
     }
     for name in clusters {
         all_read &= scan(o, width, name, read_rapi(name), out)?;

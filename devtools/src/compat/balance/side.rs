@@ -102,6 +102,10 @@ pub fn write_inputs(input: &Path, files: &[(String, String)]) -> Result<(), Stri
     std::fs::create_dir_all(input)
         .map_err(|e| format!("cannot create {}: {e}", input.display()))?;
     for (name, text) in files {
+        if let Some(parent) = input.join(name).parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
         std::fs::write(input.join(name), text)
             .map_err(|e| format!("cannot write {}: {e}", input.join(name).display()))?;
     }

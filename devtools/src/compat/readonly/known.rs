@@ -260,7 +260,9 @@ pub fn help_text(names: Names, h: &str, q: &str) -> Result<(), String> {
         return Err(format!("{o}'s heading is {:?}", &hl[..2]));
     }
     version_line(ours, ql[0])?;
-    if ql[1] != format!("Usage: {ours} [OPTION...]") {
+    // hailstone-scan's shows its arguments, which hscan's does not.
+    let usage = format!("Usage: {ours} [OPTION...]");
+    if ql[1] != usage && ql[1] != format!("{usage} [CLUSTER...]") {
         return Err(format!("{ours}'s usage line is {:?}", ql[1]));
     }
     let (hr, qr) = (&hl[2..], &ql[2..]);

@@ -10,7 +10,7 @@ use super::shell::{self, Step};
 use super::*;
 use crate::compat::balance::shelltest;
 use crate::compat::config::{parse_args, Profile, Suite as SuiteName};
-use crate::compat::{check, info};
+use crate::compat::{check, info, scan};
 
 fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| (*s).to_owned()).collect()
@@ -65,7 +65,7 @@ fn check_options_and_profiles() {
         (3, (4, 5), 9, Duration::from_secs(7))
     );
     let e = parse_args(&args(&["--suite", "checks"])).unwrap_err();
-    assert!(e.contains("check, info, roll)"), "{e}");
+    assert!(e.contains("check, info, roll, scan)"), "{e}");
     assert!(parse_args(&args(&["--check-bin"])).is_err());
 }
 
@@ -688,4 +688,37 @@ impl Compared {
             self.command.clone(),
         )
     }
+}
+
+#[test]
+fn scan_options_and_runs() {
+    let c = parse_args(&args(&["--suite", "scan", "--scan-bin=/x/s", "--hscan", "/y/h"])).unwrap();
+    assert_eq!(c.suite, SuiteName::Scan);
+    assert_eq!(c.scan.scan_bin, PathBuf::from("/x/s"));
+    assert_eq!(c.scan.hscan, PathBuf::from("/y/h"));
+    let ci = scan::corpus(&c);
+    assert_eq!((ci.count, ci.nodes), (60, (3, 12)));
+    // Each run scans the cluster's RAPI directory into its output folder.
+    let cl = clusters::generate_cluster(0, 3, (4, 6)).unwrap();
+    let mut next = 0;
+    let runs = scan::generated_runs(&cl, 0, 2, &mut next);
+    assert_eq!(runs.len(), 3);
+    for r in &runs {
+        assert_eq!(&r.args[..2], ["-d", "{OUT}"]);
+        assert!(r.args.last().unwrap().starts_with("file://{IN}"));
+        let names: Vec<&str> = r.files.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["groups.json", "nodes.json", "instances.json", "info.json"]);
+    }
+    // The resources hold the data file's nodes and instances, and a master.
+    let json = |name: &str| -> serde_json::Value {
+        let text = &runs[0].files.iter().find(|(n, _)| n == name).unwrap().1;
+        serde_json::from_str(text).unwrap()
+    };
+    assert_eq!(json("nodes.json").as_array().unwrap().len(), cl.data.nodes().len());
+    assert_eq!(
+        json("instances.json").as_array().unwrap().len(),
+        cl.data.instances().len()
+    );
+    let master = json("info.json")["master"].as_str().unwrap().to_owned();
+    assert!(cl.data.nodes().iter().any(|n| n[0] == master));
 }

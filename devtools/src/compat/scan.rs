@@ -1,0 +1,206 @@
+//! The scan suite (`--suite scan`): Ganeti's `hscan` against
+//! `hailstone-scan`, which must print the same bytes on stdout and
+//! stderr, exit with the same status and write the same data files; the
+//! runs themselves are made by [`super::readonly`]. hscan reads live
+//! clusters only, so each generated cluster of [`readonly::clusters`] is
+//! served as a RAPI `file://` directory ([`rapi`]: the four resources,
+//! varied from the seed) and both programs scan it into their own
+//! output folder (`-d`):
+//!
+//! * `generated` — each cluster with the defaults, then option families
+//!   in turn ([`FAMILIES`]: `-p` with and without field lists,
+//!   `--no-headers`, `--static-kvm-node-memory`, the same cluster twice,
+//!   `-v`);
+//! * `cli` — the help, version and completion texts and bad input, on the
+//!   first cluster; hscan has no shelltests and reads no data files.
+//!
+//! Accepted patterns: `scan:<id glob>`.
+
+mod rapi;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::balance::{BalanceOptions, Part};
+use super::config::Config;
+use super::readonly::clusters::Cluster;
+use super::readonly::known::Names;
+use super::readonly::{self, Corpus, CorpusSpec, RunSpec, Suite};
+use crate::generate::rng::Rng;
+use crate::oracle;
+use crate::process::{Run, Status};
+
+/// The scan suite's own settings.
+#[derive(Debug)]
+pub(super) struct ScanOptions {
+    pub(super) hscan: PathBuf,
+    pub(super) scan_bin: PathBuf,
+}
+
+impl Default for ScanOptions {
+    fn default() -> ScanOptions {
+        ScanOptions {
+            hscan: PathBuf::from(DEFAULT_HSCAN),
+            scan_bin: PathBuf::from(DEFAULT_SCAN),
+        }
+    }
+}
+
+pub(super) const DEFAULT_HSCAN: &str = "/usr/lib/ganeti/3.0/usr/bin/hscan";
+pub(super) const DEFAULT_SCAN: &str = "target/release/hailstone-scan";
+
+pub(super) const NAMES: Names = Names {
+    original: "hscan",
+    ours: "hailstone-scan",
+};
+
+/// The generated clusters of each profile.
+const CORPUS: CorpusSpec = CorpusSpec {
+    ci: (60, (3, 12), 3),
+    full: (250, (3, 40), 13000),
+    extra: (2, 3),
+    full_cap: Duration::from_secs(120),
+    edit: None,
+};
+
+/// The profile's corpus (see [`CorpusSpec::corpus`]).
+pub(super) fn corpus(c: &Config) -> Corpus {
+    CORPUS.corpus(c)
+}
+
+/// The option families of the generated runs, used in turn.
+pub(super) const FAMILIES: [&str; 7] = [
+    "print-nodes",
+    "print-fields",
+    "no-headers",
+    "no-headers+print",
+    "static-kvm-node-memory",
+    "twice",
+    "verbose",
+];
+
+/// Field lists for `-p` (some with fields hscan does not know).
+const FIELDS: [&str; 3] = [
+    "-pname,pcnt,scnt,fmem,fdsk,tags",
+    "-p+ptags,spindle_count,inst_spindles",
+    "-pname,bogus",
+];
+
+/// The RAPI directory of the run's cluster.
+const SOURCE: &str = "file://{IN}";
+
+/// The options of `family` (before the cluster argument).
+fn family_args(family: &str, r: &mut Rng) -> Vec<String> {
+    let s = |xs: &[&str]| xs.iter().map(|x| (*x).to_owned()).collect::<Vec<String>>();
+    match family {
+        "print-nodes" => s(r.pick::<&[&str]>(&[&["-p"], &["--print-nodes"]])),
+        "print-fields" => s(&[*r.pick(&FIELDS)]),
+        "no-headers" => s(&["--no-headers"]),
+        "no-headers+print" => s(&["--no-headers", "-p"]),
+        "static-kvm-node-memory" => vec![format!(
+            "--static-kvm-node-memory={}",
+            r.pick(&["0", "4096", "32768"])
+        )],
+        // The same directory by two names: two lines, two files.
+        "twice" => vec![format!("{SOURCE}/")],
+        _ => s(&["-v"]),
+    }
+}
+
+/// The runs of cluster number `k`: with its defaults, then `extra` family
+/// runs, families taken in turn from `next` on.
+pub(super) fn generated_runs(
+    cl: &Cluster,
+    k: usize,
+    extra: usize,
+    next: &mut usize,
+) -> Vec<RunSpec> {
+    let mut r = Rng::new(0x5ca_0000 ^ (k as u64).wrapping_mul(0x2545_f491));
+    let files = rapi::files(&cl.data, &mut r);
+    let run = |name: &str, args: Vec<String>| RunSpec {
+        id: format!("{}#{name}", cl.id),
+        part: Part::Generated,
+        family: name.to_owned(),
+        args: [
+            vec!["-d".to_owned(), "{OUT}".to_owned()],
+            args,
+            vec![SOURCE.to_owned()],
+        ]
+        .concat(),
+        files: files.clone(),
+    };
+    let mut out = vec![run("default", Vec::new())];
+    for _ in 0..extra {
+        let family = FAMILIES[*next % FAMILIES.len()];
+        *next += 1;
+        out.push(run(family, family_args(family, &mut r)));
+    }
+    out
+}
+
+/// Bad input and the help texts, on a generated cluster: the common
+/// cases ([`readonly::cli_runs`]) and these.
+pub(super) fn cli_runs(cl: &Cluster) -> Vec<RunSpec> {
+    let mut r = Rng::new(0x5ca);
+    let mut files = rapi::files(&cl.data, &mut r);
+    let broken: Vec<(String, String)> = files
+        .iter()
+        .map(|(name, text)| {
+            let text = if name == "nodes.json" {
+                text.replacen("\"mfree\"", "\"mfree\": \"many\", \"x\"", 1)
+            } else {
+                text.clone()
+            };
+            (format!("broken/{name}"), text)
+        })
+        .collect();
+    files.extend(broken);
+    let cases: &[(&str, &[&str])] = &[
+        ("missing-dir", &["-d", "{OUT}", "file://{IN}/no-such-dir"]),
+        ("bad-node-field", &["-d", "{OUT}", "file://{IN}/broken"]),
+        ("good-then-bad", &["-d", "{OUT}", SOURCE, "file://{IN}/broken"]),
+        ("no-output-dir", &["-d", "{OUT}/no-such-dir", SOURCE]),
+        ("missing-value", &[SOURCE, "-d"]),
+        ("abbreviations", &["--no-h", "--print", "-d", "{OUT}", SOURCE]),
+    ];
+    readonly::cli_runs(cases, &files)
+}
+
+/// What hscan's run says, in a few words.
+pub(super) fn outcome(run: &Run) -> &'static str {
+    match run.status {
+        Status::Exited(0) => "scanned",
+        Status::Exited(2) => "a cluster not read",
+        Status::Exited(_) => "error",
+        Status::Capped => "stopped at the cap",
+        _ => "killed",
+    }
+}
+
+/// Runs the suite.
+pub(super) fn run_scan(
+    c: &Config,
+    b: &BalanceOptions,
+    o: &ScanOptions,
+    allow: &[String],
+) -> ExitCode {
+    let corpus = corpus(c);
+    let suite = Suite {
+        name: "scan",
+        names: NAMES,
+        original: oracle::absolute(&o.hscan),
+        ours: oracle::absolute(&o.scan_bin),
+        ours_option: "--scan-bin",
+        outcome,
+        datafile_sets: &[],
+        cap: corpus.cap,
+    };
+    readonly::run(
+        c,
+        b,
+        &suite,
+        |parts| corpus.runs(parts, generated_runs, cli_runs),
+        allow,
+    )
+}
