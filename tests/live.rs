@@ -251,9 +251,14 @@ fn scan_writes_what_hscan_wrote() {
     let sock = dir.join("no-such-socket").to_string_lossy().into_owned();
     let out = planner(SCAN, &["-d", &d, &format!("-L{sock}")], None);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stdout(&out), "Name  Nodes  Inst BNode BInst  t_mem  f_mem t_disk f_disk      Score\n");
+    assert_eq!(
+        stdout(&out),
+        "Name  Nodes  Inst BNode BInst  t_mem  f_mem t_disk f_disk      Score\n"
+    );
     assert!(
-        stderr(&out).starts_with(&format!("hailstone-scan: cannot connect to the Luxi socket {sock}: ")),
+        stderr(&out).starts_with(&format!(
+            "hailstone-scan: cannot connect to the Luxi socket {sock}: "
+        )),
         "{}",
         stderr(&out)
     );

@@ -251,7 +251,11 @@ fn roll_exec(
 }
 
 fn rolling() -> Vec<u8> {
-    std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/live/rolling.luxi")).unwrap()
+    std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/live/rolling.luxi"
+    ))
+    .unwrap()
 }
 
 const REBOOT: &str = "echo \"reboot $1\" >> EVENTS";
@@ -268,9 +272,11 @@ fn replay_exec(
     events: &[String],
 ) -> (Vec<String>, Vec<Vec<String>>, crate::support::plan::Cluster) {
     use crate::support::plan;
-    let data =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/live/rolling.luxi.data"))
-            .unwrap();
+    let data = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/live/rolling.luxi.data"
+    ))
+    .unwrap();
     let mut c = plan::parse(&data);
     let (mut bad, mut rebooted) = (Vec::new(), Vec::new());
     let mut degraded: Vec<String> = Vec::new();
@@ -299,8 +305,16 @@ fn replay_exec(
         last_was_reboot = false;
         let jobs: serde_json::Value =
             serde_json::from_str(e.strip_prefix("submit ").expect("an event")).unwrap();
-        for op in jobs.as_array().unwrap().iter().flat_map(|j| j.as_array().unwrap()) {
-            let inst = op["instance_name"].as_str().expect("an instance").to_owned();
+        for op in jobs
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|j| j.as_array().unwrap())
+        {
+            let inst = op["instance_name"]
+                .as_str()
+                .expect("an instance")
+                .to_owned();
             let target = op["target_node"].as_str().map(|t| format!("-n {t} "));
             let command = match op["OP_ID"].as_str().unwrap() {
                 "OP_INSTANCE_MIGRATE" => {
@@ -312,7 +326,10 @@ fn replay_exec(
                 "OP_INSTANCE_MOVE" => format!("move -f {}{inst}", target.unwrap_or_default()),
                 "OP_INSTANCE_REPLACE_DISKS" => {
                     degraded.retain(|d| *d != inst);
-                    format!("replace-disks -n {} {inst}", op["remote_node"].as_str().unwrap())
+                    format!(
+                        "replace-disks -n {} {inst}",
+                        op["remote_node"].as_str().unwrap()
+                    )
                 }
                 "OP_INSTANCE_ACTIVATE_DISKS" => {
                     assert_eq!(op["wait_for_sync"], true);
@@ -349,9 +366,11 @@ fn replay_exec(
 #[test]
 fn exec_reboots_every_group_and_returns_the_instances() {
     use crate::support::plan;
-    let data =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/live/rolling.luxi.data"))
-            .unwrap();
+    let data = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/live/rolling.luxi.data"
+    ))
+    .unwrap();
     let original = plan::parse(&data);
     for (k, args) in [
         vec![],
@@ -425,7 +444,9 @@ fn exec_stops_when_a_reboot_fails() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("the reboot command failed: on node5.example.com it ended with exit status: 3"),
+        stderr.contains(
+            "the reboot command failed: on node5.example.com it ended with exit status: 3"
+        ),
         "{stderr}"
     );
     // The evacuation, both reboots, nothing after.
@@ -441,7 +462,10 @@ fn exec_refuses_before_any_job() {
     let replies = String::from_utf8(rolling()).unwrap();
     let row = r#"[0, "node4.example.com"], [0, 32768], [0, 1024], [0, 20000]"#;
     assert!(replies.contains(row), "the fixture changed");
-    let short = replies.replace(row, r#"[0, "node4.example.com"], [0, 32768], [0, 1024], [0, 1000]"#);
+    let short = replies.replace(
+        row,
+        r#"[0, "node4.example.com"], [0, 32768], [0, 1024], [0, 1000]"#,
+    );
     let (out, events) = roll_exec("roll-exec-short", short.into_bytes(), &[], REBOOT, &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(events.is_empty(), "{events:?}");

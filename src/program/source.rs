@@ -131,9 +131,9 @@ pub(crate) enum LuxiRead {
 /// could not be read (hscan reports them differently).
 pub(crate) fn read_luxi_checked(socket: &str) -> Result<live::Live, LuxiRead> {
     let io = |e: luxi::LuxiError| match e {
-        luxi::LuxiError::Connect { .. } | luxi::LuxiError::Io { .. } | luxi::LuxiError::Closed { .. } => {
-            LuxiRead::Unreachable(e.to_string())
-        }
+        luxi::LuxiError::Connect { .. }
+        | luxi::LuxiError::Io { .. }
+        | luxi::LuxiError::Closed { .. } => LuxiRead::Unreachable(e.to_string()),
         _ => LuxiRead::Unreadable(e.to_string()),
     };
     let mut client = luxi::Client::connect(socket, luxi::DEFAULT_TIMEOUT).map_err(io)?;

@@ -94,7 +94,10 @@ pub fn plan(
         ..GroupPlan::default()
     };
     for (idx, (inst, planned)) in before.insts.iter().zip(&after.insts).enumerate() {
-        let (p_in, s_in) = (in_group(inst.p_node), inst.has_secondary() && in_group(inst.s_node));
+        let (p_in, s_in) = (
+            in_group(inst.p_node),
+            inst.has_secondary() && in_group(inst.s_node),
+        );
         if !(p_in || s_in) || !inst.run_state.is_running() {
             continue;
         }
@@ -136,8 +139,10 @@ pub fn plan(
             let migrated = planned.p_node == inst.s_node;
             if migrated && planned.s_node != inst.p_node && planned.s_node >= 0 {
                 let to = planned.s_node as usize;
-                p.evacuate
-                    .push(job(vec![Action::Migrate(None), Action::ReplaceSecondary(to)]));
+                p.evacuate.push(job(vec![
+                    Action::Migrate(None),
+                    Action::ReplaceSecondary(to),
+                ]));
                 p.restore.push(job(vec![
                     Action::ReplaceSecondary(home),
                     Action::Migrate(None),
@@ -207,12 +212,16 @@ fn check(conf: &Conf, p: &GroupPlan) -> Result<(), Unsafe> {
                     moved.s_node = pri as i32;
                     nodes[pri]
                         .add_sec(false, SoftChecks::Ignore, &moved, s as i32)
-                        .map_err(|f| unsafe_(format!("its old primary cannot be its secondary ({f})")))?;
+                        .map_err(|f| {
+                            unsafe_(format!("its old primary cannot be its secondary ({f})"))
+                        })?;
                     insts[j.instance] = moved;
                 }
                 Action::Migrate(Some(t)) | Action::Move(t) => {
                     nodes[pri].remove_pri(&inst);
-                    nodes[t].add_pri(SoftChecks::Ignore, &inst).map_err(refused)?;
+                    nodes[t]
+                        .add_pri(SoftChecks::Ignore, &inst)
+                        .map_err(refused)?;
                     insts[j.instance].p_node = t as i32;
                 }
                 Action::ReplaceSecondary(t) => {

@@ -45,7 +45,10 @@ fn boot_id(events: Option<&Path>, node: &str) -> String {
     let text = events
         .and_then(|p| std::fs::read_to_string(p).ok())
         .unwrap_or_default();
-    let n = text.lines().filter(|l| *l == format!("reboot {node}")).count();
+    let n = text
+        .lines()
+        .filter(|l| *l == format!("reboot {node}"))
+        .count();
     format!("boot-{n}")
 }
 
@@ -153,7 +156,9 @@ pub fn fake_master(dir: &Path, replies: Vec<u8>, queue: Arc<Mutex<Queue>>) -> St
                         let events = queue.lock().unwrap().events.clone();
                         let rows: Vec<String> = nodes
                             .iter()
-                            .map(|n| format!("[[0,\"{n}\"],[0,\"{}\"]]", boot_id(events.as_deref(), n)))
+                            .map(|n| {
+                                format!("[[0,\"{n}\"],[0,\"{}\"]]", boot_id(events.as_deref(), n))
+                            })
                             .collect();
                         reply(
                             &mut s,
@@ -167,4 +172,3 @@ pub fn fake_master(dir: &Path, replies: Vec<u8>, queue: Arc<Mutex<Queue>>) -> St
     });
     path.to_string_lossy().into_owned()
 }
-

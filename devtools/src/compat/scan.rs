@@ -159,10 +159,16 @@ pub(super) fn cli_runs(cl: &Cluster) -> Vec<RunSpec> {
     let cases: &[(&str, &[&str])] = &[
         ("missing-dir", &["-d", "{OUT}", "file://{IN}/no-such-dir"]),
         ("bad-node-field", &["-d", "{OUT}", "file://{IN}/broken"]),
-        ("good-then-bad", &["-d", "{OUT}", SOURCE, "file://{IN}/broken"]),
+        (
+            "good-then-bad",
+            &["-d", "{OUT}", SOURCE, "file://{IN}/broken"],
+        ),
         ("no-output-dir", &["-d", "{OUT}/no-such-dir", SOURCE]),
         ("missing-value", &[SOURCE, "-d"]),
-        ("abbreviations", &["--no-h", "--print", "-d", "{OUT}", SOURCE]),
+        (
+            "abbreviations",
+            &["--no-h", "--print", "-d", "{OUT}", SOURCE],
+        ),
     ];
     readonly::cli_runs(cases, &files)
 }

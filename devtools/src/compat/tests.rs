@@ -135,13 +135,15 @@ fn project_accepted_list() {
     assert!(is_accepted(&a, "space:datafile/invalid-node.data#default"));
     assert!(is_accepted(&a, "roll:cli/help"));
     assert!(is_accepted(&a, "roll:datafile/invalid-node.data#default"));
-    // No pattern covers a generated run of the roll suite.
+    // No pattern covers a generated run of the roll or scan suite.
     assert!(!is_accepted(&a, "roll:gen/drbd/n5/g1/s2#default"));
+    assert!(!is_accepted(&a, "scan:gen/drbd/n5/g1/s2#default"));
+    assert!(is_accepted(&a, "scan:cli/luxi-missing-socket"));
     for p in &a {
         assert!(
             [
                 "class:", "sample:", "gen:", "balance:", "squeeze:", "space:", "check:", "info:",
-                "roll:",
+                "roll:", "scan:",
             ]
             .iter()
             .any(|prefix| p.starts_with(prefix)),

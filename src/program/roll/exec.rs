@@ -75,7 +75,11 @@ pub fn carry_out(
     let inst_name = |i: usize| conf.insts[i].name.to_string();
     let mut plans = Vec::with_capacity(groups.len());
     for (k, (group, after)) in groups.iter().enumerate() {
-        let nodes: Vec<usize> = group.iter().copied().filter(|&n| Some(n) != master).collect();
+        let nodes: Vec<usize> = group
+            .iter()
+            .copied()
+            .filter(|&n| Some(n) != master)
+            .collect();
         let p = reboot::plan(conf, after, &nodes, o.roll.offline_maintenance).map_err(|u| {
             error(&format!(
                 "reboot group {} of {} ({}) cannot be carried out safely: {} cannot leave: {}; nothing was run",
@@ -136,8 +140,12 @@ pub fn carry_out(
                 &p.restore.iter().collect::<Vec<_>>(),
             ));
         }
-        reboot(command, &p.nodes, &node_name, &label, out, err)
-            .map_err(|m| left(&format!("{m}\nnot every node was rebooted"), &p.restore.iter().collect::<Vec<_>>()))?;
+        reboot(command, &p.nodes, &node_name, &label, out, err).map_err(|m| {
+            left(
+                &format!("{m}\nnot every node was rebooted"),
+                &p.restore.iter().collect::<Vec<_>>(),
+            )
+        })?;
         wait_for(socket, p, &before, &node_name, out, err)
             .map_err(|m| left(&format!("{m}\nrebooted"), &returning))?;
         if let Err(f) = phase(socket, "Resynchronising", &p.resync, conf, &a, out) {
@@ -147,7 +155,10 @@ pub fn carry_out(
                 .filter(|j| !f.done.contains(&j.instance))
                 .chain(&p.restore)
                 .collect();
-            return Err(left(&format!("{}\nrebooted, not returned", f.message), &rest));
+            return Err(left(
+                &format!("{}\nrebooted, not returned", f.message),
+                &rest,
+            ));
         }
         if let Err(f) = phase(socket, "Returning", &p.restore, conf, &a, out) {
             let rest: Vec<&Job> = p
@@ -155,7 +166,10 @@ pub fn carry_out(
                 .iter()
                 .filter(|j| !f.done.contains(&j.instance))
                 .collect();
-            return Err(left(&format!("{}\nrebooted, not every instance returned", f.message), &rest));
+            return Err(left(
+                &format!("{}\nrebooted, not every instance returned", f.message),
+                &rest,
+            ));
         }
         writeln!(out, "{label}: done")?;
         if jobs::interrupted() && k + 1 < total {
@@ -263,7 +277,9 @@ fn query_boot_ids(socket: &str) -> Result<Vec<(String, Option<String>)>, String>
 }
 
 fn boot_of(ids: &[(String, Option<String>)], node: &str) -> Option<String> {
-    ids.iter().find(|(n, _)| n == node).and_then(|(_, b)| b.clone())
+    ids.iter()
+        .find(|(n, _)| n == node)
+        .and_then(|(_, b)| b.clone())
 }
 
 /// Reboots the group's nodes: the command for every node at once, or

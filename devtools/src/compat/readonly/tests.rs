@@ -692,7 +692,14 @@ impl Compared {
 
 #[test]
 fn scan_options_and_runs() {
-    let c = parse_args(&args(&["--suite", "scan", "--scan-bin=/x/s", "--hscan", "/y/h"])).unwrap();
+    let c = parse_args(&args(&[
+        "--suite",
+        "scan",
+        "--scan-bin=/x/s",
+        "--hscan",
+        "/y/h",
+    ]))
+    .unwrap();
     assert_eq!(c.suite, SuiteName::Scan);
     assert_eq!(c.scan.scan_bin, PathBuf::from("/x/s"));
     assert_eq!(c.scan.hscan, PathBuf::from("/y/h"));
@@ -707,14 +714,20 @@ fn scan_options_and_runs() {
         assert_eq!(&r.args[..2], ["-d", "{OUT}"]);
         assert!(r.args.last().unwrap().starts_with("file://{IN}"));
         let names: Vec<&str> = r.files.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["groups.json", "nodes.json", "instances.json", "info.json"]);
+        assert_eq!(
+            names,
+            ["groups.json", "nodes.json", "instances.json", "info.json"]
+        );
     }
     // The resources hold the data file's nodes and instances, and a master.
     let json = |name: &str| -> serde_json::Value {
         let text = &runs[0].files.iter().find(|(n, _)| n == name).unwrap().1;
         serde_json::from_str(text).unwrap()
     };
-    assert_eq!(json("nodes.json").as_array().unwrap().len(), cl.data.nodes().len());
+    assert_eq!(
+        json("nodes.json").as_array().unwrap().len(),
+        cl.data.nodes().len()
+    );
     assert_eq!(
         json("instances.json").as_array().unwrap().len(),
         cl.data.instances().len()

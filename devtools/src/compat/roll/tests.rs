@@ -89,7 +89,7 @@ fn roll_options_and_profiles() {
     assert!(parse_args(&args(&["--roll-bin"])).is_err());
     assert!(parse_args(&args(&["--hroller"])).is_err());
     let e = parse_args(&args(&["--suite", "rol"])).unwrap_err();
-    assert!(e.contains("info, roll)"), "{e}");
+    assert!(e.contains("info, roll, scan)"), "{e}");
 }
 
 /// Every cluster gets exactly one master (hroller refuses none), most

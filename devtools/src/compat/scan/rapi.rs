@@ -135,7 +135,10 @@ pub fn files(data: &DataFile, r: &mut Rng) -> Vec<(String, String)> {
             } else {
                 Value::Null
             };
-            let snodes: Vec<&str> = Some(f(inst::SNODE)).filter(|s| !s.is_empty()).into_iter().collect();
+            let snodes: Vec<&str> = Some(f(inst::SNODE))
+                .filter(|s| !s.is_empty())
+                .into_iter()
+                .collect();
             json!({
                 "name": f(inst::NAME), "pnode": f(inst::PNODE), "snodes": snodes,
                 "disk_usage": dsk, "disk.sizes": sizes, "disk.spindles": spindles,
@@ -153,7 +156,11 @@ pub fn files(data: &DataFile, r: &mut Rng) -> Vec<(String, String)> {
     // A live cluster always has a master: the first node where the data
     // file names none.
     if master.is_empty() {
-        master = data.nodes().first().map(|n| n[node::NAME].clone()).unwrap_or_default();
+        master = data
+            .nodes()
+            .first()
+            .map(|n| n[node::NAME].clone())
+            .unwrap_or_default();
     }
     let hypervisor = *r.pick(&["kvm", "xen-pvm", "xen-hvm"]);
     let info = json!({
