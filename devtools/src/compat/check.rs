@@ -17,54 +17,37 @@
 //!
 //! Accepted patterns: `check:<id glob>`.
 
-use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Duration;
 
-use super::balance::BalanceOptions;
-use super::config::{Config, Profile};
+use super::config::Profile;
 use super::readonly::clusters::{self, Cluster};
 use super::readonly::known::Names;
-use super::readonly::{self, Corpus, CorpusSpec, RunSpec, Suite};
+use super::readonly::{self, CorpusSpec, RunSpec, SuiteSpec};
 use crate::generate::rng::Rng;
-use crate::oracle;
 use crate::process::{Run, Status};
-
-/// The check suite's own settings (hcheck itself is `--hcheck`, kept with
-/// the groups suite's options, which share it).
-#[derive(Debug)]
-pub(super) struct CheckOptions {
-    pub(super) check_bin: PathBuf,
-}
-
-impl Default for CheckOptions {
-    fn default() -> CheckOptions {
-        CheckOptions {
-            check_bin: PathBuf::from(DEFAULT_CHECK),
-        }
-    }
-}
-
-pub(super) const DEFAULT_CHECK: &str = "target/release/hailstone-check";
 
 pub(super) const NAMES: Names = Names {
     original: "hcheck",
     ours: "hailstone-check",
 };
 
-/// The generated clusters of each profile.
-const CORPUS: CorpusSpec = CorpusSpec {
-    ci: (80, (3, 12), 1),
-    full: (250, (3, 30), 9000),
-    extra: (4, 6),
-    full_cap: Duration::from_secs(300),
-    edit: None,
+/// The suite: its programs' names, corpus and runs.
+pub(super) const SPEC: SuiteSpec = SuiteSpec {
+    name: "check",
+    names: NAMES,
+    ours_option: "--check-bin",
+    corpus: CorpusSpec {
+        ci: (80, (3, 12), 1),
+        full: (250, (3, 30), 9000),
+        extra: (4, 6),
+        full_cap: Duration::from_secs(300),
+        edit: None,
+    },
+    outcome,
+    datafile_sets,
+    generated: generated_runs,
+    cli: cli_runs,
 };
-
-/// The profile's corpus (see [`CorpusSpec::corpus`]).
-pub(super) fn corpus(c: &Config) -> Corpus {
-    CORPUS.corpus(c)
-}
 
 /// The data file option sets of the ci profile.
 const DATAFILE_SETS_CI: [(&str, &[&str]); 3] = [
@@ -294,32 +277,4 @@ pub(super) fn outcome(run: &Run) -> &'static str {
     } else {
         "other"
     }
-}
-
-/// Runs the suite.
-pub(super) fn run_check(
-    c: &Config,
-    b: &BalanceOptions,
-    o: &CheckOptions,
-    hcheck: &std::path::Path,
-    allow: &[String],
-) -> ExitCode {
-    let corpus = corpus(c);
-    let suite = Suite {
-        name: "check",
-        names: NAMES,
-        original: oracle::absolute(hcheck),
-        ours: oracle::absolute(&o.check_bin),
-        ours_option: "--check-bin",
-        outcome,
-        datafile_sets: datafile_sets(c.profile),
-        cap: corpus.cap,
-    };
-    readonly::run(
-        c,
-        b,
-        &suite,
-        |parts| corpus.runs(parts, generated_runs, cli_runs),
-        allow,
-    )
 }

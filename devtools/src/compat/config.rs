@@ -69,13 +69,13 @@ pub(super) struct Config {
     /// The space suite's program (hspace is `balance.hspace`).
     pub(super) space: super::space::SpaceOptions,
     /// The check suite's program (hcheck is `groups.hcheck`).
-    pub(super) check: super::check::CheckOptions,
+    pub(super) check: super::readonly::Programs,
     /// The info suite's programs.
-    pub(super) info: super::info::InfoOptions,
+    pub(super) info: super::readonly::Programs,
     /// The roll suite's programs.
-    pub(super) roll: super::roll::RollOptions,
+    pub(super) roll: super::readonly::Programs,
     /// The scan suite's programs.
-    pub(super) scan: super::scan::ScanOptions,
+    pub(super) scan: super::readonly::Programs,
 }
 
 pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
@@ -104,10 +104,10 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
         squeeze: super::squeeze::SqueezeOptions::default(),
         groups: super::groups::GroupsOptions::default(),
         space: super::space::SpaceOptions::default(),
-        check: super::check::CheckOptions::default(),
-        info: super::info::InfoOptions::default(),
-        roll: super::roll::RollOptions::default(),
-        scan: super::scan::ScanOptions::default(),
+        check: super::readonly::Programs::named(super::check::NAMES),
+        info: super::readonly::Programs::named(super::info::NAMES),
+        roll: super::readonly::Programs::named(super::roll::NAMES),
+        scan: super::readonly::Programs::named(super::scan::NAMES),
     };
     let mut words = toolargs::Args::new(args);
     let flag = |name: &str| matches!(name, "--no-samples" | "--install-hail" | "--verbose" | "-v");
@@ -205,16 +205,19 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
             "--only" => c.balance.only = Some(value),
             "--hsqueeze" => c.squeeze.hsqueeze = PathBuf::from(value),
             "--squeeze-bin" => c.squeeze.squeeze_bin = PathBuf::from(value),
-            "--hcheck" => c.groups.hcheck = PathBuf::from(value),
+            "--hcheck" => {
+                c.groups.hcheck = PathBuf::from(&value);
+                c.check.original = PathBuf::from(value);
+            }
             "--groups-bin" => c.groups.groups_bin = PathBuf::from(value),
             "--space-bin" => c.space.space_bin = PathBuf::from(value),
-            "--check-bin" => c.check.check_bin = PathBuf::from(value),
-            "--hinfo" => c.info.hinfo = PathBuf::from(value),
-            "--info-bin" => c.info.info_bin = PathBuf::from(value),
-            "--hroller" => c.roll.hroller = PathBuf::from(value),
-            "--roll-bin" => c.roll.roll_bin = PathBuf::from(value),
-            "--hscan" => c.scan.hscan = PathBuf::from(value),
-            "--scan-bin" => c.scan.scan_bin = PathBuf::from(value),
+            "--check-bin" => c.check.ours = PathBuf::from(value),
+            "--hinfo" => c.info.original = PathBuf::from(value),
+            "--info-bin" => c.info.ours = PathBuf::from(value),
+            "--hroller" => c.roll.original = PathBuf::from(value),
+            "--roll-bin" => c.roll.ours = PathBuf::from(value),
+            "--hscan" => c.scan.original = PathBuf::from(value),
+            "--scan-bin" => c.scan.ours = PathBuf::from(value),
             _ => return Err(format!("unknown argument '{}'", name)),
         }
     }

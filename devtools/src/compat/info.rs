@@ -17,56 +17,38 @@
 //!
 //! Accepted patterns: `info:<id glob>`.
 
-use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Duration;
 
-use super::balance::{BalanceOptions, Part};
-use super::config::{Config, Profile};
+use super::balance::Part;
+use super::config::Profile;
 use super::readonly::clusters::{self, Cluster};
 use super::readonly::known::Names;
-use super::readonly::{self, Corpus, CorpusSpec, RunSpec, Suite};
+use super::readonly::{self, CorpusSpec, RunSpec, SuiteSpec};
 use crate::generate::rng::Rng;
-use crate::oracle;
 use crate::process::{Run, Status};
-
-/// The info suite's own settings.
-#[derive(Debug)]
-pub(super) struct InfoOptions {
-    pub(super) hinfo: PathBuf,
-    pub(super) info_bin: PathBuf,
-}
-
-impl Default for InfoOptions {
-    fn default() -> InfoOptions {
-        InfoOptions {
-            hinfo: PathBuf::from(DEFAULT_HINFO),
-            info_bin: PathBuf::from(DEFAULT_INFO),
-        }
-    }
-}
-
-pub(super) const DEFAULT_HINFO: &str = "/usr/lib/ganeti/3.0/usr/bin/hinfo";
-pub(super) const DEFAULT_INFO: &str = "target/release/hailstone-info";
 
 pub(super) const NAMES: Names = Names {
     original: "hinfo",
     ours: "hailstone-info",
 };
 
-/// The generated clusters of each profile.
-const CORPUS: CorpusSpec = CorpusSpec {
-    ci: (80, (3, 12), 1),
-    full: (250, (3, 40), 11000),
-    extra: (4, 5),
-    full_cap: Duration::from_secs(120),
-    edit: None,
+/// The suite: its programs' names, corpus and runs.
+pub(super) const SPEC: SuiteSpec = SuiteSpec {
+    name: "info",
+    names: NAMES,
+    ours_option: "--info-bin",
+    corpus: CorpusSpec {
+        ci: (80, (3, 12), 1),
+        full: (250, (3, 40), 11000),
+        extra: (4, 5),
+        full_cap: Duration::from_secs(120),
+        edit: None,
+    },
+    outcome,
+    datafile_sets,
+    generated: generated_runs,
+    cli: cli_runs,
 };
-
-/// The profile's corpus (see [`CorpusSpec::corpus`]).
-pub(super) fn corpus(c: &Config) -> Corpus {
-    CORPUS.corpus(c)
-}
 
 /// The data file option sets of the ci profile.
 const DATAFILE_SETS_CI: [(&str, &[&str]); 3] = [
@@ -241,31 +223,4 @@ pub(super) fn outcome(run: &Run) -> &'static str {
     } else {
         "other"
     }
-}
-
-/// Runs the suite.
-pub(super) fn run_info(
-    c: &Config,
-    b: &BalanceOptions,
-    o: &InfoOptions,
-    allow: &[String],
-) -> ExitCode {
-    let corpus = corpus(c);
-    let suite = Suite {
-        name: "info",
-        names: NAMES,
-        original: oracle::absolute(&o.hinfo),
-        ours: oracle::absolute(&o.info_bin),
-        ours_option: "--info-bin",
-        outcome,
-        datafile_sets: datafile_sets(c.profile),
-        cap: corpus.cap,
-    };
-    readonly::run(
-        c,
-        b,
-        &suite,
-        |parts| corpus.runs(parts, generated_runs, cli_runs),
-        allow,
-    )
 }

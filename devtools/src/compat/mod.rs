@@ -435,10 +435,10 @@ fn dump(c: &Config, dir: &Path) -> Result<usize, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {}", dir.display(), e))?;
     match c.suite {
         Suite::Space => return space::dump(c, dir),
-        Suite::Check => return check::corpus(c).dump(dir),
-        Suite::Info => return info::corpus(c).dump(dir),
-        Suite::Roll => return roll::corpus(c).dump(dir),
-        Suite::Scan => return scan::corpus(c).dump(dir),
+        Suite::Check => return check::SPEC.corpus.corpus(c).dump(dir),
+        Suite::Info => return info::SPEC.corpus.corpus(c).dump(dir),
+        Suite::Roll => return roll::SPEC.corpus.corpus(c).dump(dir),
+        Suite::Scan => return scan::SPEC.corpus.corpus(c).dump(dir),
         _ => {}
     }
     let specs = generated_specs(c);
@@ -519,33 +519,19 @@ pub fn main(args: &[String]) -> ExitCode {
         };
         return space::run_space(&c, &c.balance, &c.space, &allow);
     }
-    if c.suite == Suite::Check {
+    let readonly = match c.suite {
+        Suite::Check => Some((&check::SPEC, &c.check)),
+        Suite::Info => Some((&info::SPEC, &c.info)),
+        Suite::Scan => Some((&scan::SPEC, &c.scan)),
+        Suite::Roll => Some((&roll::SPEC, &c.roll)),
+        _ => None,
+    };
+    if let Some((spec, programs)) = readonly {
         let allow = match read_allowlist(&c) {
             Ok(a) => a,
             Err(e) => return fail(&e),
         };
-        return check::run_check(&c, &c.balance, &c.check, &c.groups.hcheck, &allow);
-    }
-    if c.suite == Suite::Info {
-        let allow = match read_allowlist(&c) {
-            Ok(a) => a,
-            Err(e) => return fail(&e),
-        };
-        return info::run_info(&c, &c.balance, &c.info, &allow);
-    }
-    if c.suite == Suite::Scan {
-        let allow = match read_allowlist(&c) {
-            Ok(a) => a,
-            Err(e) => return fail(&e),
-        };
-        return scan::run_scan(&c, &c.balance, &c.scan, &allow);
-    }
-    if c.suite == Suite::Roll {
-        let allow = match read_allowlist(&c) {
-            Ok(a) => a,
-            Err(e) => return fail(&e),
-        };
-        return roll::run_roll(&c, &c.balance, &c.roll, &allow);
+        return readonly::run_suite(&c, &c.balance, spec, programs, &allow);
     }
     c.hail = oracle::absolute(&c.hail);
     c.hailstone = oracle::absolute(&c.hailstone);

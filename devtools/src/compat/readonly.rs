@@ -66,6 +66,72 @@ pub(super) struct RunSpec {
     pub(super) files: Vec<(String, String)>,
 }
 
+/// The folder of the original htools (Debian's `ganeti-htools-3.0`).
+const HTOOLS: &str = "/usr/lib/ganeti/3.0/usr/bin";
+
+/// A suite's two programs (`--hNAME`, `--NAME-bin`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Programs {
+    pub(super) original: PathBuf,
+    pub(super) ours: PathBuf,
+}
+
+impl Programs {
+    /// The original among Debian's htools, ours in `target/release`.
+    pub(super) fn named(names: Names) -> Programs {
+        Programs {
+            original: Path::new(HTOOLS).join(names.original),
+            ours: Path::new("target/release").join(names.ours),
+        }
+    }
+}
+
+/// The data file option sets of a suite per profile.
+pub(super) type DatafileSets = &'static [(&'static str, &'static [&'static str])];
+
+/// What a read-only suite is, its programs apart: its name (and accepted
+/// patterns' prefix), the programs' names, the option naming ours, its
+/// corpus, what the original's run says, the data file option sets, and
+/// the runs of a generated cluster and of the command line.
+pub(super) struct SuiteSpec {
+    pub(super) name: &'static str,
+    pub(super) names: Names,
+    pub(super) ours_option: &'static str,
+    pub(super) corpus: CorpusSpec,
+    pub(super) outcome: fn(&Run) -> &'static str,
+    pub(super) datafile_sets: fn(super::config::Profile) -> DatafileSets,
+    pub(super) generated: fn(&clusters::Cluster, usize, usize, &mut usize) -> Vec<RunSpec>,
+    pub(super) cli: fn(&clusters::Cluster) -> Vec<RunSpec>,
+}
+
+/// Runs the suite `spec` with `programs`.
+pub(super) fn run_suite(
+    c: &Config,
+    b: &BalanceOptions,
+    spec: &SuiteSpec,
+    programs: &Programs,
+    allow: &[String],
+) -> ExitCode {
+    let corpus = spec.corpus.corpus(c);
+    let suite = Suite {
+        name: spec.name,
+        names: spec.names,
+        original: oracle::absolute(&programs.original),
+        ours: oracle::absolute(&programs.ours),
+        ours_option: spec.ours_option,
+        outcome: spec.outcome,
+        datafile_sets: (spec.datafile_sets)(c.profile),
+        cap: corpus.cap,
+    };
+    run(
+        c,
+        b,
+        &suite,
+        |parts| corpus.runs(parts, spec.generated, spec.cli),
+        allow,
+    )
+}
+
 /// A suite's generated corpus per profile: clusters, node range and first
 /// seed of `ci` and of `full`, the family runs per cluster after the fixed
 /// ones (`ci`, `full`), the `full` profile's cap, and the suite's edit.
@@ -296,7 +362,7 @@ pub(super) struct Suite {
     /// What the original's run says, in a few words, for the report.
     pub(super) outcome: fn(&Run) -> &'static str,
     /// The option sets of the data files (each id and its options).
-    pub(super) datafile_sets: &'static [(&'static str, &'static [&'static str])],
+    pub(super) datafile_sets: DatafileSets,
     pub(super) cap: Duration,
 }
 

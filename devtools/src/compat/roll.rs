@@ -23,61 +23,43 @@
 //!
 //! Accepted patterns: `roll:<id glob>`.
 
-use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Duration;
 
 use super::balance::clusters::set_master;
 use super::balance::datafile::{self, node, DataFile};
-use super::balance::{BalanceOptions, Part};
-use super::config::{Config, Profile};
+use super::balance::Part;
+use super::config::Profile;
 use super::readonly::clusters::{self, Cluster};
 use super::readonly::known::Names;
-use super::readonly::{self, Corpus, CorpusSpec, RunSpec, Suite};
+use super::readonly::{self, CorpusSpec, RunSpec, SuiteSpec};
 use crate::generate::rng::Rng;
-use crate::oracle;
 use crate::process::{Run, Status};
 
 #[cfg(test)]
 mod tests;
-
-/// The roll suite's own settings.
-#[derive(Debug)]
-pub(super) struct RollOptions {
-    pub(super) hroller: PathBuf,
-    pub(super) roll_bin: PathBuf,
-}
-
-impl Default for RollOptions {
-    fn default() -> RollOptions {
-        RollOptions {
-            hroller: PathBuf::from(DEFAULT_HROLLER),
-            roll_bin: PathBuf::from(DEFAULT_ROLL),
-        }
-    }
-}
-
-pub(super) const DEFAULT_HROLLER: &str = "/usr/lib/ganeti/3.0/usr/bin/hroller";
-pub(super) const DEFAULT_ROLL: &str = "target/release/hailstone-roll";
 
 pub(super) const NAMES: Names = Names {
     original: "hroller",
     ours: "hailstone-roll",
 };
 
-/// The generated clusters of each profile.
-const CORPUS: CorpusSpec = CorpusSpec {
-    ci: (60, (3, 12), 1),
-    full: (250, (3, 40), 13000),
-    extra: (8, FAMILIES.len()),
-    full_cap: Duration::from_secs(120),
-    edit: Some(edit),
+/// The suite: its programs' names, corpus and runs.
+pub(super) const SPEC: SuiteSpec = SuiteSpec {
+    name: "roll",
+    names: NAMES,
+    ours_option: "--roll-bin",
+    corpus: CorpusSpec {
+        ci: (60, (3, 12), 1),
+        full: (250, (3, 40), 13000),
+        extra: (8, FAMILIES.len()),
+        full_cap: Duration::from_secs(120),
+        edit: Some(edit),
+    },
+    outcome,
+    datafile_sets,
+    generated: generated_runs,
+    cli: cli_runs,
 };
-
-/// The profile's corpus (see [`CorpusSpec::corpus`]).
-pub(super) fn corpus(c: &Config) -> Corpus {
-    CORPUS.corpus(c)
-}
 
 /// The node tags drawn from.
 pub(super) const TAGS: [&str; 5] = ["red", "blue", "green", "rack:r1", "rack:r2"];
@@ -518,31 +500,4 @@ pub(super) fn outcome(run: &Run) -> &'static str {
         2 | 3 => "2-3 reboot groups",
         _ => "4 or more reboot groups",
     }
-}
-
-/// Runs the suite.
-pub(super) fn run_roll(
-    c: &Config,
-    b: &BalanceOptions,
-    o: &RollOptions,
-    allow: &[String],
-) -> ExitCode {
-    let corpus = corpus(c);
-    let suite = Suite {
-        name: "roll",
-        names: NAMES,
-        original: oracle::absolute(&o.hroller),
-        ours: oracle::absolute(&o.roll_bin),
-        ours_option: "--roll-bin",
-        outcome,
-        datafile_sets: datafile_sets(c.profile),
-        cap: corpus.cap,
-    };
-    readonly::run(
-        c,
-        b,
-        &suite,
-        |parts| corpus.runs(parts, generated_runs, cli_runs),
-        allow,
-    )
 }

@@ -18,56 +18,37 @@
 
 mod rapi;
 
-use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Duration;
 
-use super::balance::{BalanceOptions, Part};
-use super::config::Config;
+use super::balance::Part;
 use super::readonly::clusters::Cluster;
 use super::readonly::known::Names;
-use super::readonly::{self, Corpus, CorpusSpec, RunSpec, Suite};
+use super::readonly::{self, CorpusSpec, RunSpec, SuiteSpec};
 use crate::generate::rng::Rng;
-use crate::oracle;
 use crate::process::{Run, Status};
-
-/// The scan suite's own settings.
-#[derive(Debug)]
-pub(super) struct ScanOptions {
-    pub(super) hscan: PathBuf,
-    pub(super) scan_bin: PathBuf,
-}
-
-impl Default for ScanOptions {
-    fn default() -> ScanOptions {
-        ScanOptions {
-            hscan: PathBuf::from(DEFAULT_HSCAN),
-            scan_bin: PathBuf::from(DEFAULT_SCAN),
-        }
-    }
-}
-
-pub(super) const DEFAULT_HSCAN: &str = "/usr/lib/ganeti/3.0/usr/bin/hscan";
-pub(super) const DEFAULT_SCAN: &str = "target/release/hailstone-scan";
 
 pub(super) const NAMES: Names = Names {
     original: "hscan",
     ours: "hailstone-scan",
 };
 
-/// The generated clusters of each profile.
-const CORPUS: CorpusSpec = CorpusSpec {
-    ci: (60, (3, 12), 3),
-    full: (250, (3, 40), 13000),
-    extra: (2, 3),
-    full_cap: Duration::from_secs(120),
-    edit: None,
+/// The suite: its programs' names, corpus and runs.
+pub(super) const SPEC: SuiteSpec = SuiteSpec {
+    name: "scan",
+    names: NAMES,
+    ours_option: "--scan-bin",
+    corpus: CorpusSpec {
+        ci: (60, (3, 12), 3),
+        full: (250, (3, 40), 13000),
+        extra: (2, 3),
+        full_cap: Duration::from_secs(120),
+        edit: None,
+    },
+    outcome,
+    datafile_sets: |_| &[],
+    generated: generated_runs,
+    cli: cli_runs,
 };
-
-/// The profile's corpus (see [`CorpusSpec::corpus`]).
-pub(super) fn corpus(c: &Config) -> Corpus {
-    CORPUS.corpus(c)
-}
 
 /// The option families of the generated runs, used in turn.
 pub(super) const FAMILIES: [&str; 7] = [
@@ -182,31 +163,4 @@ pub(super) fn outcome(run: &Run) -> &'static str {
         Status::Capped => "stopped at the cap",
         _ => "killed",
     }
-}
-
-/// Runs the suite.
-pub(super) fn run_scan(
-    c: &Config,
-    b: &BalanceOptions,
-    o: &ScanOptions,
-    allow: &[String],
-) -> ExitCode {
-    let corpus = corpus(c);
-    let suite = Suite {
-        name: "scan",
-        names: NAMES,
-        original: oracle::absolute(&o.hscan),
-        ours: oracle::absolute(&o.scan_bin),
-        ours_option: "--scan-bin",
-        outcome,
-        datafile_sets: &[],
-        cap: corpus.cap,
-    };
-    readonly::run(
-        c,
-        b,
-        &suite,
-        |parts| corpus.runs(parts, generated_runs, cli_runs),
-        allow,
-    )
 }

@@ -20,12 +20,15 @@ fn args(list: &[&str]) -> Vec<String> {
 fn check_options_and_profiles() {
     let c = parse_args(&args(&["--suite", "check"])).unwrap();
     assert_eq!(c.suite, SuiteName::Check);
-    assert_eq!(c.check.check_bin, PathBuf::from(check::DEFAULT_CHECK));
+    assert_eq!(
+        c.check.ours,
+        PathBuf::from("target/release/hailstone-check")
+    );
     assert_eq!(
         c.groups.hcheck,
         PathBuf::from("/usr/lib/ganeti/3.0/usr/bin/hcheck")
     );
-    let ci = check::corpus(&c);
+    let ci = check::SPEC.corpus.corpus(&c);
     assert_eq!(
         (ci.count, ci.nodes, ci.seed, ci.extra, ci.cap),
         (80, (3, 12), 1, 4, Duration::from_secs(60))
@@ -41,9 +44,9 @@ fn check_options_and_profiles() {
         "--hcheck=/y/hcheck",
     ]))
     .unwrap();
-    assert_eq!(c.check.check_bin, PathBuf::from("/x/hailstone-check"));
+    assert_eq!(c.check.ours, PathBuf::from("/x/hailstone-check"));
     assert_eq!(c.groups.hcheck, PathBuf::from("/y/hcheck"));
-    let full = check::corpus(&c);
+    let full = check::SPEC.corpus.corpus(&c);
     assert!(full.count >= 200);
     assert_eq!(full.nodes, (3, 30));
     assert_eq!(full.extra, 6);
@@ -59,7 +62,7 @@ fn check_options_and_profiles() {
         "--timeout=7",
     ]))
     .unwrap();
-    let o = check::corpus(&c);
+    let o = check::SPEC.corpus.corpus(&c);
     assert_eq!(
         (o.count, o.nodes, o.seed, o.cap),
         (3, (4, 5), 9, Duration::from_secs(7))
@@ -73,9 +76,12 @@ fn check_options_and_profiles() {
 fn info_options_and_profiles() {
     let c = parse_args(&args(&["--suite", "info"])).unwrap();
     assert_eq!(c.suite, SuiteName::Info);
-    assert_eq!(c.info.info_bin, PathBuf::from(info::DEFAULT_INFO));
-    assert_eq!(c.info.hinfo, PathBuf::from(info::DEFAULT_HINFO));
-    let ci = info::corpus(&c);
+    assert_eq!(c.info, Programs::named(info::NAMES));
+    assert_eq!(
+        c.info.original,
+        PathBuf::from("/usr/lib/ganeti/3.0/usr/bin/hinfo")
+    );
+    let ci = info::SPEC.corpus.corpus(&c);
     assert_eq!(
         (ci.count, ci.nodes, ci.seed, ci.extra, ci.cap),
         (80, (3, 12), 1, 4, Duration::from_secs(60))
@@ -90,9 +96,9 @@ fn info_options_and_profiles() {
         "/y/hinfo",
     ]))
     .unwrap();
-    assert_eq!(c.info.info_bin, PathBuf::from("/x/hailstone-info"));
-    assert_eq!(c.info.hinfo, PathBuf::from("/y/hinfo"));
-    let full = info::corpus(&c);
+    assert_eq!(c.info.ours, PathBuf::from("/x/hailstone-info"));
+    assert_eq!(c.info.original, PathBuf::from("/y/hinfo"));
+    let full = info::SPEC.corpus.corpus(&c);
     assert!(full.count >= 200);
     assert_eq!(full.nodes, (3, 40));
     assert_eq!(full.extra, 5);
@@ -701,9 +707,9 @@ fn scan_options_and_runs() {
     ]))
     .unwrap();
     assert_eq!(c.suite, SuiteName::Scan);
-    assert_eq!(c.scan.scan_bin, PathBuf::from("/x/s"));
-    assert_eq!(c.scan.hscan, PathBuf::from("/y/h"));
-    let ci = scan::corpus(&c);
+    assert_eq!(c.scan.ours, PathBuf::from("/x/s"));
+    assert_eq!(c.scan.original, PathBuf::from("/y/h"));
+    let ci = scan::SPEC.corpus.corpus(&c);
     assert_eq!((ci.count, ci.nodes), (60, (3, 12)));
     // Each run scans the cluster's RAPI directory into its output folder.
     let cl = clusters::generate_cluster(0, 3, (4, 6)).unwrap();

@@ -12,6 +12,7 @@ use crate::compat::balance::datafile::DataFile;
 use crate::compat::config::{parse_args, Suite as SuiteName};
 use crate::compat::readonly::clusters::Shape;
 use crate::compat::readonly::known;
+use crate::compat::readonly::Corpus;
 
 fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| (*s).to_owned()).collect()
@@ -42,9 +43,12 @@ fn corpus_of(count: usize, extra: usize) -> Corpus {
 fn roll_options_and_profiles() {
     let c = parse_args(&args(&["--suite", "roll"])).unwrap();
     assert_eq!(c.suite, SuiteName::Roll);
-    assert_eq!(c.roll.roll_bin, PathBuf::from(DEFAULT_ROLL));
-    assert_eq!(c.roll.hroller, PathBuf::from(DEFAULT_HROLLER));
-    let ci = corpus(&c);
+    assert_eq!(c.roll.ours, PathBuf::from("target/release/hailstone-roll"));
+    assert_eq!(
+        c.roll.original,
+        PathBuf::from("/usr/lib/ganeti/3.0/usr/bin/hroller")
+    );
+    let ci = SPEC.corpus.corpus(&c);
     assert_eq!(
         (ci.count, ci.nodes, ci.seed, ci.extra, ci.cap),
         (60, (3, 12), 1, 8, Duration::from_secs(60))
@@ -61,9 +65,9 @@ fn roll_options_and_profiles() {
         "--hroller=/y/hroller",
     ]))
     .unwrap();
-    assert_eq!(c.roll.roll_bin, PathBuf::from("/x/hailstone-roll"));
-    assert_eq!(c.roll.hroller, PathBuf::from("/y/hroller"));
-    let full = corpus(&c);
+    assert_eq!(c.roll.ours, PathBuf::from("/x/hailstone-roll"));
+    assert_eq!(c.roll.original, PathBuf::from("/y/hroller"));
+    let full = SPEC.corpus.corpus(&c);
     assert!(full.count >= 200);
     assert_eq!(full.nodes, (3, 40));
     // Every family on every cluster.
@@ -81,7 +85,7 @@ fn roll_options_and_profiles() {
         "--timeout=7",
     ]))
     .unwrap();
-    let o = corpus(&c);
+    let o = SPEC.corpus.corpus(&c);
     assert_eq!(
         (o.count, o.nodes, o.seed, o.cap),
         (3, (4, 5), 9, Duration::from_secs(7))
