@@ -22,6 +22,8 @@
 //!   varied replies, against hscan's, hbal's and hsqueeze's outputs;
 //! * `exec` — the planners' `-X` against a fake master's job queue: the
 //!   plan's job sets and opcodes, a failed job stopping the plan;
+//! * `repair` — `hailstone-repair` (harep): `--dry-run` against harep's
+//!   output on the same replies, the tag and repair jobs on a fake master;
 //! * `layers` — the direction of dependencies between the stage folders;
 //! * `properties` — generated clusters: every answer safe and repeatable;
 //! * `safety_checker` — tests of the independent answer checker in
@@ -38,6 +40,7 @@ mod hostile;
 mod layers;
 mod live;
 mod properties;
+mod repair;
 mod roll;
 mod run;
 mod safety_checker;

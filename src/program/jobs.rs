@@ -193,6 +193,46 @@ pub fn run_job_set(
     run_set(socket, set, out).map_err(|e| e.to_string())
 }
 
+/// Submits `jobs` (each a list of opcodes) at once without waiting for
+/// them; their ids.
+///
+/// # Errors
+///
+/// A Luxi error or the master's refusal of a job.
+pub fn submit(socket: &str, jobs: &[Vec<Json>]) -> Result<Vec<i64>, String> {
+    let mut client = Client::connect(socket, DEFAULT_TIMEOUT).map_err(|e| e.to_string())?;
+    let args = crate::write::luxi::submit_many_jobs(jobs);
+    let reply = client
+        .call("SubmitManyJobs", &args)
+        .map_err(|e| e.to_string())?;
+    reply
+        .with_result(|v| submitted_ids(v, jobs.len()))
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("Job submission error: {e}"))
+}
+
+/// The statuses of the jobs `ids` now, as Luxi names them.
+///
+/// # Errors
+///
+/// A Luxi error or a reply that is not one status per job.
+pub fn statuses(socket: &str, ids: &[i64]) -> Result<Vec<String>, String> {
+    let mut client = Client::connect(socket, DEFAULT_TIMEOUT).map_err(|e| e.to_string())?;
+    let query = crate::write::luxi::query_job_status(ids);
+    let reply = client
+        .call("QueryJobs", &query)
+        .map_err(|e| e.to_string())?;
+    reply
+        .with_result(|v| job_statuses(v, ids.len()))
+        .map_err(|e| e.to_string())?
+}
+
+/// Whether a job of this status may still change (queued, waiting,
+/// canceling or running).
+pub fn unfinished(status: &str) -> bool {
+    status_rank(status).is_some_and(|r| r <= 3)
+}
+
 /// Why a job set could not be carried out.
 #[derive(Debug, thiserror::Error)]
 enum SetError {

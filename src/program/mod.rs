@@ -31,6 +31,7 @@ pub mod luxi;
 pub mod mond;
 pub mod plan;
 pub mod rapi;
+pub mod repair;
 pub mod roll;
 pub mod scan;
 pub mod source;

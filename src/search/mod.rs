@@ -30,6 +30,7 @@ pub mod globaln1;
 pub mod groups;
 pub mod moves;
 pub mod reboot;
+pub mod repair;
 pub mod request;
 pub mod roll;
 pub mod solution;

@@ -22,6 +22,7 @@ pub mod luxi;
 pub(crate) mod nodes;
 pub mod notes;
 pub mod opcodes;
+pub mod repair;
 pub mod roll;
 pub mod scan;
 pub mod space;

@@ -8,6 +8,7 @@
 //! `comment` and `reason` fields (a `MetaOpCode`). Each opcode is a
 //! [`Json`] object, written by the one JSON writer.
 
+use crate::search::repair::RepairOp;
 use crate::write::balance::MoveText;
 use crate::write::json::{s, strs, Json};
 
@@ -145,6 +146,86 @@ pub fn activate_disks_opcode(inst: &str) -> Json {
             ("instance_name", s(inst)),
             ("ignore_size", Json::Bool(false)),
             ("wait_for_sync", Json::Bool(true)),
+        ],
+    )
+}
+
+/// The opcodes of a harep repair of `inst` (`detectBroken`), the new
+/// nodes chosen by `iallocator`; without the optional fields harep leaves
+/// out.
+pub fn repair_opcode(inst: &str, op: RepairOp, iallocator: &str) -> Json {
+    let name = ("instance_name", s(inst));
+    match op {
+        RepairOp::RecreateDisks => opcode(
+            "OP_INSTANCE_RECREATE_DISKS",
+            vec![
+                name,
+                ("disks", Json::Arr(Vec::new())),
+                ("nodes", Json::Arr(Vec::new())),
+                ("iallocator", s(iallocator)),
+            ],
+        ),
+        RepairOp::Reinstall => opcode(
+            "OP_INSTANCE_REINSTALL",
+            vec![name, ("force_variant", Json::Bool(false))],
+        ),
+        RepairOp::Failover => opcode(
+            "OP_INSTANCE_FAILOVER",
+            vec![
+                name,
+                ("shutdown_timeout", Json::Int(SHUTDOWN_TIMEOUT)),
+                ("ignore_consistency", Json::Bool(false)),
+                ("ignore_ipolicy", Json::Bool(false)),
+                ("cleanup", Json::Bool(false)),
+            ],
+        ),
+        RepairOp::ReplaceSecondary => opcode(
+            "OP_INSTANCE_REPLACE_DISKS",
+            vec![
+                name,
+                ("early_release", Json::Bool(false)),
+                ("ignore_ipolicy", Json::Bool(false)),
+                ("mode", s("replace_new_secondary")),
+                ("disks", Json::Arr(Vec::new())),
+                ("iallocator", s(iallocator)),
+            ],
+        ),
+    }
+}
+
+/// `OP_TEST_DELAY` on the master of `seconds` (harep's `--job-delay`
+/// before a repair, so that its tag job gets the instance's locks first).
+pub fn test_delay_opcode(seconds: f64) -> Json {
+    opcode(
+        "OP_TEST_DELAY",
+        vec![
+            ("duration", haskell_json_double(seconds)),
+            ("on_master", Json::Bool(true)),
+            ("on_nodes", Json::Arr(Vec::new())),
+            ("repeat", Json::Int(0)),
+            ("interruptible", Json::Bool(false)),
+            ("no_locks", Json::Bool(false)),
+        ],
+    )
+}
+
+/// A double as Text.JSON writes it: an integer when it is one.
+fn haskell_json_double(x: f64) -> Json {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        Json::Int(x as i64)
+    } else {
+        Json::Num(x)
+    }
+}
+
+/// `OP_TAGS_SET` (`set`) or `OP_TAGS_DEL` of an instance's tags.
+pub fn instance_tags_opcode(inst: &str, tags: &[&str], set: bool) -> Json {
+    opcode(
+        if set { "OP_TAGS_SET" } else { "OP_TAGS_DEL" },
+        vec![
+            ("kind", s("instance")),
+            ("tags", strs(tags)),
+            ("name", s(inst)),
         ],
     )
 }

@@ -6,7 +6,10 @@ a non-vm-capable node, drbd instances with secondaries, tags (exclusion
 and location), unavailable fields, a KVM cluster. `field-error` breaks
 one online node's memory (status 3); `unknown-node` names a missing
 primary. `rolling` is a one-group ring of drbd instances with one
-instance of each other template, for `hailstone-roll -X`. Usage: vary.py
+instance of each other template, for `hailstone-roll -X`; `repair` has
+offline and drained nodes under instances carrying harep's auto-repair
+tags (enabled, suspended, pending, results), with `repair-jobs.luxi`
+the statuses of its pending jobs, for `hailstone-repair`. Usage: vary.py
 OUTDIR (the lab capture's policy is reused)."""
 import copy, json, os, sys
 
@@ -45,6 +48,35 @@ ring_insts += [
     ("s1.example.com", "node3.example.com", None, 1024, 10240, "sharedfile", "running", []),
     ("x1.example.com", "node4.example.com", None, 512, 0, "diskless", "running", []),
     ("f1.example.com", "node5.example.com", None, 1024, 5120, "file", "running", []),
+]
+
+AR = "ganeti:watcher:autorepair:"
+repair_nodes = [
+    ("node1.example.com", G1, 20000, 250000, False, False, True, []),
+    ("node2.example.com", G1, 20000, 250000, False, False, True, []),
+    ("node3.example.com", G1, 0, 0, True, False, True, []),
+    ("node4.example.com", G1, 20000, 250000, False, True, True, []),
+    ("node5.example.com", G1, 20000, 250000, False, False, True, []),
+]
+repair_insts = [
+    ("r1.example.com", "node3.example.com", "node1.example.com", 1024, 10240, "drbd", "ERROR_nodeoffline", []),
+    ("r2.example.com", "node1.example.com", "node3.example.com", 1024, 10240, "drbd", "running", []),
+    ("r3.example.com", "node3.example.com", None, 1024, 5120, "plain", "ERROR_nodeoffline", []),
+    ("r4.example.com", "node3.example.com", "node4.example.com", 1024, 10240, "drbd", "ERROR_nodeoffline", []),
+    ("r5.example.com", "node3.example.com", "node2.example.com", 1024, 10240, "drbd", "ERROR_nodeoffline",
+     [AR + "suspend:"]),
+    ("r6.example.com", "node3.example.com", None, 1024, 5120, "plain", "ERROR_nodeoffline", [AR + "reinstall"]),
+    ("r7.example.com", "node1.example.com", "node2.example.com", 1024, 10240, "drbd", "running",
+     [AR + "result:failover:uuid-a:1700000000:success:12"]),
+    ("r8.example.com", "node1.example.com", "node2.example.com", 1024, 10240, "drbd", "running",
+     [AR + "pending:migrate:uuid-b:1700000100:15+16"]),
+    ("r9.example.com", "node3.example.com", None, 512, 0, "diskless", "ERROR_nodeoffline", []),
+    ("r10.example.com", "node5.example.com", "node1.example.com", 1024, 10240, "drbd", "running",
+     [AR + "result:fix-storage:uuid-c:1700000200:failure:20", AR + "result:migrate:uuid-d:1700000300:success:21"]),
+    ("r11.example.com", "node2.example.com", "node3.example.com", 1024, 10240, "drbd", "running",
+     [AR + "pending:bogus", AR + "suspend:4102444800"]),
+    ("r12.example.com", "node5.example.com", "node4.example.com", 1024, 10240, "drbd", "running",
+     [AR + "migrate"]),
 ]
 
 def luxi(kind, nodes=nodes, insts=insts, groups=groups, ctags=ctags):
@@ -97,6 +129,10 @@ def rapi(d):
 os.makedirs(out, exist_ok=True)
 for kind in ["varied", "field-error", "unknown-node"]:
     open(os.path.join(out, kind + ".luxi"), "wb").write(luxi(kind))
+open(os.path.join(out, "repair.luxi"), "wb").write(
+    luxi("repair", repair_nodes, repair_insts, [("default", G1, "preferred", [])], [AR + "failover"]))
+open(os.path.join(out, "repair-jobs.luxi"), "wb").write(
+    json.dumps({"success": True, "result": [["success"], ["error"]]}).encode() + b"\x03")
 open(os.path.join(out, "rolling.luxi"), "wb").write(
     luxi("rolling", ring, ring_insts, [("default", G1, "preferred", [])], []))
 rapi(os.path.join(out, "varied.rapi"))

@@ -165,6 +165,10 @@ pub struct Options {
     /// `--priority`: the submitted jobs' priority (-10 high, 0 normal, 10
     /// low).
     pub priority: i32,
+    /// `--job-delay`: seconds of delay before a repair's jobs (harep).
+    pub job_delay: f64,
+    /// `--dry-run`: report what would be done, do nothing (harep).
+    pub dry_run: bool,
     /// `--help`.
     pub show_help: bool,
     /// `--version`.
@@ -248,6 +252,8 @@ impl Default for Options {
             first_job_group: false,
             reason: None,
             priority: 0,
+            job_delay: 10.0,
+            dry_run: false,
             show_help: false,
             show_version: false,
             show_completion: false,
@@ -448,6 +454,8 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::Exec => o.exec = switch()?,
         Opt::FirstJobGroup => o.first_job_group = switch()?,
         Opt::Reason => o.reason = Some(text.to_owned()),
+        Opt::JobDelay => o.job_delay = double("job delay", text)?,
+        Opt::DryRun => o.dry_run = switch()?,
         Opt::Priority => {
             o.priority = match text {
                 "low" => 10,

@@ -86,6 +86,8 @@ pub enum Opt {
     FirstJobGroup,
     Reason,
     Priority,
+    JobDelay,
+    DryRun,
     // Every program's.
     Version,
     Help,
@@ -187,6 +189,8 @@ pub const TABLE: &[OptDescr<Opt>] = &[
     row(Opt::FirstJobGroup, None, "first-job-group", Flag, "only execute the first group of jobs", "none"),
     row(Opt::Reason, None, "reason", Req("REASON"), "The reason to pass to the submitted jobs", "none"),
     row(Opt::Priority, None, "priority", Req("PRIO"), "set the priority of submitted jobs", "choices=low,normal,high"),
+    row(Opt::JobDelay, None, "job-delay", Req("SECONDS"), "insert this much delay before the execution of repair jobs to allow the tool to continue processing instances", "float"),
+    row(Opt::DryRun, None, "dry-run", Flag, "do not execute any commands and just report what would be done", "none"),
     row(Opt::Version, Some('V'), "version", No, "show the version of the program", "none"),
     row(Opt::Help, Some('h'), "help", No, "show help", "none"),
     row(Opt::HelpCompletion, None, "help-completion", No, "show completion info", "none"),

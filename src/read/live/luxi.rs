@@ -531,11 +531,17 @@ fn read_info(result: Value<'_>) -> Result<ClusterInfo, LiveError> {
     let master = str_value(v, &p).map_err(err)?.to_owned();
     let (v, p) = get("default_hypervisor")?;
     let hypervisor = enum_value(v, &p, &Hypervisor::ALL).map_err(err)?;
+    let default_iallocator = obj
+        .get("default_iallocator")
+        .and_then(|v| v.as_str())
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned);
     Ok(ClusterInfo {
         tags,
         ipolicy,
         master,
         hypervisor,
+        default_iallocator,
     })
 }
 

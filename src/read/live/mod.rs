@@ -75,6 +75,9 @@ pub(crate) struct ClusterInfo {
     pub master: String,
     /// The default hypervisor, every node's (`setHypervisor`).
     pub hypervisor: Hypervisor,
+    /// The cluster's default iallocator, when it names one (what harep's
+    /// repairs use in hailstone-repair).
+    pub default_iallocator: Option<String>,
 }
 
 /// A live cluster as read, before merging.
@@ -82,6 +85,14 @@ pub(crate) struct ClusterInfo {
 pub(crate) struct Live {
     parts: Parts,
     hypervisor: Hypervisor,
+    default_iallocator: Option<String>,
+}
+
+impl Live {
+    /// The cluster's default iallocator, when it names one.
+    pub(crate) fn default_iallocator(&self) -> Option<&str> {
+        self.default_iallocator.as_deref()
+    }
 }
 
 /// Builds the cluster's parts in hbal's order, resolving names as hbal's
@@ -187,6 +198,7 @@ impl Assembly {
                 ipolicy: info.ipolicy,
             },
             hypervisor: info.hypervisor,
+            default_iallocator: info.default_iallocator,
         })
     }
 }

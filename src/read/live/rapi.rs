@@ -355,11 +355,18 @@ fn read_info(source: &str, root: Value<'_>) -> Result<ClusterInfo, LiveError> {
         .req("default_hypervisor")
         .and_then(|(v, p)| enum_value(v, &p, &Hypervisor::ALL))
         .map_err(err)?;
+    let default_iallocator = m
+        .obj
+        .get("default_iallocator")
+        .and_then(|v| v.as_str())
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned);
     Ok(ClusterInfo {
         tags,
         ipolicy,
         master,
         hypervisor,
+        default_iallocator,
     })
 }
 
