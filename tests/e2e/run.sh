@@ -102,8 +102,8 @@ say "installing $DEB"
 dpkg -i "$DEB" >"$OUT/dpkg.log" 2>&1 || die "dpkg -i $DEB failed (see $OUT/dpkg.log)"
 [ -x "$PACKAGED" ] || die "the package did not install $PACKAGED"
 for f in /usr/bin/hailstone-balance /usr/bin/hailstone-squeeze /usr/bin/hailstone-groups \
-         /usr/bin/hailstone-space /usr/bin/hailstone-check /usr/bin/hailstone-info /usr/bin/hailstone-scan /usr/bin/hailstone-roll \
-         /usr/share/man/man1/hailstone-check.1.gz /usr/share/man/man1/hailstone-info.1.gz \
+         /usr/bin/hailstone-space /usr/bin/hailstone-check /usr/bin/hailstone-info /usr/bin/hailstone-scan /usr/bin/hailstone-roll /usr/bin/hailstone-repair \
+         /usr/share/man/man1/hailstone-check.1.gz /usr/share/man/man1/hailstone-info.1.gz /usr/share/man/man1/hailstone-repair.1.gz \
          /usr/share/man/man1/hailstone.1.gz /usr/share/bash-completion/completions/hailstone; do
   [ -e "$f" ] || fail "the package did not install $f"
 done
@@ -582,6 +582,77 @@ for call in $(ls "$CAP"/*.request.json | sort | sed 's/\.request\.json$//'); do
 done
 [ "$total" -ge 15 ] || fail "only $total requests were captured"
 say "$total requests: $(cat "$CAP"/*.request.json | grep -o '"type": *"[a-z-]*"' | sed 's/.*"\([a-z-]*\)"/\1/' | sort | uniq -c | tr -s ' ' | tr '\n' ',')"
+
+# --- harep: repairs of the instances of an offline node ---------------------
+# Auto-repair enabled on the cluster, the node holding most drbd and plain
+# primaries set offline. Both programs first with --dry-run on the same
+# state (task UUIDs and times masked; the repair jobs' iallocator is the
+# cluster's default for hailstone-repair, hail for harep); then harep for
+# real, its tags removed once its jobs ended, then hailstone-repair: the
+# same jobs (by Ganeti's summaries); then hailstone-repair again records
+# how its repairs ended. The lab cannot run drbd and plain disk work, so
+# the repair jobs themselves fail; their opcodes are what is compared.
+HAREP=/usr/lib/ganeti/3.0/usr/bin/harep
+master=$(nx 1 gnt-cluster getmaster)
+victim=$(nx 1 gnt-instance list --no-headers --separator=' ' -o pnode,disk_template |
+  awk -v m="$master" '($2 == "drbd" || $2 == "plain") && $1 != m {n[$1]++}
+       END {for (x in n) print n[x], x}' | sort -rn | head -n 1 | cut -d' ' -f2)
+default_ialloc=$(nx 1 gnt-cluster info | awk -F': *' '/default instance allocator:/ {print $2; exit}')
+mask_repair() {
+  sed -E 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/UUID/g; s/:[0-9]{10}:/:TIME:/g' "$1" |
+    sed "s/\"iallocator\":\"$default_ialloc\"/\"iallocator\":\"hail\"/g"
+}
+last_job() { nx 1 gnt-job list --no-headers -o id | sort -n | tail -n 1; }
+jobs_after() { nx 1 gnt-job list --no-headers --separator='|' -o id,summary | awk -F'|' -v a="$1" '$1 > a {print $2}'; }
+settle() {
+  for _ in $(seq 90); do
+    [ -z "$(nx 1 gnt-job list --no-headers -o status | grep -E 'queued|waiting|running')" ] && return 0
+    sleep 2
+  done
+  return 1
+}
+untag_repairs() {
+  local i t
+  for i in $(nx 1 gnt-instance list --no-headers -o name); do
+    t=$(nx 1 gnt-instance list-tags "$i" | grep -E '^ganeti:watcher:autorepair:(pending|result):')
+    [ -z "$t" ] || g gnt-instance remove-tags "$i" $t || fail "removing the repair tags of $i"
+  done
+}
+if [ -z "$victim" ]; then
+  fail "harep: no node holds drbd or plain primaries"
+elif ! g gnt-cluster add-tags ganeti:watcher:autorepair:reinstall ||
+     ! g gnt-node modify --auto-promote --offline=yes "$victim"; then
+  fail "harep: cannot enable auto-repair or set $victim offline (see $OUT/commands.log)"
+else
+  p $HAREP --dry-run --job-delay=1; rc=$?
+  mask_repair "$OUT/p.out" >"$OUT/harep-dry.out"
+  p $PLANNER_BIN/hailstone-repair --dry-run --job-delay=1
+  [ $? = "$rc" ] && mask_repair "$OUT/p.out" | cmp -s - "$OUT/harep-dry.out" ||
+    fail "hailstone-repair --dry-run and harep --dry-run differ (see $OUT/harep-dry.out, $OUT/p.out)"
+  repairs=$(grep -c '^Executing ' "$OUT/harep-dry.out")
+  [ "$repairs" -ge 1 ] || fail "harep --dry-run found nothing to repair on $victim's instances"
+  mark=$(last_job)
+  p $HAREP --job-delay=1 || fail "harep: rc $? ($(tail -n 2 "$OUT/p.err"))"
+  settle || fail "harep's jobs did not end"
+  jobs_after "$mark" | sed 's/([^)]*)//g' >"$OUT/harep-jobs"
+  untag_repairs
+  mark=$(last_job)
+  p $PLANNER_BIN/hailstone-repair --job-delay=1 || fail "hailstone-repair: rc $? ($(tail -n 2 "$OUT/p.err"))"
+  cp "$OUT/p.out" "$OUT/repair-1.out"
+  settle || fail "hailstone-repair's jobs did not end"
+  jobs_after "$mark" | sed 's/([^)]*)//g' >"$OUT/repair-jobs"
+  cmp -s "$OUT/harep-jobs" "$OUT/repair-jobs" ||
+    fail "hailstone-repair submitted other jobs than harep (see $OUT/harep-jobs, $OUT/repair-jobs)"
+  p $PLANNER_BIN/hailstone-repair --job-delay=1 || fail "hailstone-repair (second run): rc $?"
+  cp "$OUT/p.out" "$OUT/repair-2.out"
+  ended=$(grep -c '^Moving .* from "Pending repair" to ' "$OUT/repair-2.out")
+  [ "$ended" = "$repairs" ] || fail "hailstone-repair's second run ended $ended of $repairs pending repairs (see $OUT/repair-2.out)"
+  say "harep: $victim offline; $repairs repairs; hailstone-repair --dry-run printed harep's (UUIDs, times and the default iallocator masked); both submitted the same $(wc -l <"$OUT/repair-jobs") jobs; the second run recorded how the $ended repairs ended"
+  untag_repairs
+  settle
+  g gnt-node modify --offline=no "$victim" || fail "setting $victim online again"
+  g gnt-cluster remove-tags ganeti:watcher:autorepair:reinstall || fail "removing the cluster's auto-repair tag"
+fi
 
 trap - EXIT
 cleanup
