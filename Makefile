@@ -62,7 +62,7 @@ fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... t
 	FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" CARGO="$(CARGO)" fuzz/run.sh
 
 # The programs installed in $(PREFIX)/bin.
-PLANNERS := hailstone-balance hailstone-squeeze hailstone-groups hailstone-space hailstone-check hailstone-info hailstone-scan hailstone-roll hailstone-repair
+PLANNERS := hailstone-balance hailstone-squeeze hailstone-groups hailstone-space hailstone-check hailstone-info hailstone-scan hailstone-roll hailstone-repair hailstone-htools
 
 install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone and the planners and checkers ($(PLANNERS)) in $(PREFIX)/bin (built without the development tools).
 	$(CARGO) build --release --locked -p hailstone
@@ -99,10 +99,13 @@ MAN_DESC_hailstone-roll := Reads the cluster from a Ganeti cluster data file (-t
 MAN_NAME_hailstone-repair := repair Ganeti instances on offline nodes as harep 3.0.2 does
 MAN_DESC_hailstone-repair := Reads the cluster over Luxi (-L) and carries out the auto-repair tags of the instances (ganeti:watcher:autorepair:TYPE on the cluster, a node group or the instance, with ganeti:watcher:autorepair:suspend:[TIME]): the pending repairs whose jobs ended become results, and every drbd or plain instance with an offline node gets, as far as its policy allows, a new secondary (fix-storage), a failover (failover) or its disks recreated and its OS reinstalled (reinstall), recorded in pending and result tags; the new nodes are chosen by the default iallocator of the cluster. --dry-run prints the jobs instead of submitting them; --job-delay waits before each repair so that its tag is set first. Run it from cron on the master, as harep.
 
+MAN_NAME_hailstone-htools := run the hailstone programs under the names of the Ganeti htools
+MAN_DESC_hailstone-htools := Called as hbal, hspace, hsqueeze, hcheck, hinfo, hscan, hroller or harep (a link to it), runs hailstone-balance, hailstone-space, hailstone-squeeze, hailstone-check, hailstone-info, hailstone-scan, hailstone-roll or hailstone-repair with the command line of the original. hailstone-htools enable makes those names in /usr/bin links to it, each original moved aside with dpkg-divert (to NAME.htools) so that package upgrades keep it; hailstone-htools disable puts the originals back; hailstone-htools status says what each name runs. Removing the package puts the originals back.
+
 # man_page PROGRAM: its man page from --help and --version (help2man) and
 # its bash completion (the long options of --help), into the package.
 define man_page
-	printf '[NAME]\n%s \\- %s\n[DESCRIPTION]\n%s\n[SEE ALSO]\nhailstone(1), hailstone-balance(1), hailstone-squeeze(1), hailstone-groups(1), hailstone-space(1), hailstone-check(1), hailstone-info(1), hailstone-scan(1), hailstone-roll(1), hailstone-repair(1), gnt-cluster(8); /usr/share/doc/hailstone/README.md\n' \
+	printf '[NAME]\n%s \\- %s\n[DESCRIPTION]\n%s\n[SEE ALSO]\nhailstone(1), hailstone-balance(1), hailstone-squeeze(1), hailstone-groups(1), hailstone-space(1), hailstone-check(1), hailstone-info(1), hailstone-scan(1), hailstone-roll(1), hailstone-repair(1), hailstone-htools(1), gnt-cluster(8); /usr/share/doc/hailstone/README.md\n' \
 	  '$(1)' '$(MAN_NAME_$(1))' '$(MAN_DESC_$(1))' > target/deb/$(1).h2m
 	help2man --no-info --no-discard-stderr --section=1 --include=target/deb/$(1).h2m \
 	  --manual='hailstone' target/release/$(1) | gzip -9n > $(MAN1)/$(1).1.gz
@@ -126,11 +129,14 @@ deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/g
 	$(call man_page,hailstone-scan)
 	$(call man_page,hailstone-roll)
 	$(call man_page,hailstone-repair)
+	$(call man_page,hailstone-htools)
 	install -m 0644 README.md $(DEB_ROOT)/usr/share/doc/hailstone/README.md
 	install -m 0644 docs/*.md docs/accepted-differences.txt $(DEB_ROOT)/usr/share/doc/hailstone/docs/
 	install -m 0644 LICENSE $(DEB_ROOT)/usr/share/doc/hailstone/copyright
 	printf 'Package: hailstone\nVersion: %s\nArchitecture: %s\nMaintainer: hailstone developers <hailstone@localhost>\nDepends: libc6\nRecommends: ganeti-3.0\nSection: admin\nPriority: optional\nDescription: Ganeti iallocator and planners: hail, hbal, hsqueeze, hspace, hcheck, hinfo, hscan, hroller and harep, faster\n hailstone answers Ganeti'"'"'s iallocator requests with hail 3.0.2'"'"'s decisions,\n refuses bad input with clear errors and explains its answers (--explain).\n hailstone-balance and hailstone-squeeze plan as hbal and hsqueeze do;\n hailstone-space counts free capacity as hspace does;\n hailstone-check, hailstone-info, hailstone-scan and hailstone-roll\n report and plan as hcheck, hinfo, hscan and hroller do;\n hailstone-repair repairs instances as harep does.\n' \
 	  '$(DEB_VERSION)' '$(DEB_ARCH)' > $(DEB_ROOT)/DEBIAN/control
+	printf '#!/bin/sh\n# Removing hailstone gives the htools names back to the originals.\nset -e\nif [ "$$1" = remove ] && [ -x /usr/bin/hailstone-htools ]; then /usr/bin/hailstone-htools disable >/dev/null; fi\n' > $(DEB_ROOT)/DEBIAN/prerm
+	chmod 0755 $(DEB_ROOT)/DEBIAN/prerm
 	dpkg-deb --root-owner-group --build $(DEB_ROOT) target/deb/
 	dpkg-deb --info target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH).deb | sed -n '1,4p'
 

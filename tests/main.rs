@@ -24,6 +24,8 @@
 //!   plan's job sets and opcodes, a failed job stopping the plan;
 //! * `repair` — `hailstone-repair` (harep): `--dry-run` against harep's
 //!   output on the same replies, the tag and repair jobs on a fake master;
+//! * `htools` — `hailstone-htools enable|disable` in a copy of a file
+//!   system: the htools' names run hailstone's programs, and back;
 //! * `layers` — the direction of dependencies between the stage folders;
 //! * `properties` — generated clusters: every answer safe and repeatable;
 //! * `safety_checker` — tests of the independent answer checker in
@@ -37,6 +39,7 @@ mod exec;
 mod explain;
 mod groups;
 mod hostile;
+mod htools;
 mod layers;
 mod live;
 mod properties;

@@ -24,6 +24,7 @@ pub mod datafile;
 pub mod exit;
 pub mod groups;
 pub mod hail;
+pub mod htools;
 pub mod info;
 pub mod input;
 pub mod jobs;

@@ -70,6 +70,9 @@ cleanup() {
   fi
   say "teardown"
   rm -f "$WRAPPER"
+  # The htools' names are the originals' again, whatever happened.
+  [ ! -x /usr/bin/hailstone-htools ] || /usr/bin/hailstone-htools disable >/dev/null ||
+    fail "hailstone-htools disable"
   "$LAB/teardown.sh" --purge >"$OUT/teardown.log" 2>&1 || fail "teardown.sh --purge (see $OUT/teardown.log)"
   if [ "$had_package" = no ] && dpkg -s hailstone >/dev/null 2>&1; then
     dpkg -r hailstone >/dev/null || fail "dpkg -r hailstone"
@@ -649,6 +652,33 @@ else
   [ "$ended" = "$repairs" ] || fail "hailstone-repair's second run ended $ended of $repairs pending repairs (see $OUT/repair-2.out)"
   say "harep: $victim offline; $repairs repairs; hailstone-repair --dry-run printed harep's (UUIDs, times and the default iallocator masked); both submitted the same $(wc -l <"$OUT/repair-jobs") jobs; the second run recorded how the $ended repairs ended"
   # The lab is torn down next: $victim stays offline.
+fi
+
+# --- the drop-in names: hbal, hcheck, harep, ... run hailstone --------------
+# The cron-style calls and a planner under the originals' names, with the
+# names switched to hailstone (dpkg-divert), then switched back.
+original_hbal=$(readlink /usr/bin/hbal)
+if /usr/bin/hailstone-htools enable >"$OUT/htools-enable.out" 2>&1; then
+  drop_ok=1
+  for pair in "hbal:hailstone-balance" "hcheck:hailstone-check" "harep:hailstone-repair" "hroller:hailstone-roll"; do
+    name=${pair%%:*} ours=${pair#*:}
+    nx 1 "$name" --version | head -n 1 | grep -q "^$ours version " || { drop_ok=0; fail "$name does not run $ours"; }
+  done
+  p hbal -L -C; rc=$?; cp "$OUT/p.out" "$OUT/drop-hbal.out"
+  p $PLANNER_BIN/hailstone-balance -L -C
+  [ $? = "$rc" ] && cmp -s "$OUT/p.out" "$OUT/drop-hbal.out" || { drop_ok=0; fail "hbal (drop-in) and hailstone-balance differ"; }
+  p hcheck -L --machine-readable; rc=$?; cp "$OUT/p.out" "$OUT/drop-hcheck.out"
+  p $PLANNER_BIN/hailstone-check -L --machine-readable
+  [ $? = "$rc" ] && cmp -s "$OUT/p.out" "$OUT/drop-hcheck.out" || { drop_ok=0; fail "hcheck (drop-in) and hailstone-check differ"; }
+  p harep --dry-run || { drop_ok=0; fail "harep (drop-in): rc $?"; }
+  grep -q "^Instance status count" "$OUT/p.out" || { drop_ok=0; fail "harep (drop-in) printed no count"; }
+  /usr/bin/hailstone-htools disable >"$OUT/htools-disable.out" 2>&1 || fail "hailstone-htools disable"
+  [ "$(readlink /usr/bin/hbal)" = "$original_hbal" ] && /usr/bin/hbal --version | head -n 1 | grep -q '^hbal (ganeti) version' ||
+    { drop_ok=0; fail "hbal is not the original again after hailstone-htools disable"; }
+  [ -z "$(dpkg-divert --list | grep 'by hailstone$')" ] || { drop_ok=0; fail "diversions by hailstone are left"; }
+  [ "$drop_ok" = 1 ] && say "drop-in names: hbal, hcheck, harep, hroller ran hailstone's programs (hbal -L -C and hcheck -L as hailstone-balance and hailstone-check; harep --dry-run, as cron calls it); hailstone-htools disable gave the names back"
+else
+  fail "hailstone-htools enable (see $OUT/htools-enable.out)"
 fi
 
 trap - EXIT

@@ -169,6 +169,9 @@ pub struct Options {
     pub job_delay: f64,
     /// `--dry-run`: report what would be done, do nothing (harep).
     pub dry_run: bool,
+    /// `--root`: the file system whose drop-in names hailstone-htools
+    /// switches.
+    pub root: String,
     /// `--help`.
     pub show_help: bool,
     /// `--version`.
@@ -254,6 +257,7 @@ impl Default for Options {
             priority: 0,
             job_delay: 10.0,
             dry_run: false,
+            root: "/".to_owned(),
             show_help: false,
             show_version: false,
             show_completion: false,
@@ -456,6 +460,7 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::Reason => o.reason = Some(text.to_owned()),
         Opt::JobDelay => o.job_delay = double("job delay", text)?,
         Opt::DryRun => o.dry_run = switch()?,
+        Opt::Root => o.root = text.to_owned(),
         Opt::Priority => {
             o.priority = match text {
                 "low" => 10,

@@ -88,6 +88,7 @@ pub enum Opt {
     Priority,
     JobDelay,
     DryRun,
+    Root,
     // Every program's.
     Version,
     Help,
@@ -191,6 +192,7 @@ pub const TABLE: &[OptDescr<Opt>] = &[
     row(Opt::Priority, None, "priority", Req("PRIO"), "set the priority of submitted jobs", "choices=low,normal,high"),
     row(Opt::JobDelay, None, "job-delay", Req("SECONDS"), "insert this much delay before the execution of repair jobs to allow the tool to continue processing instances", "float"),
     row(Opt::DryRun, None, "dry-run", Flag, "do not execute any commands and just report what would be done", "none"),
+    row(Opt::Root, None, "root", Req("DIR"), "the root of the file system whose names to switch (default /; for trying it out in a copy)", "dir"),
     row(Opt::Version, Some('V'), "version", No, "show the version of the program", "none"),
     row(Opt::Help, Some('h'), "help", No, "show help", "none"),
     row(Opt::HelpCompletion, None, "help-completion", No, "show completion info", "none"),
