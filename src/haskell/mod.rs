@@ -1,7 +1,7 @@
 //! GHC's Prelude as Ganeti's programs use it: how text becomes a value
 //! ([`read`]: `reads` at `Int`, `Double` and `Bool`, `sepSplit`) and how a
 //! value becomes text ([`show`]: `show`, `printf "%.Nf"`; [`json`]:
-//! Text.JSON's string literals).
+//! Text.JSON's string literals; [`time`]: dates and `ClockTime`).
 //!
 //! * Owns: the exact Haskell renderings and readings that both the readers
 //!   (option values, data files, error messages quoting names) and the
@@ -13,3 +13,4 @@
 pub mod json;
 pub mod read;
 pub mod show;
+pub mod time;

@@ -3,6 +3,7 @@
 //! the jobs of `--dry-run`, and the final count of instances per state.
 
 use crate::haskell::show::show_string;
+use crate::haskell::time::show_clock_time;
 use crate::search::repair::{Policy, RepairType};
 use crate::write::json::Json;
 
@@ -52,7 +53,7 @@ pub fn not_repairing(name: &str, policy: Policy) -> String {
     let state = match policy {
         Policy::Enabled(t) => format!("ArEnabled {}", t.constructor()),
         Policy::Suspended(None) => "ArSuspended Forever".to_owned(),
-        Policy::Suspended(Some(t)) => format!("ArSuspended (Until {})", calendar(t)),
+        Policy::Suspended(Some(t)) => format!("ArSuspended (Until {})", show_clock_time(t)),
         Policy::NotEnabled => "ArNotEnabled".to_owned(),
     };
     format!("Not repairing {name} because it's in state {state}\n")
@@ -75,51 +76,19 @@ pub fn counts(by_state: &[(&str, usize)]) -> String {
     s
 }
 
-/// A time as Haskell's `show` of a `ClockTime` writes it, in UTC
-/// (`Fri Jan  1 00:00:00 UTC 2100`).
-pub fn calendar(seconds: i64) -> String {
-    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let days = seconds.div_euclid(86_400);
-    let secs = seconds.rem_euclid(86_400);
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{} {} {day:>2} {:02}:{:02}:{:02} UTC {year}",
-        DAYS[days.rem_euclid(7) as usize],
-        MONTHS[(month - 1) as usize],
-        secs / 3_600,
-        secs % 3_600 / 60,
-        secs % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn calendar_as_haskell_shows_it() {
-        assert_eq!(calendar(4_102_444_800), "Fri Jan  1 00:00:00 UTC 2100");
-        assert_eq!(calendar(0), "Thu Jan  1 00:00:00 UTC 1970");
-        assert_eq!(calendar(1_795_783_244), "Fri Nov 27 12:40:44 UTC 2026");
-    }
 
     #[test]
     fn texts() {
         assert_eq!(
             not_repairing("i", Policy::Suspended(None)),
             "Not repairing i because it's in state ArSuspended Forever\n"
+        );
+        assert_eq!(
+            not_repairing("i", Policy::Suspended(Some(4_102_444_800))),
+            "Not repairing i because it's in state ArSuspended (Until Fri Jan  1 00:00:00 UTC 2100)\n"
         );
         assert_eq!(
             removing_tags("i", &["a".to_owned(), "b".to_owned()]),

@@ -231,7 +231,7 @@ pub(super) fn machine() -> String {
     format!("{} CPUs (nproc), {}{}", cpus, model, mem)
 }
 
-pub(super) use hailstone::program::clock::civil_from_days;
+pub(super) use hailstone::haskell::time::civil_from_days;
 
 /// The current UTC date and time, `YYYY-MM-DD HH:MM UTC`.
 pub(super) fn now_utc() -> String {
