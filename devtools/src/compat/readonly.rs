@@ -31,7 +31,7 @@
 //! and the difference is not a known kind that fails its check.
 
 pub(super) mod clusters;
-pub(super) mod known;
+pub(in crate::compat) mod known;
 mod report;
 pub(super) mod shell;
 #[cfg(test)]

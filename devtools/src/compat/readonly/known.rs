@@ -288,7 +288,7 @@ pub fn completion_text(names: Names, h: &str, q: &str) -> Result<(), String> {
 }
 
 /// `<ours> version X.Y.Z`.
-fn version_line(ours: &str, line: &str) -> Result<(), String> {
+pub fn version_line(ours: &str, line: &str) -> Result<(), String> {
     let v = line
         .strip_prefix(&format!("{ours} version "))
         .ok_or_else(|| format!("{line:?} does not say '{ours} version V'"))?;

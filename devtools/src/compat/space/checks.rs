@@ -62,10 +62,7 @@ impl Known {
     }
 }
 
-const LOAD_ERROR: &str = "Error: failed to load data, aborting: ";
-
-/// hspace's words on a data file whose sections are wrong.
-const LAYOUT_ERROR: &str = "Invalid format of the input file: ";
+use super::super::readonly::known::{self, Names, LOAD_ERROR};
 
 /// hspace's death with `-l 0` (`Hspace.hs` takes the head of the tiered
 /// specs, an empty list when no instance was allocated).
@@ -202,7 +199,7 @@ pub fn help_text(h: &str, q: &str) -> Result<(), String> {
     if !hl[0].starts_with("hspace (ganeti) version ") || hl[1] != "Usage: hspace [OPTION...]" {
         return Err(format!("hspace's heading is {:?}", &hl[..2]));
     }
-    version_line(ql[0])?;
+    known::version_line(NAMES.ours, ql[0])?;
     if ql[1] != "Usage: hailstone-space [OPTION...]" {
         return Err(format!("hailstone-space's usage line is {:?}", ql[1]));
     }
@@ -234,95 +231,24 @@ pub fn completion_text(h: &str, q: &str) -> Result<(), String> {
     extra_rows(&ql[hl.len()..], true)
 }
 
-/// `hailstone-space version X.Y.Z`.
-fn version_line(line: &str) -> Result<(), String> {
-    let v = line
-        .strip_prefix("hailstone-space version ")
-        .ok_or_else(|| format!("{line:?} does not say 'hailstone-space version V'"))?;
-    let parts: Vec<&str> = v.split('.').collect();
-    if parts.len() == 3
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-    {
-        Ok(())
-    } else {
-        Err(format!("{line:?}: the version is not X.Y.Z"))
-    }
-}
+/// hspace and hailstone-space, for the checks shared with the
+/// read-only suites.
+const NAMES: Names = Names {
+    original: "hspace",
+    ours: "hailstone-space",
+};
 
 /// `--version`: `hailstone-space version X.Y.Z`, then `compatible with
 /// hspace (ganeti) V`, V being hspace's version without the package
-/// revision.
+/// revision (the read-only suites' check).
 pub fn version_text(h: &str, q: &str) -> Result<(), String> {
-    let first = h.lines().next().unwrap_or("");
-    let full = first
-        .strip_prefix("hspace (ganeti) version ")
-        .ok_or_else(|| format!("hspace's version line is {first:?}"))?;
-    let upstream = full.split('-').next().unwrap_or(full);
-    let ql: Vec<&str> = q.lines().collect();
-    if ql.len() != 2 || !q.ends_with('\n') {
-        return Err(format!(
-            "hailstone-space's version text has {} lines, expected 2",
-            ql.len()
-        ));
-    }
-    version_line(ql[0])?;
-    let want = format!("compatible with hspace (ganeti) {upstream}");
-    if ql[1] != want {
-        return Err(format!("{:?} where {want:?} was expected", ql[1]));
-    }
-    Ok(())
+    known::version_text(NAMES, h, q)
 }
 
 /// A data file error: hailstone-space's message is hspace's with where
-/// before hspace's words (`FILE, line N: OBJECT, field FIELD: `, or
-/// `FILE: ` for the file's layout) and, for the layout, what it should be
-/// in parentheses after them.
+/// before hspace's words (the read-only suites' check).
 pub fn data_file_error(h: &str, q: &str) -> Result<(), String> {
-    let hm = h.strip_prefix(LOAD_ERROR).ok_or("hspace's error")?;
-    let qm = q
-        .strip_prefix(LOAD_ERROR)
-        .ok_or("hailstone-space's error does not start as hspace's")?;
-    let hm = hm.trim_end_matches('\n');
-    let qm = qm.trim_end_matches('\n');
-    let at = qm
-        .find(hm)
-        .filter(|_| !hm.is_empty())
-        .ok_or("hailstone-space's error does not hold hspace's words")?;
-    let (added, after) = (&qm[..at], &qm[at + hm.len()..]);
-    let remark = after.starts_with(" (") && after.ends_with(')');
-    if !after.is_empty() && !remark {
-        return Err(format!(
-            "the words after hspace's, {after:?}, are not a remark in parentheses"
-        ));
-    }
-    let bad = || {
-        format!(
-            "the words added, {added:?}, are not 'FILE, line N: OBJECT, field FIELD: ' or 'FILE: '"
-        )
-    };
-    let Some((_, rest)) = added.split_once(", line ") else {
-        // The file's layout: its name before, the layout expected after.
-        let file = added.strip_suffix(": ").unwrap_or("");
-        return if hm.starts_with(LAYOUT_ERROR) && !file.is_empty() && !file.contains(": ") {
-            Ok(())
-        } else {
-            Err(bad())
-        };
-    };
-    if !after.is_empty() {
-        return Err(bad());
-    }
-    let (line, rest) = rest.split_once(": ").ok_or_else(bad)?;
-    if line.is_empty() || !line.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let (object, field) = rest.split_once(", field ").ok_or_else(bad)?;
-    if object.is_empty() || !field.ends_with(": ") || field.len() < 3 {
-        return Err(bad());
-    }
-    Ok(())
+    known::data_file_error(h, q)
 }
 
 /// hspace died with `marker` (on a line of its own, followed by `tail`;
