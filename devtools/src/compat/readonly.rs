@@ -482,28 +482,16 @@ pub(super) fn datafile_runs(
     testdata: &Path,
     sets: &[(&'static str, &'static [&'static str])],
 ) -> Result<Vec<RunSpec>, String> {
-    let files = testsuite::files_with_extension(testdata, "data")?;
-    let mut out = Vec::new();
-    for f in files {
-        let name = f
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        for (set, args) in sets {
-            let mut a: Vec<String> = args.iter().map(|x| (*x).to_owned()).collect();
-            a.push("-t".to_owned());
-            a.push(f.display().to_string());
-            out.push(RunSpec {
-                id: format!("datafile/{name}#{set}"),
-                part: Part::DataFiles,
-                family: (*set).to_owned(),
-                args: a,
-                files: Vec::new(),
-            });
-        }
-    }
-    Ok(out)
+    Ok(testsuite::datafile_cases(testdata, sets)?
+        .into_iter()
+        .map(|c| RunSpec {
+            id: c.id,
+            part: Part::DataFiles,
+            family: c.set.to_owned(),
+            args: c.args,
+            files: Vec::new(),
+        })
+        .collect())
 }
 
 /// Runs a suite: `runs` makes the runs of its own parts (`generated`,

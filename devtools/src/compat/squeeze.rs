@@ -348,7 +348,6 @@ fn cli_runs(data: &DataFile) -> Vec<RunSpec> {
 
 /// The runs on Ganeti's data files.
 fn datafile_runs(testdata: &Path) -> Result<Vec<RunSpec>, String> {
-    let files = testsuite::files_with_extension(testdata, "data")?;
     let sets: [(&str, &[&str]); 3] = [
         ("verbose", &["-v", "-C", "-S", "{OUT}/state"]),
         (
@@ -360,26 +359,15 @@ fn datafile_runs(testdata: &Path) -> Result<Vec<RunSpec>, String> {
             &["--no-headers", "--target-resources=0", "-C{OUT}/cmds.sh"],
         ),
     ];
-    let mut out = Vec::new();
-    for f in files {
-        let name = f
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        for (set, args) in sets {
-            let mut a: Vec<String> = args.iter().map(|x| (*x).to_owned()).collect();
-            a.push("-t".to_owned());
-            a.push(f.display().to_string());
-            out.push(RunSpec {
-                id: format!("datafile/{name}#{set}"),
-                part: "datafiles",
-                args: a,
-                files: Vec::new(),
-            });
-        }
-    }
-    Ok(out)
+    Ok(testsuite::datafile_cases(testdata, &sets)?
+        .into_iter()
+        .map(|c| RunSpec {
+            id: c.id,
+            part: "datafiles",
+            args: c.args,
+            files: Vec::new(),
+        })
+        .collect())
 }
 
 /// What the workers share.

@@ -312,6 +312,45 @@ pub fn files_with_extension(dir: &Path, ext: &str) -> Result<Vec<PathBuf>, Strin
     Ok(paths)
 }
 
+/// One run on a Ganeti data file: its id (`datafile/NAME#SET`), the
+/// option set's name, and the options followed by `-t FILE`.
+pub struct DatafileCase {
+    pub id: String,
+    pub set: &'static str,
+    pub args: Vec<String>,
+}
+
+/// Every `*.data` file of `testdata` (in name order) with every option
+/// set of `sets`.
+///
+/// # Errors
+///
+/// The folder cannot be read.
+pub fn datafile_cases(
+    testdata: &Path,
+    sets: &[(&'static str, &'static [&'static str])],
+) -> Result<Vec<DatafileCase>, String> {
+    let mut out = Vec::new();
+    for f in files_with_extension(testdata, "data")? {
+        let name = f
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        for (set, args) in sets {
+            let mut a: Vec<String> = args.iter().map(|x| (*x).to_owned()).collect();
+            a.push("-t".to_owned());
+            a.push(f.display().to_string());
+            out.push(DatafileCase {
+                id: format!("datafile/{name}#{set}"),
+                set,
+                args: a,
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// The shelltest files that have hbal tests, in name order, with only
 /// those tests.
 pub fn hbal_test_files(test_dir: &Path, fixtures: &[String]) -> Result<Vec<TestFile>, String> {
