@@ -12,10 +12,13 @@ SAMPLE  ?= protocol-samples/allocate-drbd.json
 # show a 100x ratio against hailstone's times there.
 HAIL_CAP ?= 180
 BENCH_ARGS ?=
+# The Ganeti release the compat targets compare with: 3.0 (Debian's
+# ganeti-htools-3.0) or 3.1 (Ganeti 3.1.0's htools, built by make oracle-3.1).
+GANETI ?= 3.0
 
 RELEASE_BIN := target/release/hailstone
 
-.PHONY: help build run test compat compat-full bench install deb e2e lint fmt clean fuzz
+.PHONY: help build run test compat compat-full oracle-3.1 bench install deb e2e lint fmt clean fuzz
 
 help: ## List the targets.
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' | expand -t 16
@@ -30,8 +33,15 @@ test: ## Run every test (unit, snapshots, hostile inputs, properties, safety).
 	$(CARGO) test --locked --workspace
 
 COMPAT := target/release/hailstone-compat --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
+ORACLE :=
+ifeq ($(GANETI),3.1)
+COMPAT += --ganeti-version 3.1
+ORACLE := oracle-3.1
+else ifneq ($(GANETI),3.0)
+$(error GANETI must be 3.0 or 3.1)
+endif
 
-compat: build ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p; hailstone-balance with hbal; hailstone-squeeze with hsqueeze; hailstone-groups judged by hcheck; hailstone-space with hspace; hailstone-check with hcheck; hailstone-info with hinfo; hailstone-roll with hroller (installs them if missing).
+compat: build $(ORACLE) ## Compare with the real hail on the samples and a small generated corpus: answers, then -S/-t/--simulate/-p; hailstone-balance with hbal; hailstone-squeeze with hsqueeze; hailstone-groups judged by hcheck; hailstone-space with hspace; hailstone-check with hcheck; hailstone-info with hinfo; hailstone-roll with hroller (installs them if missing).
 	$(COMPAT) --profile ci
 	$(COMPAT) --profile ci --suite datafiles
 	$(COMPAT) --profile ci --suite balance
@@ -43,7 +53,7 @@ compat: build ## Compare with the real hail on the samples and a small generated
 	$(COMPAT) --profile ci --suite roll
 	$(COMPAT) --profile ci --suite scan
 
-compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal; 300 of 4-24 for hsqueeze; 1,000 multi-group clusters judged by hcheck; 200 clusters of 2-12 nodes for hspace, six runs each; 250 clusters of 3-30 nodes for hcheck, eight runs each; 250 of 3-40 for hinfo, six runs each; 250 of 3-40 for hroller, eighteen runs each; 250 of 3-40 served as RAPI directories for hscan, four runs each), every suite.
+compat-full: build $(ORACLE) ## The large compatibility corpus (2-200 nodes, hundreds per request type; 220 clusters of 5-60 nodes for hbal; 300 of 4-24 for hsqueeze; 1,000 multi-group clusters judged by hcheck; 200 clusters of 2-12 nodes for hspace, six runs each; 250 clusters of 3-30 nodes for hcheck, eight runs each; 250 of 3-40 for hinfo, six runs each; 250 of 3-40 for hroller, eighteen runs each; 250 of 3-40 served as RAPI directories for hscan, four runs each), every suite.
 	$(COMPAT) --profile full
 	$(COMPAT) --profile full --suite datafiles
 	$(COMPAT) --profile full --suite balance
@@ -54,6 +64,9 @@ compat-full: build ## The large compatibility corpus (2-200 nodes, hundreds per 
 	$(COMPAT) --profile full --suite info
 	$(COMPAT) --profile full --suite roll
 	$(COMPAT) --profile full --suite scan
+
+oracle-3.1: ## Build Ganeti 3.1.0's htools (Debian's 3.1.0~rc2 source with 3.1.0's two changes of behaviour) into /opt/ganeti-3.1.0/bin, the originals of make compat GANETI=3.1 (about 6 minutes and 1 GB of build dependencies the first time; devtools/oracle/ganeti-3.1.sh).
+	bash devtools/oracle/ganeti-3.1.sh
 
 bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, hailstone alone on 5,000 and 10,000, hailstone-balance against hbal on 20 to 1,000, hailstone-squeeze against hsqueeze on 20 to 200, and hailstone-space (its default count and --allocator-model) against hspace on 5 to 200 (about 35 minutes, and about 19 more for the space rows, whose cap is at least 300 s; HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes space').
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)

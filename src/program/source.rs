@@ -8,7 +8,7 @@ use crate::program::exit::{load_failed, open_error, stop, Stop};
 use crate::program::{luxi, rapi};
 use crate::read::json::parse_document;
 use crate::read::live;
-use crate::read::loader::{LoadOptions, N1Rule};
+use crate::read::loader::LoadOptions;
 use crate::read::merge::MergeOptions;
 use crate::read::{simulate, text};
 
@@ -46,14 +46,20 @@ impl<'a> Sources<'a> {
 /// Reads the cluster of a planner (`loadExternalData`): from RAPI, else
 /// Luxi, else the data file, else the cluster of the iallocator request
 /// (as `hail -S` saves it, read once); hspace also simulates a cluster
-/// after Luxi; with the loader's warnings. On a
-/// live KVM cluster a positive `static_kvm_node_memory` is every node's
-/// reserved memory (data files and requests carry no hypervisor).
+/// after Luxi; with the loader's warnings. Every reader follows
+/// `load.ganeti`'s semantics (`merge`'s own version is not used); on a
+/// live KVM cluster a positive `load.static_kvm_node_memory` is every
+/// node's reserved memory (data files and requests carry no hypervisor).
 pub fn read_cluster(
     sources: Sources<'_>,
     merge: &MergeOptions,
-    static_kvm_node_memory: i64,
+    load: LoadOptions,
 ) -> Result<(Cluster, Vec<String>), Stop> {
+    let merge = &MergeOptions {
+        ganeti: load.ganeti,
+        ..merge.clone()
+    };
+    let static_kvm_node_memory = load.static_kvm_node_memory;
     let master = sources.master.filter(|m| !m.is_empty());
     let given = [
         master.is_some(),
@@ -75,7 +81,7 @@ pub fn read_cluster(
         return Ok(live::load(live, merge, static_kvm_node_memory));
     }
     if !sources.simulate.is_empty() {
-        let cluster = simulate::load(sources.simulate, N1Rule::default()).map_err(load_failed)?;
+        let cluster = simulate::load(sources.simulate, load.ganeti).map_err(load_failed)?;
         return Ok((cluster, Vec::new()));
     }
     match (sources.text_data, sources.ialloc_src) {

@@ -32,7 +32,7 @@ use crate::read::merge::{merge, owned, tag_sets, Empties, MergeOptions, Parts};
 use crate::read::split;
 // The settings live in their own file, which the merge reads too; the
 // programs name them here.
-pub use crate::read::settings::{LoadOptions, N1Rule};
+pub use crate::read::settings::{GanetiVersion, LoadOptions};
 
 /// A loaded request.
 #[derive(Debug, Clone, PartialEq)]
@@ -357,7 +357,7 @@ fn finish(built: Builder<'_>, msg: &Message, opts: &LoadOptions) -> Result<Loade
         ipolicy: IPolicy::ganeti_default(),
     };
     let merge_options = MergeOptions {
-        n1_rule: opts.n1_rule,
+        ganeti: opts.ganeti,
         static_node_memory,
         ..MergeOptions::default()
     };

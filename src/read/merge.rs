@@ -17,7 +17,7 @@ use crate::model::node::{intersection_len, set_peer, Node, NodeInfo};
 use crate::model::policy::IPolicy;
 use crate::model::types::{DiskTemplate, RunState};
 use crate::model::{Cluster, TagId, TagTable};
-use crate::read::settings::N1Rule;
+use crate::read::settings::GanetiVersion;
 
 /// A cluster as read, before [`merge`].
 #[derive(Clone)]
@@ -345,7 +345,7 @@ fn set_sec(node: &mut Node, inst: &Instance) {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MergeOptions {
     /// The initial N+1 rule.
-    pub n1_rule: N1Rule,
+    pub ganeti: GanetiVersion,
     /// Every node's reserved memory becomes this (hail's
     /// `--static-kvm-node-memory` on a KVM cluster read from a request).
     pub static_node_memory: Option<i64>,
@@ -377,7 +377,7 @@ pub(crate) fn merge(
         ipolicy,
     } = parts;
     let MergeOptions {
-        n1_rule,
+        ganeti,
         static_node_memory,
         ignore_dynu,
         utilisation,
@@ -504,7 +504,7 @@ pub(crate) fn merge(
         }
         node.r_mem = peers.iter().map(|(_, v)| *v).max().unwrap_or(0);
         node.peers = peers;
-        if n1_rule == N1Rule::Hail30 {
+        if ganeti == GanetiVersion::V30 {
             node.fail_n1 = node.f_mem < node.r_mem;
         }
     }
@@ -561,7 +561,7 @@ pub(crate) fn merge(
         let node = &mut cluster.nodes[ni];
         node.i_mem = i_mem;
         node.x_mem = node.recorded_free_mem().wrapping_sub(node.f_mem);
-        if n1_rule == N1Rule::Ganeti31 {
+        if ganeti == GanetiVersion::V31 {
             node.fail_n1 = node.unallocated_mem() <= node.r_mem;
         }
         let delta_mem = node.x_mem;

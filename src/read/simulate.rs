@@ -17,14 +17,14 @@ use crate::model::policy::IPolicy;
 use crate::model::types::AllocPolicy;
 use crate::model::Cluster;
 use crate::read::merge::{merge, Empties, MergeOptions, Parts};
-use crate::read::settings::N1Rule;
+use crate::read::settings::GanetiVersion;
 
 /// Builds the simulated cluster of `specs`, in order.
 ///
 /// # Errors
 ///
 /// hail's message for the first bad spec.
-pub fn load(specs: &[String], n1_rule: N1Rule) -> Result<Cluster, String> {
+pub fn load(specs: &[String], ganeti: GanetiVersion) -> Result<Cluster, String> {
     let mut groups = Vec::new();
     let mut nodes = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
@@ -76,7 +76,7 @@ pub fn load(specs: &[String], n1_rule: N1Rule) -> Result<Cluster, String> {
         ipolicy: IPolicy::ganeti_default(),
     };
     let options = MergeOptions {
-        n1_rule,
+        ganeti,
         ..MergeOptions::default()
     };
     Ok(merge(parts, &Empties::new(), &options).0)
@@ -166,7 +166,7 @@ mod tests {
                 "p,2,100g,16g,8".into(),
                 "last_resort,1,1T,1G,4,7,True".into(),
             ],
-            N1Rule::Hail30,
+            GanetiVersion::V30,
         )
         .expect("valid specs");
         let names: Vec<&str> = c.nodes.iter().map(|n| n.info.name.as_str()).collect();
@@ -176,7 +176,7 @@ mod tests {
         assert!(c.nodes[2].excl_storage);
         assert_eq!(c.nodes[2].t_spindles, 7);
         let err = |spec: &str| {
-            load(&[spec.to_owned()], N1Rule::Hail30)
+            load(&[spec.to_owned()], GanetiVersion::V30)
                 .err()
                 .unwrap_or_default()
         };

@@ -10,6 +10,7 @@
 //! instances whose primary is in it), before or after the simulated
 //! rebalancing.
 
+use crate::read::settings::GanetiVersion;
 use crate::search::globaln1::{self, Unevacuable};
 use crate::search::state::{Crash, State};
 
@@ -62,11 +63,16 @@ pub enum N1Rule {
     /// The node's own flag, as the moves so far left it (hcheck's
     /// `computeBadItems`, before and after its simulated rebalancing).
     Flag,
-    /// Free memory below the largest failover reservation: what reading
-    /// the state back would flag (hail 3.0.2's rule on a cluster as read;
-    /// the flag of the primitives uses the unallocated memory after a
-    /// move, which differs on nodes with unaccounted memory). hcheck run
-    /// on a state hailstone-groups saves judges it so.
+    /// What reading the state back would flag, by the Ganeti version the
+    /// state follows. A move changes a node's primaries' memory but not
+    /// its reported free memory (`fMem`), which a saved state keeps; read
+    /// back, the memory missing from the report is counted anew. 3.0.2:
+    /// free memory below the largest failover reservation; 3.1: the
+    /// unallocated memory as read back (the lesser of the free memory and
+    /// what the records leave) at most that reservation. The flag of the
+    /// primitives uses the unallocated memory the moves left, which
+    /// differs on nodes whose report and records disagree. hcheck run on
+    /// a state hailstone-groups saves judges it so.
     AsRead,
 }
 
@@ -88,7 +94,10 @@ pub fn node_verdicts(state: &State, keys: &[usize], rule: N1Rule) -> NodeVerdict
         let n = state.node_at(k);
         let failing = match rule {
             N1Rule::Flag => n.fail_n1,
-            N1Rule::AsRead => n.f_mem < n.r_mem,
+            N1Rule::AsRead => match state.ganeti() {
+                GanetiVersion::V30 => n.f_mem < n.r_mem,
+                GanetiVersion::V31 => n.recorded_free_mem().min(n.f_mem) <= n.r_mem,
+            },
         };
         if n.offline {
             v.offline.push(k);

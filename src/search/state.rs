@@ -17,6 +17,7 @@ use crate::model::group::Group;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::policy::IPolicy;
+use crate::read::settings::GanetiVersion;
 
 use crate::score::metric::{self, LocationExclusion, NodeValues};
 
@@ -53,6 +54,9 @@ pub struct State {
     /// Whether any node may have a location-exclusion map (then scores
     /// compute that component; otherwise it is 0).
     any_instance_map: bool,
+    /// The Ganeti version by which a node's N+1 state is judged when the
+    /// state is read back ([`State::ganeti`]).
+    ganeti: GanetiVersion,
     log: Vec<Undo>,
 }
 
@@ -130,6 +134,7 @@ impl State {
             present,
             offline,
             any_instance_map,
+            ganeti: GanetiVersion::V30,
             log: Vec::new(),
         }
     }
@@ -178,8 +183,20 @@ impl State {
             present,
             offline,
             any_instance_map,
+            ganeti: self.ganeti,
             log: Vec::new(),
         }
+    }
+
+    /// Follows `version`'s semantics where the two differ on a state:
+    /// how reading it back would judge a node's N+1 state.
+    pub fn follow(&mut self, version: GanetiVersion) {
+        self.ganeti = version;
+    }
+
+    /// The Ganeti version the state follows (3.0 unless told).
+    pub fn ganeti(&self) -> GanetiVersion {
+        self.ganeti
     }
 
     /// An independent copy of the whole state as it is now, without its
@@ -195,6 +212,7 @@ impl State {
             present: self.present.clone(),
             offline: self.offline.clone(),
             any_instance_map: self.any_instance_map,
+            ganeti: self.ganeti,
             log: Vec::new(),
         }
     }

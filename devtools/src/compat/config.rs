@@ -76,6 +76,11 @@ pub(super) struct Config {
     pub(super) roll: super::readonly::Programs,
     /// The scan suite's programs.
     pub(super) scan: super::readonly::Programs,
+    /// `--ganeti-version`: the release whose semantics our programs are
+    /// asked to follow (`None`: their default, 3.0).
+    pub(super) ganeti: Option<String>,
+    /// `--originals DIR` was given.
+    pub(super) originals_given: bool,
 }
 
 pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
@@ -108,6 +113,8 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
         info: super::readonly::Programs::named(super::info::NAMES),
         roll: super::readonly::Programs::named(super::roll::NAMES),
         scan: super::readonly::Programs::named(super::scan::NAMES),
+        ganeti: None,
+        originals_given: false,
     };
     let mut words = toolargs::Args::new(args);
     let flag = |name: &str| matches!(name, "--no-samples" | "--install-hail" | "--verbose" | "-v");
@@ -218,6 +225,14 @@ pub(super) fn parse_args(args: &[String]) -> Result<Config, String> {
             "--roll-bin" => c.roll.ours = PathBuf::from(value),
             "--hscan" => c.scan.original = PathBuf::from(value),
             "--scan-bin" => c.scan.ours = PathBuf::from(value),
+            "--originals" => {
+                super::version::take_originals(&mut c, Path::new(&value));
+                c.originals_given = true;
+            }
+            "--ganeti-version" => match value.as_str() {
+                "3.0" | "3.1" => c.ganeti = Some(value),
+                _ => return Err(format!("--ganeti-version must be 3.0 or 3.1, not '{value}'")),
+            },
             _ => return Err(format!("unknown argument '{}'", name)),
         }
     }

@@ -28,6 +28,7 @@ mod space;
 mod squeeze;
 #[cfg(test)]
 mod tests;
+mod version;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -109,6 +110,13 @@ RUNNING:
   --jobs N           parallel cases (default 2)
   --install-hail     if hail is missing, run
                      'apt-get update && apt-get install -y ganeti-htools'
+  --ganeti-version V compare with Ganeti V's htools (3.0 or 3.1): each of
+                     our programs runs with --ganeti-version=V; with 3.1
+                     the originals are /opt/ganeti-3.1.0/bin's (make
+                     oracle-3.1) unless --originals is given
+  --originals DIR    every original (hail, hbal, hspace, hsqueeze, hcheck,
+                     hinfo, hroller, hscan) from DIR; a later --hNAME
+                     still chooses that one
   --dump DIR         write the generated corpus (<name>.json + <name>.args,
                      with --suite space, check, info or roll the clusters as
                      <name>.data, <name> = case id with '/' replaced by
@@ -486,6 +494,26 @@ pub fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(version) = c.ganeti.clone() {
+        if version == "3.1" && !c.originals_given {
+            version::take_originals(&mut c, Path::new(version::ORACLE_3_1));
+        }
+        if !oracle::is_executable(&c.hail) {
+            return fail(&format!(
+                "no htools of Ganeti {version} at {} (make oracle-3.1 builds them; or pass --originals DIR)",
+                c.hail.display()
+            ));
+        }
+        if let Err(e) = version::wrap_ours(&mut c, &version) {
+            return fail(&e);
+        }
+        if version == "3.1" && c.balance.testsuite.is_none() {
+            match version::testsuite_of_debian_3_0(&c.balance.testsuite_cache) {
+                Ok(t) => c.balance.testsuite = Some(t),
+                Err(e) => return fail(&e),
+            }
+        }
+    }
     if let Some(dir) = c.dump.clone() {
         return match dump(&c, &dir) {
             Ok(n) => {

@@ -76,11 +76,8 @@ pub(crate) fn load(
     };
     // `-I` reads the request's cluster once (hbal merges it twice:
     // docs/compatibility.md).
-    let (mut cluster, warnings) = source::read_cluster(
-        source::Sources::of(o, o.master.as_deref()),
-        &merge,
-        o.load.static_kvm_node_memory,
-    )?;
+    let (mut cluster, warnings) =
+        source::read_cluster(source::Sources::of(o, o.master.as_deref()), &merge, o.load)?;
     mond::apply(&mut cluster, o, err)?;
     let movable = select::movable_instances(&cluster, &o.select_instances, &o.exclude_instances)
         .map_err(|unknown| exit::load_failed(texts::unknown_instances(&unknown)))?;

@@ -63,6 +63,7 @@ pub const COMMAND_LINE: Program = Program {
             "explain the plan (the scores, the limits, why the balancing stopped) on stderr or in the file PATH",
         ),
         take(Opt::ExplainFormat),
+        take(Opt::GanetiVersion),
     ],
     arguments: "",
     flag_values: false,
@@ -85,7 +86,7 @@ mod tests {
     fn help_rows_are_hbals() {
         let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 42);
+        assert_eq!(rows.len(), 43);
         assert_eq!(
             rows[0],
             "  -p[FIELDS]  --print-nodes[=FIELDS]       print the final node list"

@@ -41,6 +41,7 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Help),
         take(Opt::HelpCompletion),
         take(Opt::TrueCounts),
+        take(Opt::GanetiVersion),
     ],
     arguments: "",
     flag_values: false,
@@ -63,7 +64,7 @@ mod tests {
     fn help_rows_are_hchecks() {
         let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 29);
+        assert_eq!(rows.len(), 30);
         assert_eq!(
             rows[0],
             "  -t FILE     --text-data=FILE             the cluster data FILE"

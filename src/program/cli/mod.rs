@@ -24,8 +24,12 @@ use getopt::{ArgKind, OptDescr};
 pub use options::{ExplainTo, Options, DEFAULT_LUXI_SOCKET};
 pub use table::Opt;
 
-/// The Ganeti release whose programs hailstone's programs reproduce.
+use crate::read::loader::GanetiVersion;
+
+/// The Ganeti release whose programs hailstone's programs reproduce by
+/// default, and with `--ganeti-version=3.1`.
 pub const GANETI_VERSION: &str = "3.0.2";
+const GANETI_3_1_VERSION: &str = "3.1.0";
 
 /// One option as a program takes it.
 #[derive(Debug, Clone, Copy)]
@@ -113,10 +117,15 @@ impl Program {
         getopt::usage(&header, &self.table())
     }
 
-    /// `--version`: the version and the original it is compatible with.
-    pub fn version(&self) -> String {
+    /// `--version`: the version and the original it is compatible with
+    /// (that of the Ganeti release `ganeti` names).
+    pub fn version(&self, ganeti: GanetiVersion) -> String {
+        let release = match ganeti {
+            GanetiVersion::V30 => GANETI_VERSION,
+            GanetiVersion::V31 => GANETI_3_1_VERSION,
+        };
         format!(
-            "{} version {}\ncompatible with {} (ganeti) {GANETI_VERSION}\n",
+            "{} version {}\ncompatible with {} (ganeti) {release}\n",
             self.name,
             env!("CARGO_PKG_VERSION"),
             self.original
@@ -155,7 +164,7 @@ pub fn parse(program: &Program, args: &[OsString]) -> Result<(Options, Vec<OsStr
         return Err(Exit::Stdout(program.usage()));
     }
     if options.show_version {
-        return Err(Exit::Stdout(program.version()));
+        return Err(Exit::Stdout(program.version(options.load.ganeti)));
     }
     if options.show_completion {
         return Err(Exit::Stdout(program.completion()));

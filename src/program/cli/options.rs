@@ -14,7 +14,7 @@ use crate::haskell::show::show_string;
 use crate::model::policy::RSpec;
 use crate::model::types::DiskTemplate;
 use crate::model::types::SoftChecks;
-use crate::read::loader::{LoadOptions, N1Rule};
+use crate::read::loader::{GanetiVersion, LoadOptions};
 use crate::search::AlgorithmOptions;
 use crate::write::nodes::PrintNodes;
 
@@ -325,16 +325,10 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::StaticKvmNodeMemory => {
             o.load.static_kvm_node_memory = int("static node memory", text)?;
         }
-        Opt::N1Rule => {
-            o.load.n1_rule = match text {
-                "3.0" => N1Rule::Hail30,
-                "3.1" => N1Rule::Ganeti31,
-                other => {
-                    return Err(format!(
-                        "Invalid N+1 rule '{other}', pass one of '3.0' or '3.1'"
-                    ))
-                }
-            };
+        Opt::GanetiVersion | Opt::N1Rule => {
+            o.load.ganeti = GanetiVersion::parse(text).ok_or_else(|| {
+                format!("Invalid Ganeti version '{text}', pass one of '3.0' or '3.1'")
+            })?;
         }
         Opt::Offline => o.offline.insert(0, text.to_owned()),
         Opt::DynuFile => o.dynu_file = Some(text.to_owned()),

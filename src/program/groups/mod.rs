@@ -57,7 +57,7 @@ fn run(invocation: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Res
     let (cluster, warnings) = source::read_cluster(
         source::Sources::of(o, o.master.as_deref()),
         &MergeOptions::default(),
-        o.load.static_kvm_node_memory,
+        o.load,
     )?;
     err.write_all(crate::write::notes::warnings(&warnings).as_bytes())?;
     let only = match &o.group {
@@ -83,6 +83,7 @@ fn run(invocation: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Res
         cluster.instances.clone(),
         &node_groups,
     );
+    state.follow(o.load.ganeti);
     let opts = AllocOptions {
         soft: o.algorithm.soft,
         // Health is the seed's: per-node N+1, which every placement keeps

@@ -47,6 +47,7 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
+        take(Opt::GanetiVersion),
     ],
     arguments: "choices=check,repair,compress,balance 1 1\n",
     flag_values: true,

@@ -205,7 +205,7 @@ fn run_inner(
     // request is kept (hail's `wrapReadRequest`); --simulate wins.
     let mut index_base = 0;
     let (cluster, request) = if !options.simulate.is_empty() {
-        let mut cluster = simulate::load(&options.simulate, options.load.n1_rule)
+        let mut cluster = simulate::load(&options.simulate, options.load.ganeti)
             .map_err(|m| Failure::Input(format!("cannot simulate the cluster: {m}")))?;
         mond(&mut cluster, out);
         index_base = 1;
@@ -219,7 +219,7 @@ fn run_inner(
             ))
         })?;
         let merge_options = MergeOptions {
-            n1_rule: options.load.n1_rule,
+            ganeti: options.load.ganeti,
             ignore_dynu: options.ignore_dynu,
             ..MergeOptions::default()
         };

@@ -1,5 +1,5 @@
 //! hail's command line: the options `hailstone` takes (hail's, in hail's
-//! order, and hailstone's `--n1-rule`, `--explain`, `--explain-format` and
+//! order, and hailstone's `--ganeti-version` (and its former name `--n1-rule`), `--explain`, `--explain-format` and
 //! `--inter-group-evacuation`), and hail's argument check: exactly one
 //! input file. The options themselves are [`crate::program::cli`]'s; each
 //! stage gets its part of the settings: the loader [`Options::load`], the
@@ -14,7 +14,7 @@ pub use crate::explain::Format as ExplainFormat;
 pub use crate::model::types::SoftChecks;
 use crate::program::cli::getopt::error_exit;
 pub use crate::program::cli::{self, take, Exit, ExplainTo, Opt, Options, Program};
-pub use crate::read::loader::{LoadOptions, N1Rule};
+pub use crate::read::loader::{GanetiVersion, LoadOptions};
 pub use crate::search::AlgorithmOptions;
 pub use crate::write::nodes::PrintNodes;
 
@@ -36,6 +36,7 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Mond),
         take(Opt::MondXen),
         take(Opt::StaticKvmNodeMemory),
+        take(Opt::GanetiVersion),
         take(Opt::N1Rule),
         take(Opt::Explain),
         take(Opt::ExplainFormat),
@@ -87,7 +88,7 @@ mod tests {
     use super::*;
 
     /// The option table of the help text, as hail prints it, plus hailstone's
-    /// `--n1-rule` and `--explain` lines.
+    /// `--ganeti-version`, `--n1-rule` and `--explain` lines.
     const TABLE: &str = "  -p[FIELDS]  --print-nodes[=FIELDS]             print the final node list
   -S FILE     --save=FILE                        Save cluster state at the end of the processing to FILE
   -t FILE     --text-data=FILE                   the cluster data FILE
@@ -100,7 +101,8 @@ mod tests {
               --mond[=CHOICE]                    pass either 'yes' or 'no' to query all monDs
               --mond-xen                         also consider xen-specific collectors in MonD queries
               --static-kvm-node-memory=N         use static node memory [in MB] on KVM instead of value reported by hypervisor. Use 0 to take value reported from hypervisor.
-              --n1-rule=RULE                     initial N+1 state of a node: 3.0 (hail 3.0.2, default) or 3.1 (Ganeti 3.1)
+              --ganeti-version=VERSION           follow Ganeti VERSION's htools: 3.0 (3.0.2, default) or 3.1 (3.1.0: a node's initial N+1 state from its unallocated memory)
+              --n1-rule=RULE                     the former name of --ganeti-version
               --explain[=PATH]                   explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH
               --explain-format=FORMAT            format of the explanation: text (default) or json
               --inter-group-evacuation           node-evacuate: move an instance that fits nowhere in its own group to another group sharing its storage pool (Ganeti runs the jobs of a group change)
@@ -187,6 +189,7 @@ mod tests {
 --mond choices=yes,no
 --mond-xen none
 --static-kvm-node-memory integer
+--ganeti-version choices=3.0,3.1
 --n1-rule choices=3.0,3.1
 --explain none
 --explain-format choices=text,json
@@ -228,7 +231,7 @@ file 1 1
             command_line_error(
                 "option `--n' is ambiguous; could be one of:
     --no-capacity-checks  disable capacity checks (like global N+1 redundancy)
-    --n1-rule=RULE        initial N+1 state of a node: 3.0 (hail 3.0.2, default) or 3.1 (Ganeti 3.1)
+    --n1-rule=RULE        the former name of --ganeti-version
 "
             )
         );
@@ -335,7 +338,7 @@ unrecognized option `-y'
         );
         assert_eq!(
             fail(&["--n1-rule=3.2", "x"]),
-            value_error("Invalid N+1 rule '3.2', pass one of '3.0' or '3.1'")
+            value_error("Invalid Ganeti version '3.2', pass one of '3.0' or '3.1'")
         );
     }
 
@@ -409,7 +412,8 @@ unrecognized option `-y'
         let options = ok(&["--mond=no", "x"]);
         assert!(!options.mond && !options.mond_xen);
         assert!(ok(&["--mond-", "x"]).mond_xen);
-        assert_eq!(ok(&["--n1", "3.1", "x"]).load.n1_rule, N1Rule::Ganeti31);
+        assert_eq!(ok(&["--n1", "3.1", "x"]).load.ganeti, GanetiVersion::V31);
+        assert_eq!(ok(&["--gan", "3.1", "x"]).load.ganeti, GanetiVersion::V31);
         assert_eq!(fold(&["--simu=p,3,1,2,3"]).simulate, vec!["p,3,1,2,3"]);
         assert_eq!(ok(&["--simu=p,3,1,2,3", "x"]).simulate, vec!["p,3,1,2,3"]);
     }
@@ -437,7 +441,15 @@ unrecognized option `-y'
         );
         assert!(fold(&["--mond"]).mond);
         assert!(!fold(&["--mond", "--mond=no"]).mond);
-        assert_eq!(fold(&["--n1-rule=3.0"]).load.n1_rule, N1Rule::Hail30);
+        assert_eq!(fold(&["--n1-rule=3.0"]).load.ganeti, GanetiVersion::V30);
+        assert_eq!(
+            fold(&["--ganeti-version=3.1"]).load.ganeti,
+            GanetiVersion::V31
+        );
+        assert_eq!(
+            fold(&["--ganeti-version=3.1", "--n1-rule=3.0"]).load.ganeti,
+            GanetiVersion::V30
+        );
         assert_eq!(
             fold(&["--static-kvm-node-memory=-0"])
                 .load

@@ -28,6 +28,7 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
+        take(Opt::GanetiVersion),
     ],
     arguments: "",
     flag_values: false,
@@ -46,7 +47,7 @@ mod tests {
     fn help_rows_are_hinfos() {
         let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 16);
+        assert_eq!(rows.len(), 17);
         assert_eq!(
             rows[0],
             "  -p[FIELDS]  --print-nodes[=FIELDS]      print the final node list"

@@ -40,6 +40,7 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::RebootCommand),
         take(Opt::Reason),
         take(Opt::Priority),
+        take(Opt::GanetiVersion),
     ],
     arguments: "",
     flag_values: false,
@@ -58,7 +59,7 @@ mod tests {
     fn help_rows_are_hrollers() {
         let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 27);
+        assert_eq!(rows.len(), 28);
         assert_eq!(
             rows[5],
             "              --offline-maintenance       Schedule offline maintenance, i.e., pretend that all instance are offline."

@@ -2,8 +2,10 @@
 //! named on the command line is read over RAPI (none named: the local
 //! cluster over Luxi, as `LOCAL`), summarised in one line (with `-p` its
 //! node table) and saved as a Ganeti cluster data file `DIR/NAME.data`
-//! (`-d DIR`, default `.`), as read: the file carries the nodes' memory as
-//! reported, the summary the memory `--static-kvm-node-memory` sets.
+//! (`-d DIR`, default `.`). As hscan 3.0.2 it saves the cluster as read
+//! (the nodes' memory as reported) and summarises it as corrected (the
+//! memory `--static-kvm-node-memory` sets); with `--ganeti-version=3.1`
+//! it saves the corrected cluster too, as hscan 3.1.0 does.
 //! A cluster that cannot be read is reported on stdout and the others are
 //! still scanned; the exit status is then 2.
 
@@ -18,6 +20,7 @@ use crate::program::cli::DEFAULT_LUXI_SOCKET;
 use crate::program::exit::{self, stop, Stop};
 use crate::program::source::{read_luxi_checked, read_rapi, LuxiRead};
 use crate::read::live;
+use crate::read::loader::GanetiVersion;
 use crate::read::merge::MergeOptions;
 use crate::search::balance::group::check_group;
 use crate::search::state::State;
@@ -92,8 +95,14 @@ fn scan(
             return Ok(false);
         }
     };
-    let merge = MergeOptions::default();
-    let (as_read, _) = live::load(live.clone(), &merge, 0);
+    let merge = MergeOptions {
+        ganeti: o.load.ganeti,
+        ..MergeOptions::default()
+    };
+    let as_read = match o.load.ganeti {
+        GanetiVersion::V30 => Some(live::load(live.clone(), &merge, 0).0),
+        GanetiVersion::V31 => None,
+    };
     let (fixed, _) = live::load(live, &merge, o.load.static_kvm_node_memory);
     out.write_all(texts::name(width, name).as_bytes())?;
     out.flush()?;
@@ -104,7 +113,8 @@ fn scan(
         out.write_all(print_nodes(&nodes, &fields, &fixed.tags, 0).as_bytes())?;
     }
     let path = texts::data_file(&o.output_dir, name);
-    exit::write_file(PROGRAM, &path, &serialize_cluster(&as_read))?;
+    let saved = serialize_cluster(as_read.as_ref().unwrap_or(&fixed));
+    exit::write_file(PROGRAM, &path, &saved)?;
     Ok(true)
 }
 

@@ -7,7 +7,7 @@ use std::ffi::OsString;
 
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{self, take, Opt, Program};
+use crate::program::cli::{self, take, take_as, Opt, Program};
 
 /// hscan's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -24,6 +24,10 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
+        take_as(
+            Opt::GanetiVersion,
+            "follow Ganeti VERSION's hscan: 3.0 (3.0.2, default) or 3.1 (3.1.0: a node's initial N+1 state from its unallocated memory; the data file saved as corrected, with --static-kvm-node-memory's memory)",
+        ),
     ],
     arguments: "host 0 none\n",
     flag_values: false,
@@ -61,7 +65,7 @@ mod tests {
     fn help_rows_are_hscans() {
         let text = usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 9);
+        assert_eq!(rows.len(), 10);
         assert_eq!(
             rows[1],
             "  -d PATH     --output-dir=PATH           directory in which to write output files"

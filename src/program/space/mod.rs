@@ -51,11 +51,7 @@ fn load(o: &Options, err: &mut dyn Write) -> Result<Cluster, Stop> {
         simulate: &o.simulate,
         ..source::Sources::of(o, o.master.as_deref())
     };
-    let (cluster, warnings) = source::read_cluster(
-        sources,
-        &MergeOptions::default(),
-        o.load.static_kvm_node_memory,
-    )?;
+    let (cluster, warnings) = source::read_cluster(sources, &MergeOptions::default(), o.load)?;
     if o.verbose != 0 {
         err.write_all(notes::warnings(&warnings).as_bytes())?;
     }

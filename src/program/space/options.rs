@@ -44,6 +44,7 @@ pub const COMMAND_LINE: Program = Program {
             "explain what stopped each allocation (the resource or the rule, and the node) on stderr or in the file PATH",
         ),
         take(Opt::ExplainFormat),
+        take(Opt::GanetiVersion),
     ],
     arguments: "",
     flag_values: false,

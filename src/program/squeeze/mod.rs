@@ -42,7 +42,7 @@ fn load(o: &Options, err: &mut dyn Write) -> Result<Cluster, Stop> {
     let (cluster, warnings) = source::read_cluster(
         source::Sources::of(o, None),
         &MergeOptions::default(),
-        o.load.static_kvm_node_memory,
+        o.load,
     )?;
     // hsqueeze has no -q: the warnings always show.
     err.write_all(crate::write::notes::warnings(&warnings).as_bytes())?;

@@ -38,6 +38,7 @@ pub const COMMAND_LINE: Program = Program {
             "explain why each node is powered off or kept, on stderr or in the file PATH",
         ),
         take(Opt::ExplainFormat),
+        take(Opt::GanetiVersion),
     ],
     arguments: "",
     flag_values: false,
@@ -61,7 +62,7 @@ mod tests {
     fn help_rows_are_hsqueezes() {
         let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 16);
+        assert_eq!(rows.len(), 17);
         assert_eq!(
             rows[4],
             "              --minimal-resources=FACTOR  minimal resources to be present on each in multiples of the standard allocation for not onlining standby nodes"

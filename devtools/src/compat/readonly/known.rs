@@ -272,7 +272,9 @@ pub fn help_text(names: Names, h: &str, q: &str) -> Result<(), String> {
     extra_rows(hr, &qr[hr.len()..], true)
 }
 
-/// `--help-completion`: the original's rows, then rows of our own options.
+/// `--help-completion`: the original's option rows, then rows of our own
+/// options, then the original's argument rows (those that do not start
+/// with `-`, which end the list).
 pub fn completion_text(names: Names, h: &str, q: &str) -> Result<(), String> {
     let (hl, ql): (Vec<&str>, Vec<&str>) = (h.lines().collect(), q.lines().collect());
     if !q.ends_with('\n') {
@@ -281,10 +283,21 @@ pub fn completion_text(names: Names, h: &str, q: &str) -> Result<(), String> {
             names.ours
         ));
     }
-    if ql.len() < hl.len() || ql[..hl.len()] != *hl {
-        return Err(first_difference("completion row", names, &hl, &ql));
+    let options = |rows: &[&str]| rows.iter().take_while(|r| r.starts_with('-')).count();
+    let (ho, qo) = (options(&hl), options(&ql));
+    if hl[ho..] != ql[qo..] {
+        return Err(first_difference(
+            "completion argument row",
+            names,
+            &hl[ho..],
+            &ql[qo..],
+        ));
     }
-    extra_rows(&hl, &ql[hl.len()..], false)
+    let (hl, ql) = (&hl[..ho], &ql[..qo]);
+    if ql.len() < hl.len() || ql[..hl.len()] != *hl {
+        return Err(first_difference("completion row", names, hl, ql));
+    }
+    extra_rows(hl, &ql[hl.len()..], false)
 }
 
 /// `<ours> version X.Y.Z`.

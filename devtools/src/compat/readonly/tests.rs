@@ -510,6 +510,20 @@ fn version_and_completion_checks() {
             "{bad:?}"
         );
     }
+    // The argument rows end both lists; our options come before them.
+    let h_args = format!("{H_COMPLETION}host 0 none\n");
+    let q_args = format!("{H_COMPLETION}--ganeti-version choices=3.0,3.1\nhost 0 none\n");
+    assert_eq!(known::completion_text(NAMES, &h_args, &q_args), Ok(()));
+    for bad in [
+        format!("{H_COMPLETION}host 0 none\n--ganeti-version choices=3.0,3.1\n"),
+        format!("{H_COMPLETION}--ganeti-version choices=3.0,3.1\nhost 1 none\n"),
+        format!("{H_COMPLETION}--ganeti-version choices=3.0,3.1\n"),
+    ] {
+        assert!(
+            known::completion_text(NAMES, &h_args, &bad).is_err(),
+            "{bad:?}"
+        );
+    }
 }
 
 #[test]

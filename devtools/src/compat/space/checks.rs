@@ -17,7 +17,12 @@
 use crate::process::Status;
 
 /// The options hailstone-space adds after hspace's, in order.
-pub const EXTRA_OPTIONS: [&str; 3] = ["--allocator-model", "--explain", "--explain-format"];
+pub const EXTRA_OPTIONS: [&str; 4] = [
+    "--allocator-model",
+    "--explain",
+    "--explain-format",
+    "--ganeti-version",
+];
 
 /// What one program did, its output folder already written `{OUT}`.
 #[derive(Clone, Debug, PartialEq)]
