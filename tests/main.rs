@@ -24,6 +24,8 @@
 //!   plan's job sets and opcodes, a failed job stopping the plan;
 //! * `repair` — `hailstone-repair` (harep): `--dry-run` against harep's
 //!   output on the same replies, the tag and repair jobs on a fake master;
+//! * `ganeti_version` — `--ganeti-version`: Ganeti 3.0.2's and 3.1.0's
+//!   outputs on a cluster where the two releases differ;
 //! * `htools` — `hailstone-htools enable|disable` in a copy of a file
 //!   system: the htools' names run hailstone's programs, and back;
 //! * `layers` — the direction of dependencies between the stage folders;
@@ -37,6 +39,7 @@ mod cli;
 mod datafiles;
 mod exec;
 mod explain;
+mod ganeti_version;
 mod groups;
 mod hostile;
 mod htools;

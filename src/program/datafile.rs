@@ -36,6 +36,41 @@ pub fn normalize(name: &str, bytes: &[u8]) -> Result<String, String> {
     Ok(serialize(&cluster))
 }
 
+/// A node's memory figures as a data file gives them, in MiB.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeMemory {
+    /// The node's name.
+    pub name: String,
+    /// Free memory as reported (`fMem`).
+    pub free: i64,
+    /// Free memory as the records leave it: total less the node's own and
+    /// its running primaries' (`recordedFreeMem`).
+    pub recorded_free: i64,
+    /// The largest failover reservation for its secondaries (`rMem`).
+    pub reserved: i64,
+}
+
+/// The memory figures of every node of a data file, in its order (the
+/// comparisons draw edits from them).
+///
+/// # Errors
+///
+/// Why the file cannot be read (file, line, field).
+pub fn node_memory(name: &str, bytes: &[u8]) -> Result<Vec<NodeMemory>, String> {
+    let (cluster, _) =
+        text::load(name, bytes, &MergeOptions::default()).map_err(|e| e.to_string())?;
+    Ok(cluster
+        .nodes
+        .iter()
+        .map(|n| NodeMemory {
+            name: n.info.name.to_string(),
+            free: n.f_mem,
+            recorded_free: n.recorded_free_mem(),
+            reserved: n.r_mem,
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

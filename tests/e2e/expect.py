@@ -67,7 +67,7 @@ def placements(request, answer):
 
 
 HAILSTONE_ONLY = ("--explain", "--explain-format", "--inter-group-evacuation",
-                  "--n1-rule")
+                  "--n1-rule", "--ganeti-version")
 FLAGS = ("--no-capacity-checks", "--ignore-soft-errors", "--ignore-dynu",
          "--mond-xen")
 

@@ -217,6 +217,16 @@ g gnt-instance remove -f inst14.$D || fail "removing inst14"
 op "allocate sharedfile" ok $ADD -I hailstone -t sharedfile --disk 0:size=1G inst15.$D
 op "allocate sharedfile (cluster default)" ok $ADD -t sharedfile --disk 0:size=2G -B memory=512 inst16.$D
 op "allocate diskless 1 GiB" ok $ADD -I hailstone -t diskless -B memory=1024 inst17.$D
+# Ganeti 3.1's semantics through the cluster's iallocator parameters, as
+# the README sets them; compared with hail 3.0.2 below, which answers the
+# same where no node's report and records disagree.
+g gnt-cluster modify --default-iallocator-params=ganeti-version=3.1 ||
+  fail "gnt-cluster modify --default-iallocator-params=ganeti-version=3.1"
+op "allocate diskless (cluster default, ganeti-version=3.1)" ok $ADD -t diskless inst31.$D
+grep -lx -- "--ganeti-version=3.1" "$CAP"/*.args >/dev/null ||
+  fail "ganeti-version=3.1: Ganeti did not pass --ganeti-version=3.1 to hailstone"
+g gnt-cluster modify --default-iallocator-params= || fail "resetting the iallocator parameters"
+g gnt-instance remove -f inst31.$D || fail "removing inst31"
 
 # --- relocate: migrate and failover ---------------------------------------
 op "migrate -I (sharedfile)" ok gnt-instance migrate -f -I hailstone inst15.$D

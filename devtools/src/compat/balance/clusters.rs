@@ -207,6 +207,9 @@ pub fn generate_cluster(
     if data.groups_with_nodes().len() > 1 && r.chance(0.08) && split_instance(&mut data, &mut r) {
         edits.push("split-instance");
     }
+    if r.chance(0.5) && misreport_memory(&mut data, &mut r) {
+        edits.push("misreported-memory");
+    }
     // A split instance makes hbal crash on some outputs (the accepted
     // hbal-split-insts patterns), so the id says so.
     let split = if edits.contains(&"split-instance") {
@@ -219,6 +222,41 @@ pub fn generate_cluster(
         data,
         edits,
     })
+}
+
+/// Makes some nodes report a free memory their records do not give, where
+/// Ganeti 3.0.2 and 3.1.0 judge a node's initial N+1 state apart (3.0.2:
+/// reported free memory below the largest failover reservation; 3.1.0:
+/// the lesser of it and what the records leave at most that reservation):
+/// exactly the reservation, above it on a node whose records leave less,
+/// or 512 MiB to 3 GiB more or less than reported. Whether any node
+/// changed.
+pub fn misreport_memory(data: &mut DataFile, r: &mut Rng) -> bool {
+    let Ok(figures) = hailstone::program::datafile::node_memory("gen", data.text().as_bytes())
+    else {
+        return false;
+    };
+    let mut changed = false;
+    for (n, m) in data.nodes_mut().iter_mut().zip(figures) {
+        if !r.chance(0.4) {
+            continue;
+        }
+        let delta = (1 + r.below(6) as i64) * 512;
+        let new = if m.reserved > 0 && r.chance(0.4) {
+            m.reserved
+        } else if m.reserved > 0 && m.recorded_free <= m.reserved && r.chance(0.7) {
+            m.reserved + delta
+        } else if r.chance(0.7) {
+            m.free + delta
+        } else {
+            (m.free - delta).max(0)
+        };
+        if new != m.free {
+            datafile::set(n, node::F_MEM, new.to_string());
+            changed = true;
+        }
+    }
+    changed
 }
 
 /// Makes one online node the master.

@@ -16,7 +16,7 @@
 //! states other than up and down, `auto_balance` off. Everything depends
 //! on the seed and the cluster's number only.
 
-use super::super::balance::clusters::{other_states, set_master};
+use super::super::balance::clusters::{misreport_memory, other_states, set_master};
 use super::super::balance::datafile::{self, inst, node, DataFile};
 use crate::generate::rng::Rng;
 use crate::generate::{self, CaseSpec, DiskTemplate, RequestKind};
@@ -166,6 +166,9 @@ pub fn generate_cluster(k: usize, seed: u64, nodes: (usize, usize)) -> Result<Cl
             }
         }
         features.push("auto_balance-N");
+    }
+    if r.chance(0.5) && misreport_memory(&mut data, &mut r) {
+        features.push("misreported-memory");
     }
     Ok(Cluster {
         id: format!(
