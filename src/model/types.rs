@@ -1,5 +1,6 @@
 //! The small value types of the cluster model: disk templates, allocation
-//! policies, instance policies (ipolicy), run states and failure modes.
+//! policies, instance policies (ipolicy), run states, failure modes and
+//! the Ganeti release whose semantics apply.
 //!
 //! Names follow Ganeti's vocabulary (`Ganeti.Types`, `Ganeti.HTools.Types`);
 //! enum variant order follows Ganeti's where it is observable (failure
@@ -468,6 +469,34 @@ impl<N> IMove<N> {
             IMove::ReplacePrimary(t) => IMove::ReplacePrimary(f(t)),
             IMove::ReplaceAndFailover(t) => IMove::ReplaceAndFailover(f(t)),
             IMove::FailoverAndReplace(t) => IMove::FailoverAndReplace(f(t)),
+        }
+    }
+}
+
+/// The Ganeti release whose htools' semantics a program follows. Between
+/// 3.0.2 and 3.1.0 two things change: a node's initial N+1 flag (Ganeti
+/// commit 3c45a5c27, `Loader.updateMemStat`), applied by every reader's
+/// merge, and the data file hscan saves (commit 837354e98: the cluster
+/// as corrected, not as read), hailstone-scan's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GanetiVersion {
+    /// 3.0.2: a node fails N+1 when its reported free memory is below its
+    /// largest failover reservation (`Node.buildPeers`).
+    #[default]
+    V30,
+    /// 3.1.0: when its unallocated memory (its memory less that of the
+    /// node itself, of its primaries and of what the report misses) is at
+    /// most that reservation.
+    V31,
+}
+
+impl GanetiVersion {
+    /// The version an option value names: `3.0` or `3.1`.
+    pub fn parse(text: &str) -> Option<GanetiVersion> {
+        match text {
+            "3.0" => Some(GanetiVersion::V30),
+            "3.1" => Some(GanetiVersion::V31),
+            _ => None,
         }
     }
 }

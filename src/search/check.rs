@@ -10,7 +10,7 @@
 //! instances whose primary is in it), before or after the simulated
 //! rebalancing.
 
-use crate::read::settings::GanetiVersion;
+use crate::model::types::GanetiVersion;
 use crate::search::globaln1::{self, Unevacuable};
 use crate::search::state::{Crash, State};
 

@@ -17,7 +17,7 @@ use crate::model::group::Group;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::policy::IPolicy;
-use crate::read::settings::GanetiVersion;
+use crate::model::types::GanetiVersion;
 
 use crate::score::metric::{self, LocationExclusion, NodeValues};
 
