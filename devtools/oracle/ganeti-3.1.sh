@@ -64,7 +64,7 @@ PROGRAMS=(hail hbal hspace hsqueeze hcheck hinfo hscan hroller harep)
 # the test-framework libraries because ganeti.cabal's htest executable is
 # always checked by `Setup configure` (it is not built).
 APT_PACKAGES=(
-  ghc cabal-install autoconf automake m4 make dpkg-dev curl ca-certificates
+  ghc cabal-install autoconf automake m4 make dpkg-dev curl ca-certificates xz-utils
   libghc-attoparsec-dev libghc-base64-bytestring-dev
   libghc-case-insensitive-dev libghc-cryptonite-dev libghc-curl-dev
   libghc-hinotify-dev libghc-hslogger-dev libghc-json-dev libghc-lens-dev
@@ -104,20 +104,52 @@ install_deps() {
 }
 
 # --- 2. sources -----------------------------------------------------------------
+# download NAME SHA256: NAME from the pool into the cache, checked; 1 when the
+# pool does not have it.
+download() {
+  local name=$1 sum=$2
+  if [ -f "$ORACLE_SRC_DIR/$name" ] && echo "$sum  $ORACLE_SRC_DIR/$name" | sha256sum -c --status; then
+    return 0
+  fi
+  log "downloading $name"
+  curl -fsSL --retry 3 -o "$ORACLE_SRC_DIR/$name.part" "$POOL_URL/$name" || return 1
+  echo "$sum  $ORACLE_SRC_DIR/$name.part" | sha256sum -c --status \
+    || die "sha256 mismatch for $name (expected $sum)"
+  mv "$ORACLE_SRC_DIR/$name.part" "$ORACLE_SRC_DIR/$name"
+}
+
+# When sid has moved to a later Debian revision of the same upstream source
+# (the pool keeps only the current one), take that revision's .dsc and
+# Debian tarball, with the checksums sid's Sources index gives, as long as
+# its orig tarball is still the pinned one; otherwise stop.
+follow_debian_revision() {
+  local orig_name=${SOURCES[1]%% *} orig_sum=${SOURCES[1]##* } stanza version sums
+  log "the pool no longer has $DEB_VERSION; looking up sid's current ganeti source"
+  stanza=$(curl -fsSL --retry 3 https://deb.debian.org/debian/dists/sid/main/source/Sources.xz \
+             | xz -dc | awk -v RS= '/^Package: ganeti\n/ && !seen {print; seen = 1}') \
+    || die "cannot read sid's Sources index"
+  version=$(printf '%s\n' "$stanza" | sed -n 's/^Version: //p')
+  sums=$(printf '%s\n' "$stanza" | awk '/^Checksums-Sha256:/ {c = 1; next} c && /^ / {print $3, $1; next} {c = 0}')
+  printf '%s\n' "$sums" | grep -qx "$orig_name $orig_sum" \
+    || die "sid's ganeti is now $version, not built from $orig_name: update $0 (SOURCES, DEB_VERSION and the edits)"
+  DEB_VERSION=$version
+  SOURCES=(
+    "$(printf '%s\n' "$sums" | grep "^ganeti_$version.dsc ")"
+    "${SOURCES[1]}"
+    "$(printf '%s\n' "$sums" | grep "^ganeti_$version.debian.tar.xz ")"
+  )
+  log "using Debian's $DEB_VERSION (same upstream source)"
+}
+
 fetch_sources() {
   mkdir -p "$ORACLE_SRC_DIR"
-  local entry name sum
+  local entry
+  if ! download "${SOURCES[0]%% *}" "${SOURCES[0]##* }"; then
+    follow_debian_revision
+  fi
   for entry in "${SOURCES[@]}"; do
-    name=${entry%% *}; sum=${entry##* }
-    if [ -f "$ORACLE_SRC_DIR/$name" ] && echo "$sum  $ORACLE_SRC_DIR/$name" | sha256sum -c --status; then
-      continue
-    fi
-    log "downloading $name"
-    curl -fsSL --retry 3 -o "$ORACLE_SRC_DIR/$name.part" "$POOL_URL/$name" \
-      || die "download of $POOL_URL/$name failed (sid may have moved past $DEB_VERSION)"
-    echo "$sum  $ORACLE_SRC_DIR/$name.part" | sha256sum -c --status \
-      || die "sha256 mismatch for $name (expected $sum)"
-    mv "$ORACLE_SRC_DIR/$name.part" "$ORACLE_SRC_DIR/$name"
+    download "${entry%% *}" "${entry##* }" \
+      || die "download of $POOL_URL/${entry%% *} failed"
   done
   log "sources verified (sha256) in $ORACLE_SRC_DIR"
 }

@@ -19,10 +19,9 @@
 
 use std::time::Duration;
 
-use super::config::Profile;
 use super::readonly::clusters::{self, Cluster};
 use super::readonly::known::Names;
-use super::readonly::{self, CorpusSpec, RunSpec, SuiteSpec};
+use super::readonly::{self, CorpusSpec, ProfileSets, RunSpec, SuiteSpec};
 use crate::generate::rng::Rng;
 use crate::process::{Run, Status};
 
@@ -44,7 +43,10 @@ pub(super) const SPEC: SuiteSpec = SuiteSpec {
         edit: None,
     },
     outcome,
-    datafile_sets,
+    datafile_sets: ProfileSets {
+        ci: &DATAFILE_SETS_CI,
+        full: &DATAFILE_SETS_FULL,
+    },
     generated: generated_runs,
     cli: cli_runs,
 };
@@ -72,17 +74,6 @@ const DATAFILE_SETS_FULL: [(&str, &[&str]); 7] = [
         &["--no-disk-moves", "--ignore-soft-errors"],
     ),
 ];
-
-/// The data file option sets of a profile.
-pub(super) fn datafile_sets(
-    profile: Profile,
-) -> &'static [(&'static str, &'static [&'static str])] {
-    if profile == Profile::Full {
-        &DATAFILE_SETS_FULL
-    } else {
-        &DATAFILE_SETS_CI
-    }
-}
 
 /// The option families of the generated runs, used in turn.
 pub(super) const FAMILIES: [&str; 18] = [

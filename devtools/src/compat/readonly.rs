@@ -89,6 +89,23 @@ impl Programs {
 /// The data file option sets of a suite per profile.
 pub(super) type DatafileSets = &'static [(&'static str, &'static [&'static str])];
 
+/// A suite's data file option sets in each profile.
+pub(super) struct ProfileSets {
+    pub(super) ci: DatafileSets,
+    pub(super) full: DatafileSets,
+}
+
+impl ProfileSets {
+    /// The sets of `profile` (the full ones for `full`, else the ci ones).
+    pub(super) fn of(&self, profile: super::config::Profile) -> DatafileSets {
+        if profile == super::config::Profile::Full {
+            self.full
+        } else {
+            self.ci
+        }
+    }
+}
+
 /// What a read-only suite is, its programs apart: its name (and accepted
 /// patterns' prefix), the programs' names, the option naming ours, its
 /// corpus, what the original's run says, the data file option sets, and
@@ -99,7 +116,7 @@ pub(super) struct SuiteSpec {
     pub(super) ours_option: &'static str,
     pub(super) corpus: CorpusSpec,
     pub(super) outcome: fn(&Run) -> &'static str,
-    pub(super) datafile_sets: fn(super::config::Profile) -> DatafileSets,
+    pub(super) datafile_sets: ProfileSets,
     pub(super) generated: fn(&clusters::Cluster, usize, usize, &mut usize) -> Vec<RunSpec>,
     pub(super) cli: fn(&clusters::Cluster) -> Vec<RunSpec>,
 }
@@ -120,7 +137,7 @@ pub(super) fn run_suite(
         ours: oracle::absolute(&programs.ours),
         ours_option: spec.ours_option,
         outcome: spec.outcome,
-        datafile_sets: (spec.datafile_sets)(c.profile),
+        datafile_sets: spec.datafile_sets.of(c.profile),
         cap: corpus.cap,
     };
     run(

@@ -23,7 +23,7 @@ use std::time::Duration;
 use super::balance::Part;
 use super::readonly::clusters::Cluster;
 use super::readonly::known::Names;
-use super::readonly::{self, CorpusSpec, RunSpec, SuiteSpec};
+use super::readonly::{self, CorpusSpec, ProfileSets, RunSpec, SuiteSpec};
 use crate::generate::rng::Rng;
 use crate::process::{Run, Status};
 
@@ -45,7 +45,7 @@ pub(super) const SPEC: SuiteSpec = SuiteSpec {
         edit: None,
     },
     outcome,
-    datafile_sets: |_| &[],
+    datafile_sets: ProfileSets { ci: &[], full: &[] },
     generated: generated_runs,
     cli: cli_runs,
 };

@@ -33,7 +33,7 @@ fn check_options_and_profiles() {
         (ci.count, ci.nodes, ci.seed, ci.extra, ci.cap),
         (80, (3, 12), 1, 4, Duration::from_secs(60))
     );
-    assert_eq!(check::datafile_sets(c.profile).len(), 3);
+    assert_eq!(check::SPEC.datafile_sets.of(c.profile).len(), 3);
 
     let c = parse_args(&args(&[
         "--suite=check",
@@ -51,7 +51,7 @@ fn check_options_and_profiles() {
     assert_eq!(full.nodes, (3, 30));
     assert_eq!(full.extra, 6);
     assert_eq!(full.cap, Duration::from_secs(300));
-    assert!(check::datafile_sets(Profile::Full).len() >= 6);
+    assert!(check::SPEC.datafile_sets.of(Profile::Full).len() >= 6);
 
     let c = parse_args(&args(&[
         "--suite",
@@ -86,7 +86,7 @@ fn info_options_and_profiles() {
         (ci.count, ci.nodes, ci.seed, ci.extra, ci.cap),
         (80, (3, 12), 1, 4, Duration::from_secs(60))
     );
-    assert_eq!(info::datafile_sets(c.profile).len(), 3);
+    assert_eq!(info::SPEC.datafile_sets.of(c.profile).len(), 3);
 
     let c = parse_args(&args(&[
         "--suite=info",
@@ -102,7 +102,7 @@ fn info_options_and_profiles() {
     assert!(full.count >= 200);
     assert_eq!(full.nodes, (3, 40));
     assert_eq!(full.extra, 5);
-    assert!(info::datafile_sets(Profile::Full).len() >= 6);
+    assert!(info::SPEC.datafile_sets.of(Profile::Full).len() >= 6);
     // The full corpus starts elsewhere than the ci one.
     assert_ne!(full.seed, 1);
     assert!(parse_args(&args(&["--info-bin"])).is_err());
@@ -269,7 +269,7 @@ fn datafile_option_sets() {
     for f in ["b.data", "a.data", "c.json"] {
         std::fs::write(dir.join(f), "").unwrap();
     }
-    let runs = datafile_runs(&dir, check::datafile_sets(Profile::Ci)).unwrap();
+    let runs = datafile_runs(&dir, check::SPEC.datafile_sets.of(Profile::Ci)).unwrap();
     assert_eq!(runs.len(), 2 * 3);
     assert_eq!(runs[0].id, "datafile/a.data#default");
     assert_eq!(runs[1].id, "datafile/a.data#machine-readable");
@@ -283,7 +283,7 @@ fn datafile_option_sets() {
     );
     assert!(runs.iter().all(|r| r.part == Part::DataFiles));
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(datafile_runs(&dir, check::datafile_sets(Profile::Ci)).is_err());
+    assert!(datafile_runs(&dir, check::SPEC.datafile_sets.of(Profile::Ci)).is_err());
 }
 
 const BALANCING: &str = "\

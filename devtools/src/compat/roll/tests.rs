@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::compat::balance::datafile::DataFile;
-use crate::compat::config::{parse_args, Suite as SuiteName};
+use crate::compat::config::{parse_args, Profile, Suite as SuiteName};
 use crate::compat::readonly::clusters::Shape;
 use crate::compat::readonly::known;
 use crate::compat::readonly::Corpus;
@@ -54,7 +54,7 @@ fn roll_options_and_profiles() {
         (60, (3, 12), 1, 8, Duration::from_secs(60))
     );
     assert!(ci.edit.is_some());
-    assert_eq!(datafile_sets(c.profile).len(), 3);
+    assert_eq!(SPEC.datafile_sets.of(c.profile).len(), 3);
 
     let c = parse_args(&args(&[
         "--suite=roll",
@@ -74,7 +74,7 @@ fn roll_options_and_profiles() {
     assert_eq!(full.extra, FAMILIES.len());
     assert_eq!(full.cap, Duration::from_secs(120));
     assert_ne!(full.seed, 1);
-    assert!(datafile_sets(Profile::Full).len() >= 6);
+    assert!(SPEC.datafile_sets.of(Profile::Full).len() >= 6);
 
     let c = parse_args(&args(&[
         "--suite",
