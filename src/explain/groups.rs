@@ -190,10 +190,19 @@ pub fn repair_text(ctx: &Context<'_>, plan: &RepairPlan) -> String {
         .iter()
         .filter(|h| h.status() != Status::Healthy && !plan.alone.contains(&h.group))
         .count();
+    for h in plan
+        .health
+        .iter()
+        .filter(|h| h.status() != Status::Healthy && plan.alone.contains(&h.group))
+    {
+        out.push_str(&alone_line(ctx, h));
+    }
     if unhealthy == 0 {
-        out.push_str(
-            "Every group that shares storage with another is healthy: nothing to repair.\n",
-        );
+        out.push_str(if out.is_empty() {
+            "Every group that shares storage with another is healthy: nothing to repair.\n"
+        } else {
+            "Every group that shares storage with another is healthy: nothing to repair across groups.\n"
+        });
         return out;
     }
     if plan.healthy.is_empty() {
@@ -243,6 +252,23 @@ pub fn repair_text(ctx: &Context<'_>, plan: &RepairPlan) -> String {
         plan.repairs.len()
     ));
     out
+}
+
+/// An unhealthy group no instance can leave (it shares no storage pool
+/// with another group), and what repairs it within itself: hbal's
+/// evacuation mode moves instances off offline nodes; plain balancing,
+/// whose score counts the nodes failing N+1, relieves them.
+fn alone_line(ctx: &Context<'_>, h: &Health) -> String {
+    let g = ctx.group(h.group);
+    let fix = if h.offline_hosts.is_empty() {
+        format!("hailstone-balance -G {g} rebalances it within itself (its score counts the nodes failing N+1)")
+    } else {
+        format!("hailstone-balance -G {g} --evac-mode moves what it can off its offline nodes within it")
+    };
+    format!(
+        "Group {g} ({}) shares storage with no other group, so no instance can leave it: {fix}.\n",
+        h.status().name()
+    )
 }
 
 /// Why a repair failed, from the state it was tried on.
