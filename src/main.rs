@@ -99,6 +99,18 @@ fn write_explanation(explained: &Result<pipeline::Explained, String>, options: &
     let Some(to) = &options.explain else {
         return;
     };
+    // A path ending in `/` names a directory, made when missing (a master
+    // candidate's log directory on its first run as master).
+    if let cli::ExplainTo::Path(dir) = to {
+        if dir.ends_with('/') {
+            if let Err(err) = std::fs::create_dir_all(dir) {
+                eprintln!(
+                    "hailstone: warning: cannot create the explanation directory {dir:?}: {err}"
+                );
+                return;
+            }
+        }
+    }
     let now = std::time::SystemTime::now();
     match pipeline::explanation_path(to, &e.subject, options.explain_format, now) {
         None => eprint!("{}", e.text),

@@ -211,6 +211,36 @@ fn a_directory_gets_one_file_per_run() {
 }
 
 #[test]
+fn a_path_ending_in_a_slash_is_a_directory_made_when_missing() {
+    let dir = scratch("explain-new-dir");
+    let sample = sample_path("allocate-drbd.json");
+    let new = dir.join("log").join("hailstone");
+    let target = format!("--explain={}/", new.display());
+    for _ in 0..2 {
+        let out = hailstone(&[&sample, &target], None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(out.stderr.is_empty(), "{}", out.stderr);
+    }
+    let names: Vec<_> = std::fs::read_dir(&new).expect("the new folder").collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    // A directory that cannot be made is a warning; the answer stays.
+    let blocker = dir.join("file");
+    std::fs::write(&blocker, "x").unwrap();
+    let out = hailstone(
+        &[&sample, &format!("--explain={}/sub/", blocker.display())],
+        None,
+    );
+    assert_eq!(out.code, 0);
+    assert!(
+        out.stderr
+            .contains("warning: cannot create the explanation directory"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.starts_with("{\"success\":true"));
+}
+
+#[test]
 fn stderr_by_default_and_never_in_the_way_of_the_answer() {
     let sample = sample_path("allocate-plain.json");
     let out = hailstone(&[&sample, "--explain"], None);

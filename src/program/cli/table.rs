@@ -186,7 +186,7 @@ pub const TABLE: &[OptDescr<Opt>] = &[
     row(Opt::Quiet, Some('q'), "quiet", No, "decrease the verbosity level", "none"),
     row(Opt::NoHeaders, None, "no-headers", Flag, "do not show a header line", "none"),
     row(Opt::MachineReadable, None, "machine-readable", Optional("CHOICE"), "enable machine readable output (pass either 'yes' or 'no' to explicitly control the flag, or without an argument defaults to yes)", "choices=yes,no"),
-    row(Opt::Explain, None, "explain", Optional("PATH"), "explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH", "none"),
+    row(Opt::Explain, None, "explain", Optional("PATH"), "explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH (made when missing if PATH ends in /)", "none"),
     row(Opt::ExplainFormat, None, "explain-format", Req("FORMAT"), "format of the explanation: text (default) or json", "choices=text,json"),
     row(Opt::Exec, Some('X'), "exec", Flag, "execute the suggested moves via Luxi (only available when using it for data gathering)", "none"),
     row(Opt::FirstJobGroup, None, "first-job-group", Flag, "only execute the first group of jobs", "none"),

@@ -69,8 +69,9 @@ pub struct Explained {
 }
 
 /// Where an explanation goes: `None` for stderr, else the file to write.
-/// A directory gets a new file named by `now` (UTC, to the nanosecond),
-/// the subject and the format.
+/// A directory (one that exists, or a path ending in `/`, which the
+/// caller creates) gets a new file named by `now` (UTC, to the
+/// nanosecond), the subject and the format.
 pub fn explanation_path(
     to: &options::ExplainTo,
     subject: &str,
@@ -80,8 +81,9 @@ pub fn explanation_path(
     let options::ExplainTo::Path(path) = to else {
         return None;
     };
+    let names_directory = path.ends_with('/');
     let path = std::path::PathBuf::from(path);
-    if !path.is_dir() {
+    if !names_directory && !path.is_dir() {
         return Some(path);
     }
     let since = now

@@ -103,7 +103,7 @@ mod tests {
               --static-kvm-node-memory=N         use static node memory [in MB] on KVM instead of value reported by hypervisor. Use 0 to take value reported from hypervisor.
               --ganeti-version=VERSION           follow Ganeti VERSION's htools: 3.0 (3.0.2, default) or 3.1 (3.1.0: a node's initial N+1 state from its unallocated memory)
               --n1-rule=RULE                     the former name of --ganeti-version
-              --explain[=PATH]                   explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH
+              --explain[=PATH]                   explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH (made when missing if PATH ends in /)
               --explain-format=FORMAT            format of the explanation: text (default) or json
               --inter-group-evacuation           node-evacuate: move an instance that fits nowhere in its own group to another group sharing its storage pool (Ganeti runs the jobs of a group change)
   -V          --version                          show the version of the program
