@@ -23,7 +23,9 @@ fn check(data: &str, args: &[&str]) -> Output {
     out
 }
 
-const POLICY: &str = "|128,1,1024,1,1,1|128,1,1024,1,1,1;32768,8,1048576,16,8,12|diskless,file,sharedfile,plain,blockdev,drbd,rbd,ext|4.0|32.0\n\
+/// The cluster and group policy lines of the hand-made data files (group
+/// g1), also used by `groups`.
+pub(crate) const POLICY: &str = "|128,1,1024,1,1,1|128,1,1024,1,1,1;32768,8,1048576,16,8,12|diskless,file,sharedfile,plain,blockdev,drbd,rbd,ext|4.0|32.0\n\
                       g1|128,1,1024,1,1,1|128,1,1024,1,1,1;32768,8,1048576,16,8,12|diskless,file,sharedfile,plain,blockdev,drbd,rbd,ext|4.0|32.0\n";
 
 /// Three nodes; n3 is offline, primary of one drbd instance and secondary

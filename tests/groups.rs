@@ -305,8 +305,7 @@ fn bad_input_is_refused_by_the_binary() {
 /// evacuation mode; nodes failing N+1: balancing), and that advice works.
 #[test]
 fn an_unhealthy_group_alone_in_its_storage_is_pointed_to_balancing() {
-    const POLICY: &str = "|128,1,1024,1,1,1|128,1,1024,1,1,1;32768,8,1048576,16,8,12|diskless,file,sharedfile,plain,blockdev,drbd,rbd,ext|4.0|32.0\n\
-                          g1|128,1,1024,1,1,1|128,1,1024,1,1,1;32768,8,1048576,16,8,12|diskless,file,sharedfile,plain,blockdev,drbd,rbd,ext|4.0|32.0\n";
+    use crate::check::POLICY;
     // n3 is offline and primary of a drbd instance; n1 and n2 are free.
     let offline = format!(
         "g1|uuid-g1|preferred||\n\n\

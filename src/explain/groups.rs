@@ -190,15 +190,15 @@ pub fn repair_text(ctx: &Context<'_>, plan: &RepairPlan) -> String {
         .iter()
         .filter(|h| h.status() != Status::Healthy && !plan.alone.contains(&h.group))
         .count();
-    for h in plan
+    let alone: String = plan
         .health
         .iter()
         .filter(|h| h.status() != Status::Healthy && plan.alone.contains(&h.group))
-    {
-        out.push_str(&alone_line(ctx, h));
-    }
+        .map(|h| alone_line(ctx, h))
+        .collect();
+    out.push_str(&alone);
     if unhealthy == 0 {
-        out.push_str(if out.is_empty() {
+        out.push_str(if alone.is_empty() {
             "Every group that shares storage with another is healthy: nothing to repair.\n"
         } else {
             "Every group that shares storage with another is healthy: nothing to repair across groups.\n"

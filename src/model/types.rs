@@ -491,6 +491,14 @@ pub enum GanetiVersion {
 }
 
 impl GanetiVersion {
+    /// The release whose htools it follows, as `--version` names it.
+    pub fn release(self) -> &'static str {
+        match self {
+            GanetiVersion::V30 => "3.0.2",
+            GanetiVersion::V31 => "3.1.0",
+        }
+    }
+
     /// The version an option value names: `3.0` or `3.1`.
     pub fn parse(text: &str) -> Option<GanetiVersion> {
         match text {

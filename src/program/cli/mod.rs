@@ -26,11 +26,6 @@ pub use table::Opt;
 
 use crate::read::loader::GanetiVersion;
 
-/// The Ganeti release whose programs hailstone's programs reproduce by
-/// default, and with `--ganeti-version=3.1`.
-pub const GANETI_VERSION: &str = "3.0.2";
-const GANETI_3_1_VERSION: &str = "3.1.0";
-
 /// One option as a program takes it.
 #[derive(Debug, Clone, Copy)]
 pub struct Use {
@@ -120,15 +115,12 @@ impl Program {
     /// `--version`: the version and the original it is compatible with
     /// (that of the Ganeti release `ganeti` names).
     pub fn version(&self, ganeti: GanetiVersion) -> String {
-        let release = match ganeti {
-            GanetiVersion::V30 => GANETI_VERSION,
-            GanetiVersion::V31 => GANETI_3_1_VERSION,
-        };
         format!(
-            "{} version {}\ncompatible with {} (ganeti) {release}\n",
+            "{} version {}\ncompatible with {} (ganeti) {}\n",
             self.name,
             env!("CARGO_PKG_VERSION"),
-            self.original
+            self.original,
+            ganeti.release()
         )
     }
 
