@@ -29,7 +29,8 @@ build: ## Build the release binaries (target/release/hailstone and the developme
 run: build ## Answer a bundled sample request (SAMPLE=...).
 	$(RELEASE_BIN) $(SAMPLE)
 
-test: ## Run every test (unit, snapshots, hostile inputs, properties, safety).
+test: ## Run every test (unit, snapshots, hostile inputs, properties, safety, man pages; installs man-db if missing).
+	command -v man >/dev/null || (apt-get update && apt-get install -y --no-install-recommends man-db)
 	$(CARGO) test --locked --workspace
 
 COMPAT := target/release/hailstone-compat --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
@@ -89,47 +90,19 @@ DEB_ROOT    := target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH)
 MAN1        := $(DEB_ROOT)/usr/share/man/man1
 COMPLETIONS := $(DEB_ROOT)/usr/share/bash-completion/completions
 
-# The man pages' own sections (the options come from --help).
-MAN_NAME_hailstone := Ganeti iallocator with the decisions of hail 3.0.2, faster, with explanations
-MAN_DESC_hailstone := Ganeti runs it as hailstone INPUT.json [--key=value...] and reads one JSON answer line on stdout. Make it the default with gnt-cluster modify -I hailstone, or use it per command with -I hailstone. The options of the cluster default iallocator parameters arrive as --key=value; flags take =yes or =no. --explain[=PATH] says why each group, node and pair was refused or chosen.
-MAN_NAME_hailstone-balance := balance a Ganeti node group as hbal 3.0.2 does
-MAN_DESC_hailstone-balance := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I), prints the moves that lower the cluster score, and with -C the gnt-instance commands that carry them out.
-MAN_NAME_hailstone-groups := check, repair, compress and balance a Ganeti cluster across node groups
-MAN_DESC_hailstone-groups := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I); check reports the health and storage partitions of each node group, repair moves the instances of unhealthy groups into healthy groups sharing their storage, compress finds the groups that could be emptied, balance balances the worst group; -C prints the commands and -S saves the cluster after the plan.
-MAN_NAME_hailstone-squeeze := power Ganeti nodes off and on as hsqueeze 3.0.2 does
-MAN_DESC_hailstone-squeeze := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or an iallocator request (-I) and prints the nodes to power off when the cluster is quiet, or the standby nodes to power on when it runs short, and with -C the commands.
-MAN_NAME_hailstone-space := count how many instances fit on a Ganeti cluster as hspace 3.0.2 does, or as the allocator would place them
-MAN_DESC_hailstone-space := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I), or simulates empty node groups (--simulate), then fills it with new instances: first tiered, starting from the largest size the instance policy allows and shrinking the resource that runs out, then of the standard size (--tiered-alloc and --standard-alloc give other sizes, --disk-template another template), and prints how many fit and what is left, for people or with --machine-readable as HTS_ shell variables; -S saves the cluster after each phase. With --allocator-model it counts what the allocator itself (hailstone, as hail) would accept, one instance at a time: its choice of group, the global N+1 check for every disk template and the lost-allocations metric on exclusive storage, instead of the count of hspace.
-MAN_NAME_hailstone-check := check the node groups of a Ganeti cluster for N+1 redundancy as hcheck 3.0.2 does
-MAN_DESC_hailstone-check := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints, for each node group and the whole cluster, the online nodes failing N+1, the nodes with conflicting primary instances, the instances on offline nodes and the nodes that could not be evacuated (the global N+1 check), before and after a simulated rebalancing, for people or with --machine-readable as HCHECK_ shell variables. Exits with status 1 when the cluster needs rebalancing (unless --no-simulation). --true-counts corrects the two counting faults of hcheck and names, for each node that cannot be evacuated, the instance that cannot leave it.
-MAN_NAME_hailstone-info := summarise a Ganeti cluster as hinfo 3.0.2 does
-MAN_DESC_hailstone-info := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints its size, the instances split between node groups, the nodes, instances, N+1 failures and score of each group (-v -v), the instance map (--print-instances) and node table (-p) on stderr, and the score of the cluster with its components.
-MAN_NAME_hailstone-scan := save live Ganeti clusters as cluster data files as hscan 3.0.2 does
-MAN_DESC_hailstone-scan := Reads each cluster named on the command line over RAPI (a host name, an https address, or file://DIRECTORY with the four RAPI replies), or without arguments the local cluster over Luxi (-L, as LOCAL), prints one summary line per cluster (nodes, instances, nodes and instances failing N+1, memory, disk, score; -p adds the node table) and writes each as a Ganeti cluster data file NAME.data in the directory of -d (default the current one), for hailstone-balance -t and the other programs. Exits with status 2 when a cluster could not be read.
-MAN_NAME_hailstone-roll := plan rolling reboots of Ganeti nodes as hroller 3.0.2 does
-MAN_DESC_hailstone-roll := Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints the groups of nodes that can be rebooted together (no two nodes of a group hold the two halves of a drbd instance, or primaries of instances sharing a secondary), largest first and the master last, each split so that its non-redundant instances can move to other nodes of their group; --full-evacuation also migrates the drbd instances away and replaces the secondaries, --print-moves prints the moves, --one-step-only only the first group. Choose the nodes with --node-tags, -G, --skip-non-redundant; --offline-maintenance pretends every instance is off. With -L, -X carries the groups out one after the other: evacuates the nodes of their running instances, reboots them with --reboot-command (or waits for the operator), waits until Ganeti reaches them, resynchronises the drbd disks and brings every instance back; it never reboots the master node and stops with exit status 1, saying what is left to do, on a failed job or reboot.
-
-MAN_NAME_hailstone-repair := repair Ganeti instances on offline nodes as harep 3.0.2 does
-MAN_DESC_hailstone-repair := Reads the cluster over Luxi (-L) and carries out the auto-repair tags of the instances (ganeti:watcher:autorepair:TYPE on the cluster, a node group or the instance, with ganeti:watcher:autorepair:suspend:[TIME]): the pending repairs whose jobs ended become results, and every drbd or plain instance with an offline node gets, as far as its policy allows, a new secondary (fix-storage), a failover (failover) or its disks recreated and its OS reinstalled (reinstall), recorded in pending and result tags; the new nodes are chosen by the default iallocator of the cluster. --dry-run prints the jobs instead of submitting them; --job-delay waits before each repair so that its tag is set first. Run it from cron on the master, as harep.
-
-MAN_NAME_hailstone-htools := run the hailstone programs under the names of the Ganeti htools
-MAN_DESC_hailstone-htools := Called as hbal, hspace, hsqueeze, hcheck, hinfo, hscan, hroller or harep (a link to it), runs hailstone-balance, hailstone-space, hailstone-squeeze, hailstone-check, hailstone-info, hailstone-scan, hailstone-roll or hailstone-repair with the command line of the original. hailstone-htools enable makes those names in /usr/bin links to it, each original moved aside with dpkg-divert (to NAME.htools) so that package upgrades keep it; hailstone-htools disable puts the originals back; hailstone-htools status says what each name runs. Removing the package puts the originals back.
-
-# man_page PROGRAM: its man page from --help and --version (help2man) and
-# its bash completion (the long options of --help), into the package.
+# man_page PROGRAM: its man page (written by hailstone-manpages from the
+# programs' own option tables and manuals) and its bash completion (the
+# long options of --help-completion), into the package.
 define man_page
-	printf '[NAME]\n%s \\- %s\n[DESCRIPTION]\n%s\n[SEE ALSO]\nhailstone(1), hailstone-balance(1), hailstone-squeeze(1), hailstone-groups(1), hailstone-space(1), hailstone-check(1), hailstone-info(1), hailstone-scan(1), hailstone-roll(1), hailstone-repair(1), hailstone-htools(1), gnt-cluster(8); /usr/share/doc/hailstone/README.md\n' \
-	  '$(1)' '$(MAN_NAME_$(1))' '$(MAN_DESC_$(1))' > target/deb/$(1).h2m
-	help2man --no-info --no-discard-stderr --section=1 --include=target/deb/$(1).h2m \
-	  --manual='hailstone' target/release/$(1) | gzip -9n > $(MAN1)/$(1).1.gz
+	gzip -9n < target/deb/man/$(1).1 > $(MAN1)/$(1).1.gz
 	printf 'complete -o default -W "%s" %s\n' \
-	  "$$(target/release/$(1) --help | grep -oE -- '--[a-z0-9-]+' | sort -u | tr '\n' ' ')" '$(1)' \
+	  "$$(target/release/$(1) --help-completion | grep -oE -- '--[a-z0-9-]+' | sort -u | tr '\n' ' ')" '$(1)' \
 	  > $(COMPLETIONS)/$(1)
 endef
 
-deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/ganeti/iallocators/hailstone, the planners in /usr/bin, man pages from --help (help2man, installed if missing), bash completions and the documentation.
-	command -v help2man >/dev/null || (apt-get update && apt-get install -y help2man)
-	rm -rf $(DEB_ROOT)
+deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/ganeti/iallocators/hailstone, the planners in /usr/bin, their man pages, bash completions and the documentation.
+	rm -rf $(DEB_ROOT) target/deb/man
+	$(CARGO) run --release --locked -p hailstone-devtools --bin hailstone-manpages -- target/deb/man
 	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_ROOT)
 	install -d $(MAN1) $(COMPLETIONS) $(DEB_ROOT)/usr/share/doc/hailstone/docs $(DEB_ROOT)/DEBIAN
 	$(call man_page,hailstone)

@@ -12,6 +12,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
+use hailstone::program::explain_files;
 use hailstone::program::hail::options::{self as cli, Exit, Invocation};
 use hailstone::program::hail::RunError;
 use hailstone::program::hail::{self as pipeline, DataFile, Failure};
@@ -99,10 +100,10 @@ fn write_explanation(explained: &Result<pipeline::Explained, String>, options: &
     let Some(to) = &options.explain else {
         return;
     };
-    // A path ending in `/` names a directory, made when missing (a master
-    // candidate's log directory on its first run as master).
+    // A directory is made when missing (a master candidate's log
+    // directory on its first run as master).
     if let cli::ExplainTo::Path(dir) = to {
-        if dir.ends_with('/') {
+        if explain_files::names_directory(dir) {
             if let Err(err) = std::fs::create_dir_all(dir) {
                 eprintln!(
                     "hailstone: warning: cannot create the explanation directory {dir:?}: {err}"
@@ -112,7 +113,7 @@ fn write_explanation(explained: &Result<pipeline::Explained, String>, options: &
         }
     }
     let now = std::time::SystemTime::now();
-    match pipeline::explanation_path(to, &e.subject, options.explain_format, now) {
+    match explain_files::explanation_path(to, &e.subject, options.explain_format, now) {
         None => eprint!("{}", e.text),
         Some(path) => {
             if let Err(err) = std::fs::write(&path, &e.text) {
@@ -120,6 +121,18 @@ fn write_explanation(explained: &Result<pipeline::Explained, String>, options: &
                     "hailstone: warning: cannot write the explanation to {:?}: {err}",
                     path.display().to_string()
                 );
+                return;
+            }
+            if let cli::ExplainTo::Path(dir) = to {
+                if explain_files::names_directory(dir) {
+                    if let Err(err) =
+                        explain_files::rotate(std::path::Path::new(dir), options.explain_keep)
+                    {
+                        eprintln!(
+                            "hailstone: warning: cannot remove old explanations in {dir:?}: {err}"
+                        );
+                    }
+                }
             }
         }
     }

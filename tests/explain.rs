@@ -31,7 +31,7 @@ fn explanations_of_the_samples() {
         insta::glob!("../protocol-samples", "*.json", |path| {
             let what = path.display().to_string();
             let plain = on_file(path, &sidecar_args(path));
-            let file = dir.join("explanation");
+            let file = dir.join("explanation.out");
             let (out, text) = explained(path, "text", &file);
             assert_contract(&out, &what);
             // The answer, the exit status and the rest of stderr do not
@@ -177,6 +177,229 @@ fn tracker_cases_name_the_cause_and_the_amount() {
     }
 }
 
+/// A request made from the sample `allocate-n1-fail.json` (three nodes,
+/// one group) by `edit`.
+fn variant(edit: impl FnOnce(&mut serde_json::Value)) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol-samples/allocate-n1-fail.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    edit(&mut v);
+    v
+}
+
+/// The explanation of `request` in `format`, from a scratch file.
+fn explanation_of(name: &str, request: &serde_json::Value, format: &str) -> String {
+    let dir = scratch(&format!("explain-{name}-{format}"));
+    let path = dir.join("request.json");
+    std::fs::write(&path, request.to_string()).unwrap();
+    let text = explained(&path, format, &dir.join(format!("e.{format}"))).1;
+    let _ = std::fs::remove_dir_all(&dir);
+    text
+}
+
+/// The first line of a text explanation.
+fn verdict(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+/// The first line names the cause, its numbers and the fix, on the
+/// tracker's cases and on the group shapes where hail's own message says
+/// least: a one-node group, four nodes that all fail N+1, an empty
+/// cluster, an unallocable group.
+#[test]
+fn the_first_line_names_the_cause_and_the_fix() {
+    let samples: &[(&str, &[&str])] = &[
+        (
+            "allocate-spindle-ratio.json",
+            &[
+                "FailDisk (primary: spindle ratio) refuses 3 of the 3",
+                "2 spindles, above the limit 1",
+                "--ipolicy-spindle-ratio",
+            ],
+        ),
+        (
+            "allocate-small-dom0.json",
+            &[
+                "FailMem (primary: memory)",
+                "needs 4096 MiB of memory and 1 MiB to spare, 4096 MiB free",
+                "3072 unaccounted",
+                "Free memory on a node",
+            ],
+        ),
+        (
+            "allocate-policy-memory.json",
+            &[
+                "the instance policy of group default refuses it",
+                "memory 33484 MiB is above the maximum 32768 MiB",
+                "--ipolicy-bounds-specs",
+            ],
+        ),
+        (
+            "allocate-exclusion-tags-everywhere.json",
+            &[
+                "FailTags (primary: exclusion tag)",
+                "'service:web' already held here by",
+                "drop the tag",
+            ],
+        ),
+        (
+            "allocate-n1-fail.json",
+            &["new1.example.com goes to node2.example.com in group default"],
+        ),
+    ];
+    for (sample, wanted) in samples {
+        let text = text_of(sample);
+        let line = verdict(&text);
+        assert!(line.starts_with("verdict: "), "{sample}: {text}");
+        for w in *wanted {
+            assert!(
+                line.contains(w),
+                "{sample}: no {w:?} in the first line {line:?}"
+            );
+        }
+    }
+    let node = |v: &serde_json::Value, name: &str| v["nodes"][name].clone();
+    let one_node = variant(|v| {
+        let keep = node(v, "node2.example.com");
+        v["nodes"] = serde_json::json!({ "node2.example.com": keep });
+        v["instances"]
+            .as_object_mut()
+            .unwrap()
+            .remove("big1.example.com");
+    });
+    // Four nodes, each with 5120 MiB free beside an instance of 7168 MiB:
+    // the new instance fits on each, and then that node's instance fits
+    // nowhere else.
+    let four = variant(|v| {
+        let (n, i) = (
+            node(v, "node2.example.com"),
+            v["instances"]["mid1.example.com"].clone(),
+        );
+        let (mut nodes, mut insts) = (serde_json::Map::new(), serde_json::Map::new());
+        for k in 1..=4 {
+            let mut n = n.clone();
+            n["total_memory"] = 16384.into();
+            n["reserved_memory"] = 4096.into();
+            n["free_memory"] = 5120.into();
+            nodes.insert(format!("node{k}.example.com"), n);
+            let mut i = i.clone();
+            i["nodes"] = serde_json::json!([format!("node{k}.example.com")]);
+            i["memory"] = 7168.into();
+            insts.insert(format!("big{k}.example.com"), i);
+        }
+        v["nodes"] = nodes.into();
+        v["instances"] = insts.into();
+    });
+    let empty = variant(|v| {
+        v["nodes"] = serde_json::json!({});
+        v["instances"] = serde_json::json!({});
+    });
+    let unallocable = variant(|v| {
+        for g in v["nodegroups"].as_object_mut().unwrap().values_mut() {
+            g["alloc_policy"] = "unallocable".into();
+        }
+    });
+    let cases: [(&str, &serde_json::Value, &[&str]); 4] = [
+        (
+            "one-node",
+            &one_node,
+            &[
+                "group default has one node, so the N+1 check can never pass",
+                "add a node to the group or set no-capacity-checks=yes",
+            ],
+        ),
+        (
+            "four-n1",
+            &four,
+            &[
+                "on each of the 4 candidates of group default that fit, the N+1 check fails",
+                "could not be evacuated: big",
+                "fits on none of the other 3 online nodes; the closest is node",
+                "needs 7168 MiB of memory, 5120 MiB free",
+                "no-capacity-checks=yes",
+            ],
+        ),
+        (
+            "empty",
+            &empty,
+            &["no node group has a node to place it on", "gnt-node add"],
+        ),
+        (
+            "unallocable",
+            &unallocable,
+            &[
+                "every node group (default) is unallocable by its allocation policy",
+                "--alloc-policy=preferred",
+            ],
+        ),
+    ];
+    for (name, request, wanted) in cases {
+        let text = explanation_of(name, request, "text");
+        let line = verdict(&text);
+        for w in wanted {
+            assert!(
+                line.contains(w),
+                "{name}: no {w:?} in the first line {line:?}"
+            );
+        }
+        let json: serde_json::Value =
+            serde_json::from_str(&explanation_of(name, request, "json")).unwrap();
+        assert_eq!(
+            json["verdict"].as_str(),
+            line.strip_prefix("verdict: "),
+            "{name}"
+        );
+    }
+}
+
+/// The JSON names every node of the group with its refusal; the text
+/// lists them all in a group of at most ten nodes.
+#[test]
+fn every_refused_node_is_named() {
+    for (sample, nodes) in [
+        ("allocate-small-dom0.json", 3),
+        ("allocate-policy-memory.json", 4),
+    ] {
+        let dir = scratch(&format!("explain-every-{sample}"));
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("protocol-samples")
+            .join(sample);
+        let json: serde_json::Value =
+            serde_json::from_str(&explained(&path, "json", &dir.join("e.json")).1).unwrap();
+        let request: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let mut named: Vec<String> = json["placements"][0]["groups"][0]["refused"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| r["every"].as_array().unwrap().clone())
+            .map(|m| {
+                assert!(!m["detail"].as_str().unwrap().is_empty());
+                m["nodes"][0].as_str().unwrap().to_owned()
+            })
+            .collect();
+        named.sort();
+        named.dedup();
+        let mut all: Vec<String> = request["nodes"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        all.sort();
+        assert_eq!(named, all, "{sample}");
+        assert_eq!(all.len(), nodes);
+        let text = text_of(sample);
+        for n in &all {
+            let listed = text
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{n}: ")));
+            assert!(listed, "{sample}: {n} not listed in\n{text}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 fn sample_path(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("protocol-samples")
@@ -204,10 +427,52 @@ fn a_directory_gets_one_file_per_run() {
         assert!(n.ends_with("Z-allocate-new1.example.com.txt"), "{n}");
         let text = std::fs::read_to_string(dir.join(n)).expect("readable");
         assert!(
-            text.starts_with("hailstone explain: allocate request\n"),
+            text.starts_with("verdict: new1.example.com goes to ")
+                && text.contains("\nhailstone explain: allocate request\n"),
             "{text}"
         );
     }
+}
+
+/// A path that does not exist and has no dot in its last name is a
+/// directory too (`--explain=/var/log/ganeti/hailstone` before the first
+/// run as master); `--explain-keep` keeps its newest files.
+#[test]
+fn a_new_path_without_a_dot_is_a_directory_and_old_files_go() {
+    let dir = scratch("explain-keep");
+    let sample = sample_path("allocate-drbd.json");
+    let new = dir.join("hailstone");
+    std::fs::create_dir_all(&dir).unwrap();
+    let keep = |n: &str| {
+        let out = hailstone(
+            &[
+                &sample,
+                &format!("--explain={}", new.display()),
+                &format!("--explain-keep={n}"),
+            ],
+            None,
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(out.stderr.is_empty(), "{}", out.stderr);
+    };
+    std::fs::create_dir_all(&new).unwrap_or(());
+    std::fs::remove_dir(&new).unwrap();
+    for _ in 0..3 {
+        keep("0");
+    }
+    let count = || std::fs::read_dir(&new).expect("made").count();
+    assert_eq!(count(), 3);
+    std::fs::write(new.join("notes"), "mine").unwrap();
+    keep("2");
+    assert_eq!(count(), 3, "the newest two and the operator's own file");
+    assert!(new.join("notes").exists());
+    let out = hailstone(&[&sample, "--explain-keep=-1"], None);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("--explain-keep: -1 is negative"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

@@ -15,6 +15,8 @@
 //!   replayed by the same checker: safe steps, nothing lost, repaired
 //!   groups off their offline nodes, compressed groups empty;
 //! * `cli` — command-line behaviour and exit codes;
+//! * `json` — each planner's and checker's `--json` document against its
+//!   text on generated clusters;
 //! * `datafiles` — `-S`, `-t`, `--simulate`, `-p` and bad data files;
 //! * `explain` — `--explain`: the same answer, snapshots of every
 //!   sample's explanation, the tracker's cases named;
@@ -28,6 +30,7 @@
 //!   outputs on a cluster where the two releases differ;
 //! * `htools` — `hailstone-htools enable|disable` in a copy of a file
 //!   system: the htools' names run hailstone's programs, and back;
+//! * `manual` — every program's `--help` and man page (`man -l`);
 //! * `layers` — the direction of dependencies between the stage folders;
 //! * `properties` — generated clusters: every answer safe and repeatable;
 //! * `safety_checker` — tests of the independent answer checker in
@@ -43,8 +46,10 @@ mod ganeti_version;
 mod groups;
 mod hostile;
 mod htools;
+mod json;
 mod layers;
 mod live;
+mod manual;
 mod properties;
 mod repair;
 mod roll;

@@ -25,7 +25,7 @@ fn squeeze(args: &[&str]) -> std::process::Output {
 
 /// A generated cluster of ext and sharedfile instances (3 to 12 nodes),
 /// with up to two empty nodes turned into offline standby nodes.
-fn generated_cluster(seed: u64) -> Option<String> {
+pub(crate) fn generated_cluster(seed: u64) -> Option<String> {
     let mut spec = CaseSpec::random(seed, RequestKind::Allocate, 3..=12);
     spec.instance_templates = vec![(DiskTemplate::Ext, 3), (DiskTemplate::Sharedfile, 1)];
     spec.groups = 1 + usize::from(seed.is_multiple_of(5));
@@ -222,4 +222,45 @@ fn ialloc_source_is_the_saved_cluster() {
         assert_eq!(a.stderr, b.stderr, "seed {seed}");
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// On a terminal (script(1) gives it one) a progress line counts the
+/// nodes tried; in a pipe or a file there is none, and stdout is the same.
+#[test]
+fn progress_only_on_a_terminal() {
+    let dir = crate::run::scratch("squeeze-progress");
+    let text = (1..40)
+        .find_map(|seed| {
+            let t = generated_cluster(seed)?;
+            let file = dir.join("cluster.data");
+            std::fs::write(&file, &t).unwrap();
+            let out = squeeze(&["-t", file.to_str().unwrap()]);
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            stdout.starts_with("'Nodes to offline'").then_some(stdout)
+        })
+        .expect("a cluster with nodes to power off");
+    let file = dir.join("cluster.data");
+    let piped = squeeze(&["-t", file.to_str().unwrap()]);
+    assert!(
+        piped.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&piped.stderr)
+    );
+    let command = format!(
+        "{} -t {}",
+        env!("CARGO_BIN_EXE_hailstone-squeeze"),
+        file.display()
+    );
+    let tty = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .expect("script(1) from bsdutils");
+    let seen = String::from_utf8_lossy(&tty.stdout).replace("\r\n", "\n");
+    assert!(
+        seen.contains("\rhailstone-squeeze: 1 of ") && seen.contains(" candidate nodes tried, "),
+        "{seen:?}"
+    );
+    // The plan follows the progress line unchanged.
+    assert!(seen.ends_with(&text), "{seen:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

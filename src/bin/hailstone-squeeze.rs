@@ -2,12 +2,20 @@
 //! hailstone's balancing engine (see `hailstone::program::squeeze`).
 
 use std::ffi::OsString;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
-    let code = hailstone::program::squeeze::main(&args, &mut stdout.lock(), &mut stderr.lock());
+    // Progress only where a person watches: never in a file or a pipe.
+    let progress = stderr.is_terminal();
+    let code = hailstone::program::squeeze::main_showing(
+        &args,
+        &mut stdout.lock(),
+        &mut stderr.lock(),
+        progress,
+    );
     ExitCode::from(code)
 }

@@ -22,7 +22,7 @@ use crate::search::globaln1;
 use crate::search::solution::{AllocSolution, CandidateNote, CandidateOutcome, Metric};
 use crate::search::state::{Crash, State};
 
-use super::reasons::{self, Miss, Names, ReasonCount, Role, Tally};
+use super::reasons::{self, Names, ReasonCount, Role, Tally};
 
 /// What the instance asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,6 +89,37 @@ pub struct Dropped {
     pub unevacuable: Option<String>,
     /// The instance that could not have left that node, and how.
     pub blocker: Option<String>,
+    /// Why the instance could not leave, node by node ([`Shortage`]).
+    pub shortage: Option<Shortage>,
+}
+
+impl Shortage {
+    /// The numbers in words, when they explain the failure.
+    pub fn words(&self) -> Option<String> {
+        match (&self.instance, &self.closest) {
+            _ if self.others == 0 => Some(
+                "the group has no other online node to move its instances to: a one-node group never passes the N+1 check"
+                    .to_owned(),
+            ),
+            (Some(inst), Some((node, detail))) => Some(format!(
+                "{inst} fits on none of the other {} online nodes; the closest is {node}: {detail}",
+                self.others
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// Why an instance could not leave the node the N+1 check failed on: the
+/// instance, how many other online nodes the group has, and the closest
+/// of them with its refusal in words (none when one of them would take it
+/// on its own: then the node's other instances, moved first, took the
+/// room).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shortage {
+    pub instance: Option<String>,
+    pub others: usize,
+    pub closest: Option<(String, String)>,
 }
 
 /// How many dropped candidates are examined by name.
@@ -334,25 +365,84 @@ pub fn tally_refusals(
                 } else {
                     node_names(state, n.primary, None)
                 };
-                tally.add(role, &r, 1, || Miss {
-                    nodes: shown,
-                    detail: reasons::describe(&r, state.node_at(node), Some(n.primary), &names),
-                    shortfall: r.shortfall(),
+                tally.add(role, &r, 1, shown, r.shortfall(), || {
+                    reasons::describe(&r, state.node_at(node), Some(n.primary), &names)
                 });
             }
             None => {
                 // Not a node or policy check (the search refused it
                 // otherwise): counted by its mode alone.
                 let r = Refusal::mode_only(mode);
-                tally.add(Role::Secondary, &r, 1, || Miss {
-                    nodes: node_names(state, n.primary, n.secondary),
-                    detail: format!("refused ({})", mode.name()),
-                    shortfall: None,
+                let nodes = node_names(state, n.primary, n.secondary);
+                tally.add(Role::Secondary, &r, 1, nodes, None, || {
+                    format!("refused ({})", mode.name())
                 });
             }
         }
     }
     tally.sorted()
+}
+
+/// Why the instance named `blocker` could not leave node `n`, with the
+/// candidate's nodes `changed` placed: each other online node of the
+/// group checked as hail's evacuation re-creates an instance there (the
+/// group's policy, then the node as its primary, soft limits ignored).
+fn shortage(
+    state: &State,
+    tags: &TagTable,
+    changed: &[(usize, &crate::model::node::Node)],
+    n: usize,
+    blocker: Option<&str>,
+) -> Shortage {
+    let node_at = |k: usize| {
+        changed
+            .iter()
+            .find(|(c, _)| *c == k)
+            .map_or_else(|| state.node_at(k), |(_, node)| *node)
+    };
+    let others: Vec<usize> = state
+        .group_keys(state.node_at(n).group)
+        .iter()
+        .copied()
+        .filter(|&k| k != n && !node_at(k).offline)
+        .collect();
+    let inst = blocker.and_then(|name| state.instances().find(|i| &*i.name == name));
+    let mut closest: Option<(f64, usize, Refusal)> = None;
+    let mut fits_somewhere = false;
+    if let Some(inst) = inst {
+        for &k in &others {
+            let node = node_at(k);
+            let refusal = match state
+                .policy(node.group)
+                .check_detail(inst, node.excl_storage)
+            {
+                Err(r) => Some(r),
+                Ok(()) => node.check_add_pri(SoftChecks::Ignore, inst).err(),
+            };
+            match refusal {
+                None => fits_somewhere = true,
+                Some(r) => {
+                    let short = r.shortfall().unwrap_or(f64::INFINITY);
+                    if closest.as_ref().is_none_or(|(c, ..)| short < *c) {
+                        closest = Some((short, k, r));
+                    }
+                }
+            }
+        }
+    }
+    let names = Names { state, tags };
+    let closest = closest.filter(|_| !fits_somewhere).map(|(_, k, r)| {
+        let node = node_at(k);
+        (
+            node.info.name.clone(),
+            reasons::describe(&r, node, None, &names),
+        )
+    });
+    Shortage {
+        instance: inst.map(|i| i.name.to_string()),
+        others: others.len(),
+        closest,
+    }
 }
 
 /// The statistics with a candidate placed.
@@ -417,18 +507,24 @@ fn group_part<M: Shown>(
         } else {
             globaln1::first_unevacuable(state, &changed, &record)?.map(|u| {
                 let node = state.node_at(u.node).info.name.clone();
-                (node, u.blocker.map(|(inst, how)| format!("{inst} {how}")))
+                let name = u.blocker.as_ref().map(|(inst, _)| inst.clone());
+                let blocker = u.blocker.map(|(inst, how)| format!("{inst} {how}"));
+                (node, u.node, blocker, name)
             })
         };
-        let (unevacuable, blocker) = match unevacuable {
-            Some((node, blocker)) => (Some(node), blocker),
-            None => (None, None),
+        let (unevacuable, blocker, shortage) = match unevacuable {
+            Some((node, k, blocker, name)) => {
+                let shortage = shortage(state, ctx.tags, &changed, k, name.as_deref());
+                (Some(node), blocker, Some(shortage))
+            }
+            None => (None, None, None),
         };
         part.dropped_picks.push(Dropped {
             nodes: node_names(state, d.primary, d.secondary),
             score: score_of(d),
             unevacuable,
             blocker,
+            shortage,
         });
     }
     if let Some(best) = &sol.best {

@@ -632,7 +632,9 @@ fn refused_json(ctx: &Context<'_>, r: &Refused) -> Json {
     ])
 }
 
-fn explain_json(ctx: &Context<'_>, state: &State, detail: &Detail) -> Json {
+/// The operation's account as JSON: the explanation of
+/// `--explain-format=json`, and the `report` of `--json`.
+pub fn explain_json(ctx: &Context<'_>, state: &State, detail: &Detail) -> Json {
     match detail {
         Detail::Check(health) => Json::Obj(vec![
             ("operation", s("check")),

@@ -10,6 +10,8 @@
 //! * [`squeeze`]: `hailstone-squeeze`'s plans: the reserves, each node
 //!   tried and why it was kept.
 //! * [`reasons`]: refusals in words, counted by reason.
+//! * [`verdict`]: the first line: where the instance went, or what
+//!   refused it and what to change.
 //! * [`render`]: the text for people and the JSON for scripts
 //!   (`write::json`).
 //! * [`recorder`]: the [`Recorder`], which the request's search shows
@@ -25,6 +27,7 @@ pub mod recorder;
 pub mod render;
 pub mod space;
 pub mod squeeze;
+pub mod verdict;
 
 pub use recorder::Recorder;
 
@@ -56,6 +59,9 @@ pub struct Explanation {
     /// Notes on the whole request (dedicated allocation, instances that
     /// could not be moved).
     pub notes: Vec<String>,
+    /// Whether the text shows the winner's score terms (`-v`; the JSON
+    /// always carries them).
+    pub score_terms: bool,
 }
 
 /// The explanation of the `answer` to a request of type `request` from
@@ -68,6 +74,7 @@ pub fn explanation(request: &'static str, answer: &Answer, recorded: Recorder) -
         placements: recorded.placements,
         moves: recorded.moves,
         notes: recorded.notes,
+        score_terms: false,
     }
 }
 

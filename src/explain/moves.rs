@@ -11,7 +11,7 @@ use crate::model::TagTable;
 use crate::search::evacuate::{MoveKind, MoveNote, TargetOutcome};
 use crate::search::state::State;
 
-use super::reasons::{self, Miss, Names, ReasonCount, Role, Tally};
+use super::reasons::{self, Names, ReasonCount, Role, Tally};
 
 /// One instance's move.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,10 +58,8 @@ fn part(state: &State, tags: &TagTable, note: &MoveNote) -> MovePart {
             TargetOutcome::Fit => fit += t.count,
             TargetOutcome::Refused(_, Some(detail)) => {
                 let (r, node) = &**detail;
-                tally.add(role, r, t.count, || Miss {
-                    nodes,
-                    detail: reasons::describe(r, node, None, &names),
-                    shortfall: r.shortfall(),
+                tally.add(role, r, t.count, nodes, r.shortfall(), || {
+                    reasons::describe(r, node, None, &names)
                 });
             }
             TargetOutcome::Refused(message, None) => {
@@ -79,11 +77,7 @@ fn part(state: &State, tags: &TagTable, note: &MoveNote) -> MovePart {
                 } else {
                     message.clone()
                 };
-                tally.add(role, &r, t.count, || Miss {
-                    nodes,
-                    detail,
-                    shortfall: None,
-                });
+                tally.add(role, &r, t.count, nodes, None, || detail);
             }
         }
     }

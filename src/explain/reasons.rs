@@ -261,10 +261,47 @@ pub struct ReasonCount {
     pub count: u64,
     /// The closest misses, closest first (at most [`CLOSEST`]).
     pub closest: Vec<Miss>,
+    /// Every refused candidate, in the search's order: each node refused
+    /// as a primary or by the policy once, pairs refused for their
+    /// secondary up to [`PAIRS_LISTED`].
+    pub every: Vec<Miss>,
+    /// The refused pairs beyond [`PAIRS_LISTED`], counted only.
+    pub unlisted: u64,
 }
 
-/// How many misses each reason names.
+impl ReasonCount {
+    /// The misses the text names: every one when there are at most
+    /// [`TEXT_ALL`], closest first; otherwise the closest.
+    pub fn shown(&self) -> Vec<&Miss> {
+        if self.every.len() <= TEXT_ALL && self.unlisted == 0 {
+            let mut all: Vec<&Miss> = self.every.iter().collect();
+            // Stable: equal shortfalls keep the search order.
+            all.sort_by(|a, b| match (a.shortfall, b.shortfall) {
+                (Some(x), Some(y)) => x.total_cmp(&y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            });
+            all
+        } else {
+            self.closest.iter().collect()
+        }
+    }
+
+    /// How many refused candidates the text does not name.
+    pub fn not_shown(&self) -> u64 {
+        (self.every.len() as u64 + self.unlisted).saturating_sub(self.shown().len() as u64)
+    }
+}
+
+/// How many misses each reason names at least.
 pub const CLOSEST: usize = 3;
+
+/// Up to how many misses of a reason the text names them all.
+pub const TEXT_ALL: usize = 10;
+
+/// How many pairs refused for their secondary a reason lists.
+pub const PAIRS_LISTED: usize = 2000;
 
 /// Refusals counted by reason, in the order the reasons were first met.
 #[derive(Debug, Default)]
@@ -273,9 +310,18 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// Counts `count` candidates refused with `r` for `role`; `miss` makes
-    /// the named miss (only called when it may be listed).
-    pub fn add(&mut self, role: Role, r: &Refusal, count: u64, miss: impl FnOnce() -> Miss) {
+    /// Counts `count` candidates (`nodes`) refused with `r` for `role`,
+    /// `shortfall` from passing; `detail` says it in words (called only
+    /// for a miss that is listed).
+    pub fn add(
+        &mut self,
+        role: Role,
+        r: &Refusal,
+        count: u64,
+        nodes: Vec<String>,
+        shortfall: Option<f64>,
+        detail: impl FnOnce() -> String,
+    ) {
         let k = kind(&r.check);
         let pos = match self
             .reasons
@@ -290,22 +336,36 @@ impl Tally {
                     kind: k,
                     count: 0,
                     closest: Vec::new(),
+                    every: Vec::new(),
+                    unlisted: 0,
                 });
                 self.reasons.len() - 1
             }
         };
         let entry = &mut self.reasons[pos];
         entry.count += count;
-        let short = r.shortfall();
+        if role == Role::Secondary && entry.every.len() >= PAIRS_LISTED {
+            entry.unlisted += count;
+            return;
+        }
+        // A node refused for each of its pairs is one miss.
+        if entry.every.last().is_some_and(|m| m.nodes == nodes) {
+            return;
+        }
+        let miss = Miss {
+            nodes,
+            detail: detail(),
+            shortfall,
+        };
+        entry.every.push(miss.clone());
+        let short = shortfall;
         let worse = |m: &Miss| match (m.shortfall, short) {
             (Some(a), Some(b)) => a > b,
             _ => false,
         };
-        if entry.closest.len() < CLOSEST || entry.closest.iter().any(worse) {
-            let miss = miss();
-            if entry.closest.iter().any(|m| m.nodes == miss.nodes) {
-                return;
-            }
+        if (entry.closest.len() < CLOSEST || entry.closest.iter().any(worse))
+            && !entry.closest.iter().any(|m| m.nodes == miss.nodes)
+        {
             // Stable: equal shortfalls keep the search order.
             let at = entry
                 .closest

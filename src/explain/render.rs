@@ -4,7 +4,7 @@
 
 use crate::score::metric::COMPONENTS;
 
-use super::allocate::{Dropped, GroupPart, Pick, Placement};
+use super::allocate::{Dropped, GroupPart, Pick, Placement, Shortage};
 use super::moves::MovePart;
 use super::reasons::{num, ReasonCount};
 use super::{Explanation, Format};
@@ -28,14 +28,14 @@ pub fn render(e: &Explanation, format: Format) -> String {
 // ---------------------------------------------------------------------------
 
 fn text(e: &Explanation) -> String {
-    let mut out = String::new();
+    let mut out = format!("verdict: {}\n", super::verdict::line(e));
     out.push_str(&format!("hailstone explain: {} request\n", e.request));
     out.push_str(&format!("answer: {}\n", e.info));
     for n in &e.notes {
         out.push_str(&format!("note: {n}\n"));
     }
     for p in &e.placements {
-        placement_text(&mut out, p);
+        placement_text(&mut out, p, e.score_terms);
     }
     for m in &e.moves {
         move_text(&mut out, m);
@@ -61,7 +61,7 @@ fn move_text(out: &mut String, m: &MovePart) {
     }
 }
 
-fn placement_text(out: &mut String, p: &Placement) {
+fn placement_text(out: &mut String, p: &Placement, score_terms: bool) {
     let n = &p.needs;
     out.push_str(&format!(
         "\ninstance {}: {} on {} node{}; {} MiB memory, {} MiB disk, {} vCPU{}, {} spindle{}\n",
@@ -81,7 +81,7 @@ fn placement_text(out: &mut String, p: &Placement) {
         None => out.push_str("chosen: nothing\n"),
     }
     for g in &p.groups {
-        group_text(out, g, n.nodes);
+        group_text(out, g, n.nodes, score_terms);
     }
 }
 
@@ -93,7 +93,7 @@ fn plural(n: i64) -> &'static str {
     }
 }
 
-fn group_text(out: &mut String, g: &GroupPart, count: i64) {
+fn group_text(out: &mut String, g: &GroupPart, count: i64, score_terms: bool) {
     out.push_str(&format!(
         "\n  group {} ({}): {}\n",
         g.name, g.alloc_policy, g.verdict
@@ -122,7 +122,7 @@ fn group_text(out: &mut String, g: &GroupPart, count: i64) {
         dropped_text(out, d);
     }
     if let Some(w) = &g.winner {
-        picks_text(out, w, g.runner_up.as_ref());
+        picks_text(out, w, g.runner_up.as_ref(), score_terms);
     }
 }
 
@@ -141,7 +141,7 @@ fn reasons_text(out: &mut String, reasons: &[ReasonCount]) {
             r.role.name(),
             r.kind
         ));
-        for m in &r.closest {
+        for m in r.shown() {
             out.push_str(&format!(
                 "      {:width$}    {}: {}\n",
                 "",
@@ -149,15 +149,25 @@ fn reasons_text(out: &mut String, reasons: &[ReasonCount]) {
                 m.detail
             ));
         }
+        let more = r.not_shown();
+        if more > 0 {
+            out.push_str(&format!(
+                "      {:width$}    ... and {more} more (--explain-format=json lists them)\n",
+                ""
+            ));
+        }
     }
 }
 
 fn dropped_text(out: &mut String, d: &Dropped) {
-    let why = match (&d.unevacuable, &d.blocker) {
+    let mut why = match (&d.unevacuable, &d.blocker) {
         (Some(n), Some(b)) => format!("{n} could not have been evacuated afterwards: {b}"),
         (Some(n), None) => format!("{n} could not have been evacuated afterwards"),
         (None, _) => "its secondary is offline, drained or not vm_capable".to_owned(),
     };
+    if let Some(numbers) = d.shortage.as_ref().and_then(Shortage::words) {
+        why.push_str(&format!(" ({numbers})"));
+    }
     out.push_str(&format!(
         "    dropped {} (score {}): {why}\n",
         d.nodes.join("/"),
@@ -165,7 +175,7 @@ fn dropped_text(out: &mut String, d: &Dropped) {
     ));
 }
 
-fn picks_text(out: &mut String, w: &Pick, r: Option<&Pick>) {
+fn picks_text(out: &mut String, w: &Pick, r: Option<&Pick>, score_terms: bool) {
     if let Some(m) = &w.metric {
         out.push_str(&format!("    winner:    {}: {m}\n", w.nodes.join("/")));
         return;
@@ -190,7 +200,7 @@ fn picks_text(out: &mut String, w: &Pick, r: Option<&Pick>) {
         }
         None => out.push_str("    runner-up: none\n"),
     }
-    let Some(wc) = &w.components else {
+    let Some(wc) = w.components.as_ref().filter(|_| score_terms) else {
         return;
     };
     let rc = r.and_then(|r| r.components.as_ref());
@@ -239,6 +249,7 @@ fn picks_text(out: &mut String, w: &Pick, r: Option<&Pick>) {
 
 pub(crate) fn json(e: &Explanation) -> Json {
     Json::Obj(vec![
+        ("verdict", s(&super::verdict::line(e))),
         ("request", s(e.request)),
         ("success", Json::Bool(e.success)),
         ("info", s(&e.info)),
@@ -330,6 +341,10 @@ fn group_json(g: &GroupPart) -> Json {
                                 d.unevacuable.as_deref().map_or(Json::Null, s),
                             ),
                             ("blocker", d.blocker.as_deref().map_or(Json::Null, s)),
+                            (
+                                "shortage",
+                                d.shortage.as_ref().map_or(Json::Null, shortage_json),
+                            ),
                         ])
                     })
                     .collect(),
@@ -351,19 +366,31 @@ fn reason_json(r: &ReasonCount) -> Json {
         ("count", Json::Int(r.count as i64)),
         (
             "closest",
-            Json::Arr(
-                r.closest
-                    .iter()
-                    .map(|m| {
-                        Json::Obj(vec![
-                            ("nodes", strs(&m.nodes)),
-                            ("detail", s(&m.detail)),
-                            ("shortfall", m.shortfall.map_or(Json::Null, Json::Num)),
-                        ])
-                    })
-                    .collect(),
-            ),
+            Json::Arr(r.closest.iter().map(miss_json).collect()),
         ),
+        ("every", Json::Arr(r.every.iter().map(miss_json).collect())),
+        ("unlisted", Json::Int(r.unlisted as i64)),
+    ])
+}
+
+fn miss_json(m: &super::reasons::Miss) -> Json {
+    Json::Obj(vec![
+        ("nodes", strs(&m.nodes)),
+        ("detail", s(&m.detail)),
+        ("shortfall", m.shortfall.map_or(Json::Null, Json::Num)),
+    ])
+}
+
+fn shortage_json(x: &Shortage) -> Json {
+    let (node, detail) = match &x.closest {
+        Some((n, d)) => (s(n), s(d)),
+        None => (Json::Null, Json::Null),
+    };
+    Json::Obj(vec![
+        ("instance", x.instance.as_deref().map_or(Json::Null, s)),
+        ("other_nodes", Json::Int(x.others as i64)),
+        ("closest_node", node),
+        ("closest_refusal", detail),
     ])
 }
 

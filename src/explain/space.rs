@@ -101,6 +101,7 @@ pub fn phase_stop(
             placements,
             moves: Vec::new(),
             notes,
+            score_terms: false,
         },
     })
 }

@@ -7,7 +7,8 @@
 //!   [`input`], the request's bytes for `hailstone` (a mapped file or
 //!   stdin);
 //!   [`datafile`], cluster data files converted and normalised;
-//!   [`clock`], calendar dates for file names and reports; the planners'
+//!   [`clock`], calendar dates for file names and reports;
+//!   [`explain_files`], where `--explain=PATH` writes and its rotation; the planners'
 //!   live backends' I/O: [`luxi`], a Luxi client on a unix socket, and
 //!   [`rapi`], RAPI resources from a directory or fetched by `curl`;
 //!   [`jobs`], the planners' `-X`: job sets submitted through Luxi and
@@ -22,6 +23,7 @@ pub mod cli;
 pub mod clock;
 pub mod datafile;
 pub mod exit;
+pub mod explain_files;
 pub mod groups;
 pub mod hail;
 pub mod htools;
@@ -38,3 +40,28 @@ pub mod scan;
 pub mod source;
 pub mod space;
 pub mod squeeze;
+
+/// Every program's command line, the allocator first (for the man pages
+/// and the tests that check every `--help`).
+pub const PROGRAMS: [&cli::Program; 11] = [
+    &hail::options::COMMAND_LINE,
+    &balance::options::COMMAND_LINE,
+    &squeeze::options::COMMAND_LINE,
+    &groups::options::COMMAND_LINE,
+    &space::options::COMMAND_LINE,
+    &check::options::COMMAND_LINE,
+    &info::options::COMMAND_LINE,
+    &scan::options::COMMAND_LINE,
+    &roll::options::COMMAND_LINE,
+    &repair::options::COMMAND_LINE,
+    &htools::options::COMMAND_LINE,
+];
+
+/// The man page of every program: its name and roff text.
+pub fn man_pages() -> Vec<(&'static str, String)> {
+    let names: Vec<&str> = PROGRAMS.iter().map(|p| p.name).collect();
+    PROGRAMS
+        .iter()
+        .map(|p| (p.name, p.man_page(&names)))
+        .collect()
+}

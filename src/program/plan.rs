@@ -14,6 +14,8 @@ use crate::search::balance::Placement;
 use crate::search::moves::Move;
 use crate::search::state::State;
 use crate::write::balance::{self as texts, MoveText};
+use crate::write::document;
+use crate::write::json::Json;
 use crate::write::opcodes;
 
 /// Node names and alias lengths, by node index.
@@ -148,6 +150,29 @@ pub fn step_line(
         &a,
     );
     (line, job)
+}
+
+/// The `--json` moves of a plan: `steps` with their jobs in `sets`
+/// (`split_jobs` of the steps' jobs, in step order), nodes by full name.
+pub fn moves_document(steps: &[Placement], sets: &[Vec<&MoveJob>], names: &Names) -> Vec<Json> {
+    let node = |k: i32| {
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| names.get(k))
+            .map(|(n, _)| n.clone())
+    };
+    let jobs = sets
+        .iter()
+        .enumerate()
+        .flat_map(|(set, jobs)| jobs.iter().map(move |j| (set + 1, *j)));
+    steps
+        .iter()
+        .zip(jobs)
+        .enumerate()
+        .map(|(k, (p, (set, job)))| {
+            document::plan_move(k + 1, &job.instance, p, &node, &job.commands, set)
+        })
+        .collect()
 }
 
 /// Every node's name and alias length, by index.

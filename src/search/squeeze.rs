@@ -194,6 +194,16 @@ pub struct Attempt {
     pub failure: Option<TrialFailure>,
 }
 
+/// How far the decision is: trials taken of the candidates, and the
+/// nodes chosen so far (to power on, when `on`; else off).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub tried: usize,
+    pub candidates: usize,
+    pub chosen: usize,
+    pub on: bool,
+}
+
 /// How the decision was reached, for explanations.
 #[derive(Debug, Clone, Default)]
 pub struct Reasoning {
@@ -350,8 +360,14 @@ impl<'a> Squeeze<'a> {
     }
 
     /// hsqueeze's decision for the reserve factors `minimal` and `target`,
-    /// and how it was reached.
-    pub fn decide(&self, minimal: f64, target: f64) -> (Decision, Reasoning) {
+    /// and how it was reached; `progress` is shown each trial as it is
+    /// taken (the decision does not depend on it).
+    pub fn decide(
+        &self,
+        minimal: f64,
+        target: f64,
+        progress: &mut dyn FnMut(Progress),
+    ) -> (Decision, Reasoning) {
         let std = &self.cluster.ipolicy.std;
         let min_inst = reserve_instance(std, minimal);
         let target_inst = reserve_instance(std, target);
@@ -367,6 +383,12 @@ impl<'a> Squeeze<'a> {
                 why.attempts.push(Attempt {
                     nodes: cands[..len].to_vec(),
                     failure: trial.failure.clone(),
+                });
+                progress(Progress {
+                    tried: len,
+                    candidates: cands.len(),
+                    chosen: len,
+                    on: true,
                 });
                 if trial.ok {
                     let d = Decision::Online {
@@ -392,7 +414,8 @@ impl<'a> Squeeze<'a> {
             return (d, why);
         }
         let cands = offline_candidates(self.cluster);
-        let (chosen, trial) = self.greedy_offline(&cands, &target_inst, &mut why.attempts);
+        let (chosen, trial) =
+            self.greedy_offline(&cands, &target_inst, &mut why.attempts, progress);
         let d = match trial {
             Some(trial) if !chosen.is_empty() => Decision::Offline {
                 nodes: chosen,
@@ -413,17 +436,26 @@ impl<'a> Squeeze<'a> {
         cands: &[usize],
         reserve: &Instance,
         attempts: &mut Vec<Attempt>,
+        progress: &mut dyn FnMut(Progress),
     ) -> (Vec<usize>, Option<Trial>) {
         let mut chosen: Vec<usize> = Vec::new();
         let mut plan: Option<Trial> = None;
         let mut last_ok = true;
         let mut i = cands.len();
         let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
-        let mut note = |node: usize, t: &Trial| {
+        let mut taken = 0;
+        let mut note = |node: usize, t: &Trial, chosen: usize| {
             attempts.push(Attempt {
                 nodes: vec![node],
                 failure: t.failure.clone(),
-            })
+            });
+            taken += 1;
+            progress(Progress {
+                tried: taken,
+                candidates: cands.len(),
+                chosen: chosen + usize::from(t.ok),
+                on: false,
+            });
         };
         while i > 0 {
             let node = cands[i - 1];
@@ -435,7 +467,7 @@ impl<'a> Squeeze<'a> {
             let set = with(&chosen, node);
             if !parallel || i == 1 {
                 let t = self.trial(&set, true, reserve, true, true);
-                note(node, &t);
+                note(node, &t, chosen.len());
                 if t.ok {
                     chosen = set;
                     plan = Some(t);
@@ -460,7 +492,7 @@ impl<'a> Squeeze<'a> {
             let bet = bet.unwrap_or_else(|p| std::panic::resume_unwind(p));
             let won = t.ok == last_ok;
             last_ok = t.ok;
-            note(node, &t);
+            note(node, &t, chosen.len());
             if t.ok {
                 chosen = set;
                 plan = Some(t);
@@ -468,7 +500,7 @@ impl<'a> Squeeze<'a> {
             i -= 1;
             if won {
                 last_ok = bet.ok;
-                note(next, &bet);
+                note(next, &bet, chosen.len());
                 if bet.ok {
                     chosen = bet_set;
                     plan = Some(bet);

@@ -76,7 +76,7 @@ pub fn format_commands(jobsets: &[Vec<Vec<String>>]) -> String {
             lines.push(format!("  echo job {}/{}", jsn + 1, sn + 1));
             lines.push("  check".to_owned());
             for c in cmds {
-                lines.push(format!("  gnt-instance {c}"));
+                lines.push(format!("  {}", command(c)));
             }
         }
     }
@@ -86,6 +86,11 @@ pub fn format_commands(jobsets: &[Vec<Vec<String>>]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The shell command of a move's `gnt-instance` subcommand `c`.
+pub fn command(c: &str) -> String {
+    format!("gnt-instance {c}")
 }
 
 /// `-C` on stdout: an empty line, the heading, then the commands with two
@@ -356,6 +361,10 @@ pub fn initial_score(score: f64, components: &[(&str, f64, f64)], verbose: i64) 
         format!("Initial score: {}\n", printf_fixed(score, 8))
     }
 }
+
+/// `--json` with `-X`: refused before anything is read.
+pub const JSON_AND_EXEC: &str =
+    "Error: --json prints the plan and -X carries it out: run them one after the other.\n";
 
 /// hbal's stop when the group is within `-e` of its optimal score.
 pub fn well_balanced(initial: f64, optimal: f64, min_score: f64) -> String {

@@ -5,6 +5,7 @@
 //! `--true-counts` the nodes that cannot be evacuated and why.
 
 use crate::haskell::show::printf_fixed;
+use crate::write::json::Json;
 use crate::write::space::ensure_quoted;
 
 /// Before or after the simulated rebalancing.
@@ -180,6 +181,47 @@ pub fn unevacuable(
             None => format!("    Node {node} cannot be evacuated\n"),
         })
         .collect()
+}
+
+/// The `--json` figures of a group or the cluster in one phase: the
+/// counts under hcheck's keys in lower case (`n1_fail`, ...), then the
+/// group's score or the cluster's verdict, and with `--true-counts` the
+/// nodes that cannot be evacuated (`unevacuable`).
+pub fn figures_document(
+    capacity: bool,
+    counts: &[usize],
+    last: (&'static str, Json),
+    unevacuable: Option<&[(String, Option<(String, &str)>)]>,
+) -> Json {
+    let mut fields: Vec<(String, Json)> = common_data(capacity)
+        .iter()
+        .zip(counts)
+        .map(|((key, _), n)| {
+            (
+                key.to_lowercase(),
+                Json::Int(i64::try_from(*n).unwrap_or(i64::MAX)),
+            )
+        })
+        .collect();
+    fields.push((last.0.to_owned(), last.1));
+    if let Some(nodes) = unevacuable {
+        let nodes = nodes
+            .iter()
+            .map(|(node, why)| {
+                let (instance, reason) = match why {
+                    Some((i, how)) => (Json::Str(i.clone()), Json::Str((*how).to_owned())),
+                    None => (Json::Null, Json::Null),
+                };
+                Json::Obj(vec![
+                    ("node", Json::Str(node.clone())),
+                    ("instance", instance),
+                    ("reason", reason),
+                ])
+            })
+            .collect();
+        fields.push(("unevacuable".to_owned(), Json::Arr(nodes)));
+    }
+    Json::Map(fields)
 }
 
 /// `printFinal "HCHECK"`: `HCHECK_OK=1` when machine-readable.

@@ -16,6 +16,8 @@ pub enum Json {
     Str(String),
     Arr(Vec<Json>),
     Obj(Vec<(&'static str, Json)>),
+    /// An object whose keys are data (node names, `HTS_*` keys).
+    Map(Vec<(String, Json)>),
 }
 
 impl Json {
@@ -47,20 +49,24 @@ impl Json {
                 }
                 out.push(']');
             }
-            Json::Obj(fields) => {
-                out.push('{');
-                for (i, (k, v)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write_string(out, k);
-                    out.push(':');
-                    v.write(out);
-                }
-                out.push('}');
-            }
+            Json::Obj(fields) => write_object(out, fields.iter().map(|(k, v)| (*k, v))),
+            Json::Map(fields) => write_object(out, fields.iter().map(|(k, v)| (k.as_str(), v))),
         }
     }
+}
+
+/// `{"key":value,...}` in the order given.
+fn write_object<'a>(out: &mut String, fields: impl Iterator<Item = (&'a str, &'a Json)>) {
+    out.push('{');
+    for (i, (k, v)) in fields.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(out, k);
+        out.push(':');
+        v.write(out);
+    }
+    out.push('}');
 }
 
 /// A string value.

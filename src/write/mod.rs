@@ -1,7 +1,9 @@
 //! Writing: every byte hailstone's programs print, as Ganeti's programs
 //! print them, from the outcomes the searches return.
 //!
-//! * Owns: the one JSON writer ([`json`]); the iallocator answer with its
+//! * Owns: the one JSON writer ([`json`]); the planners' and checkers'
+//!   `--json` documents ([`document`]); the text of `--help` after the
+//!   options and the man pages ([`manual`]); the iallocator answer with its
 //!   info text and evacuation jobs ([`iallocator`]); Ganeti's opcodes
 //!   ([`opcodes`]) and Luxi requests ([`luxi`]); cluster data files
 //!   ([`text`]); text tables and the node table of `-p` ([`table`],
@@ -15,10 +17,12 @@
 
 pub mod balance;
 pub mod check;
+pub mod document;
 pub mod iallocator;
 pub mod info;
 pub mod json;
 pub mod luxi;
+pub mod manual;
 pub(crate) mod nodes;
 pub mod notes;
 pub mod opcodes;

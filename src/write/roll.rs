@@ -6,6 +6,7 @@
 
 use crate::search::reboot::{Action, Job};
 use crate::search::roll::{Classes, Graph, Move};
+use crate::write::json::Json;
 
 /// `Node Graph: ` and Haskell's `show` of the graph (`array (lo,hi)
 /// [(v,[...]),...]`).
@@ -71,6 +72,28 @@ pub fn group(names: &[&str], moves: &[Move], one_step: bool, print_moves: bool) 
         }
     }
     s
+}
+
+/// A reboot group in the `--json` document: its nodes, then the moves
+/// that clear them (instance, new primary, new secondary or `null`).
+pub fn group_document(names: &[&str], moves: &[Move]) -> Json {
+    let moves = moves
+        .iter()
+        .map(|m| {
+            Json::Obj(vec![
+                ("instance", Json::Str(m.instance.clone())),
+                ("primary", Json::Str(m.primary.clone())),
+                (
+                    "secondary",
+                    m.secondary.clone().map_or(Json::Null, Json::Str),
+                ),
+            ])
+        })
+        .collect();
+    Json::Obj(vec![
+        ("nodes", crate::write::document::names(names)),
+        ("moves", Json::Arr(moves)),
+    ])
 }
 
 /// The `gnt-instance` command of each action of `jobs`, one per line

@@ -59,6 +59,20 @@ pub fn offline_commands(aliases: &[&str], moves: &str) -> String {
     cmds
 }
 
+/// The progress line on a terminal: it rewrites itself (`\r`) as trials
+/// are taken.
+pub fn progress(p: &crate::search::squeeze::Progress) -> String {
+    let (what, verb) = if p.on {
+        ("standby nodes", "to power on")
+    } else {
+        ("candidate nodes", "to power off")
+    };
+    format!(
+        "\rhailstone-squeeze: {} of {} {what} tried, {} {verb} so far",
+        p.tried, p.candidates, p.chosen
+    )
+}
+
 /// The commands when nothing is to be done.
 pub const NOTHING_TO_DO: &str = "echo Nothing to do";
 

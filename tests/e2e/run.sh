@@ -173,11 +173,16 @@ ADD="gnt-instance add -o noop --no-name-check --no-ip-check"
 
 # --- one node: the packaged allocator as the cluster default --------------
 # Ganeti can only pass key=value parameters; hailstone's flags take =yes.
-g gnt-cluster modify -I hailstone --default-iallocator-params=no-capacity-checks=yes ||
+# The explanations go to a directory that does not exist yet (made by
+# hailstone, as on a master candidate's first run as master).
+g gnt-cluster modify -I hailstone \
+  --default-iallocator-params=no-capacity-checks=yes,explain=/var/log/ganeti/hailstone,explain-keep=5000 ||
   fail "gnt-cluster modify -I hailstone"
 g $ADD -t diskless inst11.$D || fail "one node: gnt-instance add with the default allocator hailstone"
 [ "$(nx 1 gnt-instance list --no-headers -o pnode inst11.$D)" = node1.$D ] ||
   fail "one node: inst11 is not on node1"
+g sh -c "grep -l '^verdict: inst11.$D goes to node1.$D in group default' /var/log/ganeti/hailstone/*Z-allocate-inst11.$D.txt" ||
+  fail "one node: no explanation of inst11 in /var/log/ganeti/hailstone"
 g gnt-cluster modify --default-iallocator-params= || fail "resetting the iallocator parameters"
 say "one node: created inst11 with the packaged hailstone as cluster default"
 

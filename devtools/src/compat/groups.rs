@@ -259,11 +259,19 @@ fn judge_in(
         format!("--explain={}", explain.display()),
         "--explain-format=json".to_string(),
     ];
-    run(s, s.groups_bin, dir, &args)?;
+    // check exits with status 1 when a group is not healthy.
+    let status = run_status(s, s.groups_bin, dir, &args)?;
     let report = read_json(&explain)?;
     let groups = report["groups"]
         .as_array()
         .ok_or("check's explanation has no groups")?;
+    let sick = groups.iter().any(|g| g["status"] != "healthy");
+    if (status == 1) != sick {
+        v.problems.push(format!(
+            "check: exit status {status} with {} group",
+            if sick { "an unhealthy" } else { "no unhealthy" }
+        ));
+    }
     for entry in groups {
         let name = entry["group"].as_str().unwrap_or("?");
         v.groups += 1;
@@ -402,8 +410,25 @@ fn judge_in(
     Ok(())
 }
 
-/// Runs a program in `dir`; an error unless it exits with status 0.
+/// Runs a program in `dir`: its stdout; an error unless it exits with
+/// status 0 (or 1, for `check`).
 fn run(s: &Shared<'_>, program: &Path, dir: &Path, args: &[String]) -> Result<Vec<u8>, String> {
+    execute(s, program, dir, args).map(|(_, stdout)| stdout)
+}
+
+/// Runs a check in `dir`: its exit status, an error unless 0 or 1.
+fn run_status(s: &Shared<'_>, program: &Path, dir: &Path, args: &[String]) -> Result<i32, String> {
+    execute(s, program, dir, args).map(|(status, _)| status)
+}
+
+/// Runs a program in `dir`: its exit status (0 or 1, anything else is an
+/// error, as is 1 for a program other than a check) and its stdout.
+fn execute(
+    s: &Shared<'_>,
+    program: &Path,
+    dir: &Path,
+    args: &[String],
+) -> Result<(i32, Vec<u8>), String> {
     let scratch = dir.join("scratch");
     std::fs::create_dir_all(&scratch)
         .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
@@ -415,16 +440,18 @@ fn run(s: &Shared<'_>, program: &Path, dir: &Path, args: &[String]) -> Result<Ve
         measure_rss: false,
         scratch: &scratch,
     });
-    if r.status != Status::Exited(0) {
-        return Err(format!(
+    let check = args.first().is_some_and(|a| a == "check");
+    match r.status {
+        Status::Exited(0) => Ok((0, r.stdout)),
+        Status::Exited(1) if check => Ok((1, r.stdout)),
+        _ => Err(format!(
             "{} {}: {}: {}",
             program.display(),
             args.join(" "),
             r.describe(),
             String::from_utf8_lossy(&r.stderr).trim()
-        ));
+        )),
     }
-    Ok(r.stdout)
 }
 
 fn read_json(path: &Path) -> Result<serde_json::Value, String> {

@@ -29,6 +29,8 @@ use crate::score::metric::{self, optimal_score};
 use crate::search::balance::{self, group, BalanceOptions};
 use crate::search::state::State;
 use crate::write::balance as texts;
+use crate::write::document;
+use crate::write::json::Json;
 use crate::write::nodes::{print_nodes, PrintNodes};
 use crate::write::notes;
 use crate::write::text;
@@ -88,6 +90,21 @@ pub(crate) fn load(
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+    if o.json && o.exec {
+        return Err(stop(texts::JSON_AND_EXEC.to_owned()));
+    }
+    if o.json {
+        // The text goes nowhere; the document is all of stdout.
+        let document = plan_text(o, &mut std::io::sink(), err)?;
+        out.write_all(document.line().as_bytes())?;
+        out.flush()?;
+        return Ok(());
+    }
+    plan_text(o, out, err).map(|_| ())
+}
+
+/// The run: its text on `out`, its `--json` document returned.
+fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Json, Stop> {
     let (mut cluster, movable) = load(PROGRAM, o, err)?;
     if o.verbose > 1 {
         out.write_all(texts::loaded_cluster(&cluster.cluster_tags, &cluster.ipolicy).as_bytes())?;
@@ -98,7 +115,11 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     // checkCluster.
     if cluster.instances.is_empty() {
         writeln!(out, "Cluster is empty, exiting.")?;
-        return Ok(());
+        return Ok(document::document(
+            PROGRAM,
+            o.load.ganeti,
+            vec![("status", Json::Str("empty".to_owned()))],
+        ));
     }
     if o.verbose > 1 {
         let split = group::split_instances(&cluster);
@@ -137,9 +158,8 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let ini_free = group::free_totals(&check.nodes);
     let mut state = State::of_group(&cluster, group);
     let ini_cv = state.score_with(&[]);
-    out.write_all(
-        texts::initial_score(ini_cv, &metric::components(state.statistics()), o.verbose).as_bytes(),
-    )?;
+    let ini_components = metric::components(state.statistics());
+    out.write_all(texts::initial_score(ini_cv, &ini_components, o.verbose).as_bytes())?;
     let options = engine_options(o, opt_cv);
     let explain = |state: &State, fin: f64, steps: usize, err: &mut dyn Write| {
         let Some(to) = &o.explain else {
@@ -161,7 +181,13 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     if ini_cv - opt_cv < o.min_score {
         explain(&state, ini_cv, 0, err)?;
         out.write_all(texts::well_balanced(ini_cv, opt_cv, o.min_score).as_bytes())?;
-        return Ok(());
+        let head = Head {
+            group: gname,
+            check: &check,
+            scores: (ini_cv, ini_cv, opt_cv, o.min_score),
+            components: (&ini_components, &ini_components),
+        };
+        return Ok(head.document(o, "well-balanced", Vec::new()));
     }
     writeln!(out, "Trying to minimize the CV...")?;
     out.flush()?;
@@ -169,18 +195,14 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         plan::balance_printing(&mut state, &movable, &options, ini_cv, widths, &names, out)?;
     let fin_cv = steps.last().map_or(ini_cv, |p| p.score);
     explain(&state, fin_cv, steps.len(), err)?;
+    let fin_components = metric::components(state.statistics());
     out.write_all(
-        texts::balanced(
-            steps.len(),
-            ini_cv,
-            fin_cv,
-            &metric::components(state.statistics()),
-            o.verbose,
-        )
-        .as_bytes(),
+        texts::balanced(steps.len(), ini_cv, fin_cv, &fin_components, o.verbose).as_bytes(),
     )?;
 
-    let mut sets = split_jobs(&jobs);
+    let all_sets = split_jobs(&jobs);
+    let moves = plan::moves_document(&steps, &all_sets, &names);
+    let mut sets = all_sets;
     if o.first_job_group {
         sets.truncate(1);
     }
@@ -223,7 +245,87 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         jobs::exec(PROGRAM, o.luxi.as_deref(), &sets, out)?;
     }
     out.flush()?;
-    Ok(())
+    let head = Head {
+        group: gname,
+        check: &check,
+        scores: (ini_cv, fin_cv, opt_cv, o.min_score),
+        components: (&ini_components, &fin_components),
+    };
+    Ok(head.document(o, "balanced", moves))
+}
+
+/// What the document of a run says about the group before and after.
+struct Head<'a> {
+    group: &'a str,
+    check: &'a group::GroupCheck<'a>,
+    /// Initial, final, optimal score and `-e`.
+    scores: (f64, f64, f64, f64),
+    /// The score's components before and after.
+    components: (&'a [(&'a str, f64, f64)], &'a [(&'a str, f64, f64)]),
+}
+
+impl Head<'_> {
+    /// The document: `status`, the group, its check, scores, components
+    /// and the moves.
+    fn document(&self, o: &Options, status: &str, moves: Vec<Json>) -> Json {
+        let (initial, fin, optimal, min_score) = self.scores;
+        let check = self.check;
+        let node_names = |nodes: &[&Node]| {
+            document::names(
+                &nodes
+                    .iter()
+                    .map(|n| n.info.name.as_str())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let violations: Vec<Json> = check
+            .others
+            .iter()
+            .filter_map(|(n, f)| f.map(|f| (n, f)))
+            .map(|(n, f)| {
+                Json::Obj(vec![
+                    ("node", Json::Str(n.info.name.clone())),
+                    ("fault", Json::Str(f.to_owned())),
+                ])
+            })
+            .collect();
+        document::document(
+            PROGRAM,
+            o.load.ganeti,
+            vec![
+                ("status", Json::Str(status.to_owned())),
+                ("group", Json::Str(self.group.to_owned())),
+                ("nodes", Json::Int(document::count(check.nodes.len()))),
+                (
+                    "instances",
+                    Json::Int(document::count(check.instances.len())),
+                ),
+                ("n1_failures", node_names(&check.bad_nodes)),
+                (
+                    "instances_on_n1_failures",
+                    Json::Int(document::count(check.bad_instances)),
+                ),
+                ("policy_violations", Json::Arr(violations)),
+                (
+                    "score",
+                    Json::Obj(vec![
+                        ("initial", Json::Num(initial)),
+                        ("final", Json::Num(fin)),
+                        ("optimal", Json::Num(optimal)),
+                        ("min_score", Json::Num(min_score)),
+                    ]),
+                ),
+                (
+                    "components",
+                    Json::Obj(vec![
+                        ("initial", document::components(self.components.0)),
+                        ("final", document::components(self.components.1)),
+                    ]),
+                ),
+                ("moves", Json::Arr(moves)),
+            ],
+        )
+    }
 }
 
 /// The balancing engine's settings from hbal's options, for a group whose

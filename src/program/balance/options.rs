@@ -11,6 +11,7 @@
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
 use crate::program::cli::{take, take_as, Opt, Program};
+use crate::write::manual::Manual;
 
 /// hbal's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -53,7 +54,10 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::MondXen),
         take(Opt::ExclusionTags),
         take(Opt::ExcludeInstances),
-        take(Opt::Save),
+        take_as(
+            Opt::Save,
+            "save the cluster before (FILE.original) and after balancing (FILE.balanced) as data files",
+        ),
         take(Opt::Priority),
         take(Opt::Version),
         take(Opt::Help),
@@ -64,9 +68,29 @@ pub const COMMAND_LINE: Program = Program {
         ),
         take(Opt::ExplainFormat),
         take(Opt::GanetiVersion),
+        take(Opt::Json),
     ],
     arguments: "",
     flag_values: false,
+    manual: Manual {
+        summary: "balance a Ganeti node group as hbal 3.0.2 does",
+        description: &[
+            "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m), or an iallocator request (-I), chooses a node group (-G, needed when there are several), and prints the moves that lower the cluster score, one line each: the instance, its nodes before and after, the score after the move and the move's kind (a=f failover, r:NODE replace the secondary, ...). It stops when no move gains at least -g, after -l moves, or within -e of the best score N+1 allows.",
+            "-C prints the gnt-instance commands in job sets whose jobs can run side by side; -X submits them over Luxi, one job set after the other. --evac-mode only moves instances off offline and drained nodes. --json prints one JSON document instead of the text: the group, the scores and every move with its nodes, score and commands (/usr/share/doc/hailstone/docs/json.md).",
+        ],
+        exit_status: &[
+            (0, "the plan was printed (also when there is nothing to do), or carried out with -X"),
+            (1, "bad input, a cluster that cannot be read, or with -X a job that failed: an error on stderr, and with --json nothing on stdout"),
+            (2, "the command line is wrong: the error and this help on stderr"),
+        ],
+        examples: &[
+            ("hailstone-balance -L -C", "plan on the local cluster (on the master) and print the commands"),
+            ("hailstone-balance -t cluster.data -G group1 --evac-mode -C", "plan moving the instances of group1 off its offline and drained nodes"),
+            ("hailstone-balance -L -X -l 10", "carry out at most ten moves"),
+            ("hailstone-balance -L --json", "the plan as JSON, for a script"),
+        ],
+        files: &[],
+    },
 };
 
 /// The name printed wherever the original prints its own.
@@ -81,19 +105,20 @@ mod tests {
         COMMAND_LINE.parse_without_arguments(&list.iter().map(OsString::from).collect::<Vec<_>>())
     }
 
-    /// The option rows of the help text are hbal 3.0.2's, line for line.
+    /// The option rows of the help text are hbal 3.0.2's options in its
+    /// order, with corrected texts, then hailstone's own.
     #[test]
     fn help_rows_are_hbals() {
         let text = COMMAND_LINE.usage();
-        let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 43);
+        let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
+        assert_eq!(rows.len(), 44);
         assert_eq!(
             rows[0],
-            "  -p[FIELDS]  --print-nodes[=FIELDS]       print the final node list"
+            "  -p[FIELDS]  --print-nodes[=FIELDS]       print the node table before and after, on stderr (FIELDS: the columns, comma-separated; +FIELD,... adds to the default ones)"
         );
         assert_eq!(
             rows[18],
-            "  -e EPSILON  --min-score=EPSILON          mininum excess to the N+1 limit to aim for"
+            "  -e EPSILON  --min-score=EPSILON          stop once the score is within EPSILON of the best score N+1 allows [1e-9]"
         );
     }
 

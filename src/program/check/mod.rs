@@ -29,6 +29,8 @@ use crate::search::check::{group_figures, Evacuation, GroupFigures};
 use crate::search::state::{Crash, State};
 use crate::write::balance as balance_texts;
 use crate::write::check::{self as texts, Phase, Style};
+use crate::write::document;
+use crate::write::json::Json;
 use options::{Options, PROGRAM};
 
 /// Runs `hailstone-check` with `args` (without `argv[0]`); returns the
@@ -124,7 +126,8 @@ fn cluster_counts(checked: &[Checked], true_counts: bool) -> Vec<usize> {
     sums
 }
 
-/// One phase's texts: each group's statistics, then the cluster's.
+/// One phase's texts: each group's statistics, then the cluster's; and
+/// the phase's `--json` figures: each group's, then the cluster's.
 fn phase_text(
     o: &Options,
     cluster: &Cluster,
@@ -132,8 +135,9 @@ fn phase_text(
     phase: Phase,
     checked: &[Checked],
     need_rebalance: bool,
-) -> String {
+) -> (String, Vec<Json>, Json) {
     let mut s = String::new();
+    let mut groups = Vec::new();
     for c in checked {
         let group = &cluster.groups[c.group];
         let level = if style.machine {
@@ -141,35 +145,47 @@ fn phase_text(
         } else {
             group.name.clone()
         };
+        let counts = c.figures.counts(o.true_counts);
         s.push_str(&texts::group_stats(
             style,
             &level,
             phase,
-            &c.figures.counts(o.true_counts),
+            &counts,
             c.figures.score,
         ));
-        if o.true_counts {
-            if let Some(u) = &c.figures.unevacuable {
-                let nodes: Vec<(String, Option<(String, &str)>)> = u
-                    .iter()
-                    .map(|u| {
-                        (
-                            c.state.node_at(u.node).info.name.to_string(),
-                            u.blocker.clone(),
-                        )
-                    })
-                    .collect();
-                s.push_str(&texts::unevacuable(style, &level, phase, &nodes));
-            }
+        let unevacuable: Option<Vec<(String, Option<(String, &str)>)>> =
+            match (&c.figures.unevacuable, o.true_counts) {
+                (Some(u), true) => Some(
+                    u.iter()
+                        .map(|u| {
+                            (
+                                c.state.node_at(u.node).info.name.to_string(),
+                                u.blocker.clone(),
+                            )
+                        })
+                        .collect(),
+                ),
+                _ => None,
+            };
+        if let Some(nodes) = &unevacuable {
+            s.push_str(&texts::unevacuable(style, &level, phase, nodes));
         }
+        groups.push(texts::figures_document(
+            style.capacity,
+            &counts,
+            ("score", Json::Num(c.figures.score)),
+            unevacuable.as_deref(),
+        ));
     }
-    s.push_str(&texts::cluster_stats(
-        style,
-        phase,
-        &cluster_counts(checked, o.true_counts),
-        need_rebalance,
-    ));
-    s
+    let counts = cluster_counts(checked, o.true_counts);
+    s.push_str(&texts::cluster_stats(style, phase, &counts, need_rebalance));
+    let whole = texts::figures_document(
+        style.capacity,
+        &counts,
+        ("need_rebalance", Json::Bool(need_rebalance)),
+        None,
+    );
+    (s, groups, whole)
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
@@ -211,15 +227,12 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     } else if o.verbose >= 1 {
         text.push_str(texts::verdict(o.no_simulation, need_rebalance));
     }
-    text.push_str(&phase_text(
-        o,
-        &cluster,
-        style,
-        Phase::Initial,
-        &initial,
-        need_rebalance,
-    ));
-    if simulate || style.machine {
+    let group_ids: Vec<usize> = initial.iter().map(|c| c.group).collect();
+    let (initial_text, initial_groups, initial_cluster) =
+        phase_text(o, &cluster, style, Phase::Initial, &initial, need_rebalance);
+    text.push_str(&initial_text);
+    let mut rebalanced_figures = None;
+    if simulate || style.machine || o.json {
         let finals = initial
             .into_iter()
             .map(|c| {
@@ -237,16 +250,50 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         } else {
             need_rebalance
         };
-        text.push_str(&phase_text(
-            o,
-            &cluster,
-            style,
-            Phase::Rebalanced,
-            &finals,
-            final_need,
-        ));
+        let (final_text, groups, whole) =
+            phase_text(o, &cluster, style, Phase::Rebalanced, &finals, final_need);
+        if simulate || style.machine {
+            text.push_str(&final_text);
+        }
+        rebalanced_figures = Some((groups, whole));
     }
     text.push_str(&texts::final_ok(style.machine));
+    if o.json {
+        let (final_groups, final_cluster) = match rebalanced_figures {
+            Some((g, c)) => (g.into_iter().map(Some).collect(), Some(c)),
+            None => (vec![None; group_ids.len()], None),
+        };
+        let groups = group_ids
+            .iter()
+            .zip(initial_groups)
+            .zip(final_groups)
+            .map(|((&g, ini), fin)| {
+                Json::Obj(vec![
+                    ("name", Json::Str(cluster.groups[g].name.clone())),
+                    ("uuid", Json::Str(cluster.groups[g].uuid.clone())),
+                    ("initial", ini),
+                    ("rebalanced", fin.unwrap_or(Json::Null)),
+                ])
+            })
+            .collect();
+        let doc = document::document(
+            PROGRAM,
+            o.load.ganeti,
+            vec![
+                ("need_rebalance", Json::Bool(need_rebalance)),
+                ("simulated", Json::Bool(simulate)),
+                ("groups", Json::Arr(groups)),
+                (
+                    "cluster",
+                    Json::Obj(vec![
+                        ("initial", initial_cluster),
+                        ("rebalanced", final_cluster.unwrap_or(Json::Null)),
+                    ]),
+                ),
+            ],
+        );
+        text = doc.line();
+    }
     out.write_all(text.as_bytes())?;
     out.flush()?;
     if o.no_simulation || !need_rebalance {

@@ -5,6 +5,7 @@
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
 use crate::program::cli::{take, Opt, Program};
+use crate::write::manual::Manual;
 
 /// hcheck's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -42,9 +43,28 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::HelpCompletion),
         take(Opt::TrueCounts),
         take(Opt::GanetiVersion),
+        take(Opt::Json),
     ],
     arguments: "",
     flag_values: false,
+    manual: Manual {
+        summary: "check the node groups of a Ganeti cluster for N+1 redundancy as hcheck 3.0.2 does",
+        description: &[
+            "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints, for each node group and the whole cluster, the online nodes failing N+1, the nodes with conflicting primary instances, the instances on offline nodes and the nodes that could not be evacuated (the global N+1 check), before and after a simulated rebalancing, for people or with --machine-readable as HCHECK_ shell variables, or with --json as one JSON document.",
+            "--true-counts corrects the two counting faults of hcheck and names, for each node that cannot be evacuated, the instance that cannot leave it.",
+        ],
+        exit_status: &[
+            (0, "no problem found (or --no-simulation)"),
+            (1, "the cluster needs rebalancing (the report is on stdout); or bad input or a cluster that cannot be read (an error on stderr, nothing on stdout)"),
+            (2, "the command line is wrong: the error and this help on stderr"),
+        ],
+        examples: &[
+            ("hailstone-check -L", "the local cluster's N+1 health (exit status 1 when it needs rebalancing)"),
+            ("hailstone-check -L --machine-readable", "the figures as HCHECK_ keys, for scripts"),
+            ("hailstone-check -t cluster.data --true-counts -v", "the true counts, and why each node cannot be evacuated"),
+        ],
+        files: &[],
+    },
 };
 
 /// The name printed wherever hcheck prints its own.
@@ -59,12 +79,12 @@ mod tests {
         COMMAND_LINE.parse_without_arguments(&list.iter().map(OsString::from).collect::<Vec<_>>())
     }
 
-    /// hcheck 3.0.2's help rows, line for line, before hailstone's own.
+    /// hcheck 3.0.2's help rows, in its order, before hailstone's own.
     #[test]
     fn help_rows_are_hchecks() {
         let text = COMMAND_LINE.usage();
-        let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 30);
+        let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
+        assert_eq!(rows.len(), 31);
         assert_eq!(
             rows[0],
             "  -t FILE     --text-data=FILE             the cluster data FILE"

@@ -354,25 +354,42 @@ pub fn usage<Id>(header: &str, table: &[OptDescr<Id>]) -> String {
     usage_info(header, &all)
 }
 
+/// An option's names as the help table shows them, comma-separated
+/// (`-p[FIELDS], --print-nodes[=FIELDS]`).
+pub fn names<Id>(opt: &OptDescr<Id>) -> String {
+    let (short, long) = columns(opt);
+    if short.is_empty() {
+        long
+    } else {
+        format!("{short}, {long}")
+    }
+}
+
+/// The short-name and long-name columns of an option's help row.
+fn columns<Id>(opt: &OptDescr<Id>) -> (String, String) {
+    let short = match opt.short {
+        None => String::new(),
+        Some(c) => match opt.kind {
+            ArgKind::No | ArgKind::Flag => format!("-{c}"),
+            ArgKind::Req(name) => format!("-{c} {name}"),
+            ArgKind::Opt(name) => format!("-{c}[{name}]"),
+        },
+    };
+    let long = match opt.kind {
+        ArgKind::No | ArgKind::Flag => format!("--{}", opt.long),
+        ArgKind::Req(name) => format!("--{}={name}", opt.long),
+        ArgKind::Opt(name) => format!("--{}[={name}]", opt.long),
+    };
+    (short, long)
+}
+
 /// GetOpt's `usageInfo`: the header line, then one row per option (and per
 /// extra description line), with the short-name and long-name columns padded
 /// to the widest entry among `opts` only.
 pub fn usage_info<Id>(header: &str, opts: &[&OptDescr<Id>]) -> String {
     let mut rows: Vec<(String, String, &str)> = Vec::new();
     for opt in opts {
-        let short = match opt.short {
-            None => String::new(),
-            Some(c) => match opt.kind {
-                ArgKind::No | ArgKind::Flag => format!("-{c}"),
-                ArgKind::Req(name) => format!("-{c} {name}"),
-                ArgKind::Opt(name) => format!("-{c}[{name}]"),
-            },
-        };
-        let long = match opt.kind {
-            ArgKind::No | ArgKind::Flag => format!("--{}", opt.long),
-            ArgKind::Req(name) => format!("--{}={name}", opt.long),
-            ArgKind::Opt(name) => format!("--{}[={name}]", opt.long),
-        };
+        let (short, long) = columns(opt);
         // Haskell's `lines` yields no line at all for an empty description.
         let mut lines = haskell_lines(opt.help).into_iter();
         rows.push((short, long, lines.next().unwrap_or("")));

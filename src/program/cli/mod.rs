@@ -25,6 +25,7 @@ pub use options::{ExplainTo, Options, DEFAULT_LUXI_SOCKET};
 pub use table::Opt;
 
 use crate::read::loader::GanetiVersion;
+use crate::write::manual::{self, Manual};
 
 /// One option as a program takes it.
 #[derive(Debug, Clone, Copy)]
@@ -64,6 +65,8 @@ pub struct Program {
     /// Whether its switches also take `=yes|no|true|false` (hailstone:
     /// Ganeti passes an allocator's options only as `--key=value`).
     pub flag_values: bool,
+    /// What `--help` and the man page say beyond the options.
+    pub manual: Manual,
 }
 
 impl Program {
@@ -100,7 +103,8 @@ impl Program {
             .collect()
     }
 
-    /// `--help`: the version line, the usage line, the option table.
+    /// `--help`: the version line, the usage line, the option table,
+    /// then what the program does, its exit statuses and examples.
     pub fn usage(&self) -> String {
         let header = format!(
             "{} version {}\nUsage: {} {}",
@@ -109,7 +113,27 @@ impl Program {
             self.name,
             self.synopsis
         );
-        getopt::usage(&header, &self.table())
+        getopt::usage(&header, &self.table()) + &manual::help_tail(&self.manual)
+    }
+
+    /// The man page (roff); `see_also` names the other programs.
+    pub fn man_page(&self, see_also: &[&str]) -> String {
+        let rows: Vec<manual::OptionRow> = self
+            .table()
+            .iter()
+            .map(|o| manual::OptionRow {
+                names: getopt::names(o),
+                help: o.help.to_owned(),
+            })
+            .collect();
+        manual::man_page(
+            self.name,
+            env!("CARGO_PKG_VERSION"),
+            self.synopsis,
+            &self.manual,
+            &rows,
+            see_also,
+        )
     }
 
     /// `--version`: the version and the original it is compatible with

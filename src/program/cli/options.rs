@@ -152,10 +152,14 @@ pub struct Options {
     pub no_headers: bool,
     /// `--machine-readable[=yes|no]`: `KEY=value` lines for scripts.
     pub machine_readable: bool,
+    /// `--json`: one JSON document on stdout instead of the text.
+    pub json: bool,
     /// `--explain[=PATH]` (hailstone only).
     pub explain: Option<ExplainTo>,
     /// `--explain-format=text|json` (hailstone only).
     pub explain_format: ExplainFormat,
+    /// `--explain-keep=N`: the explanations a directory keeps (0: all).
+    pub explain_keep: usize,
     /// `-X`: carry the plan out through Luxi (needs `-L`).
     pub exec: bool,
     /// `--first-job-group`: only the first set of jobs in `-C` and `-X`.
@@ -249,8 +253,10 @@ impl Default for Options {
             verbose: 1,
             no_headers: false,
             machine_readable: false,
+            json: false,
             explain: None,
             explain_format: ExplainFormat::Text,
+            explain_keep: 1000,
             exec: false,
             first_job_group: false,
             reason: None,
@@ -420,6 +426,7 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::Verbose => o.verbose = o.verbose.saturating_add(1),
         Opt::Quiet => o.verbose = o.verbose.saturating_sub(1),
         Opt::NoHeaders => o.no_headers = switch()?,
+        Opt::Json => o.json = switch()?,
         Opt::MachineReadable => {
             o.machine_readable = match value {
                 None | Some("yes") => true,
@@ -437,6 +444,12 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
                 Some("") => return Err("--explain: the path is empty".to_owned()),
                 Some(path) => ExplainTo::Path(path.to_owned()),
             });
+        }
+        Opt::ExplainKeep => {
+            let n = int("--explain-keep", text)?;
+            o.explain_keep = usize::try_from(n).map_err(|_| {
+                format!("--explain-keep: {n} is negative; 0 keeps every explanation")
+            })?;
         }
         Opt::ExplainFormat => {
             o.explain_format = match text {

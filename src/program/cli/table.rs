@@ -3,9 +3,9 @@
 //! kind. A program takes a list of them ([`super::Program`]); what a value
 //! does to the settings is [`super::options`]'.
 //!
-//! The help texts are the originals' where the option is an original's
-//! (faults included, so that `--help` matches theirs line for line); a
-//! program may give its own text for an option whose meaning it narrows
+//! The help texts say what the option does here: the originals' wording
+//! where it is right, corrected where it was wrong (`-e`, `-p`, `-S`); a
+//! program gives its own text for an option whose meaning it narrows
 //! ([`super::Use::help`]).
 
 use super::getopt::{ArgKind, OptDescr};
@@ -80,8 +80,10 @@ pub enum Opt {
     Quiet,
     NoHeaders,
     MachineReadable,
+    Json,
     Explain,
     ExplainFormat,
+    ExplainKeep,
     // Carrying the plan out.
     Exec,
     FirstJobGroup,
@@ -123,7 +125,7 @@ use ArgKind::{Flag, No, Opt as Optional, Req};
 #[rustfmt::skip]
 pub const TABLE: &[OptDescr<Opt>] = &[
     row(Opt::TextData, Some('t'), "text-data", Req("FILE"), "the cluster data FILE", "file"),
-    row(Opt::IallocSrc, Some('I'), "ialloc-src", Req("FILE"), "Specify an iallocator spec as the cluster data source", "file"),
+    row(Opt::IallocSrc, Some('I'), "ialloc-src", Req("FILE"), "read the cluster from the iallocator request FILE", "file"),
     row(Opt::Luxi, Some('L'), "luxi", Optional("SOCKET"), "collect data via Luxi, optionally using the given SOCKET path [/var/run/ganeti/socket/ganeti-query]", "file"),
     row(Opt::Master, Some('m'), "master", Req("ADDRESS"), "collect data via RAPI at the given ADDRESS", "host"),
     row(Opt::Simulate, None, "simulate", Req("SPEC"), "simulate an empty cluster, given as 'alloc_policy,num_nodes,disk,ram,cpu'", "string"),
@@ -143,13 +145,13 @@ pub const TABLE: &[OptDescr<Opt>] = &[
     row(Opt::InterGroupEvacuation, None, "inter-group-evacuation", Flag, "node-evacuate: move an instance that fits nowhere in its own group to another group sharing its storage pool (Ganeti runs the jobs of a group change)", "none"),
     row(Opt::Group, Some('G'), "group", Req("ID"), "the target node group (name or UUID)", "onegroup"),
     row(Opt::MaxLength, Some('l'), "max-length", Req("N"), "cap the solution at this many balancing or allocation rounds (useful for very unbalanced clusters or empty clusters)", "integer"),
-    row(Opt::MinScore, Some('e'), "min-score", Req("EPSILON"), "mininum excess to the N+1 limit to aim for", "float"),
+    row(Opt::MinScore, Some('e'), "min-score", Req("EPSILON"), "stop once the score is within EPSILON of the best score N+1 allows [1e-9]", "float"),
     row(Opt::MaxCpu, None, "max-cpu", Req("RATIO"), "maximum virtual-to-physical cpu ratio for nodes (from 0 upwards) [default read from cluster]", "float"),
     row(Opt::MinDisk, None, "min-disk", Req("RATIO"), "minimum free disk space for nodes (between 0 and 1) [0]", "float"),
     row(Opt::MinGain, Some('g'), "min-gain", Req("DELTA"), "minimum gain to aim for in a balancing step before giving up", "float"),
     row(Opt::MinGainLimit, None, "min-gain-limit", Req("SCORE"), "minimum cluster score for which we start checking the min-gain", "float"),
     row(Opt::NoDiskMoves, None, "no-disk-moves", Flag, "disallow disk moves from the list of allowed instance changes, thus allowing only the 'cheap' failover/migrate operations", "none"),
-    row(Opt::NoInstanceMoves, None, "no-instance-moves", Flag, "disallow instance (primary node) moves from the list of allowed, instance changes, thus allowing only slower, but sometimes safer, drbd secondary changes", "none"),
+    row(Opt::NoInstanceMoves, None, "no-instance-moves", Flag, "move no primary: only change secondaries (slower drbd copies, but the instances keep running where they are)", "none"),
     row(Opt::EvacMode, Some('E'), "evac-mode", Flag, "enable evacuation mode, where the algorithm only moves instances away from offline and drained nodes", "none"),
     row(Opt::RestrictedMigration, None, "restricted-migration", Flag, "disallow replace-primary moves (aka frf-moves); in evacuation mode, this will ensure that the only migrations are off the drained nodes", "none"),
     row(Opt::SelectInstances, None, "select-instances", Req("INSTS"), "only select given instances for any moves", "manyinstances"),
@@ -177,17 +179,19 @@ pub const TABLE: &[OptDescr<Opt>] = &[
     row(Opt::StandardAlloc, None, "standard-alloc", Req("STDSPEC"), "enable standard specs allocation, given as 'disk,ram,cpu'", "string"),
     row(Opt::TieredAlloc, None, "tiered-alloc", Req("TSPEC"), "enable tiered specs allocation, given as 'disk,ram,cpu'", "string"),
     row(Opt::AllocatorModel, None, "allocator-model", Flag, "count what the allocator itself would accept, one instance at a time (its group choice, the global N+1 check for every template, the lost-allocations metric on exclusive storage) instead of hspace's count", "none"),
-    row(Opt::PrintNodes, Some('p'), "print-nodes", Optional("FIELDS"), "print the final node list", "none"),
-    row(Opt::PrintInstances, None, "print-instances", Flag, "print the final instance map", "none"),
+    row(Opt::PrintNodes, Some('p'), "print-nodes", Optional("FIELDS"), "print the node table before and after, on stderr (FIELDS: the columns, comma-separated; +FIELD,... adds to the default ones)", "none"),
+    row(Opt::PrintInstances, None, "print-instances", Flag, "print the instance map before and after, on stderr", "none"),
     row(Opt::PrintCommands, Some('C'), "print-commands", Optional("FILE"), "print the ganeti command list for reaching the solution, if an argument is passed then write the commands to a file named as such", "none"),
-    row(Opt::Save, Some('S'), "save", Req("FILE"), "Save cluster state at the end of the processing to FILE", "none"),
+    row(Opt::Save, Some('S'), "save", Req("FILE"), "save the cluster before and after as data files (FILE.original and FILE.<what was done>)", "none"),
     row(Opt::OutputDir, Some('d'), "output-dir", Req("PATH"), "directory in which to write output files", "dir"),
     row(Opt::Verbose, Some('v'), "verbose", No, "increase the verbosity level", "none"),
     row(Opt::Quiet, Some('q'), "quiet", No, "decrease the verbosity level", "none"),
     row(Opt::NoHeaders, None, "no-headers", Flag, "do not show a header line", "none"),
     row(Opt::MachineReadable, None, "machine-readable", Optional("CHOICE"), "enable machine readable output (pass either 'yes' or 'no' to explicitly control the flag, or without an argument defaults to yes)", "choices=yes,no"),
-    row(Opt::Explain, None, "explain", Optional("PATH"), "explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH (made when missing if PATH ends in /)", "none"),
+    row(Opt::Json, None, "json", Flag, "print the result as one JSON document on stdout instead of the text (schema: docs/json.md)", "none"),
+    row(Opt::Explain, None, "explain", Optional("PATH"), "explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH (made when missing: a PATH ending in / or without a dot in its last name)", "none"),
     row(Opt::ExplainFormat, None, "explain-format", Req("FORMAT"), "format of the explanation: text (default) or json", "choices=text,json"),
+    row(Opt::ExplainKeep, None, "explain-keep", Req("N"), "with --explain=DIRECTORY, keep the newest N explanations there and remove older ones (0: keep all) [1000]", "integer"),
     row(Opt::Exec, Some('X'), "exec", Flag, "execute the suggested moves via Luxi (only available when using it for data gathering)", "none"),
     row(Opt::FirstJobGroup, None, "first-job-group", Flag, "only execute the first group of jobs", "none"),
     row(Opt::Reason, None, "reason", Req("REASON"), "The reason to pass to the submitted jobs", "none"),

@@ -38,6 +38,7 @@ use crate::search::balance;
 use crate::search::groups::{self, Relocation};
 use crate::search::state::State;
 use crate::write::balance as texts;
+use crate::write::json::Json;
 use crate::write::text;
 use options::{Invocation, Operation, Options, PROGRAM};
 
@@ -52,8 +53,11 @@ struct Plan {
     jobs: Vec<MoveJob>,
 }
 
-fn run(invocation: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
     let o = &invocation.options;
+    // With --json the text goes nowhere; the document is all of stdout.
+    let mut sink = std::io::sink();
+    let out: &mut dyn Write = if o.json { &mut sink } else { stdout };
     let (cluster, warnings) = source::read_cluster(
         source::Sources::of(o, o.master.as_deref()),
         &MergeOptions::default(),
@@ -146,6 +150,14 @@ fn run(invocation: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Res
     };
     // A plan without a step is no plan: no commands, no state after it.
     let plan = plan.filter(|p| !p.jobs.is_empty());
+    // `check` fails when a group is not healthy, as hcheck does when a
+    // group needs rebalancing.
+    let unhealthy = match &detail {
+        report::Detail::Check(health) => {
+            health.iter().any(|h| h.status() != groups::Status::Healthy)
+        }
+        _ => false,
+    };
     if let Some(plan) = &plan {
         print_commands(o, plan, out)?;
         if let Some(path) = &o.save {
@@ -166,7 +178,58 @@ fn run(invocation: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Res
         exit::write_explanation(PROGRAM, to, &text, err)?;
     }
     out.flush()?;
+    if o.json {
+        let moves = plan
+            .as_ref()
+            .map_or_else(Vec::new, |p| plan_document(&p.jobs));
+        let document = crate::write::document::document(
+            PROGRAM,
+            o.load.ganeti,
+            vec![
+                (
+                    "operation",
+                    Json::Str(invocation.operation.name().to_owned()),
+                ),
+                ("healthy", Json::Bool(!unhealthy)),
+                ("report", report::explain_json(&ctx, &state, &detail)),
+                ("moves", Json::Arr(moves)),
+            ],
+        );
+        stdout.write_all(document.line().as_bytes())?;
+        stdout.flush()?;
+    }
+    if unhealthy {
+        return Err(stop(String::new()));
+    }
     Ok(())
+}
+
+/// The `--json` moves of a plan: each instance's commands and its job
+/// set (from 1).
+fn plan_document(jobs: &[MoveJob]) -> Vec<Json> {
+    let mut moves = Vec::new();
+    for (set, members) in split_jobs(jobs).iter().enumerate() {
+        for job in members {
+            moves.push(Json::Obj(vec![
+                (
+                    "step",
+                    Json::Int(crate::write::document::count(moves.len() + 1)),
+                ),
+                ("instance", Json::Str(job.instance.clone())),
+                (
+                    "commands",
+                    Json::Arr(
+                        job.commands
+                            .iter()
+                            .map(|c| Json::Str(texts::command(c)))
+                            .collect(),
+                    ),
+                ),
+                ("job_set", Json::Int(crate::write::document::count(set + 1))),
+            ]));
+        }
+    }
+    moves
 }
 
 /// `-C`: the plan's commands on stdout or in a script.

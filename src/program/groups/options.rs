@@ -12,6 +12,7 @@ use crate::program::cli::getopt::error_exit;
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
 use crate::program::cli::{self, take, take_as, Opt, Program};
+use crate::write::manual::Manual;
 
 /// The program's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -48,9 +49,32 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Help),
         take(Opt::HelpCompletion),
         take(Opt::GanetiVersion),
+        take(Opt::Json),
     ],
     arguments: "choices=check,repair,compress,balance 1 1\n",
     flag_values: true,
+    manual: Manual {
+        summary: "check, repair, compress and balance a Ganeti cluster across node groups",
+        description: &[
+            "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m), or an iallocator request (-I), and runs one operation:",
+            "check: each node group's health (healthy; weakly unhealthy: online nodes fail N+1; unhealthy: offline nodes host instances) and which groups share storage; exits with status 1 when a group is not healthy.",
+            "repair: moves the instances that make groups unhealthy into healthy groups sharing their storage; a group alone in its storage is named with what repairs it within itself (hailstone-balance -G GROUP --evac-mode).",
+            "compress: which groups could be emptied into the others; with --evacuate, the plan that empties the one freeing the most.",
+            "balance: every group's score, and the worst group that can improve balanced as hailstone-balance would (-G chooses the group).",
+            "-C prints the plan's gnt-instance commands; -S FILE saves the cluster before (FILE.original) and after the plan (FILE.repaired, FILE.compressed, FILE.balanced) for hailstone-check -t. --json prints one JSON document instead of the text.",
+        ],
+        exit_status: &[
+            (0, "the report or plan was printed; for check, every group is healthy"),
+            (1, "check found a group that is not healthy (the report is on stdout); or bad input or a cluster that cannot be read (an error on stderr, nothing on stdout)"),
+            (2, "the command line is wrong: the error and this help on stderr"),
+        ],
+        examples: &[
+            ("hailstone-groups check -L", "the health of every group (exit status 1 when one is not healthy: for cron and monitoring)"),
+            ("hailstone-groups repair -L -C", "plan moving instances out of unhealthy groups, with the commands"),
+            ("hailstone-groups compress -t cluster.data --evacuate -S after", "plan emptying a group, the cluster after it in after.compressed"),
+        ],
+        files: &[],
+    },
 };
 
 /// What to do.

@@ -68,48 +68,6 @@ pub struct Explained {
     pub subject: String,
 }
 
-/// Where an explanation goes: `None` for stderr, else the file to write.
-/// A directory (one that exists, or a path ending in `/`, which the
-/// caller creates) gets a new file named by `now` (UTC, to the
-/// nanosecond), the subject and the format.
-pub fn explanation_path(
-    to: &options::ExplainTo,
-    subject: &str,
-    format: options::ExplainFormat,
-    now: std::time::SystemTime,
-) -> Option<std::path::PathBuf> {
-    let options::ExplainTo::Path(path) = to else {
-        return None;
-    };
-    let names_directory = path.ends_with('/');
-    let path = std::path::PathBuf::from(path);
-    if !names_directory && !path.is_dir() {
-        return Some(path);
-    }
-    let since = now
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let ext = match format {
-        options::ExplainFormat::Text => "txt",
-        options::ExplainFormat::Json => "json",
-    };
-    let safe: String = subject
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    Some(path.join(format!(
-        "{}.{:09}Z-{safe}.{ext}",
-        crate::program::clock::utc_stamp(since.as_secs()),
-        since.subsec_nanos()
-    )))
-}
-
 /// A cluster data file named by `-t`, as the caller read it.
 #[derive(Debug, Clone)]
 pub struct DataFile {
@@ -307,7 +265,8 @@ fn run_inner(
     .map_err(Failure::Run)?;
     let answer = crate::write::iallocator::answer(&response);
     if let Some((recorded, subject, request_type)) = recorder {
-        let e = explain::explanation(request_type, &answer, recorded);
+        let mut e = explain::explanation(request_type, &answer, recorded);
+        e.score_terms = options.verbose > 1;
         out.explanation = Some(Ok(Explained {
             text: explain::render::render(&e, options.explain_format),
             subject,

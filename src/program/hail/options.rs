@@ -13,19 +13,23 @@ use std::ffi::OsString;
 pub use crate::explain::Format as ExplainFormat;
 pub use crate::model::types::SoftChecks;
 use crate::program::cli::getopt::error_exit;
-pub use crate::program::cli::{self, take, Exit, ExplainTo, Opt, Options, Program};
+pub use crate::program::cli::{self, take, take_as, Exit, ExplainTo, Opt, Options, Program};
 pub use crate::read::loader::{GanetiVersion, LoadOptions};
 pub use crate::search::AlgorithmOptions;
+use crate::write::manual::Manual;
 pub use crate::write::nodes::PrintNodes;
 
 /// The iallocator's command line.
 pub const COMMAND_LINE: Program = Program {
     name: "hailstone",
     original: "hail",
-    synopsis: "[OPTION...]",
+    synopsis: "[OPTION...] INPUT|-",
     options: &[
         take(Opt::PrintNodes),
-        take(Opt::Save),
+        take_as(
+            Opt::Save,
+            "save the cluster before (FILE.pre-ialloc) and after the answer (FILE.post-ialloc) as data files",
+        ),
         take(Opt::TextData),
         take(Opt::Simulate),
         take(Opt::Verbose),
@@ -40,6 +44,7 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::N1Rule),
         take(Opt::Explain),
         take(Opt::ExplainFormat),
+        take(Opt::ExplainKeep),
         take(Opt::InterGroupEvacuation),
         take(Opt::Version),
         take(Opt::Help),
@@ -47,6 +52,27 @@ pub const COMMAND_LINE: Program = Program {
     ],
     arguments: "file 1 1\n",
     flag_values: true,
+    manual: Manual {
+        summary: "Ganeti iallocator with the decisions of hail 3.0.2, faster, with explanations",
+        description: &[
+            "Ganeti runs it as 'hailstone INPUT [--key=value...]' while it holds the node locks. INPUT is the iallocator request (a JSON file, or - for stdin); the answer is one JSON line on stdout, also when no node fits (\"success\": false, with the reason in \"info\"). Make it the cluster's allocator with gnt-cluster modify --default-iallocator=hailstone, or name it for one command with --iallocator=hailstone.",
+            "The cluster's iallocator parameters (gnt-cluster modify --default-iallocator-params=KEY=VALUE,...) arrive as --KEY=VALUE options; every switch also takes =yes, =no, =true or =false (--ignore-soft-errors=yes).",
+            "-t FILE answers on the cluster of a data file instead of the request's, --simulate on empty node groups; -p prints the node table before and after on stderr, -S FILE saves the cluster before and after (FILE.pre-ialloc, FILE.post-ialloc). --explain[=PATH] says why each group, node and pair was refused or chosen, and what would change the answer.",
+        ],
+        exit_status: &[
+            (0, "an answer was printed (a success, or Ganeti's \"success\": false saying why nothing fits)"),
+            (1, "the request, a data file or an option value is wrong: an error on stderr naming where, nothing on stdout"),
+            (2, "the command line is wrong (an unknown option, a missing value): the error and this help on stderr"),
+        ],
+        examples: &[
+            ("hailstone request.json", "answer a request as Ganeti asks it"),
+            ("hailstone request.json --explain=/var/log/ganeti/hailstone/", "answer it, and write why into a new file in that directory"),
+            ("gnt-cluster modify --default-iallocator=hailstone --default-iallocator-params=ganeti-version=3.1", "make hailstone the cluster's allocator, following Ganeti 3.1.0's htools"),
+        ],
+        files: &[
+            ("/usr/lib/ganeti/iallocators/hailstone", "where Ganeti looks for the allocator named hailstone"),
+        ],
+    },
 };
 
 /// A successfully parsed command line.
@@ -89,8 +115,8 @@ mod tests {
 
     /// The option table of the help text, as hail prints it, plus hailstone's
     /// `--ganeti-version`, `--n1-rule` and `--explain` lines.
-    const TABLE: &str = "  -p[FIELDS]  --print-nodes[=FIELDS]             print the final node list
-  -S FILE     --save=FILE                        Save cluster state at the end of the processing to FILE
+    const TABLE: &str = "  -p[FIELDS]  --print-nodes[=FIELDS]             print the node table before and after, on stderr (FIELDS: the columns, comma-separated; +FIELD,... adds to the default ones)
+  -S FILE     --save=FILE                        save the cluster before (FILE.pre-ialloc) and after the answer (FILE.post-ialloc) as data files
   -t FILE     --text-data=FILE                   the cluster data FILE
               --simulate=SPEC                    simulate an empty cluster, given as 'alloc_policy,num_nodes,disk,ram,cpu'
   -v          --verbose                          increase the verbosity level
@@ -103,8 +129,9 @@ mod tests {
               --static-kvm-node-memory=N         use static node memory [in MB] on KVM instead of value reported by hypervisor. Use 0 to take value reported from hypervisor.
               --ganeti-version=VERSION           follow Ganeti VERSION's htools: 3.0 (3.0.2, default) or 3.1 (3.1.0: a node's initial N+1 state from its unallocated memory)
               --n1-rule=RULE                     the former name of --ganeti-version
-              --explain[=PATH]                   explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH (made when missing if PATH ends in /)
+              --explain[=PATH]                   explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH (made when missing: a PATH ending in / or without a dot in its last name)
               --explain-format=FORMAT            format of the explanation: text (default) or json
+              --explain-keep=N                   with --explain=DIRECTORY, keep the newest N explanations there and remove older ones (0: keep all) [1000]
               --inter-group-evacuation           node-evacuate: move an instance that fits nowhere in its own group to another group sharing its storage pool (Ganeti runs the jobs of a group change)
   -V          --version                          show the version of the program
   -h          --help                             show help
@@ -158,8 +185,9 @@ mod tests {
     #[test]
     fn usage_matches_hail_layout() {
         let expected = format!(
-            "hailstone version {}\nUsage: hailstone [OPTION...]\n{TABLE}",
-            env!("CARGO_PKG_VERSION")
+            "hailstone version {}\nUsage: hailstone [OPTION...] INPUT|-\n{TABLE}{}",
+            env!("CARGO_PKG_VERSION"),
+            crate::write::manual::help_tail(&COMMAND_LINE.manual)
         );
         assert_eq!(usage(), expected);
     }
@@ -193,6 +221,7 @@ mod tests {
 --n1-rule choices=3.0,3.1
 --explain none
 --explain-format choices=text,json
+--explain-keep integer
 --inter-group-evacuation none
 -V,--version none
 -h,--help none

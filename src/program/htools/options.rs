@@ -8,6 +8,7 @@ use crate::program::cli::getopt::error_exit;
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
 use crate::program::cli::{self, take, Opt, Program};
+use crate::write::manual::Manual;
 
 /// The program's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -22,6 +23,26 @@ pub const COMMAND_LINE: Program = Program {
     ],
     arguments: "choices=enable,disable,status 1 1\n",
     flag_values: false,
+    manual: Manual {
+        summary: "run the hailstone programs under the names of the Ganeti htools",
+        description: &[
+            "Called as hbal, hspace, hsqueeze, hcheck, hinfo, hscan, hroller or harep (a link to it), runs hailstone-balance, hailstone-space, hailstone-squeeze, hailstone-check, hailstone-info, hailstone-scan, hailstone-roll or hailstone-repair with the command line of the original. hailstone-htools enable makes those names in /usr/bin links to it, each original moved aside with dpkg-divert (to NAME.htools) so that package upgrades keep it; hailstone-htools disable puts the originals back; hailstone-htools status says what each name runs. Removing the package puts the originals back.",
+        ],
+        exit_status: &[
+            (0, "done (or, called by an htools name, that program's status)"),
+            (1, "the names could not be switched (dpkg-divert failed, or a link could not be made): an error on stderr"),
+            (2, "the command line is wrong: the error and this help on stderr"),
+        ],
+        examples: &[
+            ("hailstone-htools enable", "hbal, hcheck, ... run hailstone's programs from now on"),
+            ("hailstone-htools status", "what each name runs"),
+            ("hailstone-htools disable", "the originals again"),
+        ],
+        files: &[
+            ("/usr/bin/hbal, /usr/bin/hspace, ...", "the htools names it switches"),
+            ("/usr/bin/NAME.htools", "an original, moved aside by enable"),
+        ],
+    },
 };
 
 /// The name printed wherever the program prints its own.

@@ -4,7 +4,8 @@
 
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{take, Opt, Program};
+use crate::program::cli::{take, take_as, Opt, Program};
+use crate::write::manual::Manual;
 
 /// hinfo's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -12,8 +13,11 @@ pub const COMMAND_LINE: Program = Program {
     original: "hinfo",
     synopsis: "[OPTION...]",
     options: &[
-        take(Opt::PrintNodes),
-        take(Opt::PrintInstances),
+        take_as(
+            Opt::PrintNodes,
+            "print the node table on stderr (FIELDS: the columns, comma-separated; +FIELD,... adds to the default ones)",
+        ),
+        take_as(Opt::PrintInstances, "print the instance map on stderr"),
         take(Opt::TextData),
         take(Opt::Master),
         take(Opt::Luxi),
@@ -32,6 +36,22 @@ pub const COMMAND_LINE: Program = Program {
     ],
     arguments: "",
     flag_values: false,
+    manual: Manual {
+        summary: "summarise a Ganeti cluster as hinfo 3.0.2 does",
+        description: &[
+            "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints its size, the instances split between node groups, the nodes, instances, N+1 failures and score of each group (-v -v), the instance map (--print-instances) and node table (-p) on stderr, and the score of the cluster with its components.",
+        ],
+        exit_status: &[
+            (0, "the summary was printed"),
+            (1, "bad input or a cluster that cannot be read: an error on stderr"),
+            (2, "the command line is wrong: the error and this help on stderr"),
+        ],
+        examples: &[
+            ("hailstone-info -L -v -v", "the local cluster and each group's figures"),
+            ("hailstone-info -t cluster.data -p", "with the node table"),
+        ],
+        files: &[],
+    },
 };
 
 /// The name printed wherever hinfo prints its own.
@@ -42,15 +62,15 @@ mod tests {
     use super::*;
     use std::ffi::OsString;
 
-    /// hinfo 3.0.2's help rows, line for line.
+    /// hinfo 3.0.2's help rows, in its order.
     #[test]
     fn help_rows_are_hinfos() {
         let text = COMMAND_LINE.usage();
-        let rows: Vec<&str> = text.lines().skip(2).collect();
+        let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
         assert_eq!(rows.len(), 17);
         assert_eq!(
             rows[0],
-            "  -p[FIELDS]  --print-nodes[=FIELDS]      print the final node list"
+            "  -p[FIELDS]  --print-nodes[=FIELDS]      print the node table on stderr (FIELDS: the columns, comma-separated; +FIELD,... adds to the default ones)"
         );
         assert_eq!(
             rows[12],

@@ -5,6 +5,7 @@
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
 use crate::program::cli::{take, Opt, Program};
+use crate::write::manual::Manual;
 
 /// harep's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -22,6 +23,22 @@ pub const COMMAND_LINE: Program = Program {
     ],
     arguments: "",
     flag_values: false,
+    manual: Manual {
+        summary: "repair Ganeti instances on offline nodes as harep 3.0.2 does",
+        description: &[
+            "Reads the cluster over Luxi (-L) and carries out the auto-repair tags of the instances (ganeti:watcher:autorepair:TYPE on the cluster, a node group or the instance, with ganeti:watcher:autorepair:suspend:[TIME]): the pending repairs whose jobs ended become results, and every drbd or plain instance with an offline node gets, as far as its policy allows, a new secondary (fix-storage), a failover (failover) or its disks recreated and its OS reinstalled (reinstall), recorded in pending and result tags; the new nodes are chosen by the default iallocator of the cluster. --dry-run prints the jobs instead of submitting them; --job-delay waits before each repair so that its tag is set first. Run it from cron on the master, as harep.",
+        ],
+        exit_status: &[
+            (0, "the repairs were submitted (or printed, with --dry-run)"),
+            (1, "the cluster cannot be read or a job cannot be submitted: an error on stderr"),
+            (2, "the command line is wrong: the error and this help on stderr"),
+        ],
+        examples: &[
+            ("hailstone-repair -L --dry-run", "the repairs the tags ask for, without submitting them"),
+            ("hailstone-repair -L", "as harep, from cron on the master"),
+        ],
+        files: &[],
+    },
 };
 
 /// The name printed wherever harep prints its own.
@@ -32,11 +49,11 @@ mod tests {
     use super::*;
     use std::ffi::OsString;
 
-    /// harep 3.0.2's help rows, line for line.
+    /// harep 3.0.2's help rows, in its order.
     #[test]
     fn help_rows_are_hareps() {
         let text = COMMAND_LINE.usage();
-        let rows: Vec<&str> = text.lines().skip(2).collect();
+        let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
         assert_eq!(
             rows,
             [

@@ -24,6 +24,8 @@ use crate::program::exit::{self, stop, Stop};
 use crate::read::select;
 use crate::search::roll::{self, Clearing, Conf};
 use crate::write::balance as balance_texts;
+use crate::write::document;
+use crate::write::json::Json;
 use crate::write::roll as texts;
 use crate::write::text;
 use options::{Options, PROGRAM};
@@ -45,6 +47,21 @@ fn error(message: &str) -> Stop {
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+    if o.json && o.exec {
+        return Err(stop(balance_texts::JSON_AND_EXEC.to_owned()));
+    }
+    if o.json {
+        // The text goes nowhere; the document is all of stdout.
+        let document = plan_text(o, &mut std::io::sink(), err)?;
+        out.write_all(document.line().as_bytes())?;
+        out.flush()?;
+        return Ok(());
+    }
+    plan_text(o, out, err).map(|_| ())
+}
+
+/// The run: its text on `out`, its `--json` document returned.
+fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Json, Stop> {
     let (mut cluster, _) = load(PROGRAM, o, err)?;
     let masters: Vec<&str> = cluster
         .nodes
@@ -190,21 +207,30 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     } else {
         &ordered[..]
     };
+    let mut documents = Vec::new();
     for (g, c) in shown {
         let names: Vec<&str> = g
             .iter()
             .map(|&k| conf.nodes[k].info.name.as_str())
             .collect();
-        let moves = if o.roll.print_moves {
+        let moves = if o.roll.print_moves || o.json {
             roll::moves(&conf, c)
         } else {
             Vec::new()
         };
         out.write_all(texts::group(&names, &moves, one_step, o.roll.print_moves).as_bytes())?;
+        documents.push(texts::group_document(&names, &moves));
     }
     if o.exec {
         exec::carry_out(o, &conf, shown, out, err)?;
     }
     out.flush()?;
-    Ok(())
+    Ok(document::document(
+        PROGRAM,
+        o.load.ganeti,
+        vec![
+            ("one_step_only", Json::Bool(one_step)),
+            ("groups", Json::Arr(documents)),
+        ],
+    ))
 }

@@ -6,6 +6,7 @@
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
 use crate::program::cli::{take, take_as, Opt, Program};
+use crate::write::manual::Manual;
 
 /// hroller's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -23,7 +24,10 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Quiet),
         take(Opt::NoHeaders),
         take(Opt::NodeTags),
-        take(Opt::Save),
+        take_as(
+            Opt::Save,
+            "save the cluster as read (FILE.original) as a data file",
+        ),
         take(Opt::Group),
         take(Opt::PrintMoves),
         take(Opt::FullEvacuation),
@@ -41,9 +45,27 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Reason),
         take(Opt::Priority),
         take(Opt::GanetiVersion),
+        take(Opt::Json),
     ],
     arguments: "",
     flag_values: false,
+    manual: Manual {
+        summary: "plan rolling reboots of Ganeti nodes as hroller 3.0.2 does",
+        description: &[
+            "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints the groups of nodes that can be rebooted together (no two nodes of a group hold the two halves of a drbd instance, or primaries of instances sharing a secondary), largest first and the master last, each split so that its non-redundant instances can move to other nodes of their group; --full-evacuation also migrates the drbd instances away and replaces the secondaries, --print-moves prints the moves, --one-step-only only the first group. Choose the nodes with --node-tags, -G, --skip-non-redundant; --offline-maintenance pretends every instance is off. --json prints one JSON document instead of the text.",
+            "With -L, -X carries the groups out one after the other: evacuates the nodes of their running instances, reboots them with --reboot-command (or waits for the operator), waits until Ganeti reaches them, resynchronises the drbd disks and brings every instance back; it never reboots the master node.",
+        ],
+        exit_status: &[
+            (0, "the reboot groups were printed, or carried out with -X"),
+            (1, "bad input, groups that cannot be cleared, or with -X a job or reboot that failed (what is left to do is said on stderr)"),
+            (2, "the command line is wrong: the error and this help on stderr"),
+        ],
+        examples: &[
+            ("hailstone-roll -L --full-evacuation --print-moves", "the reboot groups of the local cluster, with every instance moved away first"),
+            ("hailstone-roll -L -X --reboot-command=/usr/local/sbin/reboot-node", "carry the reboots out, running the command with each node's name"),
+        ],
+        files: &[],
+    },
 };
 
 /// The name printed wherever hroller prints its own.
@@ -54,12 +76,12 @@ mod tests {
     use super::*;
     use std::ffi::OsString;
 
-    /// hroller 3.0.2's help rows, line for line.
+    /// hroller 3.0.2's help rows, in its order.
     #[test]
     fn help_rows_are_hrollers() {
         let text = COMMAND_LINE.usage();
-        let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 28);
+        let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
+        assert_eq!(rows.len(), 29);
         assert_eq!(
             rows[5],
             "              --offline-maintenance       Schedule offline maintenance, i.e., pretend that all instance are offline."

@@ -8,6 +8,7 @@ use std::ffi::OsString;
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
 use crate::program::cli::{self, take, take_as, Opt, Program};
+use crate::write::manual::Manual;
 
 /// hscan's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -15,7 +16,10 @@ pub const COMMAND_LINE: Program = Program {
     original: "hscan",
     synopsis: "[OPTION...] [CLUSTER...]",
     options: &[
-        take(Opt::PrintNodes),
+        take_as(
+            Opt::PrintNodes,
+            "print each cluster's node table after its line (FIELDS: the columns, comma-separated; +FIELD,... adds to the default ones)",
+        ),
         take(Opt::OutputDir),
         take(Opt::Luxi),
         take(Opt::Verbose),
@@ -31,6 +35,22 @@ pub const COMMAND_LINE: Program = Program {
     ],
     arguments: "host 0 none\n",
     flag_values: false,
+    manual: Manual {
+        summary: "save live Ganeti clusters as cluster data files as hscan 3.0.2 does",
+        description: &[
+            "Reads each cluster named on the command line over RAPI (a host name, an https address, or file://DIRECTORY with the four RAPI replies), or without arguments the local cluster over Luxi (-L, as LOCAL), prints one summary line per cluster (nodes, instances, nodes and instances failing N+1, memory, disk, score; -p adds the node table) and writes each as a Ganeti cluster data file NAME.data in the directory of -d (default the current one), for hailstone-balance -t and the other programs.",
+        ],
+        exit_status: &[
+            (0, "every cluster was read and saved"),
+            (1, "an option value is wrong, a data file cannot be written, or the Luxi socket cannot be reached: an error on stderr"),
+            (2, "a cluster could not be read (the others are saved), or the command line is wrong"),
+        ],
+        examples: &[
+            ("hailstone-scan -d /var/tmp/clusters cluster1.example.com", "save cluster1 over RAPI as /var/tmp/clusters/cluster1.example.com.data"),
+            ("hailstone-scan -L", "save the local cluster as LOCAL.data"),
+        ],
+        files: &[],
+    },
 };
 
 /// The name printed wherever hscan prints its own.
@@ -60,11 +80,11 @@ pub fn usage() -> String {
 mod tests {
     use super::*;
 
-    /// hscan 3.0.2's help rows, line for line.
+    /// hscan 3.0.2's help rows, in its order.
     #[test]
     fn help_rows_are_hscans() {
         let text = usage();
-        let rows: Vec<&str> = text.lines().skip(2).collect();
+        let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
         assert_eq!(rows.len(), 10);
         assert_eq!(
             rows[1],

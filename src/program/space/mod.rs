@@ -72,6 +72,31 @@ fn exclusive(state: &State) -> bool {
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+    if !o.json {
+        return count(o, out, err);
+    }
+    // The document carries the `HTS_*` keys of --machine-readable, typed.
+    let mut keys = Vec::new();
+    let machine = Options {
+        machine_readable: true,
+        ..o.clone()
+    };
+    count(&machine, &mut keys, err)?;
+    let document = crate::write::document::document(
+        PROGRAM,
+        o.load.ganeti,
+        vec![(
+            "keys",
+            crate::write::document::keys("HTS", &String::from_utf8_lossy(&keys)),
+        )],
+    );
+    out.write_all(document.line().as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The count: its text (or keys) on `out`.
+fn count(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
     let fixed = load(o, err)?;
     let mut cluster = fixed.clone();
     select::set_node_status(&mut cluster, &o.offline, o.max_cpu, o.min_disk)

@@ -6,6 +6,7 @@
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
 use crate::program::cli::{take, take_as, Opt, Program};
+use crate::write::manual::Manual;
 
 /// hspace's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -33,7 +34,10 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::MinDisk),
         take(Opt::StandardAlloc),
         take(Opt::TieredAlloc),
-        take(Opt::Save),
+        take_as(
+            Opt::Save,
+            "save the cluster after each phase (FILE.tiered, FILE.standard) as data files",
+        ),
         take(Opt::StaticKvmNodeMemory),
         take(Opt::Version),
         take(Opt::Help),
@@ -45,9 +49,28 @@ pub const COMMAND_LINE: Program = Program {
         ),
         take(Opt::ExplainFormat),
         take(Opt::GanetiVersion),
+        take(Opt::Json),
     ],
     arguments: "",
     flag_values: false,
+    manual: Manual {
+        summary: "count how many instances fit on a Ganeti cluster as hspace 3.0.2 does, or as the allocator would place them",
+        description: &[
+            "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I), or simulates empty node groups (--simulate), then fills it with new instances: first tiered, starting from the largest size the instance policy allows and shrinking the resource that runs out, then of the standard size (--tiered-alloc and --standard-alloc give other sizes, --disk-template another template), and prints how many fit and what is left, for people or with --machine-readable as HTS_ shell variables; -S FILE saves the cluster after each phase (FILE.tiered, FILE.standard).",
+            "With --allocator-model it counts what the allocator itself (hailstone, as hail) would accept, one instance at a time: its choice of group, the global N+1 check for every disk template and the lost-allocations metric on exclusive storage. --json prints the HTS_ keys as one JSON document.",
+        ],
+        exit_status: &[
+            (0, "the counts were printed"),
+            (1, "bad input or a cluster that cannot be read: an error on stderr"),
+            (2, "the command line is wrong: the error and this help on stderr"),
+        ],
+        examples: &[
+            ("hailstone-space -L", "how many instances of the policy's sizes still fit on the local cluster"),
+            ("hailstone-space -t cluster.data --standard-alloc=10240,4096,2 --machine-readable", "how many instances of 10 GiB disk, 4 GiB memory and 2 vCPUs fit, as HTS_ keys"),
+            ("hailstone-space --simulate=p,10,2t,256g,32 --disk-template=drbd", "the capacity of ten empty nodes of 2 TiB disk, 256 GiB memory and 32 CPUs"),
+        ],
+        files: &[],
+    },
 };
 
 /// The name printed wherever hspace prints its own.
@@ -58,14 +81,14 @@ mod tests {
     use super::*;
     use std::ffi::OsString;
 
-    /// hspace 3.0.2's help rows, line for line, before hailstone's own.
+    /// hspace 3.0.2's help rows, in its order, before hailstone's own.
     #[test]
     fn help_rows_are_hspaces() {
         let text = COMMAND_LINE.usage();
-        let rows: Vec<&str> = text.lines().skip(2).collect();
+        let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
         assert_eq!(
             rows[0],
-            "  -p[FIELDS]  --print-nodes[=FIELDS]       print the final node list"
+            "  -p[FIELDS]  --print-nodes[=FIELDS]       print the node table before and after, on stderr (FIELDS: the columns, comma-separated; +FIELD,... adds to the default ones)"
         );
         assert_eq!(
             rows[14],

@@ -18,7 +18,10 @@ use crate::program::jobs;
 use crate::program::plan::{self, alias_of, commands_text, split_jobs, step_job, MoveJob, Names};
 use crate::program::source;
 use crate::read::merge::MergeOptions;
-use crate::search::squeeze::{offline_candidates, online_candidates, Decision, Squeeze, Trial};
+use crate::search::squeeze::{
+    offline_candidates, online_candidates, Decision, Progress, Squeeze, Trial,
+};
+use crate::write::json::Json;
 use crate::write::opcodes::{self, meta_opcode};
 use crate::write::squeeze as texts;
 use crate::write::text;
@@ -27,10 +30,23 @@ use options::{Options, PROGRAM};
 /// Runs `hailstone-squeeze` with `args` (without `argv[0]`); returns the
 /// exit status.
 pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    main_showing(args, out, err, false)
+}
+
+/// [`main`], and with `progress` a line on `err` that counts the nodes
+/// tried while the decision is searched for (the program's stderr when it
+/// is a terminal: the search can take a while on a large cluster). The
+/// output does not depend on it.
+pub fn main_showing(
+    args: &[OsString],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    progress: bool,
+) -> u8 {
     exit::main(
         PROGRAM,
         options::COMMAND_LINE.parse_without_arguments(args),
-        run,
+        |o: &Options, out: &mut dyn Write, err: &mut dyn Write| run(o, out, err, progress),
         out,
         err,
     )
@@ -165,7 +181,27 @@ fn save_final(
     Ok(())
 }
 
-fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write, progress: bool) -> Result<(), Stop> {
+    if o.json && o.exec {
+        return Err(exit::stop(crate::write::balance::JSON_AND_EXEC.to_owned()));
+    }
+    if o.json {
+        // The text goes nowhere; the document is all of stdout.
+        let document = plan_text(o, &mut std::io::sink(), err, progress)?;
+        out.write_all(document.line().as_bytes())?;
+        out.flush()?;
+        return Ok(());
+    }
+    plan_text(o, out, err, progress).map(|_| ())
+}
+
+/// The run: its text on `out`, its `--json` document returned.
+fn plan_text(
+    o: &Options,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    progress: bool,
+) -> Result<Json, Stop> {
     let cluster = load(o, err)?;
     if let Some(path) = &o.save {
         let text = text::serialize_cluster(&cluster);
@@ -181,16 +217,47 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             .map(|&k| cluster.nodes[k].info.name.as_str())
             .collect()
     };
+    let off = full_names(&offline_candidates(&cluster));
+    let on = full_names(&online_candidates(&cluster));
     if o.verbose > 1 {
-        let off = full_names(&offline_candidates(&cluster));
-        let on = full_names(&online_candidates(&cluster));
         out.write_all(texts::candidates(&off, &on).as_bytes())?;
     }
+    let document = |decision: &str, nodes: &[usize], enough: Json, moves: Vec<Json>| {
+        crate::write::document::document(
+            PROGRAM,
+            o.load.ganeti,
+            vec![
+                ("decision", Json::Str(decision.to_owned())),
+                ("nodes", crate::write::document::names(&full_names(nodes))),
+                ("enough", enough),
+                (
+                    "candidates",
+                    Json::Obj(vec![
+                        ("offline", crate::write::document::names(&off)),
+                        ("online", crate::write::document::names(&on)),
+                    ]),
+                ),
+                ("moves", Json::Arr(moves)),
+            ],
+        )
+    };
     let aliases = |keys: &[usize]| -> Vec<&str> {
         keys.iter().map(|&k| alias_of(&names, k as i32)).collect()
     };
     let planner = Squeeze::new(&cluster);
-    let (decision, why) = planner.decide(o.minimal_resources, o.target_resources);
+    let mut shown = false;
+    let mut show = |p: Progress| {
+        if progress {
+            // A failed write to a terminal changes nothing of the plan.
+            let _ = err.write_all(texts::progress(&p).as_bytes());
+            let _ = err.flush();
+            shown = true;
+        }
+    };
+    let (decision, why) = planner.decide(o.minimal_resources, o.target_resources, &mut show);
+    if shown {
+        err.write_all(b"\n")?;
+    }
     if let Some(to) = &o.explain {
         let text = explain::squeeze::render(
             &cluster,
@@ -202,7 +269,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         );
         exit::write_explanation(PROGRAM, to, &text, err)?;
     }
-    match decision {
+    let result = match decision {
         Decision::Online {
             nodes,
             enough,
@@ -225,6 +292,8 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             save_final(o, out, err, "after hsqueeze expansion", || {
                 trial_data(&cluster, &trial)
             })?;
+            let moves = plan::moves_document(&trial.steps, &split_jobs(&moves), &names);
+            document("online", &nodes, Json::Bool(enough), moves)
         }
         Decision::NoAction => {
             out.write_all(texts::decision("No action", &[], o.no_headers).as_bytes())?;
@@ -232,6 +301,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             save_final(o, out, err, "after hsqueeze doing nothing", || {
                 text::serialize_cluster(&cluster)
             })?;
+            document("no-action", &[], Json::Null, Vec::new())
         }
         Decision::Offline { nodes, trial } => {
             let heading = texts::decision("Nodes to offline", &full_names(&nodes), o.no_headers);
@@ -248,8 +318,10 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             save_final(o, out, err, "after hsqueeze run", || {
                 trial_data(&cluster, &trial)
             })?;
+            let moves = plan::moves_document(&trial.steps, &split_jobs(&moves), &names);
+            document("offline", &nodes, Json::Null, moves)
         }
-    }
+    };
     out.flush()?;
-    Ok(())
+    Ok(result)
 }

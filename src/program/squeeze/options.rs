@@ -12,6 +12,7 @@
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
 use crate::program::cli::{take, take_as, Opt, Program};
+use crate::write::manual::Manual;
 
 /// hsqueeze's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -25,7 +26,10 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Exec),
         take(Opt::MinimalResources),
         take(Opt::TargetResources),
-        take(Opt::Save),
+        take_as(
+            Opt::Save,
+            "save the cluster before (FILE.original) and after the plan (FILE.squeezed) as data files",
+        ),
         take(Opt::PrintCommands),
         take(Opt::Verbose),
         take(Opt::NoHeaders),
@@ -39,9 +43,27 @@ pub const COMMAND_LINE: Program = Program {
         ),
         take(Opt::ExplainFormat),
         take(Opt::GanetiVersion),
+        take(Opt::Json),
     ],
     arguments: "",
     flag_values: false,
+    manual: Manual {
+        summary: "power Ganeti nodes off and on as hsqueeze 3.0.2 does",
+        description: &[
+            "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or an iallocator request (-I). When every node keeps at least --target-resources standard instances free after moving the instances of some nodes away, it prints those nodes to power off; when a node has less than --minimal-resources free, it prints the standby nodes (offline, tagged htools:standby:...) to power on. -C prints the commands (the moves, the tags, the power commands), -X carries them out (with -L).",
+            "--json prints one JSON document instead of the text: the decision, the nodes and the moves with their commands.",
+        ],
+        exit_status: &[
+            (0, "the plan was printed (also when there is nothing to do), or carried out with -X"),
+            (1, "bad input, a cluster that cannot be read, or with -X a job that failed: an error on stderr, and with --json nothing on stdout"),
+            (2, "the command line is wrong: the error and this help on stderr"),
+        ],
+        examples: &[
+            ("hailstone-squeeze -L -C", "which nodes could be powered off now, and the commands"),
+            ("hailstone-squeeze -L --minimal-resources=2 --target-resources=3 -X", "keep between 2 and 3 standard instances free on every node, powering nodes off or on"),
+        ],
+        files: &[],
+    },
 };
 
 /// The name printed wherever the original prints its own.
@@ -61,8 +83,8 @@ mod tests {
     #[test]
     fn help_rows_are_hsqueezes() {
         let text = COMMAND_LINE.usage();
-        let rows: Vec<&str> = text.lines().skip(2).collect();
-        assert_eq!(rows.len(), 17);
+        let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
+        assert_eq!(rows.len(), 18);
         assert_eq!(
             rows[4],
             "              --minimal-resources=FACTOR  minimal resources to be present on each in multiples of the standard allocation for not onlining standby nodes"

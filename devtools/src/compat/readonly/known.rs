@@ -3,9 +3,10 @@
 //! that difference and nothing more before it is accepted:
 //!
 //! * the help text (`--help`, and the usage text after a command-line
-//!   error): ours names itself on its first two lines, then prints the
-//!   original's option rows unchanged, then rows of its own options (none
-//!   of which the original has);
+//!   error): ours names itself on its first two lines, then lists the
+//!   original's options in its order with the same names and arguments
+//!   (each with a description, ours), then rows of its own options (none
+//!   of which the original has), then its text about the program;
 //! * the completion list (`--help-completion`): the original's rows, then
 //!   rows of its own options;
 //! * the version text: `<ours> version X.Y.Z`, then `compatible with
@@ -179,12 +180,7 @@ fn same(a: &str, b: &str, what: &str) -> Result<(), String> {
 /// those of its first word.
 fn long_options(row: &str, help: bool) -> Vec<&str> {
     let columns: Vec<&str> = if help {
-        row.trim_start()
-            .split("  ")
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .take_while(|c| c.starts_with('-'))
-            .collect()
+        option_columns(row)
     } else {
         row.split(' ').take(1).collect()
     };
@@ -246,8 +242,22 @@ fn first_difference(what: &str, names: Names, a: &[&str], b: &[&str]) -> String 
     )
 }
 
-/// `--help`: the original's rows are our first rows, then rows of our own
-/// options; the first two lines name the program.
+/// The option columns of a help row: its short and long names with
+/// their arguments (GetOpt's columns before the description).
+pub fn option_columns(row: &str) -> Vec<&str> {
+    row.trim_start()
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .take_while(|c| c.starts_with('-'))
+        .collect()
+}
+
+/// `--help`: the original's options are our first option rows, in its
+/// order, with the same names and arguments (the descriptions are ours:
+/// corrected where the original's were wrong), then rows of our own
+/// options; after an empty line, our text about the program (exit
+/// statuses, examples). The first two lines name the program.
 pub fn help_text(names: Names, h: &str, q: &str) -> Result<(), String> {
     let (hl, ql): (Vec<&str>, Vec<&str>) = (h.lines().collect(), q.lines().collect());
     if hl.len() < 2 || ql.len() < 2 || !h.ends_with('\n') || !q.ends_with('\n') {
@@ -265,9 +275,28 @@ pub fn help_text(names: Names, h: &str, q: &str) -> Result<(), String> {
     if ql[1] != usage && ql[1] != format!("{usage} [CLUSTER...]") {
         return Err(format!("{ours}'s usage line is {:?}", ql[1]));
     }
-    let (hr, qr) = (&hl[2..], &ql[2..]);
-    if qr.len() < hr.len() || qr[..hr.len()] != *hr {
-        return Err(first_difference("row", names, hr, qr));
+    let hr = &hl[2..];
+    let qr: Vec<&str> = ql[2..]
+        .iter()
+        .copied()
+        .take_while(|l| !l.is_empty())
+        .collect();
+    if ql.len() > qr.len() + 2
+        && !ql[qr.len() + 2..]
+            .iter()
+            .any(|l| l.starts_with("Exit status:"))
+    {
+        return Err(format!(
+            "{ours}'s text after the options has no exit statuses"
+        ));
+    }
+    if qr.len() < hr.len() {
+        return Err(format!("{ours} lists fewer options than {o}"));
+    }
+    for (k, (a, b)) in hr.iter().zip(&qr).enumerate() {
+        if option_columns(a) != option_columns(b) || b.trim_end() == option_columns(b).join("  ") {
+            return Err(first_difference("option row", names, &hr[k..], &qr[k..]));
+        }
     }
     extra_rows(hr, &qr[hr.len()..], true)
 }

@@ -5,8 +5,8 @@
 //! there is the one the pattern's reason describes and nothing more.
 //!
 //! * help, usage, completion and version texts: hailstone-space names
-//!   itself and lists its own options after hspace's, whose rows it
-//!   prints unchanged;
+//!   itself and lists its own options after hspace's (the read-only
+//!   suites' check of the help text, then its extra options in order);
 //! * a data file error: hailstone-space names the file, the line, the
 //!   object and the field before hspace's own words;
 //! * hspace's crash on an instance whose nodes are in two groups
@@ -17,11 +17,12 @@
 use crate::process::Status;
 
 /// The options hailstone-space adds after hspace's, in order.
-pub const EXTRA_OPTIONS: [&str; 4] = [
+pub const EXTRA_OPTIONS: [&str; 5] = [
     "--allocator-model",
     "--explain",
     "--explain-format",
     "--ganeti-version",
+    "--json",
 ];
 
 /// What one program did, its output folder already written `{OUT}`.
@@ -194,31 +195,14 @@ fn extra_rows(rows: &[&str], at_start: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// `--help`: hspace's rows are hailstone-space's first rows, then the
-/// extra options; the first two lines name the program.
+/// `--help`: the read-only suites' check (hspace's options first, in its
+/// order, with their names and arguments), then exactly the extra
+/// options, in order.
 pub fn help_text(h: &str, q: &str) -> Result<(), String> {
-    let (hl, ql): (Vec<&str>, Vec<&str>) = (h.lines().collect(), q.lines().collect());
-    if hl.len() < 2 || ql.len() < 2 || !h.ends_with('\n') || !q.ends_with('\n') {
-        return Err("a help text without its two heading lines".to_owned());
-    }
-    if !hl[0].starts_with("hspace (ganeti) version ") || hl[1] != "Usage: hspace [OPTION...]" {
-        return Err(format!("hspace's heading is {:?}", &hl[..2]));
-    }
-    known::version_line(NAMES.ours, ql[0])?;
-    if ql[1] != "Usage: hailstone-space [OPTION...]" {
-        return Err(format!("hailstone-space's usage line is {:?}", ql[1]));
-    }
-    let (hr, qr) = (&hl[2..], &ql[2..]);
-    if qr.len() < hr.len() || qr[..hr.len()] != *hr {
-        let k = hr.iter().zip(qr).take_while(|(a, b)| a == b).count();
-        return Err(format!(
-            "row {} differs: hspace {:?}, hailstone-space {:?}",
-            k + 1,
-            hr.get(k).copied().unwrap_or(""),
-            qr.get(k).copied().unwrap_or("")
-        ));
-    }
-    extra_rows(&qr[hr.len()..], false)
+    known::help_text(NAMES, h, q)?;
+    let original = h.lines().count() - 2;
+    let ours: Vec<&str> = q.lines().skip(2).take_while(|l| !l.is_empty()).collect();
+    extra_rows(&ours[original..], false)
 }
 
 /// `--help-completion`: hspace's rows, then one row per extra option.

@@ -1,0 +1,227 @@
+//! The programs' manuals, from one [`Manual`] per program: the part of
+//! `--help` after the option table (what the program does, its exit
+//! statuses, examples) and the man page (roff, with the sections of
+//! `man-pages(7)`: NAME, SYNOPSIS, DESCRIPTION, OPTIONS, EXIT STATUS,
+//! EXAMPLES, FILES, SEE ALSO).
+
+/// What a program's manual says beyond its options.
+#[derive(Debug)]
+pub struct Manual {
+    /// What it does, in a line (the man page's NAME line).
+    pub summary: &'static str,
+    /// What it does, in paragraphs.
+    pub description: &'static [&'static str],
+    /// Each exit status and when the program ends with it.
+    pub exit_status: &'static [(u8, &'static str)],
+    /// Command lines and what each does.
+    pub examples: &'static [(&'static str, &'static str)],
+    /// The files it reads or writes, and what they are.
+    pub files: &'static [(&'static str, &'static str)],
+}
+
+/// One option of a man page: its names as `--help` shows them
+/// (`-p[FIELDS], --print-nodes[=FIELDS]`) and what it does.
+#[derive(Debug)]
+pub struct OptionRow {
+    pub names: String,
+    pub help: String,
+}
+
+/// The width `--help` wraps its paragraphs at.
+const WIDTH: usize = 79;
+
+/// `text` in lines of at most [`WIDTH`] columns (a longer word alone on
+/// its line), each starting with `indent`.
+fn wrap(text: &str, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && indent.len() + line.len() + 1 + word.len() > WIDTH {
+            out.push_str(indent);
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(indent);
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The end of `--help`: the description, the exit statuses and the
+/// examples, each block after an empty line.
+pub fn help_tail(m: &Manual) -> String {
+    let mut s = String::new();
+    for p in m.description {
+        s.push('\n');
+        s.push_str(&wrap(p, ""));
+    }
+    s.push_str("\nExit status:\n");
+    for (code, what) in m.exit_status {
+        let lead = format!("  {code}  ");
+        let text = wrap(what, "     ");
+        s.push_str(&lead);
+        s.push_str(text.trim_start());
+    }
+    if !m.examples.is_empty() {
+        s.push_str("\nExamples:\n");
+        for (command, what) in m.examples {
+            s.push_str(&format!("  {command}\n"));
+            s.push_str(&wrap(what, "      "));
+        }
+    }
+    s
+}
+
+/// `text` as roff text: backslashes and dashes escaped, a line never
+/// starting with a control character.
+fn roff(text: &str) -> String {
+    let escaped = text.replace('\\', "\\e").replace('-', "\\-");
+    escaped
+        .lines()
+        .map(|l| {
+            if l.starts_with('.') || l.starts_with('\'') {
+                format!("\\&{l}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect()
+}
+
+/// The man page of program `name` (section 1) at `version`: its usage
+/// `synopsis` (what follows the name), manual `m`, `options` and the
+/// other programs' names (`see_also`, as `name(1)`).
+pub fn man_page(
+    name: &str,
+    version: &str,
+    synopsis: &str,
+    m: &Manual,
+    options: &[OptionRow],
+    see_also: &[&str],
+) -> String {
+    let mut s = format!(
+        ".TH {} 1 \"\" \"hailstone {version}\" \"hailstone\"\n",
+        roff(&name.to_uppercase()).trim_end()
+    );
+    s.push_str(".SH NAME\n");
+    s.push_str(&roff(&format!("{name} - {}", m.summary)));
+    s.push_str(".SH SYNOPSIS\n.B ");
+    s.push_str(&roff(name));
+    s.push_str(&roff(synopsis));
+    s.push_str(".SH DESCRIPTION\n");
+    for (k, p) in m.description.iter().enumerate() {
+        if k > 0 {
+            s.push_str(".PP\n");
+        }
+        s.push_str(&roff(p));
+    }
+    s.push_str(".SH OPTIONS\n");
+    for o in options {
+        s.push_str(".TP\n.B ");
+        s.push_str(&roff(&o.names));
+        s.push_str(&roff(&o.help));
+    }
+    s.push_str(".SH EXIT STATUS\n");
+    for (code, what) in m.exit_status {
+        s.push_str(&format!(".TP\n.B {code}\n"));
+        s.push_str(&roff(what));
+    }
+    if !m.examples.is_empty() {
+        s.push_str(".SH EXAMPLES\n");
+        for (command, what) in m.examples {
+            s.push_str(".TP\n.B ");
+            s.push_str(&roff(command));
+            s.push_str(&roff(what));
+        }
+    }
+    if !m.files.is_empty() {
+        s.push_str(".SH FILES\n");
+        for (file, what) in m.files {
+            s.push_str(".TP\n.I ");
+            s.push_str(&roff(file));
+            s.push_str(&roff(what));
+        }
+    }
+    s.push_str(".SH SEE ALSO\n");
+    let others: Vec<String> = see_also
+        .iter()
+        .filter(|o| **o != name)
+        .map(|o| format!("\\fB{}\\fR(1)", roff(o).trim_end()))
+        .chain(["\\fBgnt\\-cluster\\fR(8)".to_owned()])
+        .collect();
+    s.push_str(&others.join(",\n"));
+    s.push_str("\n.PP\n");
+    s.push_str(&roff(
+        "/usr/share/doc/hailstone/README.md: install, use, upgrade, rollback, differences from the originals, troubleshooting.",
+    ));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const M: Manual = Manual {
+        summary: "do a thing",
+        description: &["First paragraph, long enough to be wrapped at the width of a terminal of seventy-nine columns.", ".dot"],
+        exit_status: &[(0, "done"), (1, "failed")],
+        examples: &[("prog -t x.data", "run on x")],
+        files: &[("/etc/x", "the x")],
+    };
+
+    #[test]
+    fn help_tail_wraps_and_lists() {
+        let t = help_tail(&M);
+        assert!(t.lines().all(|l| l.len() <= WIDTH), "{t}");
+        assert!(t.starts_with("\nFirst paragraph,"), "{t}");
+        assert!(
+            t.contains("\nExit status:\n  0  done\n  1  failed\n"),
+            "{t}"
+        );
+        assert!(
+            t.ends_with("\nExamples:\n  prog -t x.data\n      run on x\n"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn man_page_has_every_section_and_escapes() {
+        let rows = [OptionRow {
+            names: "-t FILE, --text-data=FILE".to_owned(),
+            help: "the data".to_owned(),
+        }];
+        let p = man_page(
+            "prog-x",
+            "1.0",
+            " [OPTION...]",
+            &M,
+            &rows,
+            &["prog-x", "other"],
+        );
+        for section in [
+            "NAME",
+            "SYNOPSIS",
+            "DESCRIPTION",
+            "OPTIONS",
+            "EXIT STATUS",
+            "EXAMPLES",
+            "FILES",
+            "SEE ALSO",
+        ] {
+            assert!(p.contains(&format!(".SH {section}\n")), "{section}: {p}");
+        }
+        assert!(p.contains("prog\\-x \\- do a thing\n"), "{p}");
+        assert!(p.contains("\n\\&.dot\n"), "{p}");
+        assert!(p.contains(".B \\-t FILE, \\-\\-text\\-data=FILE\n"), "{p}");
+        assert!(p.contains("\\fBother\\fR(1)"), "{p}");
+        assert!(!p.contains("\\fBprog\\-x\\fR(1)"), "{p}");
+    }
+}

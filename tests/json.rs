@@ -1,0 +1,466 @@
+//! `--json` against the text, on generated clusters: each
+//! planner's and checker's document parses (serde_json, not hailstone's
+//! reader), carries the moves, nodes and figures its text shows, and ends
+//! the run with the text's exit status; `hailstone-groups check` fails on
+//! an unhealthy cluster.
+
+use std::ffi::OsString;
+
+use hailstone::program::datafile;
+use hailstone::program::hail::options::LoadOptions;
+use hailstone_devtools::generate::{generate, CaseSpec};
+use serde_json::Value;
+
+type Main = fn(&[OsString], &mut dyn std::io::Write, &mut dyn std::io::Write) -> u8;
+
+/// Runs a program in this process: exit status, stdout, stderr.
+fn run(main: Main, args: &[&str]) -> (u8, String, String) {
+    let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = main(&args, &mut out, &mut err);
+    (
+        code,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+/// The text run and the `--json` run of the same command line: the text's
+/// stdout, the document (none for a run that failed: then both stdouts
+/// are empty), and the exit status they share.
+fn both(main: Main, args: &[&str]) -> (String, Option<Value>, u8) {
+    let (code, text, err) = run(main, args);
+    let with_json: Vec<&str> = args.iter().copied().chain(["--json"]).collect();
+    let (jcode, json, jerr) = run(main, &with_json);
+    assert_eq!(
+        code, jcode,
+        "{args:?}: exit status {code} with text, {jcode} with --json: {err}{jerr}"
+    );
+    if json.is_empty() {
+        assert!(
+            code != 0 && text.is_empty(),
+            "{args:?}: no document: {jerr}"
+        );
+        assert_eq!(err, jerr, "{args:?}: the same error");
+        return (text, None, code);
+    }
+    assert_eq!(
+        json.lines().count(),
+        1,
+        "{args:?}: the document is one line"
+    );
+    let doc: Value = serde_json::from_str(&json)
+        .unwrap_or_else(|e| panic!("{args:?}: the document does not parse: {e}: {json}"));
+    assert_eq!(doc["schema"], 1);
+    (text, Some(doc), code)
+}
+
+/// Multi-group cluster `seed` as a data file: 4 to 18 nodes, 2 to 4
+/// groups.
+fn cluster(seed: u64) -> Option<String> {
+    let nodes = 4 + (seed as usize * 7) % 15;
+    let groups = 2 + (seed as usize) % 3;
+    let case = generate(&CaseSpec::multi_group(seed, nodes, groups));
+    datafile::from_request(case.request.as_bytes(), &LoadOptions::default()).ok()
+}
+
+/// The group names of a data file.
+fn group_names(text: &str) -> Vec<String> {
+    text.split("\n\n")
+        .next()
+        .unwrap_or("")
+        .lines()
+        .filter_map(|l| l.split('|').next())
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The `gnt-instance` lines of a `-C` text, in order.
+fn command_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("gnt-instance "))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every command of the document's moves, in order.
+fn document_commands(doc: &Value) -> Vec<String> {
+    doc["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .flat_map(|m| m["commands"].as_array().expect("commands").clone())
+        .map(|c| c.as_str().expect("a command").to_owned())
+        .collect()
+}
+
+fn f8(v: &Value) -> String {
+    format!("{:.8}", v.as_f64().expect("a number"))
+}
+
+/// A balancing step line: instance, old nodes, new nodes, score.
+fn step_fields(line: &str) -> Option<(String, String, String, String)> {
+    let mut w = line.split_whitespace();
+    let n = w.next()?;
+    n.strip_suffix('.')?.parse::<usize>().ok()?;
+    let inst = w.next()?.to_owned();
+    let old = w.next()?.to_owned();
+    (w.next()? == "=>").then_some(())?;
+    let new = w.next()?.to_owned();
+    let score = w.next()?.to_owned();
+    Some((inst, old, new, score))
+}
+
+/// `name` shortened as the step lines shorten it (the common suffix of
+/// the node names cut off), compared by prefix.
+fn same_name(alias: &str, full: &str) -> bool {
+    full.starts_with(alias)
+}
+
+fn pair_matches(text: &str, v: &Value) -> bool {
+    let p = v["primary"].as_str().unwrap_or("");
+    match text.split_once(':') {
+        Some((a, b)) => same_name(a, p) && same_name(b, v["secondary"].as_str().unwrap_or("")),
+        None => same_name(text, p) && v["secondary"].is_null(),
+    }
+}
+
+#[test]
+fn balance_documents_carry_the_plan() {
+    let dir = crate::run::scratch("json-balance");
+    let (mut plans, mut moves) = (0, 0);
+    for seed in 1..=24u64 {
+        let Some(text) = cluster(seed) else { continue };
+        let file = dir.join(format!("c{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        for g in group_names(&text) {
+            let args = ["-t", file, "-G", &g, "-C", "-l", "12"];
+            let (out, doc, code) = both(hailstone::program::balance::main, &args);
+            let Some(doc) = doc.filter(|_| code == 0) else {
+                continue;
+            };
+            let steps: Vec<_> = out.lines().filter_map(step_fields).collect();
+            let jm = doc["moves"].as_array().unwrap();
+            assert_eq!(steps.len(), jm.len(), "seed {seed} group {g}: {out}");
+            for ((inst, old, new, score), m) in steps.iter().zip(jm) {
+                assert!(
+                    same_name(inst, m["instance"].as_str().unwrap()),
+                    "{inst} {m}"
+                );
+                assert!(pair_matches(old, &m["from"]), "{old} {m}");
+                assert!(pair_matches(new, &m["to"]), "{new} {m}");
+                assert_eq!(*score, f8(&m["score"]), "seed {seed} group {g}");
+            }
+            assert_eq!(
+                command_lines(&out),
+                document_commands(&doc),
+                "seed {seed} group {g}"
+            );
+            if let Some(line) = out.lines().find(|l| l.starts_with("Initial score: ")) {
+                assert_eq!(
+                    line,
+                    format!("Initial score: {}", f8(&doc["score"]["initial"]))
+                );
+            }
+            if let Some(line) = out
+                .lines()
+                .find(|l| l.starts_with("Cluster score improved"))
+            {
+                let want = format!(
+                    "Cluster score improved from {} to {}",
+                    f8(&doc["score"]["initial"]),
+                    f8(&doc["score"]["final"])
+                );
+                assert_eq!(line, want);
+            }
+            assert_eq!(doc["group"].as_str(), Some(g.as_str()));
+            plans += usize::from(!jm.is_empty());
+            moves += jm.len();
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(plans >= 10 && moves >= 30, "{plans} plans, {moves} moves");
+}
+
+#[test]
+fn squeeze_documents_carry_the_decision() {
+    let dir = crate::run::scratch("json-squeeze");
+    let mut decisions = std::collections::BTreeSet::new();
+    for seed in 1..=24u64 {
+        // Clusters of instances that can be moved off nodes to power off.
+        let Some(text) = crate::squeeze::generated_cluster(seed) else {
+            continue;
+        };
+        let file = dir.join(format!("c{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        for (minimal, target) in [("0.2", "0.5"), ("1", "2"), ("6", "8")] {
+            let args = [
+                "-t",
+                file,
+                "-C",
+                "--minimal-resources",
+                minimal,
+                "--target-resources",
+                target,
+            ];
+            let (out, doc, code) = both(hailstone::program::squeeze::main, &args);
+            let Some(doc) = doc.filter(|_| code == 0) else {
+                continue;
+            };
+            let mut lines = out.lines();
+            let heading = lines.next().unwrap();
+            let decision = doc["decision"].as_str().unwrap();
+            let want = match decision {
+                "offline" => "'Nodes to offline'",
+                "online" => "'Nodes to online'",
+                _ => "'No action'",
+            };
+            assert_eq!(heading, want, "seed {seed}");
+            let nodes: Vec<&str> = lines.take_while(|l| !l.is_empty()).collect();
+            let jn: Vec<&str> = doc["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_str().unwrap())
+                .collect();
+            assert_eq!(nodes, jn, "seed {seed}");
+            assert_eq!(command_lines(&out), document_commands(&doc), "seed {seed}");
+            decisions.insert(decision.to_owned());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        decisions.contains("offline") && decisions.len() >= 2,
+        "{decisions:?}"
+    );
+}
+
+/// `HCHECK_*` or `HTS_*` lines as (key, value) pairs.
+fn key_lines<'a>(text: &'a str, prefix: &str) -> Vec<(&'a str, &'a str)> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix(prefix))
+        .filter_map(|l| l.split_once('='))
+        .collect()
+}
+
+fn same_value(text: &str, v: &Value) -> bool {
+    let text = text.trim_matches('\'');
+    match v {
+        Value::String(s) => s == text,
+        Value::Bool(b) => text == if *b { "1" } else { "0" },
+        Value::Number(n) => text.parse::<f64>().ok() == n.as_f64(),
+        _ => false,
+    }
+}
+
+#[test]
+fn check_documents_carry_the_figures() {
+    let dir = crate::run::scratch("json-check");
+    let mut unhealthy = 0;
+    for seed in 1..=24u64 {
+        let Some(text) = cluster(seed) else { continue };
+        let file = dir.join(format!("c{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        let (out, doc, code) = both(
+            hailstone::program::check::main,
+            &["-t", file, "--machine-readable"],
+        );
+        let doc = doc.expect("a document");
+        assert_eq!(
+            code == 1,
+            doc["need_rebalance"] == Value::Bool(true),
+            "seed {seed}"
+        );
+        unhealthy += usize::from(code == 1);
+        let keys = key_lines(&out, "HCHECK_");
+        let groups = doc["groups"].as_array().unwrap();
+        let mut compared = 0;
+        for (key, value) in keys {
+            let Some((phase, rest)) = key.split_once('_') else {
+                continue;
+            };
+            let phase = match phase {
+                "INIT" => "initial",
+                "FINAL" => "rebalanced",
+                _ => continue,
+            };
+            let (figures, field) = if let Some(rest) = rest.strip_prefix("CLUSTER_") {
+                (&doc["cluster"][phase], rest)
+            } else if let Some(rest) = rest.strip_prefix("GROUP_") {
+                let (index, field) = rest.split_once('_').unwrap();
+                // Groups are listed in index order; the UUID names them.
+                let uuid = key_lines(&out, "HCHECK_GROUP_UUID_")
+                    .into_iter()
+                    .find(|(i, _)| *i == index)
+                    .map(|(_, u)| u.trim_matches('\''))
+                    .unwrap();
+                let g = groups.iter().find(|g| g["uuid"] == uuid).unwrap();
+                (&g[phase], field)
+            } else {
+                continue;
+            };
+            let got = &figures[field.to_lowercase()];
+            if field == "SCORE" {
+                assert_eq!(value, f8(got), "seed {seed} {key}");
+            } else {
+                assert!(
+                    same_value(value, got),
+                    "seed {seed} {key}={value}, document {got}"
+                );
+            }
+            compared += 1;
+        }
+        assert!(compared >= 12, "seed {seed}: {compared} figures compared");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(unhealthy >= 3, "{unhealthy} clusters need rebalancing");
+}
+
+#[test]
+fn space_documents_carry_every_key() {
+    let dir = crate::run::scratch("json-space");
+    for seed in 1..=12u64 {
+        let Some(text) = cluster(seed) else { continue };
+        let file = dir.join(format!("c{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        for model in [&[][..], &["--allocator-model"]] {
+            let args: Vec<&str> = ["-t", file, "--machine-readable"]
+                .into_iter()
+                .chain(model.iter().copied())
+                .collect();
+            let (out, doc, code) = both(hailstone::program::space::main, &args);
+            assert_eq!(code, 0, "seed {seed}");
+            let doc = doc.expect("a document");
+            let keys = key_lines(&out, "HTS_");
+            let map = doc["keys"].as_object().unwrap();
+            assert_eq!(keys.len(), map.len(), "seed {seed}");
+            for (key, value) in keys {
+                assert!(
+                    same_value(value, &map[key]),
+                    "seed {seed} {key}={value}, {}",
+                    map[key]
+                );
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn roll_documents_carry_the_groups_and_moves() {
+    let dir = crate::run::scratch("json-roll");
+    let mut moves = 0;
+    for seed in 1..=24u64 {
+        let Some(text) = cluster(seed) else { continue };
+        let file = dir.join(format!("c{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        let (out, doc, code) = both(
+            hailstone::program::roll::main,
+            &["-t", file, "--print-moves", "-f", "--full-evacuation"],
+        );
+        let Some(doc) = doc.filter(|_| code == 0) else {
+            continue;
+        };
+        let mut expected = String::from("'Node Reboot Groups'\n");
+        for g in doc["groups"].as_array().unwrap() {
+            let nodes: Vec<&str> = g["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_str().unwrap())
+                .collect();
+            expected.push_str(&nodes.join(","));
+            expected.push('\n');
+            for m in g["moves"].as_array().unwrap() {
+                let (i, p) = (
+                    m["instance"].as_str().unwrap(),
+                    m["primary"].as_str().unwrap(),
+                );
+                match m["secondary"].as_str() {
+                    Some(s) => expected.push_str(&format!("  {i} {p} {s}\n")),
+                    None => expected.push_str(&format!("  {i} {p}\n")),
+                }
+                moves += 1;
+            }
+        }
+        assert_eq!(out, expected, "seed {seed}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(moves >= 20, "{moves} moves");
+}
+
+#[test]
+fn groups_documents_carry_health_and_plans() {
+    let dir = crate::run::scratch("json-groups");
+    let (mut unhealthy, mut planned) = (0, 0);
+    for seed in 1..=24u64 {
+        let Some(text) = cluster(seed) else { continue };
+        let file = dir.join(format!("c{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        let (out, doc, code) = both(hailstone::program::groups::main, &["check", "-t", file]);
+        let doc = doc.expect("a document");
+        let sick: Vec<&str> = doc["report"]["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|g| g["status"] != "healthy")
+            .map(|g| g["group"].as_str().unwrap())
+            .collect();
+        // Exit status 1 exactly when a group is not healthy, each named.
+        assert_eq!(code == 1, !sick.is_empty(), "seed {seed}: {out}");
+        assert_eq!(doc["healthy"], Value::Bool(sick.is_empty()));
+        for g in &sick {
+            assert!(
+                out.lines()
+                    .any(|l| l.contains(g) && l.contains("unhealthy")),
+                "{g}: {out}"
+            );
+        }
+        unhealthy += usize::from(code == 1);
+        for op in ["repair", "compress", "balance"] {
+            let mut args = vec![op, "-t", file, "-C"];
+            if op == "compress" {
+                args.push("--evacuate");
+            }
+            let (out, doc, code) = both(hailstone::program::groups::main, &args);
+            assert_eq!(code, 0, "seed {seed} {op}");
+            let doc = doc.expect("a document");
+            assert_eq!(doc["operation"], op);
+            assert_eq!(
+                command_lines(&out),
+                document_commands(&doc),
+                "seed {seed} {op}"
+            );
+            planned += usize::from(!doc["moves"].as_array().unwrap().is_empty());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        unhealthy >= 3 && planned >= 10,
+        "{unhealthy} unhealthy, {planned} plans"
+    );
+}
+
+#[test]
+fn json_and_exec_are_refused_together() {
+    for main in [
+        hailstone::program::balance::main as Main,
+        hailstone::program::squeeze::main,
+        hailstone::program::roll::main,
+    ] {
+        let (code, out, err) = run(main, &["-L/nonexistent", "-X", "--json"]);
+        assert_eq!((code, out.as_str()), (1, ""), "{err}");
+        assert!(
+            err.contains("--json prints the plan and -X carries it out"),
+            "{err}"
+        );
+    }
+}
