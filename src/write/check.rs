@@ -74,6 +74,10 @@ pub fn verdict(no_simulation: bool, need_rebalance: bool) -> &'static str {
     }
 }
 
+/// A node that cannot be evacuated: its name, and the instance that
+/// cannot leave it with how it was to leave (`--true-counts`).
+pub type UnevacuableNode<'a> = (String, Option<(String, &'a str)>);
+
 /// How the statistics are printed.
 #[derive(Debug, Clone, Copy)]
 pub struct Style {
@@ -160,7 +164,7 @@ pub fn unevacuable(
     style: Style,
     level: &str,
     phase: Phase,
-    nodes: &[(String, Option<(String, &str)>)],
+    nodes: &[UnevacuableNode<'_>],
 ) -> String {
     if style.machine {
         let names: Vec<&str> = nodes.iter().map(|(n, _)| n.as_str()).collect();
@@ -191,7 +195,7 @@ pub fn figures_document(
     capacity: bool,
     counts: &[usize],
     last: (&'static str, Json),
-    unevacuable: Option<&[(String, Option<(String, &str)>)]>,
+    unevacuable: Option<&[UnevacuableNode<'_>]>,
 ) -> Json {
     let mut fields: Vec<(String, Json)> = common_data(capacity)
         .iter()

@@ -254,6 +254,9 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
     Ok(head.document(o, "balanced", moves))
 }
 
+/// The score's components: name, value, weight (`metric::components`).
+type Terms<'a> = &'a [(&'a str, f64, f64)];
+
 /// What the document of a run says about the group before and after.
 struct Head<'a> {
     group: &'a str,
@@ -261,7 +264,7 @@ struct Head<'a> {
     /// Initial, final, optimal score and `-e`.
     scores: (f64, f64, f64, f64),
     /// The score's components before and after.
-    components: (&'a [(&'a str, f64, f64)], &'a [(&'a str, f64, f64)]),
+    components: (Terms<'a>, Terms<'a>),
 }
 
 impl Head<'_> {

@@ -153,7 +153,7 @@ fn phase_text(
             &counts,
             c.figures.score,
         ));
-        let unevacuable: Option<Vec<(String, Option<(String, &str)>)>> =
+        let unevacuable: Option<Vec<texts::UnevacuableNode<'_>>> =
             match (&c.figures.unevacuable, o.true_counts) {
                 (Some(u), true) => Some(
                     u.iter()
