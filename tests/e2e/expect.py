@@ -66,7 +66,8 @@ def placements(request, answer):
     raise ValueError("request type %r not handled" % kind)
 
 
-HAILSTONE_ONLY = ("--explain", "--explain-format", "--inter-group-evacuation",
+HAILSTONE_ONLY = ("--explain", "--explain-format", "--explain-keep",
+                  "--inter-group-evacuation",
                   "--n1-rule", "--ganeti-version")
 FLAGS = ("--no-capacity-checks", "--ignore-soft-errors", "--ignore-dynu",
          "--mond-xen")

@@ -294,8 +294,16 @@ pub fn help_text(names: Names, h: &str, q: &str) -> Result<(), String> {
         return Err(format!("{ours} lists fewer options than {o}"));
     }
     for (k, (a, b)) in hr.iter().zip(&qr).enumerate() {
-        if option_columns(a) != option_columns(b) || b.trim_end() == option_columns(b).join("  ") {
-            return Err(first_difference("option row", names, &hr[k..], &qr[k..]));
+        let described = b
+            .trim_start()
+            .split("  ")
+            .map(str::trim)
+            .any(|c| !c.is_empty() && !c.starts_with('-'));
+        if option_columns(a) != option_columns(b) || !described {
+            return Err(format!(
+                "option row {} differs: {o} {a:?}, {ours} {b:?}",
+                k + 1
+            ));
         }
     }
     extra_rows(hr, &qr[hr.len()..], true)

@@ -410,10 +410,24 @@ fn help_checks() {
         1,
     );
     assert_eq!(known::help_text(NAMES, &h, &plain), Ok(()));
+    // Our own descriptions, and our text about the program after the
+    // options.
+    let described = q.replace("do not perform", "does not perform");
+    assert_eq!(known::help_text(NAMES, &h, &described), Ok(()));
+    let tail = format!("{q}\nChecks N+1.\n\nExit status:\n  0  healthy\n");
+    assert_eq!(known::help_text(NAMES, &h, &tail), Ok(()));
     for (what, bad) in [
         (
-            "a changed row",
-            q.replace("do not perform", "does not perform"),
+            "a changed option",
+            q.replace("--no-simulation  ", "--no-simulated  "),
+        ),
+        (
+            "an option without a description",
+            q.replace("do not perform rebalancing simulation", ""),
+        ),
+        (
+            "text after the options without exit statuses",
+            format!("{q}\nChecks N+1.\n"),
         ),
         (
             "a missing row",

@@ -129,20 +129,30 @@ Usage: hailstone-space [OPTION...]\n\
 \x20             --allocator-model            count what the allocator would accept\n\
 \x20             --explain[=PATH]             explain\n\
 \x20             --explain-format=FORMAT      format of the explanation\n\
-\x20             --ganeti-version=VERSION     follow Ganeti VERSION's htools\n";
+\x20             --ganeti-version=VERSION     follow Ganeti VERSION's htools\n\
+\x20             --json                       print a JSON document\n\
+\n\
+Exit status:\n\
+\x20 0  counted\n";
 
 #[test]
 fn help_and_usage_checks() {
     assert_eq!(checks::help_text(H_HELP, Q_HELP), Ok(()));
-    // A changed row of hspace's, a missing, a moved or an unknown extra
-    // row, a wrong heading: each is caught.
-    let changed = Q_HELP.replace("show help\n", "show the help\n");
+    // A description of our own is right; a changed option of hspace's, a
+    // missing, a moved or an unknown extra row, a wrong heading: each is
+    // caught.
+    let described = Q_HELP.replace("show help\n", "show the help\n");
+    assert_eq!(checks::help_text(H_HELP, &described), Ok(()));
+    let changed = Q_HELP.replace("  -h          --help  ", "  -H          --help  ");
     assert!(checks::help_text(H_HELP, &changed)
         .unwrap_err()
-        .contains("row 2 differs"));
+        .contains("option row 2 differs"));
     let missing = Q_HELP.replace("              --explain[=PATH]             explain\n", "");
     assert!(checks::help_text(H_HELP, &missing).is_err());
-    let extra = format!("{Q_HELP}              --other                      x\n");
+    let extra = Q_HELP.replace(
+        "\n\nExit status",
+        "\n              --other                      x\n\nExit status",
+    );
     assert!(checks::help_text(H_HELP, &extra).is_err());
     let swapped = Q_HELP
         .replace("--explain[=PATH]   ", "@@")
@@ -196,7 +206,7 @@ fn version_and_completion_checks() {
     }
     let hc = "-p,--print-nodes none\n-t,--text-data file\n--help-completion none\n";
     let qc =
-        format!("{hc}--allocator-model none\n--explain none\n--explain-format choices=text,json\n--ganeti-version choices=3.0,3.1\n");
+        format!("{hc}--allocator-model none\n--explain none\n--explain-format choices=text,json\n--ganeti-version choices=3.0,3.1\n--json none\n");
     assert_eq!(checks::completion_text(hc, &qc), Ok(()));
     assert_eq!(
         checks::known_kind(&texts(0, hc, ""), H_HELP),
