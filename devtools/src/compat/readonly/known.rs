@@ -147,7 +147,7 @@ pub fn check(kind: Known, names: Names, h: &Texts, q: &Texts, r: &Reference) -> 
             let q_lead = q.stderr.strip_suffix(r.our_help.as_str()).ok_or_else(|| {
                 format!("{}'s stderr does not end with its --help text", names.ours)
             })?;
-            same(h_lead, q_lead, "the error before the usage text")?;
+            same_error_lead(h_lead, q_lead)?;
             help_text(names, &r.help, &r.our_help)
         }
         Known::DataFileError => {
@@ -240,6 +240,24 @@ fn first_difference(what: &str, names: Names, a: &[&str], b: &[&str]) -> String 
         names.ours,
         b.get(k).copied().unwrap_or("")
     )
+}
+
+/// The error before the usage text: the same lines, where an option row
+/// (GetOpt lists the candidates of an ambiguous option) may carry our
+/// description of the same option.
+pub fn same_error_lead(h: &str, q: &str) -> Result<(), String> {
+    let (hl, ql): (Vec<&str>, Vec<&str>) = (h.lines().collect(), q.lines().collect());
+    let row = |l: &str| l.starts_with(' ') && l.trim_start().starts_with('-');
+    let same = hl.len() == ql.len()
+        && h.ends_with('\n') == q.ends_with('\n')
+        && hl.iter().zip(&ql).all(|(a, b)| {
+            a == b || (row(a) && row(b) && option_columns(a) == option_columns(b))
+        });
+    if same {
+        Ok(())
+    } else {
+        Err("the error before the usage text differs too".to_owned())
+    }
 }
 
 /// The option columns of a help row: its short and long names with

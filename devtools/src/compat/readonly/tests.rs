@@ -400,6 +400,20 @@ fn texts(status: i32, stdout: &str, stderr: &str) -> Texts {
 }
 
 #[test]
+fn error_leads_may_describe_options_in_our_words() {
+    let h = "Command line error: option `--no' is ambiguous; could be one of:\n    --no-x  their words\n    --no-y  y\n\n";
+    let ours = h.replace("their words", "our words");
+    assert_eq!(known::same_error_lead(h, &ours), Ok(()));
+    for bad in [
+        h.replace("--no-x  their", "--no-z  their"),
+        h.replace("ambiguous", "unknown"),
+        h.replace("    --no-y  y\n", ""),
+    ] {
+        assert!(known::same_error_lead(h, &bad).is_err(), "{bad:?}");
+    }
+}
+
+#[test]
 fn help_checks() {
     let (h, q) = (h_help(), q_help());
     assert_eq!(known::help_text(NAMES, &h, &q), Ok(()));

@@ -138,7 +138,7 @@ pub fn check(kind: Known, h: &Texts, q: &Texts, helps: (&str, &str)) -> Result<(
                 .stderr
                 .strip_suffix(q_help)
                 .ok_or("hailstone-space's stderr does not end with its --help text")?;
-            same(h_lead, q_lead, "the error before the usage text")?;
+            known::same_error_lead(h_lead, q_lead)?;
             help_text(h_help, q_help)
         }
         Known::DataFileError => {
