@@ -19,7 +19,7 @@ fn balance(args: &[&str]) -> std::process::Output {
 }
 
 /// The groups of a data file (first section), by name.
-fn groups(text: &str) -> Vec<String> {
+pub(crate) fn groups(text: &str) -> Vec<String> {
     text.split("\n\n")
         .next()
         .unwrap_or("")

@@ -64,16 +64,12 @@ fn cluster(seed: u64) -> Option<String> {
     datafile::from_request(case.request.as_bytes(), &LoadOptions::default()).ok()
 }
 
-/// The group names of a data file.
-fn group_names(text: &str) -> Vec<String> {
-    text.split("\n\n")
-        .next()
-        .unwrap_or("")
-        .lines()
-        .filter_map(|l| l.split('|').next())
-        .filter(|n| !n.is_empty())
-        .map(str::to_owned)
-        .collect()
+/// Multi-group cluster `seed` written in `dir`: its text and its path.
+fn cluster_file(dir: &std::path::Path, seed: u64) -> Option<(String, String)> {
+    let text = cluster(seed)?;
+    let file = dir.join(format!("c{seed}.data"));
+    std::fs::write(&file, &text).unwrap();
+    Some((text, file.to_str().unwrap().to_owned()))
 }
 
 /// The `gnt-instance` lines of a `-C` text, in order.
@@ -132,11 +128,11 @@ fn balance_documents_carry_the_plan() {
     let dir = crate::run::scratch("json-balance");
     let (mut plans, mut moves) = (0, 0);
     for seed in 1..=24u64 {
-        let Some(text) = cluster(seed) else { continue };
-        let file = dir.join(format!("c{seed}.data"));
-        std::fs::write(&file, &text).unwrap();
-        let file = file.to_str().unwrap();
-        for g in group_names(&text) {
+        let Some((text, file)) = cluster_file(&dir, seed) else {
+            continue;
+        };
+        let file = file.as_str();
+        for g in crate::balance::groups(&text) {
             let args = ["-t", file, "-G", &g, "-C", "-l", "12"];
             let (out, doc, code) = both(hailstone::program::balance::main, &args);
             let Some(doc) = doc.filter(|_| code == 0) else {
@@ -262,10 +258,10 @@ fn check_documents_carry_the_figures() {
     let dir = crate::run::scratch("json-check");
     let mut unhealthy = 0;
     for seed in 1..=24u64 {
-        let Some(text) = cluster(seed) else { continue };
-        let file = dir.join(format!("c{seed}.data"));
-        std::fs::write(&file, &text).unwrap();
-        let file = file.to_str().unwrap();
+        let Some((_, file)) = cluster_file(&dir, seed) else {
+            continue;
+        };
+        let file = file.as_str();
         let (out, doc, code) = both(
             hailstone::program::check::main,
             &["-t", file, "--machine-readable"],
@@ -325,10 +321,10 @@ fn check_documents_carry_the_figures() {
 fn space_documents_carry_every_key() {
     let dir = crate::run::scratch("json-space");
     for seed in 1..=12u64 {
-        let Some(text) = cluster(seed) else { continue };
-        let file = dir.join(format!("c{seed}.data"));
-        std::fs::write(&file, &text).unwrap();
-        let file = file.to_str().unwrap();
+        let Some((_, file)) = cluster_file(&dir, seed) else {
+            continue;
+        };
+        let file = file.as_str();
         for model in [&[][..], &["--allocator-model"]] {
             let args: Vec<&str> = ["-t", file, "--machine-readable"]
                 .into_iter()
@@ -357,10 +353,10 @@ fn roll_documents_carry_the_groups_and_moves() {
     let dir = crate::run::scratch("json-roll");
     let mut moves = 0;
     for seed in 1..=24u64 {
-        let Some(text) = cluster(seed) else { continue };
-        let file = dir.join(format!("c{seed}.data"));
-        std::fs::write(&file, &text).unwrap();
-        let file = file.to_str().unwrap();
+        let Some((_, file)) = cluster_file(&dir, seed) else {
+            continue;
+        };
+        let file = file.as_str();
         let (out, doc, code) = both(
             hailstone::program::roll::main,
             &["-t", file, "--print-moves", "-f", "--full-evacuation"],
@@ -401,10 +397,10 @@ fn groups_documents_carry_health_and_plans() {
     let dir = crate::run::scratch("json-groups");
     let (mut unhealthy, mut planned) = (0, 0);
     for seed in 1..=24u64 {
-        let Some(text) = cluster(seed) else { continue };
-        let file = dir.join(format!("c{seed}.data"));
-        std::fs::write(&file, &text).unwrap();
-        let file = file.to_str().unwrap();
+        let Some((_, file)) = cluster_file(&dir, seed) else {
+            continue;
+        };
+        let file = file.as_str();
         let (out, doc, code) = both(hailstone::program::groups::main, &["check", "-t", file]);
         let doc = doc.expect("a document");
         let sick: Vec<&str> = doc["report"]["groups"]

@@ -136,17 +136,7 @@ fn refused_verdict(
     r: &ReasonCount,
 ) -> String {
     let what = if count == 2 { "pairs" } else { "nodes" };
-    let closest = r
-        .shown()
-        .first()
-        .map(|m| format!("; the closest is {}: {}", m.nodes.join("/"), m.detail))
-        .unwrap_or_default();
-    let fix = hint(r.kind);
-    let fix = if fix.is_empty() {
-        String::new()
-    } else {
-        format!(". {fix}")
-    };
+    let (closest, fix) = closest_and_fix(r);
     if r.role == Role::Policy {
         let detail = r.shown().first().map_or("", |m| m.detail.as_str());
         return format!(
@@ -166,17 +156,7 @@ fn refused_verdict(
 fn failed_move(m: &MovePart) -> String {
     match m.reasons.first() {
         Some(r) => {
-            let closest = r
-                .shown()
-                .first()
-                .map(|x| format!("; the closest is {}: {}", x.nodes.join("/"), x.detail))
-                .unwrap_or_default();
-            let fix = hint(r.kind);
-            let fix = if fix.is_empty() {
-                String::new()
-            } else {
-                format!(". {fix}")
-            };
+            let (closest, fix) = closest_and_fix(r);
             format!(
                 "{} cannot move ({}): {} ({}: {}) refuses {} of its {} targets{closest}{fix}",
                 m.instance,
@@ -190,6 +170,21 @@ fn failed_move(m: &MovePart) -> String {
         }
         None => format!("{} cannot move ({}): no target node", m.instance, m.what),
     }
+}
+
+/// The closest miss of `r` (`; the closest is ...`) and what to change
+/// (`. ...`), each empty when there is none.
+fn closest_and_fix(r: &ReasonCount) -> (String, String) {
+    let closest = r
+        .shown()
+        .first()
+        .map(|m| format!("; the closest is {}: {}", m.nodes.join("/"), m.detail))
+        .unwrap_or_default();
+    let fix = match hint(r.kind) {
+        "" => String::new(),
+        fix => format!(". {fix}"),
+    };
+    (closest, fix)
 }
 
 /// What to change for a refusal of kind `kind` (`reasons::kind`).

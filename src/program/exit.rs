@@ -132,3 +132,30 @@ pub fn main<O>(
 pub fn load_failed(message: String) -> Stop {
     stop(format!("Error: failed to load data, aborting: {message}\n"))
 }
+
+/// A planner's run with `--json` or without: `plan` writes its text to
+/// the stream it is given and returns its document; with `json` the text
+/// goes nowhere and the document is all of `out`. `--json` with `-X`
+/// (`exec`) is refused before anything is read.
+///
+/// # Errors
+///
+/// The run's stop, or a failed write to `out`.
+pub fn text_or_document(
+    json: bool,
+    exec: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    plan: impl FnOnce(&mut dyn Write, &mut dyn Write) -> Result<crate::write::json::Json, Stop>,
+) -> Result<(), Stop> {
+    if json && exec {
+        return Err(stop(crate::write::document::JSON_AND_EXEC.to_owned()));
+    }
+    if !json {
+        return plan(out, err).map(|_| ());
+    }
+    let document = plan(&mut std::io::sink(), err)?;
+    out.write_all(document.line().as_bytes())?;
+    out.flush()?;
+    Ok(())
+}

@@ -362,10 +362,6 @@ pub fn initial_score(score: f64, components: &[(&str, f64, f64)], verbose: i64) 
     }
 }
 
-/// `--json` with `-X`: refused before anything is read.
-pub const JSON_AND_EXEC: &str =
-    "Error: --json prints the plan and -X carries it out: run them one after the other.\n";
-
 /// hbal's stop when the group is within `-e` of its optimal score.
 pub fn well_balanced(initial: f64, optimal: f64, min_score: f64) -> String {
     format!(

@@ -9,6 +9,10 @@ use crate::search::balance::Placement;
 use crate::write::balance::command;
 use crate::write::json::{s, Json};
 
+/// `--json` with `-X`: refused before anything is read.
+pub const JSON_AND_EXEC: &str =
+    "Error: --json prints the plan and -X carries it out: run them one after the other.\n";
+
 /// The schema's version, in every document (`"schema"`); raised when a
 /// field changes meaning or goes away, not when one is added.
 pub const SCHEMA: i64 = 1;

@@ -90,17 +90,7 @@ pub(crate) fn load(
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
-    if o.json && o.exec {
-        return Err(stop(texts::JSON_AND_EXEC.to_owned()));
-    }
-    if o.json {
-        // The text goes nowhere; the document is all of stdout.
-        let document = plan_text(o, &mut std::io::sink(), err)?;
-        out.write_all(document.line().as_bytes())?;
-        out.flush()?;
-        return Ok(());
-    }
-    plan_text(o, out, err).map(|_| ())
+    exit::text_or_document(o.json, o.exec, out, err, |out, err| plan_text(o, out, err))
 }
 
 /// The run: its text on `out`, its `--json` document returned.

@@ -182,17 +182,9 @@ fn save_final(
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write, progress: bool) -> Result<(), Stop> {
-    if o.json && o.exec {
-        return Err(exit::stop(crate::write::balance::JSON_AND_EXEC.to_owned()));
-    }
-    if o.json {
-        // The text goes nowhere; the document is all of stdout.
-        let document = plan_text(o, &mut std::io::sink(), err, progress)?;
-        out.write_all(document.line().as_bytes())?;
-        out.flush()?;
-        return Ok(());
-    }
-    plan_text(o, out, err, progress).map(|_| ())
+    exit::text_or_document(o.json, o.exec, out, err, |out, err| {
+        plan_text(o, out, err, progress)
+    })
 }
 
 /// The run: its text on `out`, its `--json` document returned.

@@ -250,9 +250,10 @@ pub fn same_error_lead(h: &str, q: &str) -> Result<(), String> {
     let row = |l: &str| l.starts_with(' ') && l.trim_start().starts_with('-');
     let same = hl.len() == ql.len()
         && h.ends_with('\n') == q.ends_with('\n')
-        && hl.iter().zip(&ql).all(|(a, b)| {
-            a == b || (row(a) && row(b) && option_columns(a) == option_columns(b))
-        });
+        && hl
+            .iter()
+            .zip(&ql)
+            .all(|(a, b)| a == b || (row(a) && row(b) && option_columns(a) == option_columns(b)));
     if same {
         Ok(())
     } else {
