@@ -75,7 +75,7 @@ pub const COMMAND_LINE: Program = Program {
     manual: Manual {
         summary: "balance a Ganeti node group as hbal 3.0.2 does",
         description: &[
-            "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m), or an iallocator request (-I), chooses a node group (-G, needed when there are several), and prints the moves that lower the cluster score, one line each: the instance, its nodes before and after, the score after the move and the move's kind (a=f failover, r:NODE replace the secondary, ...). It stops when no move gains at least -g, after -l moves, or within -e of the best score N+1 allows.",
+            "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m), or an iallocator request (-I), chooses a node group (-G, needed when there are several), and prints the moves that lower the cluster score, one line each: the instance, its nodes before and after, the score after the move and the move's kind (a=f failover, r:NODE replace the secondary, ...). It stops when no move lowers the score (or, once the score is below --min-gain-limit, lowers it by less than -g), after -l moves, or within -e of the best score N+1 allows.",
             "-C prints the gnt-instance commands in job sets whose jobs can run side by side; -X submits them over Luxi, one job set after the other. --evac-mode only moves instances off offline and drained nodes. --json prints one JSON document instead of the text: the group, the scores and every move with its nodes, score and commands (/usr/share/doc/hailstone/docs/json.md).",
         ],
         exit_status: &[
