@@ -12,11 +12,28 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
+use hailstone::program::exit;
 use hailstone::program::explain_files;
 use hailstone::program::hail::options::{self as cli, Exit, Invocation};
 use hailstone::program::hail::RunError;
 use hailstone::program::hail::{self as pipeline, DataFile, Failure};
 use hailstone::program::input::read_request;
+
+/// Writes to stderr, ignoring a stderr that cannot be written (a full
+/// disk, `2>/dev/full`): the answer and the exit status do not depend on
+/// the warnings and notes (`eprint!` would panic).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// [`say!`] with a newline.
+macro_rules! sayln {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
 
 fn exit_code(failure: &Failure) -> u8 {
     match failure {
@@ -26,23 +43,27 @@ fn exit_code(failure: &Failure) -> u8 {
 }
 
 fn main() -> ExitCode {
+    ExitCode::from(exit::guarded("hailstone", run))
+}
+
+fn run() -> u8 {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let Invocation { options, input } = match cli::parse(&args) {
         Ok(inv) => inv,
         Err(Exit::Stdout(text)) => {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
-            return ExitCode::SUCCESS;
+            return 0;
         }
         Err(Exit::Stderr { code, message }) => {
-            eprint!("{message}");
-            return ExitCode::from(code);
+            say!("{message}");
+            return code;
         }
     };
     let bytes = match read_request(&input) {
         Ok(b) => b,
         Err(message) => {
-            eprintln!("hailstone: error: {message}");
-            return ExitCode::from(1);
+            sayln!("hailstone: error: {message}");
+            return 1;
         }
     };
     // hail reads a data file only when no simulation is asked for.
@@ -58,12 +79,12 @@ fn main() -> ExitCode {
     // that cannot be written stops the run with no answer on stdout.
     for save in &outcome.saves {
         if let Err(e) = std::fs::write(&save.path, &save.contents) {
-            eprint!("{}", &outcome.stderr[..save.stderr_at]);
-            eprintln!("hailstone: error: cannot write {:?}: {e}", save.path);
-            return ExitCode::from(1);
+            say!("{}", &outcome.stderr[..save.stderr_at]);
+            sayln!("hailstone: error: cannot write {:?}: {e}", save.path);
+            return 1;
         }
     }
-    eprint!("{}", outcome.stderr);
+    say!("{}", outcome.stderr);
     if let Some(explained) = &outcome.explanation {
         write_explanation(explained, &options);
     }
@@ -71,17 +92,17 @@ fn main() -> ExitCode {
         Ok(answer) => {
             let mut out = std::io::stdout().lock();
             if let Err(e) = out.write_all(answer.as_bytes()).and_then(|()| out.flush()) {
-                eprintln!("hailstone: cannot write the answer: {e}");
-                return ExitCode::from(1);
+                sayln!("hailstone: cannot write the answer: {e}");
+                return 1;
             }
-            ExitCode::SUCCESS
+            0
         }
         Err(failure) => {
             match &failure {
-                Failure::Input(message) => eprintln!("hailstone: error: {message}"),
-                Failure::Run(e) => eprintln!("hailstone: {e}"),
+                Failure::Input(message) => sayln!("hailstone: error: {message}"),
+                Failure::Run(e) => sayln!("hailstone: {e}"),
             }
-            ExitCode::from(exit_code(&failure))
+            exit_code(&failure)
         }
     }
 }
@@ -93,7 +114,7 @@ fn write_explanation(explained: &Result<pipeline::Explained, String>, options: &
     let e = match explained {
         Ok(e) => e,
         Err(message) => {
-            eprintln!("hailstone: warning: {message}");
+            sayln!("hailstone: warning: {message}");
             return;
         }
     };
@@ -105,7 +126,7 @@ fn write_explanation(explained: &Result<pipeline::Explained, String>, options: &
     if let cli::ExplainTo::Path(dir) = to {
         if explain_files::names_directory(dir) {
             if let Err(err) = std::fs::create_dir_all(dir) {
-                eprintln!(
+                sayln!(
                     "hailstone: warning: cannot create the explanation directory {dir:?}: {err}"
                 );
                 return;
@@ -114,10 +135,10 @@ fn write_explanation(explained: &Result<pipeline::Explained, String>, options: &
     }
     let now = std::time::SystemTime::now();
     match explain_files::explanation_path(to, &e.subject, options.explain_format, now) {
-        None => eprint!("{}", e.text),
+        None => say!("{}", e.text),
         Some(path) => {
             if let Err(err) = std::fs::write(&path, &e.text) {
-                eprintln!(
+                sayln!(
                     "hailstone: warning: cannot write the explanation to {:?}: {err}",
                     path.display().to_string()
                 );
@@ -128,7 +149,7 @@ fn write_explanation(explained: &Result<pipeline::Explained, String>, options: &
                     if let Err(err) =
                         explain_files::rotate(std::path::Path::new(dir), options.explain_keep)
                     {
-                        eprintln!(
+                        sayln!(
                             "hailstone: warning: cannot remove old explanations in {dir:?}: {err}"
                         );
                     }

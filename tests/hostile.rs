@@ -324,3 +324,78 @@ fn random_mutations_never_panic() {
         assert_contract(&out, &format!("mutation round {round}"));
     }
 }
+
+/// A stderr that cannot be written (`2>/dev/full`) changes nothing of the
+/// answer: hailstone prints it and exits 0 (hail exits 1; it panicked
+/// before); the planners end with a status, never a crash.
+#[test]
+fn a_full_stderr_is_no_crash() {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full")
+    };
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol-samples");
+    // The warning of inconsistent data, -v and the explanation on stderr.
+    let sample = samples.join("allocate-small-dom0.json");
+    let plain = std::process::Command::new(env!("CARGO_BIN_EXE_hailstone"))
+        .arg(&sample)
+        .output()
+        .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hailstone"))
+        .arg(&sample)
+        .args(["-v", "-v", "--explain"])
+        .stderr(full())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, plain.stdout);
+    assert!(!out.stdout.is_empty());
+    let data = crate::run::scratch("full-stderr").join("c.data");
+    let text = hailstone::program::datafile::from_request(
+        &std::fs::read(samples.join("allocate-drbd.json")).unwrap(),
+        &hailstone::program::hail::options::LoadOptions::default(),
+    )
+    .unwrap();
+    std::fs::write(&data, text).unwrap();
+    let data = data.to_str().unwrap();
+    for (bin, args) in [
+        (
+            env!("CARGO_BIN_EXE_hailstone-balance"),
+            vec!["-t", data, "-p", "-v", "-v"],
+        ),
+        (
+            env!("CARGO_BIN_EXE_hailstone-squeeze"),
+            vec!["-t", data, "-v", "-v"],
+        ),
+        (
+            env!("CARGO_BIN_EXE_hailstone-info"),
+            vec!["-t", data, "-p", "--print-instances"],
+        ),
+        (
+            env!("CARGO_BIN_EXE_hailstone-space"),
+            vec!["-t", data, "-p", "-v", "-v"],
+        ),
+        (
+            env!("CARGO_BIN_EXE_hailstone-groups"),
+            vec!["check", "-t", data, "--explain"],
+        ),
+        (
+            env!("CARGO_BIN_EXE_hailstone-check"),
+            vec!["-t", data, "--bogus"],
+        ),
+    ] {
+        let out = std::process::Command::new(bin)
+            .args(&args)
+            .stderr(full())
+            .output()
+            .unwrap();
+        let code = out.status.code();
+        assert!(
+            matches!(code, Some(0..=2)),
+            "{bin} {args:?}: {:?}",
+            out.status
+        );
+    }
+}

@@ -6,12 +6,15 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let mut argv = std::env::args_os();
-    let argv0 = argv.next().unwrap_or_default();
-    let args: Vec<OsString> = argv.collect();
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    let code =
-        hailstone::program::htools::main(&argv0, &args, &mut stdout.lock(), &mut stderr.lock());
-    ExitCode::from(code)
+    ExitCode::from(hailstone::program::exit::guarded(
+        "hailstone-htools",
+        || {
+            let mut argv = std::env::args_os();
+            let argv0 = argv.next().unwrap_or_default();
+            let args: Vec<OsString> = argv.collect();
+            let stdout = std::io::stdout();
+            let stderr = std::io::stderr();
+            hailstone::program::htools::main(&argv0, &args, &mut stdout.lock(), &mut stderr.lock())
+        },
+    ))
 }

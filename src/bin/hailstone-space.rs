@@ -5,9 +5,10 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    let code = hailstone::program::space::main(&args, &mut stdout.lock(), &mut stderr.lock());
-    ExitCode::from(code)
+    ExitCode::from(hailstone::program::exit::guarded("hailstone-space", || {
+        let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+        let stdout = std::io::stdout();
+        let stderr = std::io::stderr();
+        hailstone::program::space::main(&args, &mut stdout.lock(), &mut stderr.lock())
+    }))
 }

@@ -6,16 +6,20 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    // Progress only where a person watches: never in a file or a pipe.
-    let progress = stderr.is_terminal();
-    let code = hailstone::program::squeeze::main_showing(
-        &args,
-        &mut stdout.lock(),
-        &mut stderr.lock(),
-        progress,
-    );
-    ExitCode::from(code)
+    ExitCode::from(hailstone::program::exit::guarded(
+        "hailstone-squeeze",
+        || {
+            let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+            let stdout = std::io::stdout();
+            let stderr = std::io::stderr();
+            // Progress only where a person watches: never in a file or a pipe.
+            let progress = stderr.is_terminal();
+            hailstone::program::squeeze::main_showing(
+                &args,
+                &mut stdout.lock(),
+                &mut stderr.lock(),
+                progress,
+            )
+        },
+    ))
 }

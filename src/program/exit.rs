@@ -159,3 +159,30 @@ pub fn text_or_document(
     out.flush()?;
     Ok(())
 }
+
+/// Runs a program's process (`run`, returning its exit status) so that a
+/// panic never reaches the operator as a crash: the panic's message goes
+/// to stderr as `PROGRAM: internal error: ...` (a stderr that cannot be
+/// written is ignored) and the exit status is 1, with nothing more on
+/// stdout than what was written before.
+pub fn guarded(program: &'static str, run: impl FnOnce() -> u8 + std::panic::UnwindSafe) -> u8 {
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = writeln!(
+            std::io::stderr(),
+            "{program}: internal error (please report it): {info}"
+        );
+    }));
+    std::panic::catch_unwind(run).unwrap_or(1)
+}
+
+#[cfg(test)]
+mod guard_tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_is_exit_status_1() {
+        assert_eq!(guarded("test", || 3), 3);
+        assert_eq!(guarded("test", || panic!("boom")), 1);
+        let _ = std::panic::take_hook();
+    }
+}
