@@ -399,3 +399,39 @@ fn a_full_stderr_is_no_crash() {
         );
     }
 }
+
+/// Sizes from options are checked before memory is reserved: a
+/// simulated cluster of 10^8 nodes (hail runs out of memory) is refused
+/// with the value and the limit, within a 1 GB address space.
+#[test]
+fn a_huge_simulated_cluster_is_refused_within_the_memory_limit() {
+    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("protocol-samples")
+        .join("allocate-plain.json");
+    let sample = sample.to_str().unwrap();
+    for (bin, args) in [
+        (
+            env!("CARGO_BIN_EXE_hailstone"),
+            vec![sample, "--simulate=p,100000000,100g,16g,8"],
+        ),
+        (
+            env!("CARGO_BIN_EXE_hailstone-space"),
+            vec!["--simulate=p,100000000,100g,16g,8"],
+        ),
+    ] {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 1000000; exec \"$0\" \"$@\"")
+            .arg(bin)
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{bin}: {stderr}");
+        assert!(out.stdout.is_empty(), "{bin}");
+        assert!(
+            stderr.contains("100000000 nodes in all, more than the 100000 hailstone simulates"),
+            "{bin}: {stderr}"
+        );
+    }
+}

@@ -19,17 +19,34 @@ use crate::model::Cluster;
 use crate::read::merge::{merge, Empties, MergeOptions, Parts};
 use crate::read::settings::GanetiVersion;
 
+/// The most nodes `--simulate` makes, in all its groups: ten times the
+/// largest clusters hailstone is measured on (hail, without a limit, runs
+/// the machine out of memory on a count of 10^8).
+pub const MAX_SIMULATED_NODES: i64 = 100_000;
+
 /// Builds the simulated cluster of `specs`, in order.
 ///
 /// # Errors
 ///
-/// hail's message for the first bad spec.
+/// hail's message for the first bad spec; more than
+/// [`MAX_SIMULATED_NODES`] nodes in all (checked before any is made).
 pub fn load(specs: &[String], ganeti: GanetiVersion) -> Result<Cluster, String> {
+    let parsed = specs
+        .iter()
+        .map(|spec| parse_spec(spec))
+        .collect::<Result<Vec<Spec>, String>>()?;
+    let total = parsed
+        .iter()
+        .fold(0i64, |t, s| t.saturating_add(s.count.max(0)));
+    if total > MAX_SIMULATED_NODES {
+        return Err(format!(
+            "--simulate: {total} nodes in all, more than the {MAX_SIMULATED_NODES} hailstone simulates"
+        ));
+    }
     let mut groups = Vec::new();
     let mut nodes = Vec::new();
-    for (i, spec) in specs.iter().enumerate() {
+    for (i, s) in parsed.into_iter().enumerate() {
         let g = i + 1;
-        let s = parse_spec(spec)?;
         let group_idx = groups.len();
         groups.push(Group {
             name: format!("group-{g:02}"),
@@ -191,5 +208,17 @@ mod tests {
         );
         assert!(err("").ends_with("but got 0: ''"));
         assert!(err("p,1,1,1").ends_with("but got 4: 'p,1,1,1'"));
+        assert_eq!(
+            err("p,100000000,100g,16g,8"),
+            "--simulate: 100000000 nodes in all, more than the 100000 hailstone simulates"
+        );
+        let two = load(
+            &["p,60000,1g,1g,1".into(), "p,60000,1g,1g,1".into()],
+            GanetiVersion::V30,
+        );
+        assert!(two
+            .err()
+            .unwrap_or_default()
+            .contains("120000 nodes in all"));
     }
 }
