@@ -175,6 +175,20 @@ pub fn guarded(program: &'static str, run: impl FnOnce() -> u8 + std::panic::Unw
     std::panic::catch_unwind(run).unwrap_or(1)
 }
 
+/// A program's `main(args, stdout, stderr)`.
+pub type ProgramMain = fn(&[std::ffi::OsString], &mut dyn Write, &mut dyn Write) -> u8;
+
+/// The process of the binary `program`: its command line (without
+/// `argv[0]`) and the two standard streams handed to `main`, under
+/// [`guarded`].
+pub fn process(program: &'static str, main: ProgramMain) -> std::process::ExitCode {
+    std::process::ExitCode::from(guarded(program, || {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+        main(&args, &mut stdout.lock(), &mut stderr.lock())
+    }))
+}
+
 #[cfg(test)]
 mod guard_tests {
     use super::*;
