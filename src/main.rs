@@ -123,14 +123,14 @@ fn write_explanation(explained: &Result<pipeline::Explained, String>, options: &
     };
     // A directory is made when missing (a master candidate's log
     // directory on its first run as master).
-    if let cli::ExplainTo::Path(dir) = to {
-        if explain_files::names_directory(dir) {
-            if let Err(err) = std::fs::create_dir_all(dir) {
-                sayln!(
-                    "hailstone: warning: cannot create the explanation directory {dir:?}: {err}"
-                );
-                return;
-            }
+    let directory = match to {
+        cli::ExplainTo::Path(dir) if explain_files::names_directory(dir) => Some(dir),
+        _ => None,
+    };
+    if let Some(dir) = directory {
+        if let Err(err) = std::fs::create_dir_all(dir) {
+            sayln!("hailstone: warning: cannot create the explanation directory {dir:?}: {err}");
+            return;
         }
     }
     let now = std::time::SystemTime::now();
@@ -144,15 +144,10 @@ fn write_explanation(explained: &Result<pipeline::Explained, String>, options: &
                 );
                 return;
             }
-            if let cli::ExplainTo::Path(dir) = to {
-                if explain_files::names_directory(dir) {
-                    if let Err(err) =
-                        explain_files::rotate(std::path::Path::new(dir), options.explain_keep)
-                    {
-                        sayln!(
-                            "hailstone: warning: cannot remove old explanations in {dir:?}: {err}"
-                        );
-                    }
+            if let Some(dir) = directory {
+                let kept = explain_files::rotate(std::path::Path::new(dir), options.explain_keep);
+                if let Err(err) = kept {
+                    sayln!("hailstone: warning: cannot remove old explanations in {dir:?}: {err}");
                 }
             }
         }

@@ -259,8 +259,6 @@ pub struct ReasonCount {
     pub kind: &'static str,
     /// How many candidates.
     pub count: u64,
-    /// The closest misses, closest first (at most [`CLOSEST`]).
-    pub closest: Vec<Miss>,
     /// Every refused candidate, in the search's order: each node refused
     /// as a primary or by the policy once, pairs refused for their
     /// secondary up to [`PAIRS_LISTED`].
@@ -273,19 +271,31 @@ impl ReasonCount {
     /// The misses the text names: every one when there are at most
     /// [`TEXT_ALL`], closest first; otherwise the closest.
     pub fn shown(&self) -> Vec<&Miss> {
-        if self.every.len() <= TEXT_ALL && self.unlisted == 0 {
-            let mut all: Vec<&Miss> = self.every.iter().collect();
-            // Stable: equal shortfalls keep the search order.
-            all.sort_by(|a, b| match (a.shortfall, b.shortfall) {
-                (Some(x), Some(y)) => x.total_cmp(&y),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => std::cmp::Ordering::Equal,
-            });
-            all
-        } else {
-            self.closest.iter().collect()
+        let mut all = self.by_closeness();
+        if self.every.len() > TEXT_ALL || self.unlisted > 0 {
+            all.truncate(CLOSEST);
         }
+        all
+    }
+
+    /// The closest misses, closest first (at most [`CLOSEST`]).
+    pub fn closest(&self) -> Vec<&Miss> {
+        let mut all = self.by_closeness();
+        all.truncate(CLOSEST);
+        all
+    }
+
+    /// Every listed miss, closest first; equal shortfalls (and misses
+    /// without one) keep the search order.
+    fn by_closeness(&self) -> Vec<&Miss> {
+        let mut all: Vec<&Miss> = self.every.iter().collect();
+        all.sort_by(|a, b| match (a.shortfall, b.shortfall) {
+            (Some(x), Some(y)) => x.total_cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+        all
     }
 
     /// How many refused candidates the text does not name.
@@ -335,7 +345,6 @@ impl Tally {
                     role,
                     kind: k,
                     count: 0,
-                    closest: Vec::new(),
                     every: Vec::new(),
                     unlisted: 0,
                 });
@@ -352,29 +361,11 @@ impl Tally {
         if entry.every.last().is_some_and(|m| m.nodes == nodes) {
             return;
         }
-        let miss = Miss {
+        entry.every.push(Miss {
             nodes,
             detail: detail(),
             shortfall,
-        };
-        entry.every.push(miss.clone());
-        let short = shortfall;
-        let worse = |m: &Miss| match (m.shortfall, short) {
-            (Some(a), Some(b)) => a > b,
-            _ => false,
-        };
-        if (entry.closest.len() < CLOSEST || entry.closest.iter().any(worse))
-            && !entry.closest.iter().any(|m| m.nodes == miss.nodes)
-        {
-            // Stable: equal shortfalls keep the search order.
-            let at = entry
-                .closest
-                .iter()
-                .position(worse)
-                .unwrap_or(entry.closest.len());
-            entry.closest.insert(at, miss);
-            entry.closest.truncate(CLOSEST);
-        }
+        });
     }
 
     /// The reasons, most frequent first (ties in the order met).

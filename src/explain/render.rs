@@ -366,7 +366,7 @@ fn reason_json(r: &ReasonCount) -> Json {
         ("count", Json::Int(r.count as i64)),
         (
             "closest",
-            Json::Arr(r.closest.iter().map(miss_json).collect()),
+            Json::Arr(r.closest().into_iter().map(miss_json).collect()),
         ),
         ("every", Json::Arr(r.every.iter().map(miss_json).collect())),
         ("unlisted", Json::Int(r.unlisted as i64)),

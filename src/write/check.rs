@@ -5,6 +5,7 @@
 //! `--true-counts` the nodes that cannot be evacuated and why.
 
 use crate::haskell::show::printf_fixed;
+use crate::write::document;
 use crate::write::json::Json;
 use crate::write::space::ensure_quoted;
 
@@ -200,12 +201,7 @@ pub fn figures_document(
     let mut fields: Vec<(String, Json)> = common_data(capacity)
         .iter()
         .zip(counts)
-        .map(|((key, _), n)| {
-            (
-                key.to_lowercase(),
-                Json::Int(i64::try_from(*n).unwrap_or(i64::MAX)),
-            )
-        })
+        .map(|((key, _), n)| (key.to_lowercase(), Json::Int(document::count(*n))))
         .collect();
     fields.push((last.0.to_owned(), last.1));
     if let Some(nodes) = unevacuable {

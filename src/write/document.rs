@@ -71,12 +71,14 @@ pub fn plan_move(
         ("from", pair(p.old_nodes)),
         ("to", pair(p.new_nodes)),
         ("score", Json::Num(p.score)),
-        (
-            "commands",
-            Json::Arr(commands.iter().map(|c| s(&command(c))).collect()),
-        ),
+        ("commands", command_lines(commands)),
         ("job_set", Json::Int(count(job_set))),
     ])
+}
+
+/// A step's `gnt-instance` subcommands as the command lines of `-C`.
+pub fn command_lines(commands: &[String]) -> Json {
+    Json::Arr(commands.iter().map(|c| s(&command(c))).collect())
 }
 
 /// The score's components (`metric::components`: name, value, weight).

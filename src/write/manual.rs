@@ -123,31 +123,30 @@ pub fn man_page(
         }
         s.push_str(&roff(p));
     }
+    // A tagged paragraph: the term in `font` (B or I), then its text.
+    let item = |s: &mut String, font: &str, term: &str, text: &str| {
+        s.push_str(&format!(".TP\n.{font} "));
+        s.push_str(&roff(term));
+        s.push_str(&roff(text));
+    };
     s.push_str(".SH OPTIONS\n");
     for o in options {
-        s.push_str(".TP\n.B ");
-        s.push_str(&roff(&o.names));
-        s.push_str(&roff(&o.help));
+        item(&mut s, "B", &o.names, &o.help);
     }
     s.push_str(".SH EXIT STATUS\n");
     for (code, what) in m.exit_status {
-        s.push_str(&format!(".TP\n.B {code}\n"));
-        s.push_str(&roff(what));
+        item(&mut s, "B", &code.to_string(), what);
     }
     if !m.examples.is_empty() {
         s.push_str(".SH EXAMPLES\n");
         for (command, what) in m.examples {
-            s.push_str(".TP\n.B ");
-            s.push_str(&roff(command));
-            s.push_str(&roff(what));
+            item(&mut s, "B", command, what);
         }
     }
     if !m.files.is_empty() {
         s.push_str(".SH FILES\n");
         for (file, what) in m.files {
-            s.push_str(".TP\n.I ");
-            s.push_str(&roff(file));
-            s.push_str(&roff(what));
+            item(&mut s, "I", file, what);
         }
     }
     s.push_str(".SH SEE ALSO\n");

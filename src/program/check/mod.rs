@@ -258,11 +258,9 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         rebalanced_figures = Some((groups, whole));
     }
     text.push_str(&texts::final_ok(style.machine));
-    if o.json {
-        let (final_groups, final_cluster) = match rebalanced_figures {
-            Some((g, c)) => (g.into_iter().map(Some).collect(), Some(c)),
-            None => (vec![None; group_ids.len()], None),
-        };
+    // With --json the rebalanced figures are always computed (the
+    // initial ones again when nothing is simulated).
+    if let (true, Some((final_groups, final_cluster))) = (o.json, rebalanced_figures) {
         let groups = group_ids
             .iter()
             .zip(initial_groups)
@@ -272,7 +270,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
                     ("name", Json::Str(cluster.groups[g].name.clone())),
                     ("uuid", Json::Str(cluster.groups[g].uuid.clone())),
                     ("initial", ini),
-                    ("rebalanced", fin.unwrap_or(Json::Null)),
+                    ("rebalanced", fin),
                 ])
             })
             .collect();
@@ -287,7 +285,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
                     "cluster",
                     Json::Obj(vec![
                         ("initial", initial_cluster),
-                        ("rebalanced", final_cluster.unwrap_or(Json::Null)),
+                        ("rebalanced", final_cluster),
                     ]),
                 ),
             ],

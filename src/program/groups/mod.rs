@@ -218,12 +218,7 @@ fn plan_document(jobs: &[MoveJob]) -> Vec<Json> {
                 ("instance", Json::Str(job.instance.clone())),
                 (
                     "commands",
-                    Json::Arr(
-                        job.commands
-                            .iter()
-                            .map(|c| Json::Str(texts::command(c)))
-                            .collect(),
-                    ),
+                    crate::write::document::command_lines(&job.commands),
                 ),
                 ("job_set", Json::Int(crate::write::document::count(set + 1))),
             ]));
