@@ -18,7 +18,7 @@ GANETI ?= 3.0
 
 RELEASE_BIN := target/release/hailstone
 
-.PHONY: help build run test compat compat-full oracle-3.1 bench install deb e2e lint fmt clean fuzz
+.PHONY: help build run test compat compat-full oracle-3.1 bench install deb e2e lint fmt clean fuzz miri
 
 help: ## List the targets.
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' | expand -t 16
@@ -74,6 +74,11 @@ bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, ha
 
 fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... to choose; see fuzz/README.md).
 	FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" CARGO="$(CARGO)" fuzz/run.sh
+
+miri: ## Run the unit tests of the modules with unsafe code (the JSON scans' SSE2 loads, the reading thread's processor calls) under Miri, on the nightly toolchain (installed with rustup when missing; about 4 minutes).
+	rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+	rustup +nightly component list --installed | grep -q '^miri' || rustup component add --toolchain nightly miri rust-src
+	$(CARGO) +nightly miri test --lib -- read::json::bytes read::split::processor program::input read::json::tests
 
 # The programs installed in $(PREFIX)/bin.
 PLANNERS := hailstone-balance hailstone-squeeze hailstone-groups hailstone-space hailstone-check hailstone-info hailstone-scan hailstone-roll hailstone-repair hailstone-htools
@@ -138,9 +143,10 @@ deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/g
 e2e: ## Build and install the Debian package, build a 4-node Ganeti 3.0.2 lab cluster (../shared/tools/ganeti-lab), run every allocator operation through Ganeti's own commands, compare each captured request's answer with hail's, compare the planners and checkers with the originals on the live cluster, carry out reboots (hailstone-roll -X) and repairs (against harep), switch the htools names and back, tear down (about 9 minutes; needs root and Linux namespaces; HAILSTONE_E2E=skip skips on purpose).
 	bash tests/e2e/run.sh
 
-lint: ## Check formatting and clippy warnings.
+lint: ## Check formatting and clippy warnings, and that the fuzz targets build (fuzz/ is its own workspace).
 	$(CARGO) fmt --check
 	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
+	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) check --locked --bins
 
 fmt: ## Format the code.
 	$(CARGO) fmt

@@ -13,17 +13,19 @@ set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
 secs=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"parse pipeline cluster datafile"}
+targets=${FUZZ_TARGETS:-"parse pipeline cluster datafile live replies cli"}
 nice_level=${FUZZ_NICE:-19}
 cargo=${CARGO:-cargo}
 
 # cargo-fuzz passes -Z flags to rustc; on a stable toolchain this lets them
 # through. hailstone's arithmetic wraps in every profile (Cargo.toml), so
 # the fuzz build keeps overflow checks off even though cargo-fuzz turns
-# debug assertions on. hailstone has no unsafe code: no sanitizer, for speed.
+# debug assertions on. The short runs use no sanitizer, for speed;
+# FUZZ_SANITIZER=address builds with AddressSanitizer (the recorded long
+# runs: the JSON scans load 16 bytes at a time with SSE2).
 export RUSTC_BOOTSTRAP=1
 export RUSTFLAGS="${RUSTFLAGS:-} -Coverflow-checks=off"
-set -- --sanitizer none
+set -- --sanitizer "${FUZZ_SANITIZER:-none}"
 
 if ! $cargo fuzz --version >/dev/null 2>&1; then
     echo "cargo-fuzz is missing; installing it with cargo install" >&2
@@ -70,6 +72,37 @@ for t in $targets; do
             for f in protocol-samples/*.json; do
                 n=$(basename "$f" .json)
                 target/release/hailstone "$f" -S "fuzz/corpus/$t/$n" >/dev/null 2>&1 || true
+            done
+            ;;
+        live)
+            # Seed corpus: captured Luxi replies (four messages, each
+            # ending in 0x03) and RAPI resources joined the same way.
+            cp tests/live/*.luxi "fuzz/corpus/$t/"
+            for d in tests/live/*.rapi; do
+                for r in groups nodes instances info; do
+                    cat "$d/$r.json"
+                    printf '\003'
+                done >"fuzz/corpus/$t/$(basename "$d")"
+            done
+            dict="-dict=$root/fuzz/json.dict"
+            ;;
+        replies)
+            # Seed corpus: captured job-status replies, monitoring data
+            # and a utilisation file.
+            tr '\003' '\n' <tests/live/repair-jobs.luxi | while IFS= read -r line; do
+                [ -n "$line" ] && printf '%s' "$line" >"fuzz/corpus/$t/jobs-$(printf '%s' "$line" | cksum | cut -d' ' -f1)"
+            done
+            cp tests/live/*.mond.json "fuzz/corpus/$t/"
+            printf 'inst1 0.5 1.0 0.25 0\ninst2 1 2 3 4\n' >"fuzz/corpus/$t/util"
+            dict="-dict=$root/fuzz/json.dict"
+            ;;
+        cli)
+            # Seed corpus: a command line of each program (first byte),
+            # arguments separated by NUL bytes.
+            i=0
+            for args in '-t\000f.data\000-C\000-v' '--help' '-p\000--print-instances' '-l\0005\000-G\000g' '--simulate=p,3,100g,16g,8' '--target-resources=2\000-X'; do
+                printf "\\$(printf '%03o' "$i")$args" >"fuzz/corpus/$t/seed-$i"
+                i=$((i + 1))
             done
             ;;
         cluster)

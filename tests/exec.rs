@@ -297,3 +297,46 @@ fn squeeze_powers_on_before_setting_online() {
     assert_eq!(power[1]["node_name"], "node3.example.com");
     assert_eq!(power[1]["offline"], false);
 }
+
+/// Two programs with `-X` on one cluster: while one holds the cluster's
+/// lock, the second refuses before it reads the cluster or submits a
+/// job, naming the first; after it, the second runs.
+#[test]
+fn a_second_planner_on_the_same_cluster_is_refused() {
+    let dir = scratch("exec-two-planners");
+    let queue = Arc::new(Mutex::new(Queue::default()));
+    let sock = fake_master(&dir, fixture("varied.luxi"), Arc::clone(&queue));
+    let held = hailstone::program::lock::lock_cluster("hailstone-roll", &sock).unwrap();
+    let l = format!("-L{sock}");
+    for (bin, args) in [
+        (BALANCE, vec![l.as_str(), "-X", "-G", "default"]),
+        (SQUEEZE, vec![l.as_str(), "-X"]),
+    ] {
+        let out = run(bin, &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(out.stdout.is_empty());
+        assert!(
+            stderr.contains("hailstone-roll (process ")
+                && stderr.contains("is carrying out a plan"),
+            "{stderr}"
+        );
+    }
+    assert!(queue.lock().unwrap().sets.is_empty(), "a job was submitted");
+    // Without -X, the lock is not asked for. (A fake master serves the
+    // cluster once: a new one, on the same socket, for each run.)
+    fake_master(&dir, fixture("varied.luxi"), Arc::clone(&queue));
+    let out = run(BALANCE, &[l.as_str(), "-G", "default"]);
+    assert_eq!(out.status.code(), Some(0));
+    drop(held);
+    fake_master(&dir, fixture("varied.luxi"), Arc::clone(&queue));
+    let out = run(BALANCE, &[l.as_str(), "-X", "-G", "default"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!queue.lock().unwrap().sets.is_empty());
+    let _ = std::fs::remove_file(hailstone::program::lock::lock_path(&sock));
+}

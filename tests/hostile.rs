@@ -367,7 +367,7 @@ fn a_full_stderr_is_no_crash() {
         ),
         (
             env!("CARGO_BIN_EXE_hailstone-squeeze"),
-            vec!["-t", data, "-v", "-v"],
+            vec!["-t", data, "-v", "-v", "--explain"],
         ),
         (
             env!("CARGO_BIN_EXE_hailstone-info"),
@@ -386,16 +386,151 @@ fn a_full_stderr_is_no_crash() {
             vec!["-t", data, "--bogus"],
         ),
     ] {
+        let plain = std::process::Command::new(bin)
+            .args(&args)
+            .output()
+            .unwrap();
         let out = std::process::Command::new(bin)
             .args(&args)
             .stderr(full())
             .output()
             .unwrap();
-        let code = out.status.code();
         assert!(
-            matches!(code, Some(0..=2)),
-            "{bin} {args:?}: {:?}",
-            out.status
+            !plain.stderr.is_empty(),
+            "{bin} {args:?} writes nothing on stderr"
+        );
+        assert_eq!(out.status.code(), plain.status.code(), "{bin} {args:?}");
+        assert_eq!(out.stdout, plain.stdout, "{bin} {args:?}");
+    }
+}
+
+/// Values that would make a plan unsafe, which the originals take, are
+/// refused before anything is read or planned: exit 1, nothing on
+/// stdout, the value named.
+#[test]
+fn unsafe_values_are_refused() {
+    let dir = crate::run::scratch("unsafe-values");
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol-samples");
+    let request = samples.join("allocate-drbd.json");
+    let text = hailstone::program::datafile::from_request(
+        &std::fs::read(&request).unwrap(),
+        &hailstone::program::hail::options::LoadOptions::default(),
+    )
+    .unwrap();
+    let good = dir.join("c.data");
+    std::fs::write(&good, &text).unwrap();
+    // The first node's free memory, then the first instance's memory,
+    // made negative.
+    let sections: Vec<&str> = text.split("\n\n").collect();
+    let negate = |section: usize, field: usize| {
+        let mut parts: Vec<String> = sections.iter().map(|s| (*s).to_owned()).collect();
+        let mut lines: Vec<String> = parts[section].lines().map(str::to_owned).collect();
+        let mut f: Vec<String> = lines[0].split('|').map(str::to_owned).collect();
+        f[field] = format!("-{}", f[field]);
+        lines[0] = f.join("|");
+        parts[section] = lines.join("\n");
+        parts.join("\n\n")
+    };
+    let negative_node = dir.join("negative-node.data");
+    std::fs::write(&negative_node, negate(1, 3)).unwrap();
+    let negative_instance = dir.join("negative-instance.data");
+    std::fs::write(&negative_instance, negate(2, 1)).unwrap();
+    let (good, request) = (good.to_str().unwrap(), request.to_str().unwrap());
+    let (negative_node, negative_instance) = (
+        negative_node.to_str().unwrap(),
+        negative_instance.to_str().unwrap(),
+    );
+    let balance = env!("CARGO_BIN_EXE_hailstone-balance");
+    let squeeze = env!("CARGO_BIN_EXE_hailstone-squeeze");
+    let cases: Vec<(&str, Vec<&str>, &str)> = vec![
+        (
+            balance,
+            vec!["-l", "99999999999999999999999", "-t", good],
+            "out of range",
+        ),
+        (
+            balance,
+            vec!["--min-disk=5", "-t", good],
+            "expected a number from 0 to 1",
+        ),
+        (
+            balance,
+            vec!["--min-disk=-0.5", "-t", good],
+            "expected a number from 0 to 1",
+        ),
+        (balance, vec!["-t", negative_node], "field f_mem: '-"),
+        (balance, vec!["-t", negative_instance], "field memory: '-"),
+        (
+            balance,
+            vec!["-t", good, "-I", request],
+            "cannot be combined",
+        ),
+        (
+            squeeze,
+            vec!["--target-resources=-1", "-t", good],
+            "--target-resources '-1'",
+        ),
+        (
+            squeeze,
+            vec!["--minimal-resources=-1", "-t", good],
+            "--minimal-resources '-1'",
+        ),
+        (
+            squeeze,
+            vec!["--target-resources=NaN", "-t", good],
+            "--target-resources 'NaN'",
+        ),
+        (
+            squeeze,
+            vec!["--minimal-resources=5", "--target-resources=1", "-t", good],
+            "is above --target-resources",
+        ),
+        (squeeze, vec!["-t", negative_node], "field f_mem: '-"),
+        (
+            env!("CARGO_BIN_EXE_hailstone-groups"),
+            vec!["check", "-t", good, "-I", request],
+            "cannot be combined",
+        ),
+        (
+            env!("CARGO_BIN_EXE_hailstone-space"),
+            vec!["-t", negative_instance],
+            "field memory: '-",
+        ),
+    ];
+    for (bin, args, needle) in cases {
+        let out = std::process::Command::new(bin)
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{bin} {args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{bin} {args:?}");
+        assert!(stderr.contains(needle), "{bin} {args:?}: {stderr}");
+    }
+    // The limits themselves are taken.
+    for (bin, args) in [
+        (
+            balance,
+            vec!["-l", "9223372036854775807", "--min-disk=1", "-t", good],
+        ),
+        (
+            squeeze,
+            vec!["--minimal-resources=0", "--target-resources=0", "-t", good],
+        ),
+        (
+            squeeze,
+            vec!["--minimal-resources=3", "--target-resources=3", "-t", good],
+        ),
+    ] {
+        let out = std::process::Command::new(bin)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{bin} {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
         );
     }
 }

@@ -10,7 +10,7 @@
 //! same outcome.
 #![no_main]
 
-use hailstone::program::hail::options::{N1Rule, Options, SoftChecks};
+use hailstone::program::hail::options::{GanetiVersion, Options, SoftChecks};
 use hailstone::read::json;
 use hailstone_fuzz::{node_names, run_checked};
 use libfuzzer_sys::fuzz_target;
@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
                 Some(names.into_iter().step_by(2).collect::<Vec<String>>());
         }
         4 => {
-            options.load.n1_rule = N1Rule::Ganeti31;
+            options.load.ganeti = GanetiVersion::V31;
             options.verbose = 3;
         }
         _ => options.load.static_kvm_node_memory = 0,

@@ -11,9 +11,9 @@
 //! * [`safety`]: the project's independent answer checker
 //!   (`tests/support/safety/`, included as it is).
 
+use hailstone::haskell::json::write_string;
 use hailstone::program::hail::options::Options;
 use hailstone::program::hail::{self as pipeline, Failure, Outcome};
-use hailstone::haskell::json::write_string;
 use hailstone::read::json::{self, Json};
 
 #[path = "../../tests/support/safety/mod.rs"]

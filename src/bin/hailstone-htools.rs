@@ -2,19 +2,11 @@
 //! names (`hbal`, `hspace`, ... as links to it), and the switch between
 //! them and the originals (see `hailstone::program::htools`).
 
-use std::ffi::OsString;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    ExitCode::from(hailstone::program::exit::guarded(
-        "hailstone-htools",
-        || {
-            let mut argv = std::env::args_os();
-            let argv0 = argv.next().unwrap_or_default();
-            let args: Vec<OsString> = argv.collect();
-            let stdout = std::io::stdout();
-            let stderr = std::io::stderr();
-            hailstone::program::htools::main(&argv0, &args, &mut stdout.lock(), &mut stderr.lock())
-        },
-    ))
+    hailstone::program::exit::process_with("hailstone-htools", |argv, out, err| {
+        let argv0 = argv.first().cloned().unwrap_or_default();
+        hailstone::program::htools::main(&argv0, argv.get(1..).unwrap_or(&[]), out, err)
+    })
 }

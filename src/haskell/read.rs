@@ -212,6 +212,28 @@ pub fn read_int(text: &str) -> Result<i64, ReadError> {
     read_with(text, true, lex_integer, i64::wrapping_neg)
 }
 
+/// [`read_int`] without the wrap-around: `Ok(None)` when the number is
+/// outside `Int`'s range (-2^63 to 2^63-1), where GHC's `Int` would wrap
+/// it. The options that take integers refuse such numbers.
+pub fn read_int_in_range(text: &str) -> Result<Option<i64>, ReadError> {
+    let exact = |chars: &[char], pos: usize| {
+        let (_, end) = lex_integer(chars, pos)?;
+        let token = chars.get(pos..end).unwrap_or(&[]);
+        let (base, digits) = match token {
+            ['0', 'x' | 'X', rest @ ..] if !rest.is_empty() => (16, rest),
+            ['0', 'o' | 'O', rest @ ..] if !rest.is_empty() => (8, rest),
+            _ => (10, token),
+        };
+        let value = digits.iter().try_fold(0i128, |v, c| {
+            v.checked_mul(i128::from(base))?
+                .checked_add(i128::from(c.to_digit(base)?))
+        });
+        Some((value, end))
+    };
+    read_with(text, true, exact, |v: Option<i128>| v.map(|v| -v))
+        .map(|v| v.and_then(|v| i64::try_from(v).ok()))
+}
+
 /// Lexes a number token at `pos` (GHC's `Text.Read.Lex.lexNumber`) and
 /// converts it to an `Int`; returns the value and the position after the
 /// token, or `None` when there is no integer token there.
@@ -310,6 +332,25 @@ pub fn parse_unit(text: &str) -> Result<i64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn int_in_range_refuses_what_would_wrap() {
+        for (text, want) in [
+            ("9223372036854775807", Some(i64::MAX)),
+            ("-9223372036854775808", Some(i64::MIN)),
+            ("( -0x10 )", Some(-16)),
+            ("0o17", Some(15)),
+            ("9223372036854775808", None),
+            ("-9223372036854775809", None),
+            ("0x8000000000000000", None),
+            ("99999999999999999999999", None),
+            ("999999999999999999999999999999999999999999999", None),
+        ] {
+            assert_eq!(read_int_in_range(text), Ok(want), "{text}");
+        }
+        assert_eq!(read_int_in_range("1.5"), Err(ReadError::NoParse));
+        assert_eq!(read_int_in_range("5x"), read_int("5x").map(Some));
+    }
 
     #[test]
     fn haskell_reads_int() {

@@ -134,23 +134,33 @@ pub fn load_failed(message: String) -> Stop {
 }
 
 /// A planner's run with `--json` or without: `plan` writes its text to
-/// the stream it is given and returns its document; with `json` the text
-/// goes nowhere and the document is all of `out`. `--json` with `-X`
-/// (`exec`) is refused before anything is read.
+/// the stream it is given and returns its document; with `--json` the
+/// text goes nowhere and the document is all of `out`. `--json` with
+/// `-X` is refused before anything is read; `-X` on a Luxi socket holds
+/// the cluster's lock ([`crate::program::lock`]) from
+/// before the cluster is read to the end of the run.
 ///
 /// # Errors
 ///
-/// The run's stop, or a failed write to `out`.
+/// The run's stop, another program holding the lock, or a failed write
+/// to `out`.
 pub fn text_or_document(
-    json: bool,
-    exec: bool,
+    program: &str,
+    o: &crate::program::cli::Options,
     out: &mut dyn Write,
     err: &mut dyn Write,
     plan: impl FnOnce(&mut dyn Write, &mut dyn Write) -> Result<crate::write::json::Json, Stop>,
 ) -> Result<(), Stop> {
-    if json && exec {
+    if o.json && o.exec {
         return Err(stop(crate::write::document::JSON_AND_EXEC.to_owned()));
     }
+    let _lock = match (o.exec, o.luxi.as_deref()) {
+        (true, Some(socket)) => {
+            Some(crate::program::lock::lock_cluster(program, socket).map_err(stop)?)
+        }
+        _ => None,
+    };
+    let json = o.json;
     if !json {
         return plan(out, err).map(|_| ());
     }
@@ -180,13 +190,44 @@ pub type ProgramMain = fn(&[std::ffi::OsString], &mut dyn Write, &mut dyn Write)
 
 /// The process of the binary `program`: its command line (without
 /// `argv[0]`) and the two standard streams handed to `main`, under
-/// [`guarded`].
+/// [`guarded`] ([`process_with`]).
 pub fn process(program: &'static str, main: ProgramMain) -> std::process::ExitCode {
+    process_with(program, |argv, out, err| {
+        main(argv.get(1..).unwrap_or(&[]), out, err)
+    })
+}
+
+/// The process of the binary `program`, under [`guarded`]: `main` gets
+/// the whole command line (`argv[0]` first), stdout and stderr. A write
+/// to stderr that fails is dropped ([`Diagnostics`]).
+pub fn process_with(
+    program: &'static str,
+    main: impl FnOnce(&[std::ffi::OsString], &mut dyn Write, &mut dyn Write) -> u8
+        + std::panic::UnwindSafe,
+) -> std::process::ExitCode {
     std::process::ExitCode::from(guarded(program, || {
-        let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
         let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
-        main(&args, &mut stdout.lock(), &mut stderr.lock())
+        main(&argv, &mut stdout.lock(), &mut Diagnostics(stderr.lock()))
     }))
+}
+
+/// The programs' stderr: a write that fails (`2>/dev/full`, a closed
+/// pipe) is dropped, so a failed warning, explanation or progress line
+/// never cuts short the plan, report or answer on stdout nor changes the
+/// exit status.
+pub struct Diagnostics<W: Write>(pub W);
+
+impl<W: Write> Write for Diagnostics<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let _ = self.0.write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = self.0.flush();
+        Ok(())
+    }
 }
 
 #[cfg(test)]

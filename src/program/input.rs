@@ -76,3 +76,29 @@ fn map_file(file: &File) -> Option<&'static [u8]> {
     let map: &'static Mmap = Box::leak(Box::new(map));
     Some(&map[..])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A mapped file gives its bytes; an empty file and a directory are
+    /// not mapped. (Miri cannot map files: the `unsafe` map is checked
+    /// by these tests in the normal test run only.)
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn a_regular_file_is_mapped_with_its_bytes() {
+        let dir = std::env::temp_dir().join(format!("hailstone-input-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("request.json");
+        let bytes: Vec<u8> = (0..70_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(map_file(&File::open(&path).unwrap()), Some(&bytes[..]));
+        assert_eq!(read_request(path.as_os_str()).unwrap(), &bytes[..]);
+        let empty = dir.join("empty.json");
+        std::fs::write(&empty, b"").unwrap();
+        assert_eq!(map_file(&File::open(&empty).unwrap()), None);
+        assert_eq!(read_request(empty.as_os_str()).unwrap(), b"");
+        assert_eq!(map_file(&File::open(&dir).unwrap()), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -21,7 +21,7 @@ use std::sync::Once;
 use std::time::Duration;
 
 use crate::program::exit::{stop, Stop};
-use crate::program::luxi::{Client, LuxiError, DEFAULT_TIMEOUT};
+use crate::program::luxi::{Client, LuxiError, Reply, DEFAULT_TIMEOUT};
 use crate::program::plan::MoveJob;
 use crate::read::json::Value;
 use crate::write::json::Json;
@@ -227,6 +227,18 @@ pub fn statuses(socket: &str, ids: &[i64]) -> Result<Vec<String>, String> {
         .map_err(|e| e.to_string())?
 }
 
+/// `read` on the result of the Luxi reply `bytes` to `method`, as the
+/// client reads a reply it received.
+pub(crate) fn read_reply<T>(
+    method: &str,
+    bytes: &[u8],
+    read: impl FnOnce(Value<'_>) -> Result<T, String>,
+) -> Result<T, String> {
+    Reply::checked(method, bytes.to_vec())
+        .and_then(|r| r.with_result(read))
+        .map_err(|e| e.to_string())?
+}
+
 /// Whether a job of this status may still change (queued, waiting,
 /// canceling or running).
 pub fn unfinished(status: &str) -> bool {
@@ -279,7 +291,7 @@ fn run_set(
 
 /// `SubmitManyJobs`'s result: one `[true, id]` per job, or `[false,
 /// message]` for a job the master refused.
-fn submitted_ids(v: Value<'_>, expected: usize) -> Result<Vec<i64>, String> {
+pub(crate) fn submitted_ids(v: Value<'_>, expected: usize) -> Result<Vec<i64>, String> {
     let rows = v
         .as_array()
         .ok_or_else(|| format!("expected a list of [status, id], got {}", v.describe()))?;
@@ -314,7 +326,7 @@ fn submitted_ids(v: Value<'_>, expected: usize) -> Result<Vec<i64>, String> {
 }
 
 /// `QueryJobs` with the field `status`: one `[status]` row per job.
-fn job_statuses(v: Value<'_>, expected: usize) -> Result<Vec<String>, String> {
+pub(crate) fn job_statuses(v: Value<'_>, expected: usize) -> Result<Vec<String>, String> {
     let rows = v
         .as_array()
         .ok_or_else(|| format!("expected a list of [status], got {}", v.describe()))?;

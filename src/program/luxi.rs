@@ -28,6 +28,11 @@ use crate::write::luxi::request;
 /// The query socket hbal reads when `-L` has no value.
 pub const DEFAULT_SOCKET: &str = "/var/run/ganeti/socket/ganeti-query";
 
+/// The largest reply (Luxi message or RAPI resource) read: 1 GiB. The
+/// four replies of a 10,000-node cluster take tens of MiB; a reply that
+/// grows past this is refused before more memory is taken.
+pub const MAX_REPLY: usize = 1 << 30;
+
 /// How long one read or write may wait (Ganeti's `luxiDefRwto`, 60 s).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -59,6 +64,12 @@ pub enum LuxiError {
     /// The master refused the call (`success` false), with its error.
     #[error("Luxi call {method} failed: {message}")]
     Failed { method: String, message: String },
+    /// The reply grew past [`MAX_REPLY`] without ending.
+    #[error(
+        "the reply to {method} on {socket} is larger than {} MiB, the most hailstone reads",
+        MAX_REPLY >> 20
+    )]
+    TooLarge { socket: String, method: String },
 }
 
 /// One reply whose envelope was checked: `success` true.
@@ -68,6 +79,32 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// The reply `bytes` (a whole message, without its 0x03) to `method`,
+    /// once its envelope says `success`.
+    ///
+    /// # Errors
+    ///
+    /// A malformed reply, or the master's error.
+    pub fn checked(method: &str, bytes: Vec<u8>) -> Result<Reply, LuxiError> {
+        let reply = Reply {
+            method: method.to_owned(),
+            bytes,
+        };
+        let doc = parse_document(&reply.bytes).map_err(|e| reply.malformed(e.to_string()))?;
+        match envelope(&doc) {
+            Ok(_) => {}
+            Err(EnvelopeError::Malformed(m)) => return Err(reply.malformed(m)),
+            Err(EnvelopeError::Failed(message)) => {
+                return Err(LuxiError::Failed {
+                    method: method.to_owned(),
+                    message,
+                })
+            }
+        }
+        drop(doc);
+        Ok(reply)
+    }
+
     /// The raw reply message (without its 0x03).
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
@@ -144,23 +181,7 @@ impl Client {
         self.stream.write_all(&message).map_err(io_error)?;
         self.stream.flush().map_err(io_error)?;
         let bytes = self.receive(method)?;
-        let reply = Reply {
-            method: method.to_owned(),
-            bytes,
-        };
-        let doc = parse_document(&reply.bytes).map_err(|e| reply.malformed(e.to_string()))?;
-        match envelope(&doc) {
-            Ok(_) => {}
-            Err(EnvelopeError::Malformed(m)) => return Err(reply.malformed(m)),
-            Err(EnvelopeError::Failed(message)) => {
-                return Err(LuxiError::Failed {
-                    method: method.to_owned(),
-                    message,
-                })
-            }
-        }
-        drop(doc);
-        Ok(reply)
+        Reply::checked(method, bytes)
     }
 
     /// The next message: the bytes up to the next 0x03.
@@ -189,6 +210,12 @@ impl Client {
             };
             if n == 0 {
                 return Err(LuxiError::Closed {
+                    socket: self.socket.clone(),
+                    method: method.to_owned(),
+                });
+            }
+            if self.pending.len().saturating_add(n) > MAX_REPLY {
+                return Err(LuxiError::TooLarge {
                     socket: self.socket.clone(),
                     method: method.to_owned(),
                 });

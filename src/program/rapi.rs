@@ -17,9 +17,10 @@
 //! list; messages name URLs without it ([`redacted`]). This is I/O, so it
 //! lives in `program`; the bodies are read by `read::live::rapi`.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
+use crate::program::luxi::MAX_REPLY;
 use crate::read::live::rapi::RESOURCES;
 
 /// RAPI's port (`defaultRapiPort`).
@@ -135,11 +136,28 @@ pub(crate) fn curl_get(url: &str) -> Result<Vec<u8>, String> {
         // A curl that exits at once closes the pipe: its status tells why.
         let _ = stdin.write_all(curl_config(url).as_bytes());
     }
+    // The body, read here up to the limit (curl would read on).
+    let mut body = Vec::new();
+    if let Some(stdout) = child.stdout.take() {
+        let limit = u64::try_from(MAX_REPLY)
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
+        let read = stdout.take(limit).read_to_end(&mut body);
+        if body.len() > MAX_REPLY {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!(
+                "the reply is larger than {} MiB, the most hailstone reads",
+                MAX_REPLY >> 20
+            ));
+        }
+        read.map_err(|e| format!("cannot read curl's output: {e}"))?;
+    }
     let output = child
         .wait_with_output()
         .map_err(|e| format!("curl did not finish: {e}"))?;
     if output.status.success() {
-        return Ok(output.stdout);
+        return Ok(body);
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
     let said = stderr

@@ -72,6 +72,14 @@ pub fn read_cluster(
                 .to_owned(),
         ));
     }
+    if sources.ialloc_src.is_some() && given.contains(&true) {
+        // hbal reads the other source and ignores -I without a word.
+        return Err(stop(
+            "Error: -I (the cluster of an iallocator request) cannot be combined with -m, -L \
+             or -t: give one source of the cluster.\n"
+                .to_owned(),
+        ));
+    }
     if let Some(address) = master {
         let live = read_rapi(address).map_err(load_failed)?;
         return Ok(live::load(live, merge, static_kvm_node_memory));
@@ -155,22 +163,33 @@ pub(crate) fn read_luxi_checked(socket: &str) -> Result<live::Live, LuxiRead> {
             LuxiRead::Unreadable(m) => LuxiRead::Unreadable(format!("Luxi query \"{name}\": {m}")),
         })?);
     }
-    let bad = LuxiRead::Unreadable;
+    let names = queries.map(|(name, _, _)| name);
+    let bytes: Vec<&[u8]> = replies.iter().map(|r| r.bytes()).collect();
+    match bytes.as_slice() {
+        [n, i, c, g] => luxi_replies([*n, *i, *c, *g], names).map_err(LuxiRead::Unreadable),
+        _ => Err(LuxiRead::Unreadable(
+            "Luxi: not every query was answered".to_owned(),
+        )),
+    }
+}
+
+/// The live cluster in the four Luxi replies (nodes, instances, cluster
+/// info, node groups: each message as the master sent it, without its
+/// end byte) to the queries `names`.
+pub(crate) fn luxi_replies(replies: [&[u8]; 4], names: [&str; 4]) -> Result<live::Live, String> {
     let mut docs = Vec::with_capacity(replies.len());
-    for (reply, (name, _, _)) in replies.iter().zip(&queries) {
+    for (reply, name) in replies.iter().zip(names) {
         docs.push(
-            parse_document(reply.bytes())
-                .map_err(|e| bad(format!("Luxi query \"{name}\": malformed reply: {e}")))?,
+            parse_document(reply)
+                .map_err(|e| format!("Luxi query \"{name}\": malformed reply: {e}"))?,
         );
     }
     let mut results = Vec::with_capacity(docs.len());
-    for (doc, (name, _, _)) in docs.iter().zip(&queries) {
-        results.push(
-            live::luxi::envelope(doc).map_err(|e| bad(format!("Luxi query \"{name}\": {e}")))?,
-        );
+    for (doc, name) in docs.iter().zip(names) {
+        results.push(live::luxi::envelope(doc).map_err(|e| format!("Luxi query \"{name}\": {e}"))?);
     }
     match results.as_slice() {
-        [n, i, c, g] => live::luxi::read([*n, *i, *c, *g]).map_err(|e| bad(e.to_string())),
-        _ => Err(bad("Luxi: not every query was answered".to_owned())),
+        [n, i, c, g] => live::luxi::read([*n, *i, *c, *g]).map_err(|e| e.to_string()),
+        _ => Err("Luxi: not every query was answered".to_owned()),
     }
 }

@@ -530,4 +530,38 @@ mod processor {
     pub(super) fn leave(_cpu: Option<usize>) -> bool {
         true
     }
+
+    #[cfg(all(test, target_os = "linux"))]
+    mod tests {
+        use super::*;
+
+        /// The calling thread leaves its processor: afterwards the
+        /// processor is out of its set, unless it was the only one.
+        #[test]
+        fn a_thread_leaves_its_processor() {
+            std::thread::spawn(|| {
+                // Miri has no `sched_getcpu`: processor 0 stands in.
+                let here = if cfg!(miri) { Some(0) } else { current() };
+                let moved = leave(here);
+                let mut set: Set = [0; SET_WORDS];
+                let size = std::mem::size_of::<Set>();
+                // SAFETY: as in `leave`.
+                let got = unsafe {
+                    libc::sched_getaffinity(0, size, set.as_mut_ptr().cast::<libc::cpu_set_t>())
+                };
+                assert_eq!(got, 0);
+                let allowed = |cpu: usize| set[cpu / WORD_BITS] & (1 << (cpu % WORD_BITS)) != 0;
+                match here {
+                    Some(cpu) if moved => assert!(!allowed(cpu)),
+                    Some(cpu) => assert!(allowed(cpu)),
+                    None => assert!(moved),
+                }
+                // Out-of-range processors are left alone.
+                assert!(leave(Some(size * 8)));
+                assert!(leave(None));
+            })
+            .join()
+            .unwrap();
+        }
+    }
 }

@@ -197,6 +197,31 @@ impl Reader<'_> {
         })
     }
 
+    /// A resource that read as a number: refused unless `fits` (0 or
+    /// more, and finite). hbal takes a negative one and plans onto memory,
+    /// disk or CPUs that do not exist.
+    fn not_negative(
+        &self,
+        line: usize,
+        what: &str,
+        field: &str,
+        text: &str,
+        fits: bool,
+    ) -> Result<(), TextError> {
+        if fits {
+            Ok(())
+        } else {
+            Err(self.error(
+                line,
+                format!(
+                    "{what}, field {field}: '{}' is not a size (hailstone refuses negative \
+                     and non-finite resources)",
+                    text.trim()
+                ),
+            ))
+        }
+    }
+
     /// `name|uuid|alloc_policy|tags[|networks]` (`loadGroup`).
     fn group(&mut self, (line, text): Line<'_>) -> Result<(), TextError> {
         let f = fields(text);
@@ -283,9 +308,16 @@ impl Reader<'_> {
             };
             Node::create(info, idx, group, zero)
         } else {
-            let int = |field: &str, i: usize| self.value(line, &what, field, f[i], read_int, name);
-            let double =
-                |field: &str, i: usize| self.value(line, &what, field, f[i], read_double, name);
+            let int = |field: &str, i: usize| {
+                let v = self.value(line, &what, field, f[i], read_int, name)?;
+                self.not_negative(line, &what, field, f[i], v >= 0)
+                    .map(|()| v)
+            };
+            let double = |field: &str, i: usize| {
+                let v = self.value(line, &what, field, f[i], read_double, name)?;
+                self.not_negative(line, &what, field, f[i], v >= 0.0 && v.is_finite())
+                    .map(|()| v)
+            };
             let t_mem = double("t_mem", 1)?;
             let n_mem = int("n_mem", 2)?;
             let f_mem = int("f_mem", 3)?;
@@ -361,7 +393,11 @@ impl Reader<'_> {
             "" => NO_NODE,
             s => node("secondary node", s)? as i32,
         };
-        let int = |field: &str, i: usize| self.value(line, &what, field, f[i], read_int, name);
+        let int = |field: &str, i: usize| {
+            let v = self.value(line, &what, field, f[i], read_int, name)?;
+            self.not_negative(line, &what, field, f[i], v >= 0)
+                .map(|()| v)
+        };
         let mem = int("memory", 1)?;
         let dsk = int("disk", 2)?;
         let vcpus = int("vcpus", 3)?;

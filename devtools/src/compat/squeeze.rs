@@ -249,9 +249,17 @@ fn generated_runs(k: usize, id: &str, data: &DataFile) -> Vec<RunSpec> {
         |r: &mut Rng| (*r.pick(&["0", "0.5", "1", "2", "4", "8", "16", "32", "64"])).to_owned();
     let files = vec![("cluster.data".to_owned(), data.text())];
     let s = |x: &str| x.to_owned();
+    // The minimum at most the target: hailstone-squeeze refuses a
+    // minimum above it (the cli cases have one).
+    let (a, b) = (factor(&mut r), factor(&mut r));
+    let (minimal, target) = if a.parse::<f64>().unwrap_or(0.0) <= b.parse::<f64>().unwrap_or(0.0) {
+        (a, b)
+    } else {
+        (b, a)
+    };
     let mut second = vec![
-        format!("--target-resources={}", factor(&mut r)),
-        format!("--minimal-resources={}", factor(&mut r)),
+        format!("--target-resources={target}"),
+        format!("--minimal-resources={minimal}"),
         s("-C{OUT}/cmds.sh"),
         s("-t"),
         s("{IN}/cluster.data"),
@@ -328,6 +336,19 @@ fn cli_runs(data: &DataFile) -> Vec<RunSpec> {
         (
             "negative-factor",
             &["--target-resources=-1", "-v", "-t", "{IN}/cluster.data"],
+        ),
+        (
+            "inverted-factors",
+            &[
+                "--minimal-resources=5",
+                "--target-resources=1",
+                "-t",
+                "{IN}/cluster.data",
+            ],
+        ),
+        (
+            "request-and-data-file",
+            &["-t", "{IN}/cluster.data", "-I", "{IN}/cluster.data"],
         ),
     ];
     let files = vec![

@@ -9,7 +9,9 @@
 
 use super::table::Opt;
 use crate::explain::Format as ExplainFormat;
-use crate::haskell::read::{parse_unit, read_double, read_int, sep_split, split_on, ReadError};
+use crate::haskell::read::{
+    parse_unit, read_double, read_int_in_range, sep_split, split_on, ReadError,
+};
 use crate::haskell::show::show_string;
 use crate::model::policy::RSpec;
 use crate::model::types::DiskTemplate;
@@ -277,8 +279,34 @@ fn double(what: &str, text: &str) -> Result<f64, String> {
     read_double(text).map_err(|e: ReadError| e.message(what, text))
 }
 
+/// An integer option. A number outside `Int`'s range is refused where
+/// the originals wrap it around (`-l 99999999999999999999999` would be a
+/// short limit, or none).
 fn int(what: &str, text: &str) -> Result<i64, String> {
-    read_int(text).map_err(|e| e.message(what, text))
+    read_int_in_range(text)
+        .map_err(|e| e.message(what, text))?
+        .ok_or_else(|| {
+            format!(
+                "{what}: '{text}' is out of range (integers run from {} to {})",
+                i64::MIN,
+                i64::MAX
+            )
+        })
+}
+
+/// hsqueeze's `--minimal-resources` and `--target-resources`: a multiple
+/// of the standard instance, refused when negative or not a number (a
+/// negative target lets every node be powered off; hsqueeze takes it).
+fn factor(long: &str, text: &str) -> Result<f64, String> {
+    let what = long.replace('-', " ");
+    let v = double(&what, text)?;
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(format!(
+            "Invalid value of --{long} '{text}', expected a number of standard instances, 0 or more"
+        ))
+    }
 }
 
 /// A switch's value: bare, `yes` or `true` set it; `no` or `false` clear
@@ -373,7 +401,17 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
             }
             o.max_cpu = Some(v);
         }
-        Opt::MinDisk => o.min_disk = double("min free disk space", text)?,
+        Opt::MinDisk => {
+            // Outside 0..1 the reserve is negative (disks planned past the
+            // node's size) or larger than the disk; the originals take it.
+            let v = double("min free disk space", text)?;
+            if !(0.0..=1.0).contains(&v) {
+                return Err(format!(
+                    "Invalid value of the min-disk ratio '{text}', expected a number from 0 to 1"
+                ));
+            }
+            o.min_disk = v;
+        }
         Opt::MinGain => o.min_gain = double("min gain", text)?,
         Opt::MinGainLimit => o.min_gain_limit = double("min gain limit", text)?,
         Opt::NoDiskMoves => o.disk_moves = !switch()?,
@@ -383,8 +421,8 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::SelectInstances => o.select_instances = sep_split(text),
         Opt::ExcludeInstances => o.exclude_instances = sep_split(text),
         Opt::ExclusionTags => o.exclusion_tags = Some(sep_split(text)),
-        Opt::MinimalResources => o.minimal_resources = double("minimal resources", text)?,
-        Opt::TargetResources => o.target_resources = double("target resources", text)?,
+        Opt::MinimalResources => o.minimal_resources = factor("minimal-resources", text)?,
+        Opt::TargetResources => o.target_resources = factor("target-resources", text)?,
         Opt::Evacuate => o.evacuate = switch()?,
         Opt::IndependentGroups => o.independent_groups = switch()?,
         Opt::NoSimulation => o.no_simulation = switch()?,

@@ -136,6 +136,12 @@ fn run(
         return Err(error("this program doesn't take any arguments."));
     }
     let socket = o.luxi.as_deref().unwrap_or(DEFAULT_LUXI_SOCKET);
+    // Repairs submit jobs: one program at a time on a cluster.
+    let _lock = if o.dry_run {
+        None
+    } else {
+        Some(crate::program::lock::lock_cluster(PROGRAM, socket).map_err(stop)?)
+    };
     let live = read_luxi(socket).map_err(load_failed)?;
     let iallocator = live
         .default_iallocator()

@@ -47,7 +47,7 @@ fn error(message: &str) -> Stop {
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
-    exit::text_or_document(o.json, o.exec, out, err, |out, err| plan_text(o, out, err))
+    exit::text_or_document(PROGRAM, o, out, err, |out, err| plan_text(o, out, err))
 }
 
 /// The run: its text on `out`, its `--json` document returned.

@@ -10,6 +10,7 @@ use std::ffi::OsString;
 use std::io::Write;
 
 use crate::explain;
+use crate::haskell::show::show_double;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::Cluster;
@@ -182,7 +183,7 @@ fn save_final(
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write, progress: bool) -> Result<(), Stop> {
-    exit::text_or_document(o.json, o.exec, out, err, |out, err| {
+    exit::text_or_document(PROGRAM, o, out, err, |out, err| {
         plan_text(o, out, err, progress)
     })
 }
@@ -211,9 +212,6 @@ fn plan_text(
     };
     let off = full_names(&offline_candidates(&cluster));
     let on = full_names(&online_candidates(&cluster));
-    if o.verbose > 1 {
-        out.write_all(texts::candidates(&off, &on).as_bytes())?;
-    }
     let document = |decision: &str, nodes: &[usize], enough: Json, moves: Vec<Json>| {
         crate::write::document::document(
             PROGRAM,
@@ -249,6 +247,22 @@ fn plan_text(
     let (decision, why) = planner.decide(o.minimal_resources, o.target_resources, &mut show);
     if shown {
         err.write_all(b"\n")?;
+    }
+    if matches!(decision, Decision::Offline { .. }) && o.minimal_resources > o.target_resources {
+        // Powered off down to the target now, below the minimum at the
+        // next run and powered on again: refused (hsqueeze plans it).
+        // Powering on with a minimum above the target is what an
+        // operator does to bring nodes back, and is kept.
+        return Err(exit::stop(format!(
+            "Error: --minimal-resources={} is above --target-resources={}: the nodes this run \
+             would power off (down to the target) would be powered on again at the next run; \
+             give a target at least the minimum\n",
+            show_double(o.minimal_resources),
+            show_double(o.target_resources)
+        )));
+    }
+    if o.verbose > 1 {
+        out.write_all(texts::candidates(&off, &on).as_bytes())?;
     }
     if let Some(to) = &o.explain {
         let text = explain::squeeze::render(

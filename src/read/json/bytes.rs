@@ -181,3 +181,107 @@ pub(super) fn digits_end(input: &[u8], from: usize) -> usize {
         None => input.len(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The scans against the plainest loop, at every start of inputs that
+    //! put each kind of byte at each place of a 16-byte and an 8-byte
+    //! load. Run under Miri too (`make miri`): these are the loads the
+    //! `unsafe` blocks above make.
+    use super::*;
+
+    fn plain_reference(input: &[u8], from: usize) -> usize {
+        (from..input.len())
+            .find(|&p| matches!(input[p], b'"' | b'\\') || input[p] < 0x20)
+            .unwrap_or(input.len())
+    }
+
+    fn whitespace_reference(input: &[u8], from: usize) -> usize {
+        (from..input.len())
+            .find(|&p| !is_whitespace(input[p]))
+            .unwrap_or(input.len().max(from))
+    }
+
+    /// Inputs of 0 to 40 bytes of `filler`, with each of `special` at
+    /// each place; under Miri (slow) only the lengths around the 8- and
+    /// 16-byte loads, with the first two of `special`.
+    fn inputs(filler: u8, special: &[u8]) -> Vec<Vec<u8>> {
+        let (lengths, special): (Vec<usize>, _) = if cfg!(miri) {
+            (vec![0, 1, 8, 9, 15, 16, 17, 33], &special[..2])
+        } else {
+            ((0..=40).collect(), special)
+        };
+        let mut all = Vec::new();
+        for len in lengths {
+            all.push(vec![filler; len]);
+            for &s in special {
+                for at in 0..len {
+                    let mut v = vec![filler; len];
+                    v[at] = s;
+                    all.push(v);
+                }
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn plain_runs_end_at_the_first_special_byte() {
+        let specials = [b'"', b'\\', 0x00, 0x1f, b'\n', 0x20, 0x7f, 0x80, 0xff];
+        let fillers = if cfg!(miri) {
+            &[b'a'][..]
+        } else {
+            &[b'a', 0xc3][..]
+        };
+        for input in fillers.iter().flat_map(|&f| inputs(f, &specials)) {
+            let input = &input;
+            for from in 0..=input.len() {
+                let want = plain_reference(input, from);
+                assert_eq!(plain_run_end(input, from), want, "{input:?} from {from}");
+                assert_eq!(
+                    plain_run_end_swar(input, from),
+                    want,
+                    "{input:?} from {from}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn whitespace_ends_at_the_first_other_byte() {
+        let others = [b'a', b'{', b'"', 0x00, 0x0b, 0x0c, 0x80, 0xa0];
+        let fillers = if cfg!(miri) {
+            &[b'\n'][..]
+        } else {
+            &[b' ', b'\n', b'\t', b'\r'][..]
+        };
+        for &filler in fillers {
+            let mut all = inputs(filler, &others);
+            // Mixed whitespace with the other byte after it.
+            all.push(b" \n\t\r \n    \t\r\n        x".to_vec());
+            for input in &all {
+                for from in 0..=input.len() {
+                    let want = whitespace_reference(input, from);
+                    assert_eq!(whitespace_end(input, from), want, "{input:?} from {from}");
+                    assert_eq!(
+                        whitespace_end_swar(input, from),
+                        want,
+                        "{input:?} from {from}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn digits_end_at_the_first_other_byte() {
+        for input in inputs(b'7', b".e-a/:") {
+            for from in 0..=input.len() {
+                let want = (from..input.len())
+                    .find(|&p| !input[p].is_ascii_digit())
+                    .unwrap_or(input.len());
+                assert_eq!(digits_end(&input, from), want, "{input:?} from {from}");
+            }
+        }
+    }
+}

@@ -738,6 +738,24 @@ pub fn cli_cases(cluster: &Cluster) -> Vec<RunSpec> {
             None,
         ),
         (
+            "overflowing -l",
+            "bad input",
+            [t(), vec![s("-l"), s("99999999999999999999999")]].concat(),
+            None,
+        ),
+        (
+            "--min-disk above 1",
+            "bad input",
+            [t(), vec![s("--min-disk=5")]].concat(),
+            None,
+        ),
+        (
+            "data file and request",
+            "bad input",
+            [t(), vec![s("-I"), s("{IN}/no-such-request.json")]].concat(),
+            None,
+        ),
+        (
             "bad --max-cpu",
             "bad input",
             [t(), vec![s("--max-cpu=0")]].concat(),
