@@ -73,7 +73,7 @@ bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, ha
 	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)
 
 fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... to choose; see fuzz/README.md).
-	FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" CARGO="$(CARGO)" fuzz/run.sh
+	FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" FUZZ_SANITIZER="$(FUZZ_SANITIZER)" FUZZ_ARGS="$(FUZZ_ARGS)" CARGO="$(CARGO)" fuzz/run.sh
 
 miri: ## Run the unit tests of the modules with unsafe code (the JSON scans' SSE2 loads, the reading thread's processor calls) under Miri, on the nightly toolchain (installed with rustup when missing; about 4 minutes).
 	rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal

@@ -340,3 +340,121 @@ fn a_second_planner_on_the_same_cluster_is_refused() {
     assert!(!queue.lock().unwrap().sets.is_empty());
     let _ = std::fs::remove_file(hailstone::program::lock::lock_path(&sock));
 }
+
+/// The master daemon restarting while jobs run: the connection closes at
+/// a status query; the planner connects again, goes on waiting, and the
+/// plan finishes. Nothing is submitted twice.
+#[test]
+fn a_lost_connection_while_waiting_is_taken_up_again() {
+    let dir = scratch("exec-hang-up");
+    let queue = Arc::new(Mutex::new(Queue {
+        hang_ups: 1,
+        ..Queue::default()
+    }));
+    let sock = fake_master(&dir, fixture("varied.luxi"), Arc::clone(&queue));
+    let l = format!("-L{sock}");
+    let plain = {
+        let dir = scratch("exec-hang-up-plain");
+        exec(
+            BALANCE,
+            &dir,
+            fixture("varied.luxi"),
+            &[],
+            &["-G", "default"],
+        )
+        .1
+    };
+    let out = run(BALANCE, &[l.as_str(), "-X", "-G", "default"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("Lost the connection to the master while waiting for jobs 1"),
+        "{stdout}"
+    );
+    let sets = std::mem::take(&mut queue.lock().unwrap().sets);
+    // The same jobs, but for the time in each opcode's reason trail.
+    let timeless = |sets: Vec<Vec<Vec<Value>>>| -> Vec<Vec<Vec<Value>>> {
+        sets.into_iter()
+            .map(|set| {
+                set.into_iter()
+                    .map(|job| {
+                        job.into_iter()
+                            .map(|mut op| {
+                                op["reason"] = Value::Null;
+                                op
+                            })
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    assert!(!sets.is_empty());
+    assert_eq!(
+        timeless(sets),
+        timeless(plain),
+        "the jobs submitted differ from an undisturbed run"
+    );
+    let _ = std::fs::remove_file(hailstone::program::lock::lock_path(&sock));
+}
+
+/// Ctrl-C while a job set runs: the first lets it finish (nothing more
+/// is submitted), the second stops waiting at once and names the jobs
+/// still running in Ganeti.
+#[test]
+fn a_second_interrupt_stops_waiting_and_names_the_running_jobs() {
+    use std::io::{BufRead, BufReader};
+    let dir = scratch("exec-interrupt");
+    let queue = Arc::new(Mutex::new(Queue {
+        endless: true,
+        ..Queue::default()
+    }));
+    let sock = fake_master(&dir, fixture("varied.luxi"), Arc::clone(&queue));
+    let l = format!("-L{sock}");
+    let mut child = Command::new(BALANCE)
+        .args([l.as_str(), "-X", "-G", "default"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id().to_string();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    let mut next = |want: &str| loop {
+        let line = lines.next().expect("more output").unwrap();
+        seen.push(line.clone());
+        if line.starts_with(want) {
+            return;
+        }
+    };
+    next("Got job IDs");
+    let interrupt = || {
+        let ok = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+        assert!(ok.success());
+    };
+    interrupt();
+    next("Interrupted: waiting for jobs 1");
+    // Still waiting: the jobs never end.
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "it stopped at the first interrupt"
+    );
+    interrupt();
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("stopped waiting at a second interrupt: jobs 1")
+            && stderr.contains("no further job set was submitted"),
+        "{stderr}"
+    );
+    assert_eq!(queue.lock().unwrap().sets.len(), 1, "{seen:?}");
+    let _ = std::fs::remove_file(hailstone::program::lock::lock_path(&sock));
+}

@@ -114,14 +114,67 @@ fn status_rank(status: &str) -> Option<u8> {
     })
 }
 
-/// Set when SIGINT arrives: stop after the current job set.
+/// Set by each SIGINT; the wait for a job set takes it ([`pause`]).
 static CANCEL: AtomicBool = AtomicBool::new(false);
+
+/// Set once an interrupt was taken: no further job set is submitted, and
+/// the next interrupt stops the wait at once.
+static STOPPING: AtomicBool = AtomicBool::new(false);
 
 /// Whether Ctrl-C (SIGINT) arrived since execution began: a program that
 /// runs several phases of jobs stops before the next one.
 pub fn interrupted() -> bool {
-    CANCEL.load(Ordering::SeqCst)
+    STOPPING.load(Ordering::SeqCst) || CANCEL.load(Ordering::SeqCst)
 }
+
+/// How a wait between two polls of a job set ended.
+#[derive(Debug, PartialEq, Eq)]
+enum Pause {
+    /// It lasted its time (a first interrupt may have come: the set
+    /// is still waited for).
+    Done,
+    /// A second interrupt came: stop waiting now.
+    Abandon,
+}
+
+/// Sleeps `delay` in slices of 100 ms, taking interrupts as they come:
+/// the first one is announced on `out` (the jobs `ids` are waited for,
+/// nothing more is submitted), the second ends the wait.
+fn pause(delay: Duration, ids: &[i64], out: &mut dyn Write) -> Pause {
+    let end = std::time::Instant::now() + delay;
+    loop {
+        if CANCEL.swap(false, Ordering::SeqCst) {
+            if STOPPING.swap(true, Ordering::SeqCst) {
+                return Pause::Abandon;
+            }
+            let _ = writeln!(
+                out,
+                "Interrupted: waiting for jobs {} to finish; no further job set will be \
+                 submitted. Interrupt again to stop waiting (the jobs go on in Ganeti).",
+                id_list(ids)
+            );
+            let _ = out.flush();
+        }
+        let now = std::time::Instant::now();
+        if now >= end {
+            return Pause::Done;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(100)));
+    }
+}
+
+/// Job ids as `3, 4, 5`.
+fn id_list(ids: &[i64]) -> String {
+    ids.iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// How long the wait for a job set tries to reach the master again after
+/// the connection is lost (the master daemon restarting): a minute and
+/// a half, in steps of 1, 2, 4, 8 and then 15 seconds.
+const RECONNECT_WAITS: [u64; 9] = [1, 2, 4, 8, 15, 15, 15, 15, 15];
 
 /// Makes Ctrl-C (SIGINT) stop execution at the end of the current job set
 /// instead of killing the program while jobs run: `signal-hook` sets
@@ -147,7 +200,7 @@ pub fn execute(socket: &str, sets: &[JobSet], out: &mut dyn Write) -> Result<(),
     catch_interrupt();
     let mut submitted: Vec<(String, Vec<(i64, String)>)> = Vec::new();
     for (pos, set) in sets.iter().enumerate() {
-        if CANCEL.load(Ordering::SeqCst) {
+        if interrupted() {
             let _ = writeln!(out, "Exiting early due to user request, ");
             let _ = writeln!(out, "{} jobset(s) submitted: ", submitted.len());
             for (description, jobs) in &submitted {
@@ -254,6 +307,18 @@ enum SetError {
     Submission(String),
     #[error("Checking job status: {0}")]
     Status(String),
+    #[error(
+        "stopped waiting at a second interrupt: jobs {} were still queued or running in Ganeti \
+         (gnt-job list); no further job set was submitted",
+        id_list(.0)
+    )]
+    Abandoned(Vec<i64>),
+    #[error(
+        "{error}; jobs {} may still be queued or running in Ganeti (gnt-job list); no further \
+         job set was submitted",
+        id_list(.ids)
+    )]
+    Lost { error: LuxiError, ids: Vec<i64> },
 }
 
 /// Submits one set and waits for all its jobs; their final statuses.
@@ -274,8 +339,17 @@ fn run_set(
     let query = crate::write::luxi::query_job_status(&ids);
     let mut delay = Duration::from_millis(500);
     loop {
-        std::thread::sleep(delay);
-        let reply = client.call("QueryJobs", &query)?;
+        if pause(delay, &ids, out) == Pause::Abandon {
+            return Err(SetError::Abandoned(ids));
+        }
+        let reply = match client.call("QueryJobs", &query) {
+            Ok(reply) => reply,
+            Err(e) if connection_lost(&e) => {
+                client = reconnect(socket, e, &ids, out)?;
+                client.call("QueryJobs", &query)?
+            }
+            Err(e) => return Err(e.into()),
+        };
         let statuses = reply
             .with_result(|v| job_statuses(v, ids.len()))?
             .map_err(SetError::Status)?;
@@ -287,6 +361,46 @@ fn run_set(
         }
         delay = (delay * 2).min(Duration::from_secs(15));
     }
+}
+
+/// Whether a call failed because the connection went (the master daemon
+/// restarting), rather than on what the master said.
+fn connection_lost(e: &LuxiError) -> bool {
+    matches!(
+        e,
+        LuxiError::Io { .. } | LuxiError::Closed { .. } | LuxiError::Connect { .. }
+    )
+}
+
+/// Connects to `socket` again after `lost` while the jobs `ids` run,
+/// trying for [`RECONNECT_WAITS`]; says so on `out`. A second interrupt
+/// stops trying.
+fn reconnect(
+    socket: &str,
+    lost: LuxiError,
+    ids: &[i64],
+    out: &mut dyn Write,
+) -> Result<Client, SetError> {
+    let _ = writeln!(
+        out,
+        "Lost the connection to the master while waiting for jobs {} ({lost}); connecting again",
+        id_list(ids)
+    );
+    let _ = out.flush();
+    let mut last = lost;
+    for wait in RECONNECT_WAITS {
+        if pause(Duration::from_secs(wait), ids, out) == Pause::Abandon {
+            return Err(SetError::Abandoned(ids.to_vec()));
+        }
+        match Client::connect(socket, DEFAULT_TIMEOUT) {
+            Ok(client) => return Ok(client),
+            Err(e) => last = e,
+        }
+    }
+    Err(SetError::Lost {
+        error: last,
+        ids: ids.to_vec(),
+    })
 }
 
 /// `SubmitManyJobs`'s result: one `[true, id]` per job, or `[false,
@@ -408,10 +522,26 @@ mod tests {
     }
 
     #[test]
-    fn an_interrupt_sets_the_cancel_flag() {
+    fn an_interrupt_is_taken_once_then_abandons_the_wait() {
         catch_interrupt();
         catch_interrupt();
         signal_hook::low_level::raise(signal_hook::consts::SIGINT).expect("raise");
         assert!(CANCEL.swap(false, Ordering::SeqCst));
+        // In the same test: the flags are the process's.
+        let mut out = Vec::new();
+        assert_eq!(pause(Duration::from_millis(1), &[3], &mut out), Pause::Done);
+        CANCEL.store(true, Ordering::SeqCst);
+        assert_eq!(
+            pause(Duration::from_millis(1), &[3, 4], &mut out),
+            Pause::Done
+        );
+        assert!(interrupted());
+        assert!(String::from_utf8_lossy(&out).contains("waiting for jobs 3, 4 to finish"));
+        CANCEL.store(true, Ordering::SeqCst);
+        assert_eq!(
+            pause(Duration::from_secs(60), &[3, 4], &mut out),
+            Pause::Abandon
+        );
+        STOPPING.store(false, Ordering::SeqCst);
     }
 }

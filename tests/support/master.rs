@@ -25,6 +25,11 @@ pub struct Queue {
     /// reboot command's `reboot NODE` lines); a node's boot id is
     /// `boot-N`, N the number of its `reboot` lines.
     pub events: Option<PathBuf>,
+    /// The next this many `QueryJobs` calls are answered by closing the
+    /// connection (a master daemon restarting).
+    pub hang_ups: usize,
+    /// Jobs never end: they stay running (an interrupted wait).
+    pub endless: bool,
 }
 
 /// The node names of a captured node query reply (its rows' first field).
@@ -131,14 +136,18 @@ pub fn fake_master(dir: &Path, replies: Vec<u8>, queue: Arc<Mutex<Queue>>) -> St
                     }
                     Some("QueryJobs") => {
                         // Running at the first poll of a job, then done.
-                        let q = queue.lock().unwrap();
+                        let mut q = queue.lock().unwrap();
+                        if q.hang_ups > 0 {
+                            q.hang_ups -= 1;
+                            break;
+                        }
                         let rows: Vec<String> = req["args"][0]
                             .as_array()
                             .expect("ids")
                             .iter()
                             .map(|id| {
                                 let id = id.as_u64().expect("id");
-                                if !q.instant && !polled.contains(&id) {
+                                if q.endless || (!q.instant && !polled.contains(&id)) {
                                     polled.push(id);
                                     "[\"running\"]".to_owned()
                                 } else if q.failing.contains(&id) {
