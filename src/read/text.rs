@@ -327,7 +327,10 @@ impl Reader<'_> {
             let n_cpu = int("n_cpu", 13)?;
             let t_spindles = int("spindles", 9)?;
             let cpu_speed = double("cpu_speed", 14)?;
-            let f_spindles = int("free_spindles", 12)?;
+            // Free spindles go below 0 where instances use more than a
+            // node has (hail's own saved states have such nodes): read
+            // as they are.
+            let f_spindles = self.value(line, &what, "free_spindles", f[12], read_int, name)?;
             let excl_storage = match f[11] {
                 "Y" => true,
                 "N" => false,
