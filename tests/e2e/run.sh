@@ -456,6 +456,64 @@ else
 fi
 cp "$OUT/p.out" "$OUT/balance-exec.out"
 
+# -X under faults. Two planners: while another program holds the
+# cluster's lock (flock(1) on the file hailstone-balance would take), a
+# second planner refuses before it reads the cluster.
+xlock=/run/lock/hailstone-exec_var_run_ganeti_socket_ganeti-query.lock
+if p flock "$xlock" $PLANNER_BIN/hailstone-balance -L -X; then
+  fail "hailstone-balance -L -X ran while the cluster's lock was held"
+else
+  grep -q "is carrying out a plan on the cluster of" "$OUT/p.err" ||
+    fail "two planners: not the lock's refusal ($(tail -n 2 "$OUT/p.err"))"
+  [ -s "$OUT/p.out" ] && fail "two planners: the refused planner printed on stdout"
+fi
+# fault_run NAME SIGNAL: four instances piled on node2 again, a balancing
+# -X started and sent SIGNAL as soon as its first job set is submitted;
+# then Ganeti's jobs finish, no instance is lost or doubled, every one is
+# on a node Ganeti reports, the cluster verifies, and a second -X run
+# finishes the plan with every job successful.
+fault_run() {
+  local name=$1 sig=$2 before after base=$3 i rc
+  for i in 1 2 3 4; do
+    g $ADD -n node2.$D -t sharedfile --disk 0:size=1G -B memory=$((128 + i * 8)) "inst$((base + i)).$D" ||
+      fail "$name: creating inst$((base + i)) on node2"
+  done
+  before=$(nx 1 gnt-instance list --no-headers -o name | sort)
+  nx 1 sh -c "$PLANNER_BIN/hailstone-balance -L -X >/tmp/fault.out 2>/tmp/fault.err & pid=\$!
+    for t in \$(seq 1 1200); do grep -q '^Got job IDs' /tmp/fault.out && break; sleep 0.1; done
+    kill -$sig \$pid; [ $sig = INT ] && { sleep 1; kill -0 \$pid 2>/dev/null || echo 'stopped at once' >>/tmp/fault.err; }
+    wait \$pid; echo \"rc=\$?\" >>/tmp/fault.out"
+  nx 1 cat /tmp/fault.out >"$OUT/fault-$name.out"; nx 1 cat /tmp/fault.err >"$OUT/fault-$name.err"
+  grep -q '^Got job IDs' "$OUT/fault-$name.out" || fail "$name: no job set was submitted"
+  # Ganeti's queue runs on: wait for every job.
+  for j in $(nx 1 gnt-job list --no-headers -o id,status | awk '$2 != "success" && $2 != "error" && $2 != "canceled" {print $1}'); do
+    g gnt-job watch "$j"
+  done
+  after=$(nx 1 gnt-instance list --no-headers -o name | sort)
+  [ "$before" = "$after" ] || fail "$name: the instances changed: $(diff <(echo "$before") <(echo "$after") | tr '\n' ' ')"
+  local strays
+  strays=$(comm -13 <(nx 1 gnt-node list --no-headers -o name | sort) \
+    <(nx 1 gnt-instance list --no-headers -o pnode | sort -u))
+  [ -z "$strays" ] || fail "$name: instances on nodes Ganeti does not report: $(echo $strays)"
+  g gnt-cluster verify --ignore-errors=ENODESETUP || fail "$name: gnt-cluster verify (see $OUT/commands.log)"
+  if p $PLANNER_BIN/hailstone-balance -L -X -C; then
+    cp "$OUT/p.out" "$OUT/fault-$name.again.out"
+  else
+    fail "$name: the second run: rc $? ($(tail -n 3 "$OUT/p.err"))"
+  fi
+  say "$name: $(grep -c '^Got job IDs' "$OUT/fault-$name.out") job set(s) submitted before the stop ($(tail -n 1 "$OUT/fault-$name.out")); every instance accounted for, the cluster verifies; the second run finished with $(grep -c '^Got job IDs' "$OUT/fault-$name.again.out") job set(s)"
+}
+fault_run "kill -9" KILL 50
+fault_run "Ctrl-C" INT 60
+grep -q "Interrupted: waiting for jobs" "$OUT/fault-Ctrl-C.out" ||
+  fail "Ctrl-C: the interrupt was not announced ($(tail -n 2 "$OUT/fault-Ctrl-C.out"))"
+grep -q "stopped at once" "$OUT/fault-Ctrl-C.err" && fail "Ctrl-C: the planner stopped without waiting for its job set"
+grep -q '^rc=0$' "$OUT/fault-Ctrl-C.out" || fail "Ctrl-C: not exit status 0 after the running set"
+# The later steps see the cluster without these instances.
+for i in 51 52 53 54 61 62 63 64; do
+  g gnt-instance remove -f "inst$i.$D" || fail "removing inst$i"
+done
+
 # -X squeeze: the quiet cluster shrinks (moves, standby tags, offline,
 # powered off through the out-of-band program), then grows back. Only a
 # node whose instances are all externally mirrored may be powered off, so
