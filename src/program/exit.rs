@@ -160,8 +160,7 @@ pub fn text_or_document(
         }
         _ => None,
     };
-    let json = o.json;
-    if !json {
+    if !o.json {
         return plan(out, err).map(|_| ());
     }
     let document = plan(&mut std::io::sink(), err)?;

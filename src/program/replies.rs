@@ -23,7 +23,7 @@ use crate::write::text::serialize_cluster;
 ///
 /// The message `-L` gives: the query, then what is wrong where.
 pub fn luxi_cluster(replies: [&[u8]; 4]) -> Result<(String, Vec<String>), String> {
-    let live = source::luxi_replies(replies, ["node", "instance", "cluster info", "group"])?;
+    let live = source::luxi_replies(replies, crate::write::luxi::CLUSTER_QUERIES)?;
     Ok(saved(live::load(live, &MergeOptions::default(), 0)))
 }
 

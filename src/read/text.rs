@@ -197,29 +197,32 @@ impl Reader<'_> {
         })
     }
 
-    /// A resource that read as a number: refused unless `fits` (0 or
-    /// more, and finite). hbal takes a negative one and plans onto memory,
-    /// disk or CPUs that do not exist.
-    fn not_negative(
+    /// A resource: a field read by `tryRead` ([`Self::value`]) that
+    /// must be 0 or more and finite (`fits`). hbal takes a negative one
+    /// and plans onto memory, disk or CPUs that do not exist.
+    #[allow(clippy::too_many_arguments)]
+    fn size<T: Copy>(
         &self,
         line: usize,
         what: &str,
         field: &str,
         text: &str,
-        fits: bool,
-    ) -> Result<(), TextError> {
-        if fits {
-            Ok(())
-        } else {
-            Err(self.error(
-                line,
-                format!(
-                    "{what}, field {field}: '{}' is not a size (hailstone refuses negative \
-                     and non-finite resources)",
-                    text.trim()
-                ),
-            ))
+        read: fn(&str) -> Result<T, ReadError>,
+        fits: fn(T) -> bool,
+        hail_name: &str,
+    ) -> Result<T, TextError> {
+        let v = self.value(line, what, field, text, read, hail_name)?;
+        if fits(v) {
+            return Ok(v);
         }
+        Err(self.error(
+            line,
+            format!(
+                "{what}, field {field}: '{}' is not a size (hailstone refuses negative and \
+                 non-finite resources)",
+                text.trim()
+            ),
+        ))
     }
 
     /// `name|uuid|alloc_policy|tags[|networks]` (`loadGroup`).
@@ -309,14 +312,11 @@ impl Reader<'_> {
             Node::create(info, idx, group, zero)
         } else {
             let int = |field: &str, i: usize| {
-                let v = self.value(line, &what, field, f[i], read_int, name)?;
-                self.not_negative(line, &what, field, f[i], v >= 0)
-                    .map(|()| v)
+                self.size(line, &what, field, f[i], read_int, |v| v >= 0, name)
             };
             let double = |field: &str, i: usize| {
-                let v = self.value(line, &what, field, f[i], read_double, name)?;
-                self.not_negative(line, &what, field, f[i], v >= 0.0 && v.is_finite())
-                    .map(|()| v)
+                let fits = |v: f64| v >= 0.0 && v.is_finite();
+                self.size(line, &what, field, f[i], read_double, fits, name)
             };
             let t_mem = double("t_mem", 1)?;
             let n_mem = int("n_mem", 2)?;
@@ -396,11 +396,8 @@ impl Reader<'_> {
             "" => NO_NODE,
             s => node("secondary node", s)? as i32,
         };
-        let int = |field: &str, i: usize| {
-            let v = self.value(line, &what, field, f[i], read_int, name)?;
-            self.not_negative(line, &what, field, f[i], v >= 0)
-                .map(|()| v)
-        };
+        let int =
+            |field: &str, i: usize| self.size(line, &what, field, f[i], read_int, |v| v >= 0, name);
         let mem = int("memory", 1)?;
         let dsk = int("disk", 2)?;
         let vcpus = int("vcpus", 3)?;

@@ -32,13 +32,18 @@ pub struct QueryFields<'a> {
 /// query's name (for messages), the method and the arguments, exactly as
 /// hbal writes them.
 pub fn cluster_queries(fields: &QueryFields<'_>) -> [(&'static str, &'static str, Json); 4] {
+    let [node, instance, info, group] = CLUSTER_QUERIES;
     [
-        ("node", "Query", query("node", fields.node)),
-        ("instance", "Query", query("instance", fields.instance)),
-        ("cluster info", "QueryClusterInfo", Json::Arr(Vec::new())),
-        ("group", "Query", query("group", fields.group)),
+        (node, "Query", query("node", fields.node)),
+        (instance, "Query", query("instance", fields.instance)),
+        (info, "QueryClusterInfo", Json::Arr(Vec::new())),
+        (group, "Query", query("group", fields.group)),
     ]
 }
+
+/// The names of [`cluster_queries`], in their order (the messages name
+/// the query).
+pub const CLUSTER_QUERIES: [&str; 4] = ["node", "instance", "cluster info", "group"];
 
 /// The arguments of a `Query` of every node's name and boot id (how
 /// `hailstone-roll -X` sees a rebooted node answer again).
