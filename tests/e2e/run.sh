@@ -466,6 +466,7 @@ else
   grep -q "is carrying out a plan on the cluster of" "$OUT/p.err" ||
     fail "two planners: not the lock's refusal ($(tail -n 2 "$OUT/p.err"))"
   [ -s "$OUT/p.out" ] && fail "two planners: the refused planner printed on stdout"
+  say "two planners: hailstone-balance -L -X refused while the cluster's lock was held ($(head -c 90 "$OUT/p.err")...)"
 fi
 # fault_run NAME SIGNAL: four instances piled on node2 again, a balancing
 # -X started and sent SIGNAL as soon as its first job set is submitted;
