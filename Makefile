@@ -140,7 +140,7 @@ deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/g
 	command -v lintian >/dev/null || (apt-get update && apt-get install -y --no-install-recommends lintian)
 	lintian --fail-on error,warning target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH).deb
 
-e2e: ## Build and install the Debian package, build a 4-node Ganeti 3.0.2 lab cluster (../shared/tools/ganeti-lab), run every allocator operation through Ganeti's own commands, compare each captured request's answer with hail's, compare the planners and checkers with the originals on the live cluster, carry out reboots (hailstone-roll -X) and repairs (against harep), switch the htools names and back, tear down (about 9 minutes; needs root and Linux namespaces; HAILSTONE_E2E=skip skips on purpose).
+e2e: ## Build and install the Debian package, build a 4-node Ganeti 3.0.2 lab cluster (../shared/tools/ganeti-lab), run every allocator operation through Ganeti's own commands, compare each captured request's answer with hail's, compare the planners and checkers with the originals on the live cluster, carry out plans under faults (a second planner, kill -9, Ctrl-C), reboots (hailstone-roll -X) and repairs (against harep), switch the htools names and back, tear down (about 13 minutes; needs root and Linux namespaces; HAILSTONE_E2E=skip skips on purpose).
 	bash tests/e2e/run.sh
 
 lint: ## Check formatting and clippy warnings, and that the fuzz targets build (fuzz/ is its own workspace).
