@@ -468,8 +468,10 @@ else
   [ -s "$OUT/p.out" ] && fail "two planners: the refused planner printed on stdout"
   say "two planners: hailstone-balance -L -X refused while the cluster's lock was held ($(head -c 90 "$OUT/p.err")...)"
 fi
-# fault_run NAME SIGNAL: four instances piled on node2 again, a balancing
-# -X started and sent SIGNAL as soon as its first job set is submitted;
+# fault_run NAME SIGNAL BASE: four instances piled on node2 again
+# (instBASE+1..4), a balancing -X started and sent SIGNAL as soon as its
+# first job set is submitted (RESTART: the master's ganeti-luxid stopped
+# for 4 seconds and started again instead);
 # then Ganeti's jobs finish, no instance is lost or doubled, every one is
 # on a node Ganeti reports, the cluster verifies, and a second -X run
 # finishes the plan with every job successful.
@@ -482,7 +484,11 @@ fault_run() {
   before=$(nx 1 gnt-instance list --no-headers -o name | sort)
   nx 1 sh -c "$PLANNER_BIN/hailstone-balance -L -X >/tmp/fault.out 2>/tmp/fault.err & pid=\$!
     for t in \$(seq 1 1200); do grep -q '^Got job IDs' /tmp/fault.out && break; sleep 0.1; done
-    kill -$sig \$pid; [ $sig = INT ] && { sleep 1; kill -0 \$pid 2>/dev/null || echo 'stopped at once' >>/tmp/fault.err; }
+    case $sig in
+      RESTART) /usr/lib/ganeti/daemon-util stop ganeti-luxid; sleep 4
+               /usr/lib/ganeti/daemon-util check-and-start ganeti-luxid ;;
+      *) kill -$sig \$pid; [ $sig = INT ] && { sleep 1; kill -0 \$pid 2>/dev/null || echo 'stopped at once' >>/tmp/fault.err; } ;;
+    esac
     wait \$pid; echo \"rc=\$?\" >>/tmp/fault.out"
   nx 1 cat /tmp/fault.out >"$OUT/fault-$name.out"; nx 1 cat /tmp/fault.err >"$OUT/fault-$name.err"
   grep -q '^Got job IDs' "$OUT/fault-$name.out" || fail "$name: no job set was submitted"
@@ -506,12 +512,16 @@ fault_run() {
 }
 fault_run "kill -9" KILL 50
 fault_run "Ctrl-C" INT 60
+fault_run "luxid restart" RESTART 70
+grep -q '^rc=0$' "$OUT/fault-luxid restart.out" ||
+  fail "luxid restart: the planner did not finish its plan ($(tail -n 2 "$OUT/fault-luxid restart.err"))"
+say "luxid restart: $(grep -c '^Lost the connection' "$OUT/fault-luxid restart.out") lost connection(s) taken up again by the planner"
 grep -q "Interrupted: waiting for jobs" "$OUT/fault-Ctrl-C.out" ||
   fail "Ctrl-C: the interrupt was not announced ($(tail -n 2 "$OUT/fault-Ctrl-C.out"))"
 grep -q "stopped at once" "$OUT/fault-Ctrl-C.err" && fail "Ctrl-C: the planner stopped without waiting for its job set"
 grep -q '^rc=0$' "$OUT/fault-Ctrl-C.out" || fail "Ctrl-C: not exit status 0 after the running set"
 # The later steps see the cluster without these instances.
-for i in 51 52 53 54 61 62 63 64; do
+for i in 51 52 53 54 61 62 63 64 71 72 73 74; do
   g gnt-instance remove -f "inst$i.$D" || fail "removing inst$i"
 done
 
