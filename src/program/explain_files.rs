@@ -45,16 +45,7 @@ pub fn explanation_path(
         ExplainFormat::Text => "txt",
         ExplainFormat::Json => "json",
     };
-    let safe: String = subject
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let safe = file_name_part(subject);
     Some(PathBuf::from(path).join(format!(
         "{}.{:09}Z-{safe}.{ext}",
         crate::program::clock::utc_stamp(since.as_secs()),
@@ -100,6 +91,20 @@ pub fn rotate(dir: &Path, keep: usize) -> std::io::Result<usize> {
         std::fs::remove_file(dir.join(name))?;
     }
     Ok(old)
+}
+
+/// `text` as part of a file name: letters, digits, `-` and `.` kept,
+/// every other character `_`.
+pub(crate) fn file_name_part(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

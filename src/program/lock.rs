@@ -27,16 +27,7 @@ pub fn lock_path(socket: &str) -> PathBuf {
     } else {
         std::env::temp_dir()
     };
-    let name: String = socket
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let name = crate::program::explain_files::file_name_part(socket);
     dir.join(format!("hailstone-exec{name}.lock"))
 }
 
