@@ -317,7 +317,7 @@ fn a_second_planner_on_the_same_cluster_is_refused() {
         assert_eq!(out.status.code(), Some(1), "{stderr}");
         assert!(out.stdout.is_empty());
         assert!(
-            stderr.contains("hailstone-roll (process ")
+            stderr.contains("taken by hailstone-roll (process ")
                 && stderr.contains("is carrying out a plan"),
             "{stderr}"
         );

@@ -53,13 +53,15 @@ pub fn lock_cluster(program: &str, socket: &str) -> Result<ClusterLock, String> 
         Err(TryLockError::WouldBlock) => {
             let mut holder = String::new();
             let _ = file.read_to_string(&mut holder);
+            // The name its holder wrote when it took the lock (a program
+            // other than hailstone's writes none).
             let holder = match holder.trim() {
-                "" => "another program",
-                named => named,
+                "" => String::new(),
+                named => format!(", taken by {named}"),
             };
             return Err(format!(
-                "Error: {program}: {holder} is carrying out a plan on the cluster of {socket} \
-                 (lock {shown}); run again when it has finished\n"
+                "Error: {program}: another program is carrying out a plan on the cluster of \
+                 {socket} (lock {shown}{holder}); run again when it has finished\n"
             ));
         }
         Err(TryLockError::Error(e)) => {
@@ -82,7 +84,8 @@ mod tests {
         let first = lock_cluster("hailstone-balance", &socket).unwrap();
         let second = lock_cluster("hailstone-squeeze", &socket).unwrap_err();
         assert!(
-            second.starts_with("Error: hailstone-squeeze: hailstone-balance (process ")
+            second.starts_with("Error: hailstone-squeeze: another program is carrying out")
+                && second.contains(", taken by hailstone-balance (process ")
                 && second.contains(&socket),
             "{second}"
         );
