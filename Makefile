@@ -143,9 +143,10 @@ deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/g
 e2e: ## Build and install the Debian package, build a 4-node Ganeti 3.0.2 lab cluster (../shared/tools/ganeti-lab), run every allocator operation through Ganeti's own commands, compare each captured request's answer with hail's, compare the planners and checkers with the originals on the live cluster, carry out plans under faults (a second planner, kill -9, Ctrl-C), reboots (hailstone-roll -X) and repairs (against harep), switch the htools names and back, tear down (about 13 minutes; needs root and Linux namespaces; HAILSTONE_E2E=skip skips on purpose).
 	bash tests/e2e/run.sh
 
-lint: ## Check formatting and clippy warnings, and that the fuzz targets build (fuzz/ is its own workspace).
+lint: ## Check formatting and clippy warnings, and that the fuzz targets build (fuzz/ is its own workspace; installs g++ for libFuzzer if missing).
 	$(CARGO) fmt --check
 	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
+	command -v c++ >/dev/null || (apt-get update && apt-get install -y --no-install-recommends g++)
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) check --locked --bins
 
 fmt: ## Format the code.
