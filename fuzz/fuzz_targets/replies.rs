@@ -50,7 +50,13 @@ fuzz_target!(|data: &[u8]| {
     }
     let text = String::from_utf8_lossy(data);
     match replies::utilisation(&text) {
-        Ok(loads) => assert_eq!(Ok(&loads), replies::utilisation(&text).as_ref()),
+        // Compared as text: a load may be NaN, which equals nothing.
+        Ok(loads) => assert_eq!(
+            format!("{loads:?}"),
+            format!("{:?}", replies::utilisation(&text))
+                .trim_start_matches("Ok(")
+                .trim_end_matches(')')
+        ),
         Err(message) => assert!(!message.is_empty()),
     }
 });
