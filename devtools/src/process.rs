@@ -2,14 +2,16 @@
 //! (as Ganeti's node daemon runs an iallocator) or a given folder, stdin
 //! closed, `LC_ALL=C.UTF-8`, stdout and stderr into files, stopped at a
 //! cap together with everything it started, and optionally under GNU time
-//! for the peak RSS.
+//! for the peak RSS. Every run of a hailstone program that panicked is
+//! remembered ([`panics`]): the comparison fails on it whatever its
+//! accepted differences say.
 
 use std::ffi::OsString;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// GNU time, for the peak RSS.
@@ -199,13 +201,51 @@ pub fn run(inv: &Invocation<'_>) -> Run {
             .ok()
             .and_then(|t| t.lines().rev().find_map(|l| l.trim().parse::<u64>().ok()))
     };
-    Run {
+    let r = Run {
         status,
         wall,
         stdout: std::fs::read(&out_path).unwrap_or_default(),
         stderr: std::fs::read(&err_path).unwrap_or_default(),
         rss_kib,
+    };
+    note_panic(inv, &r);
+    r
+}
+
+/// The runs of hailstone's programs that panicked, as `PROGRAM ARGS: the
+/// panic's message`.
+static PANICS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Remembers `r` if it is a hailstone program's run that panicked: Rust's
+/// panic message on stderr, or the exit status 101 a panic gives.
+fn note_panic(inv: &Invocation<'_>, r: &Run) {
+    let ours = inv
+        .program
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("hailstone"));
+    let text = String::from_utf8_lossy(&r.stderr);
+    let message = text.lines().find(|l| l.contains("panicked at"));
+    if !ours || (message.is_none() && r.status != Status::Exited(101)) {
+        return;
     }
+    let mut line = inv.program.display().to_string();
+    for a in &inv.args {
+        line.push(' ');
+        line.push_str(&a.to_string_lossy());
+    }
+    line.push_str(": ");
+    line.push_str(message.unwrap_or("exit 101"));
+    if let Ok(mut p) = PANICS.lock() {
+        p.push(line);
+    }
+}
+
+/// Every run of a hailstone program so far that panicked, sorted.
+pub fn panics() -> Vec<String> {
+    let mut p = PANICS.lock().map(|p| p.clone()).unwrap_or_default();
+    p.sort();
+    p
 }
 
 /// The largest peak RSS (`VmHWM`, KiB) among the live processes of
@@ -375,6 +415,49 @@ mod tests {
             assert_eq!(r.status, Status::Capped);
             assert!(r.rss_kib.is_some_and(|k| k > 0), "{:?}", r.rss_kib);
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_panic_of_a_hailstone_program_is_remembered() {
+        let dir = temp_dir("hailstone-devtools-test").expect("temp dir");
+        let fake = dir.join("hailstone-fake");
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\necho \"thread 'main' panicked at src/x.rs:1:1:\" >&2\nexit 101\n",
+        )
+        .expect("script");
+        let run_it = |program: &Path, args: &[&str]| {
+            run(&Invocation {
+                program,
+                args: args.iter().map(OsString::from).collect(),
+                cwd: Path::new("/"),
+                cap: Duration::from_secs(20),
+                measure_rss: false,
+                scratch: &dir,
+            })
+        };
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        // The same text from another program is its own business.
+        let other = run_it(
+            Path::new("/bin/sh"),
+            &["-c", "echo panicked at >&2; exit 101"],
+        );
+        assert_eq!(other.status, Status::Exited(101));
+        assert!(!panics().iter().any(|p| p.starts_with("/bin/sh")));
+        let r = run_it(&fake, &["case-1"]);
+        assert_eq!(r.status, Status::Exited(101));
+        assert!(
+            panics()
+                .iter()
+                .any(|p| p
+                    .ends_with("hailstone-fake case-1: thread 'main' panicked at src/x.rs:1:1:")),
+            "{:?}",
+            panics()
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
