@@ -12,6 +12,9 @@ SAMPLE  ?= protocol-samples/allocate-drbd.json
 # show a 100x ratio against hailstone's times there.
 HAIL_CAP ?= 180
 BENCH_ARGS ?=
+# The held-out shape's run: relocation and the planners.
+BENCH_HOSTING_ARGS ?= --modes relocate,balance,squeeze,space --sizes 100,1000
+BENCH := target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP)
 # The Ganeti release the compat targets compare with: 3.0 (Debian's
 # ganeti-htools-3.0) or 3.1 (Ganeti 3.1.0's htools, built by make oracle-3.1).
 GANETI ?= 3.0
@@ -69,8 +72,9 @@ compat-full: build $(ORACLE) ## The large compatibility corpus (2-200 nodes, hun
 oracle-3.1: ## Build Ganeti 3.1.0's htools (Debian's 3.1.0~rc2 source with 3.1.0's two changes of behaviour) into /opt/ganeti-3.1.0/bin, the originals of make compat GANETI=3.1 (about 6 minutes and 1 GB of build dependencies the first time; devtools/oracle/ganeti-3.1.sh).
 	bash devtools/oracle/ganeti-3.1.sh
 
-bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, hailstone alone on 5,000 and 10,000, hailstone-balance against hbal on 20 to 1,000, hailstone-squeeze against hsqueeze on 20 to 200, and hailstone-space (its default count and --allocator-model) against hspace on 5 to 200 (about 35 minutes, and about 19 more for the space rows, whose cap is at least 300 s; HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes space').
-	target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP) $(BENCH_ARGS)
+bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, hailstone alone on 5,000 and 10,000, hailstone-balance against hbal on 20 to 1,000, hailstone-squeeze against hsqueeze on 20 to 200, and hailstone-space (its default count and --allocator-model) against hspace on 5 to 200 (about 35 minutes, and about 19 more for the space rows, whose cap is at least 300 s); then relocation and the planners again on the generator's held-out hosting shape (HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes space'; BENCH_HOSTING_ARGS).
+	$(BENCH) $(BENCH_ARGS)
+	$(BENCH) --shape hosting $(BENCH_HOSTING_ARGS) $(BENCH_ARGS)
 
 fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... to choose; see fuzz/README.md).
 	FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" FUZZ_SANITIZER="$(FUZZ_SANITIZER)" FUZZ_ARGS="$(FUZZ_ARGS)" CARGO="$(CARGO)" fuzz/run.sh

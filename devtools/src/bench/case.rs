@@ -71,8 +71,14 @@ pub(super) struct Bench<'a> {
 
 /// The generated request of a mode (in the independent layout for
 /// `relocate-independent`).
-fn generated_case(mode: Mode, nodes: usize, seed: u64, mix: Mix) -> Result<Case, String> {
-    let mut case = generate::generate(&spec_for(mode, nodes, seed, mix));
+fn generated_case(
+    mode: Mode,
+    nodes: usize,
+    seed: u64,
+    mix: Mix,
+    shape: Shape,
+) -> Result<Case, String> {
+    let mut case = generate::generate(&spec_for(mode, nodes, seed, mix, shape));
     if mode == Mode::RelocateIndependent {
         case.request = independent_layout(&case.request)?;
     }
@@ -165,7 +171,7 @@ impl Bench<'_> {
         let mut failures = 0usize;
         for k in 0..SEED_TRIES {
             let t0 = Instant::now();
-            let case = generated_case(mode, nodes, cfg.seed.wrapping_add(k), cfg.mix)?;
+            let case = generated_case(mode, nodes, cfg.seed.wrapping_add(k), cfg.mix, cfg.shape)?;
             if !has_wanted_shape(mode, &case) {
                 continue;
             }
@@ -211,7 +217,7 @@ impl Bench<'_> {
                 notes: Vec::new(),
             });
         }
-        let case = generated_case(mode, nodes, cfg.seed, cfg.mix)?;
+        let case = generated_case(mode, nodes, cfg.seed, cfg.mix, cfg.shape)?;
         let note = format!(
             "{} {}: no seed in {}..={} gives a request of the intended shape with a successful answer; timed {} as generated",
             mode.name(),
@@ -249,7 +255,13 @@ impl Bench<'_> {
         progress: &str,
     ) -> Result<Chosen, String> {
         let cfg = self.cfg;
-        let big = generate::generate(&spec_for(Mode::Relocate, nodes, cfg.seed, cfg.mix));
+        let big = generate::generate(&spec_for(
+            Mode::Relocate,
+            nodes,
+            cfg.seed,
+            cfg.mix,
+            cfg.shape,
+        ));
         let big_input = self.write_request(&big)?;
         let save = self.dir.join(format!("{}-state", file_stem(&big.id)));
         let mut args: Vec<std::ffi::OsString> = vec![big_input.clone().into()];
@@ -274,7 +286,7 @@ impl Bench<'_> {
         }
         let _ = std::fs::remove_file(save.with_extension("post-ialloc"));
         let size = std::fs::metadata(&data).map_or(0, |m| m.len());
-        let tiny = generate::generate(&spec_for(Mode::Relocate, 2, cfg.seed, cfg.mix));
+        let tiny = generate::generate(&spec_for(Mode::Relocate, 2, cfg.seed, cfg.mix, cfg.shape));
         let input = self.write_request(&tiny)?;
         let mut options = tiny.options.clone();
         options.push("-t".to_owned());
@@ -329,7 +341,7 @@ impl Bench<'_> {
         loop {
             let seed = first.wrapping_add(k);
             let t0 = Instant::now();
-            let case = generate::generate(&spec_for(mode, nodes, seed, cfg.mix));
+            let case = generate::generate(&spec_for(mode, nodes, seed, cfg.mix, cfg.shape));
             let text = hailstone::program::datafile::from_request(
                 case.request.as_bytes(),
                 &hailstone::program::hail::options::LoadOptions::default(),

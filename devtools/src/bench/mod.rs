@@ -83,7 +83,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::cases::{file_stem, head};
-use crate::generate::{self, Case, CaseSpec, DiskTemplate, EvacMode, RequestKind};
+use crate::generate::{self, Case, CaseSpec, DiskTemplate, EvacMode, RequestKind, Shape};
 use crate::oracle;
 use crate::process::{self, median, Run, Status, GNU_TIME};
 use crate::toolargs;
@@ -180,6 +180,9 @@ CASES:
                        typical     the generator's usual DRBD/plain cluster
                                    with a few rbd/ext/file/diskless (hail's
                                    N+1 check is very slow on plain instances)
+  --shape SHAPE      the generator's shape of the clusters: standard (the
+                     default) or hosting, held out from the searches'
+                     tuning (see hailstone-gen --help)
   --seed S           first seed (default 1); seeds S, S+1, ... are tried
                      until the request has the intended shape and
                      hailstone's answer is a success
@@ -574,6 +577,14 @@ pub fn main(args: &[String]) -> ExitCode {
         "timing: wall clock, {}; cap {} s{space_cap}; ratio = the original's time / hailstone's (each table names both)",
         runs_text,
         cap_text(cfg.hail_cap).trim_start_matches("> "),
+    );
+    println!(
+        "shape: the generator's {} clusters{}",
+        cfg.shape.name(),
+        match cfg.shape {
+            Shape::Standard => " (what the searches were tuned on)",
+            Shape::Hosting => " (held out from the searches' tuning: mixed hardware generations, a heavy tail of instance sizes, primaries piled on a third of the nodes, exclusion tags)",
+        }
     );
     let (planner_rows, allocator_rows): (Vec<Row>, Vec<Row>) =
         rows.into_iter().partition(|r| r.mode.is_planner());

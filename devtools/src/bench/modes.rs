@@ -202,6 +202,8 @@ pub(super) struct Config {
     pub(super) hail_cap: Duration,
     pub(super) hail_runs: Option<usize>,
     pub(super) mix: Mix,
+    /// The generator's shape of every case (`--shape`).
+    pub(super) shape: Shape,
     pub(super) seed: u64,
     pub(super) keep: Option<PathBuf>,
     pub(super) install_hail: bool,
@@ -296,6 +298,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
         hail_cap: Duration::from_secs(60),
         hail_runs: None,
         mix: Mix::Drbd,
+        shape: Shape::Standard,
         seed: 1,
         keep: None,
         install_hail: false,
@@ -326,6 +329,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
                 | "--hail-cap"
                 | "--hail-runs"
                 | "--mix"
+                | "--shape"
                 | "--seed"
                 | "--keep"
                 | "--hbal"
@@ -418,6 +422,11 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
                     .map_err(|_| format!("--seed wants an unsigned integer, not '{}'", value))?
             }
             "--keep" => c.keep = Some(PathBuf::from(value)),
+            "--shape" => {
+                c.shape = Shape::parse(value.trim()).ok_or_else(|| {
+                    format!("--shape: unknown shape '{value}' (known: standard, hosting)")
+                })?;
+            }
             "--mix" => {
                 c.mix = Mix::parse(value.trim()).ok_or_else(|| {
                     format!(
@@ -439,8 +448,9 @@ pub(super) fn parse_args(args: &[String]) -> Result<Option<Config>, String> {
 /// The generator spec of a mode, size, seed and instance mix: the
 /// generator's plain roomy cluster (`CaseSpec::new`, every feature switch
 /// off, no hail options) with two groups and five instances per node.
-pub(super) fn spec_for(mode: Mode, nodes: usize, seed: u64, mix: Mix) -> CaseSpec {
+pub(super) fn spec_for(mode: Mode, nodes: usize, seed: u64, mix: Mix, shape: Shape) -> CaseSpec {
     let mut spec = CaseSpec::new(seed, mode.kind(), nodes);
+    spec.shape = shape;
     spec.groups = GROUPS;
     spec.instances_per_node = INSTANCES_PER_NODE;
     spec.instance_templates = mix.templates();

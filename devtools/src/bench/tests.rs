@@ -117,7 +117,7 @@ fn specs_and_shapes() {
         for m in Mode::ALL.into_iter().chain([Mode::SpaceModel]) {
             // Some seed among the first few gives the intended shape.
             let found = (1..=SEED_TRIES)
-                .map(|seed| generate::generate(&spec_for(m, 20, seed, mix)))
+                .map(|seed| generate::generate(&spec_for(m, 20, seed, mix, Shape::Standard)))
                 .find(|c| has_wanted_shape(m, c));
             let case = found.expect("a case of the wanted shape");
             assert_eq!(case.kind, m.kind());
@@ -174,7 +174,13 @@ fn formatting() {
 /// spacing: not the generator's bytes, the same JSON value.
 #[test]
 fn independent_layout_keeps_the_document() {
-    let case = generate::generate(&spec_for(Mode::RelocateIndependent, 20, 1, Mix::Drbd));
+    let case = generate::generate(&spec_for(
+        Mode::RelocateIndependent,
+        20,
+        1,
+        Mix::Drbd,
+        Shape::Standard,
+    ));
     let other = independent_layout(&case.request).unwrap();
     assert_ne!(other, case.request);
     let a: serde_json::Value = serde_json::from_str(&case.request).unwrap();

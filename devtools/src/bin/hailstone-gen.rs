@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use hailstone_devtools::generate::{self, CaseSpec, DiskTemplate, JsonStyle, RequestKind};
+use hailstone_devtools::generate::{self, CaseSpec, DiskTemplate, JsonStyle, RequestKind, Shape};
 
 const HELP: &str = "\
 hailstone-gen: synthetic Ganeti iallocator requests (protocol version 2)
@@ -20,7 +20,8 @@ hailstone-gen: synthetic Ganeti iallocator requests (protocol version 2)
 USAGE:
   hailstone-gen [--kind KIND] [--seed N] [--nodes N|MIN-MAX] [--groups G]
                 [--instances-per-node F] [--template T] [--instance-templates L]
-                [--tightness F] [--style S] [--random] [--profile multi-group]
+                [--tightness F] [--style S] [--shape S] [--random]
+                [--profile multi-group]
                 [--print-options] [--print-id] [--data-file] [-o FILE]
   hailstone-gen corpus --out DIR --count N [--nodes MIN-MAX] [--kinds K1,K2,...]
                 [--seed BASE]
@@ -54,6 +55,11 @@ SINGLE REQUEST (default command):
   --instance-templates L the existing instances' templates, weighted:
                          T[:W],... (e.g. ext or ext:3,sharedfile:1)
   --tightness F          target memory fill of the nodes, 0.05 to 1.0
+  --shape S              standard (default) or hosting: three hardware
+                         generations in every group, instances from a
+                         catalogue of flavours with a heavy tail, primaries
+                         piled on a third of the nodes, exclusion tags; a
+                         shape the planners were not tuned on
   --style S              compact, spaced (Ganeti's own layout) or pretty
   --data-file            print the cluster of the request as a Ganeti cluster
                          data file (what hailstone -S saves before the run;
@@ -101,6 +107,7 @@ struct Opts {
     tightness: Option<f64>,
     template: Option<DiskTemplate>,
     style: Option<JsonStyle>,
+    shape: Shape,
     data_file: bool,
     random: bool,
     multi_group: bool,
@@ -124,6 +131,7 @@ fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
         tightness: None,
         template: None,
         style: None,
+        shape: Shape::Standard,
         data_file: false,
         random: false,
         multi_group: false,
@@ -155,6 +163,7 @@ fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
                 | "--tightness"
                 | "--style"
                 | "--profile"
+                | "--shape"
                 | "-o"
                 | "--output"
                 | "--out"
@@ -230,6 +239,10 @@ fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
                     "pretty" => JsonStyle::Pretty,
                     _ => return Err(format!("unknown style '{}' (compact, spaced, pretty)", v)),
                 })
+            }
+            "--shape" => {
+                o.shape = Shape::parse(&v)
+                    .ok_or_else(|| format!("unknown shape '{}' (standard, hosting)", v))?
             }
             "--random" => o.random = true,
             "--profile" => match v.as_str() {
@@ -322,6 +335,7 @@ fn main() -> ExitCode {
     if let Some(s) = o.style {
         spec.style = s;
     }
+    spec.shape = o.shape;
     let mut case = generate::generate(&spec);
     if o.data_file {
         match hailstone::program::datafile::from_request(

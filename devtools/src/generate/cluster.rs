@@ -399,7 +399,9 @@ impl<'a> Gen<'a> {
             } else {
                 name
             };
-            let (mem, cpu, dsk, spc, pvs, _) = if hws[gi].5 && self.r.chance(0.5) {
+            let (mem, cpu, dsk, spc, pvs, _) = if self.spec.shape == Shape::Hosting {
+                self.draw_hosting_hw()
+            } else if hws[gi].5 && self.r.chance(0.5) {
                 self.draw_hw()
             } else {
                 hws[gi]
@@ -519,10 +521,29 @@ impl<'a> Gen<'a> {
         (mem, cpu, dsk, spc, pvs, hetero)
     }
 
+    /// One node of the hosting shape: one of three hardware generations
+    /// (the oldest small, the newest large), drawn per node.
+    pub(super) fn draw_hosting_hw(&mut self) -> (i64, i64, i64, i64, i64, bool) {
+        let r = &mut self.r;
+        let (mem, cpu, dsk) = [
+            (98304i64, 24i64, 1_887_436i64),
+            (196608, 48, 3_774_873),
+            (393216, 64, 7_549_747),
+        ][r.weighted(&[2, 5, 3])];
+        (
+            mem - r.range(200, 900),
+            cpu,
+            dsk - r.range(0, 20) * 1024,
+            1,
+            12,
+            true,
+        )
+    }
+
     // ----- tags -----
 
     pub(super) fn build_tags(&mut self) {
-        if self.f().exclusion_tags {
+        if self.f().exclusion_tags || self.spec.shape == Shape::Hosting {
             let np = 1 + usize::from(self.r.chance(0.3));
             let prefixes = ["service", "app"];
             for p in prefixes.iter().take(np) {

@@ -195,23 +195,47 @@ impl<'a> Gen<'a> {
         if t == DiskTemplate::Drbd {
             mem_mean = scale(mem_mean, 0.8);
         }
-        let factor = *self
-            .r
-            .pick(&[0.25, 0.5, 0.5, 0.75, 1.0, 1.0, 1.0, 1.25, 1.5, 2.0]);
-        let mut mem = nice_mem(scale(mem_mean, factor));
-        if self.r.chance(0.03) {
+        let hosting = self.spec.shape == Shape::Hosting;
+        // The hosting shape's flavour: its memory relative to the mean (the
+        // catalogue's weighted mean factor is 1.245) and its vCPUs.
+        let flavour = hosting.then(|| {
+            [
+                (0.125 / 1.245, 1i64),
+                (0.25 / 1.245, 1),
+                (0.5 / 1.245, 2),
+                (1.0 / 1.245, 2),
+                (2.0 / 1.245, 4),
+                (4.0 / 1.245, 8),
+                (8.0 / 1.245, 16),
+            ][self.r.weighted(&[20, 20, 20, 15, 12, 9, 4])]
+        });
+        let mut mem = match flavour {
+            Some((f, _)) => nice_mem(scale(mem_mean, f)).max(512),
+            None => {
+                let factor = *self
+                    .r
+                    .pick(&[0.25, 0.5, 0.5, 0.75, 1.0, 1.0, 1.0, 1.25, 1.5, 2.0]);
+                nice_mem(scale(mem_mean, factor))
+            }
+        };
+        if !hosting && self.r.chance(0.03) {
             mem = self.r.range(128, 4000);
         }
         let pol = self.groups[g].ipolicy.clone();
         let pair = pol.minmax[self.r.below(pol.minmax.len() as u64) as usize];
         let obey = !self.f().policy_violations || self.r.chance(0.7);
         let vmax = ((cmean as f64 * pol.vcpu_ratio) as i64 / ipn.ceil() as i64).max(1);
-        let mut vcpus = (*self.r.pick(&[1i64, 1, 2, 2, 2, 4, 4, 8])).min(vmax.max(1));
-        if self.r.chance(0.05) {
+        let mut vcpus = match flavour {
+            Some((_, v)) => v.min(vmax.max(1)),
+            None => (*self.r.pick(&[1i64, 1, 2, 2, 2, 4, 4, 8])).min(vmax.max(1)),
+        };
+        if !hosting && self.r.chance(0.05) {
             vcpus = *self.r.pick(&[8, 16, 24]);
         }
         let ndisks = if t == DiskTemplate::Diskless {
             0
+        } else if hosting {
+            1 + usize::from(self.r.chance(0.3))
         } else {
             [1usize, 1, 1, 1, 1, 1, 2, 2, 2, 3, 4][self.r.below(11) as usize]
         };
@@ -240,7 +264,13 @@ impl<'a> Gen<'a> {
             } else {
                 0.3 / (ndisks - 1) as f64
             };
-            let f = *self.r.pick(&[0.3, 0.5, 0.8, 1.0, 1.0, 1.2, 1.6]);
+            // The hosting shape's disks: mostly small, a few huge (the
+            // weighted mean factor is 1).
+            let f = if hosting {
+                [0.25, 0.5, 1.0, 2.0, 4.0][self.r.weighted(&[30, 30, 20, 15, 5])] / 1.025
+            } else {
+                *self.r.pick(&[0.3, 0.5, 0.8, 1.0, 1.0, 1.2, 1.6])
+            };
             let mut size = nice_disk(scale(dsk_total, share * f));
             if self.r.chance(0.03) {
                 size = self.r.range(100, 50000);
@@ -516,8 +546,15 @@ impl<'a> Gen<'a> {
                     );
                 }
             }
+            // The hosting shape piles primaries on the first third of the
+            // group's nodes.
+            let first_third = &cands[..(cands.len() / 3).max(2).min(cands.len())];
             for _ in 0..tries {
-                let p = *self.r.pick(&cands);
+                let p = if self.spec.shape == Shape::Hosting && self.r.chance(0.6) {
+                    *self.r.pick(first_third)
+                } else {
+                    *self.r.pick(&cands)
+                };
                 if !self.fits_primary(p, &inst) {
                     continue;
                 }

@@ -96,12 +96,16 @@ pub fn generate(spec: &CaseSpec) -> Case {
     let options = g.options(restrict);
     Case {
         id: format!(
-            "{}/{}/n{}/g{}/s{}",
+            "{}/{}/n{}/g{}/s{}{}",
             spec.kind.slug(),
             label,
             spec.nodes,
             spec.groups,
-            spec.seed
+            spec.seed,
+            match spec.shape {
+                Shape::Standard => "",
+                Shape::Hosting => "/hosting",
+            }
         ),
         kind: spec.kind,
         request: text,

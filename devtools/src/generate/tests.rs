@@ -230,3 +230,71 @@ fn big_cluster_generates() {
     // Generous bound for unoptimised test builds; release builds take far less.
     assert!(took.as_secs() < 20, "took {:?}", took);
 }
+
+#[test]
+fn the_hosting_shape_differs_as_documented() {
+    for seed in 1..6u64 {
+        let mut spec = CaseSpec::new(seed, RequestKind::Relocate, 60);
+        spec.instances_per_node = 5.0;
+        spec.instance_templates = vec![(DiskTemplate::Drbd, 1)];
+        spec.shape = Shape::Hosting;
+        let c = generate(&spec);
+        assert_eq!(c, generate(&spec), "same spec, same bytes");
+        assert!(c.id.ends_with("/hosting"), "{}", c.id);
+        let v = parse(&c);
+        check_consistency(&v, true);
+        let nodes = v["nodes"].as_object().unwrap();
+        // Three hardware generations, mixed in the one group.
+        let mut sizes: Vec<i64> = nodes
+            .values()
+            .map(|n| n["total_memory"].as_i64().unwrap() / 65536)
+            .collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        assert_eq!(sizes, vec![1, 2, 5], "seed {seed}");
+        let insts = v["instances"].as_object().unwrap();
+        // A heavy tail: the largest instance is many times the smallest.
+        let mems: Vec<i64> = insts
+            .values()
+            .map(|i| i["memory"].as_i64().unwrap())
+            .collect();
+        let (lo, hi) = (mems.iter().min().unwrap(), mems.iter().max().unwrap());
+        assert!(*hi >= 16 * *lo, "seed {seed}: memory {lo} to {hi}");
+        // Exclusion tags on most instances.
+        let tagged = insts
+            .values()
+            .filter(|i| !i["tags"].as_array().unwrap().is_empty())
+            .count();
+        assert!(
+            tagged * 2 > insts.len(),
+            "seed {seed}: {tagged} of {}",
+            insts.len()
+        );
+        // Primaries piled on the first third of the nodes: their memory
+        // is fuller than the others'.
+        let fill = |third: bool| {
+            let (mut used, mut total) = (0i64, 0i64);
+            for (name, n) in nodes {
+                // The node's place in the generation order: its number.
+                let label = name.split('.').next().unwrap();
+                let digits =
+                    label.len() - label.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+                let k: usize = label[label.len() - digits..].parse().unwrap();
+                if (k <= nodes.len() / 3) == third {
+                    total += n["total_memory"].as_i64().unwrap();
+                    used += n["i_pri_memory"].as_i64().unwrap();
+                }
+            }
+            used as f64 / total as f64
+        };
+        assert!(
+            fill(true) > 1.3 * fill(false),
+            "seed {seed}: {} against {}",
+            fill(true),
+            fill(false)
+        );
+        // And the standard shape is another cluster.
+        spec.shape = Shape::Standard;
+        assert_ne!(generate(&spec).request, c.request);
+    }
+}
