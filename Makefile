@@ -14,7 +14,7 @@ HAIL_CAP ?= 180
 BENCH_ARGS ?=
 # The held-out shape's run: relocation and the planners.
 BENCH_HOSTING_ARGS ?= --modes relocate,balance,squeeze,space --sizes 100,1000
-BENCH := target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP)
+BENCH = target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP)
 # The Ganeti release the compat targets compare with: 3.0 (Debian's
 # ganeti-htools-3.0) or 3.1 (Ganeti 3.1.0's htools, built by make oracle-3.1).
 GANETI ?= 3.0
