@@ -102,14 +102,22 @@ pub(super) fn candidate_moves(
 pub(super) struct InstanceCtx<'s> {
     inst: &'s Instance,
     p: usize,
-    /// The primary's metric values without the instance.
-    int_p_values: NodeValues,
     soft_p: SoftChecks,
     soft: SoftChecks,
-    mirrored: Option<Mirrored>,
+    kept: Kept,
+}
+
+/// What an instance's context computes from its own nodes only: valid, and
+/// kept from step to step, while neither of them changes.
+#[derive(Debug, Clone)]
+pub(super) struct Kept {
+    /// The primary's metric values without the instance.
+    int_p_values: NodeValues,
+    mirrored: Option<Box<Mirrored>>,
 }
 
 /// What the moves of an instance with a secondary need.
+#[derive(Debug, Clone)]
 struct Mirrored {
     s: usize,
     /// The primary without the instance.
@@ -124,6 +132,42 @@ struct Mirrored {
     /// The old secondary after hosting and releasing the instance as a
     /// primary (`ReplacePrimary`), by the instance's location score.
     tmp_s: std::cell::RefCell<TmpSecondaries>,
+    /// The metric values of the node a move leaves the instance on or
+    /// hands it to besides the target: the primary keeping it
+    /// (`ReplaceSecondary`), the old secondary taking it as primary
+    /// (`FailoverAndReplace`), the old primary taking it as secondary
+    /// (`ReplaceAndFailover`), the old secondary after `ReplacePrimary`.
+    /// A probe of those nodes reads of the target only the instance's
+    /// location score there and, for a secondary, the memory the node
+    /// already keeps for the target's primaries: the same for most targets,
+    /// so each is computed once per (location score, peer memory).
+    kept_p: std::cell::RefCell<Probed>,
+    new_p: std::cell::RefCell<Probed>,
+    new_s: std::cell::RefCell<Probed>,
+    kept_s: std::cell::RefCell<Probed>,
+}
+
+/// A node's metric values after a probe, by the instance's location score
+/// and the node's peer memory of the target (`None` when the probe
+/// fails).
+type Probed = SmallVec<[((i64, i64), Option<NodeValues>); 2]>;
+
+/// The entry of `cache` for `key`, computed by `probe` when missing.
+fn probed(
+    cache: &std::cell::RefCell<Probed>,
+    key: (i64, i64),
+    probe: impl FnOnce() -> Option<NodeValues>,
+) -> Result<NodeValues, ()> {
+    let mut cache = cache.borrow_mut();
+    let pos = match cache.iter().position(|(k, _)| *k == key) {
+        Some(pos) => pos,
+        None => {
+            let v = probe();
+            cache.push((key, v));
+            cache.len() - 1
+        }
+    };
+    cache[pos].1.ok_or(())
 }
 
 pub(super) type Changes = SmallVec<[(usize, NodeValues); 3]>;
@@ -136,57 +180,75 @@ fn values_of(s: &crate::model::node::Scalars) -> NodeValues {
     metric::node_values(s)
 }
 
-impl<'s> InstanceCtx<'s> {
-    /// The context of `inst`; `known_p_values`, when given, are its
-    /// primary's metric values without it (as [`InstanceCtx::p_values`]
-    /// gave them, the primary unchanged since).
-    pub(super) fn new(
-        state: &State,
-        inst: &'s Instance,
-        soft: SoftChecks,
-        known_p_values: Option<NodeValues>,
-    ) -> Option<InstanceCtx<'s>> {
-        let p = usize::try_from(inst.p_node).ok()?;
-        let pn = state.node(inst.p_node).ok()?;
+impl Kept {
+    /// Computes the instance's removal from its primary `pn` and its
+    /// secondary.
+    fn new(state: &State, inst: &Instance, pn: &Node, soft: SoftChecks) -> Option<Kept> {
         let without_p = || {
             let mut int_p = pn.clone();
             int_p.remove_pri(inst);
             let v = values_of(&int_p.scalars());
             (int_p, v)
         };
-        let (int_p_values, mirrored) = if inst.s_node >= 0 {
-            let sn = state.node(inst.s_node).ok()?;
-            let mut int_s = sn.clone();
-            int_s.remove_sec(inst);
-            let int_s_values = values_of(&int_s.scalars());
-            let (int_p, int_p_values) = without_p();
-            let m = Mirrored {
-                s: inst.s_node as usize,
-                int_p,
-                int_s,
-                int_s_values,
-                soft_s: soft.ignored_if(sn.offline),
-                ni: std::cell::RefCell::new(inst.clone()),
-                tmp_s: std::cell::RefCell::new(SmallVec::new()),
-            };
-            (int_p_values, Some(m))
-        } else {
-            let values = known_p_values.unwrap_or_else(|| without_p().1);
-            (values, None)
+        if inst.s_node < 0 {
+            return Some(Kept {
+                int_p_values: without_p().1,
+                mirrored: None,
+            });
+        }
+        let sn = state.node(inst.s_node).ok()?;
+        let mut int_s = sn.clone();
+        int_s.remove_sec(inst);
+        let int_s_values = values_of(&int_s.scalars());
+        let (int_p, int_p_values) = without_p();
+        let m = Mirrored {
+            s: inst.s_node as usize,
+            int_p,
+            int_s,
+            int_s_values,
+            soft_s: soft.ignored_if(sn.offline),
+            ni: std::cell::RefCell::new(inst.clone()),
+            tmp_s: std::cell::RefCell::new(SmallVec::new()),
+            kept_p: std::cell::RefCell::new(SmallVec::new()),
+            new_p: std::cell::RefCell::new(SmallVec::new()),
+            new_s: std::cell::RefCell::new(SmallVec::new()),
+            kept_s: std::cell::RefCell::new(SmallVec::new()),
+        };
+        Some(Kept {
+            int_p_values,
+            mirrored: Some(Box::new(m)),
+        })
+    }
+}
+
+impl<'s> InstanceCtx<'s> {
+    /// The context of `inst`; `kept`, when given, is what
+    /// [`InstanceCtx::into_kept`] left of it, neither of its nodes changed
+    /// since.
+    pub(super) fn new(
+        state: &State,
+        inst: &'s Instance,
+        soft: SoftChecks,
+        kept: Option<Kept>,
+    ) -> Option<InstanceCtx<'s>> {
+        let p = usize::try_from(inst.p_node).ok()?;
+        let pn = state.node(inst.p_node).ok()?;
+        let kept = match kept {
+            Some(k) => k,
+            None => Kept::new(state, inst, pn, soft)?,
         };
         Some(InstanceCtx {
             inst,
             p,
-            int_p_values,
             soft_p: soft.ignored_if(pn.offline),
             soft,
-            mirrored,
+            kept,
         })
     }
 
-    /// The primary's metric values without the instance.
-    pub(super) fn p_values(&self) -> NodeValues {
-        self.int_p_values
+    /// What the next step may reuse while the instance's nodes stay.
+    pub(super) fn into_kept(self) -> Kept {
+        self.kept
     }
 
     /// The nodes a move changes and their new metric values, into `out`,
@@ -207,13 +269,13 @@ impl<'s> InstanceCtx<'s> {
                 let tn = state.node_at(t);
                 pn.check_migration(tn).map_err(|_| ())?;
                 let pr = tn.probe_add_pri(self.soft_p, inst).map_err(|_| ())?;
-                out.push((self.p, self.int_p_values));
+                out.push((self.p, self.kept.int_p_values));
                 out.push((t, values_of(&tn.scalars_with_pri(&pr))));
                 return Ok(());
             }
             _ => {}
         }
-        let m = self.mirrored.as_ref().ok_or(())?;
+        let m = self.kept.mirrored.as_ref().ok_or(())?;
         let (s, int_p, int_s) = (m.s, &m.int_p, &m.int_s);
         let mut ni_cell = m.ni.borrow_mut();
         let ni = &mut *ni_cell;
@@ -228,12 +290,15 @@ impl<'s> InstanceCtx<'s> {
                 let ps = tn
                     .probe_add_sec(false, m.soft_s, &*ni, inst.p_node)
                     .map_err(|_| ())?;
-                let pp = int_p
-                    .probe_add_pri(SoftChecks::Ignore, &*ni)
-                    .map_err(|_| ())?;
+                // The primary's probe reads only the instance's resources,
+                // tags and location score.
+                let p_values = probed(&m.kept_p, (ni.location_score, 0), || {
+                    let pp = int_p.probe_add_pri(SoftChecks::Ignore, &*ni).ok()?;
+                    Some(values_of(&int_p.scalars_with_pri(&pp)))
+                })?;
                 out.push((s, m.int_s_values));
                 out.push((t, values_of(&tn.scalars_with_sec(&ps))));
-                out.push((self.p, values_of(&int_p.scalars_with_pri(&pp))));
+                out.push((self.p, p_values));
             }
             Move::ReplaceAndFailover(t) => {
                 let tn = state.node_at(t);
@@ -242,10 +307,12 @@ impl<'s> InstanceCtx<'s> {
                 ni.p_node = t as i32;
                 ni.s_node = inst.p_node;
                 let pt = tn.probe_add_pri(self.soft, &*ni).map_err(|_| ())?;
-                let pp = int_p
-                    .probe_add_sec(false, m.soft_s, &*ni, t as i32)
-                    .map_err(|_| ())?;
-                out.push((self.p, values_of(&int_p.scalars_with_sec(&pp))));
+                // (a secondary's probe reads no location score)
+                let p_values = probed(&m.new_s, (0, int_p.peer_mem(t as i32)), || {
+                    let pp = int_p.probe_add_sec(false, m.soft_s, &*ni, t as i32).ok()?;
+                    Some(values_of(&int_p.scalars_with_sec(&pp)))
+                })?;
+                out.push((self.p, p_values));
                 out.push((s, m.int_s_values));
                 out.push((t, values_of(&tn.scalars_with_pri(&pt))));
             }
@@ -271,11 +338,13 @@ impl<'s> InstanceCtx<'s> {
                     }
                 };
                 let tmp = cache[pos].1.as_ref().ok_or(())?;
-                let ps = tmp
-                    .probe_add_sec(false, self.soft_p, &*ni, t as i32)
-                    .map_err(|_| ())?;
-                out.push((self.p, self.int_p_values));
-                out.push((s, values_of(&tmp.scalars_with_sec(&ps))));
+                let key = (ni.location_score, tmp.peer_mem(t as i32));
+                let s_values = probed(&m.kept_s, key, || {
+                    let ps = tmp.probe_add_sec(false, self.soft_p, &*ni, t as i32).ok()?;
+                    Some(values_of(&tmp.scalars_with_sec(&ps)))
+                })?;
+                out.push((self.p, self.kept.int_p_values));
+                out.push((s, s_values));
                 out.push((t, values_of(&tn.scalars_with_pri(&pt))));
             }
             Move::FailoverAndReplace(t) => {
@@ -285,12 +354,15 @@ impl<'s> InstanceCtx<'s> {
                 ni.location_score = location_score(int_s, tn);
                 ni.p_node = s as i32;
                 ni.s_node = t as i32;
-                let ps = int_s.probe_add_pri(self.soft_p, &*ni).map_err(|_| ())?;
+                let s_values = probed(&m.new_p, (ni.location_score, 0), || {
+                    let ps = int_s.probe_add_pri(self.soft_p, &*ni).ok()?;
+                    Some(values_of(&int_s.scalars_with_pri(&ps)))
+                })?;
                 let pt = tn
                     .probe_add_sec(false, self.soft_p, &*ni, s as i32)
                     .map_err(|_| ())?;
-                out.push((s, values_of(&int_s.scalars_with_pri(&ps))));
-                out.push((self.p, self.int_p_values));
+                out.push((s, s_values));
+                out.push((self.p, self.kept.int_p_values));
                 out.push((t, values_of(&tn.scalars_with_sec(&pt))));
             }
         }

@@ -9,7 +9,8 @@
 //! that may still win.
 
 use crate::score::argmin::ScoreBase;
-use crate::score::metric::NodeValues;
+
+use super::candidates::Kept;
 use crate::score::spread::{Drift, Spread};
 
 /// The slot of an instance's failover.
@@ -26,9 +27,9 @@ pub(super) struct Record {
     slots: Vec<f32>,
     /// The least slot value; `None` when it must be recomputed.
     min: Option<f32>,
-    /// The metric values of the instance's primary without it (the
-    /// primary does not change while the record is kept).
-    p_values: Option<NodeValues>,
+    /// What the instance's candidates computed from its own nodes (they
+    /// do not change while the record is kept).
+    kept: Option<Kept>,
 }
 
 /// `x` as an `f32` no greater than `x` (NaN as minus infinity, so that it
@@ -56,18 +57,19 @@ impl Record {
             offset: 0.0,
             slots: vec![f32::INFINITY; n_online + 1],
             min: Some(f32::INFINITY),
-            p_values: None,
+            kept: None,
         }
     }
 
-    /// The instance's primary's metric values without it, once noted.
-    pub(super) fn p_values(&self) -> Option<NodeValues> {
-        self.p_values
+    /// Takes what the instance's candidates computed from its own nodes,
+    /// once kept.
+    pub(super) fn take_kept(&mut self) -> Option<Kept> {
+        self.kept.take()
     }
 
-    /// Notes the instance's primary's metric values without it.
-    pub(super) fn note_p_values(&mut self, values: NodeValues) {
-        self.p_values = Some(values);
+    /// Keeps what the instance's candidates computed from its own nodes.
+    pub(super) fn keep(&mut self, kept: Kept) {
+        self.kept = Some(kept);
     }
 
     /// The spread of the candidates, to widen with a new candidate.

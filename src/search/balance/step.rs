@@ -212,14 +212,11 @@ impl Scan<'_> {
         if moves_buf.is_empty() {
             return;
         }
-        let known = record.as_ref().and_then(Record::p_values);
-        let ctx = InstanceCtx::new(self.state, inst, self.options.soft, known);
-        if let (Some(rec), Some(ctx), None) = (record.as_mut(), ctx.as_ref(), known) {
-            rec.note_p_values(ctx.p_values());
-        }
+        let kept = record.as_mut().and_then(Record::take_kept);
+        let owned = InstanceCtx::new(self.state, inst, self.options.soft, kept);
         let (Some(terms), Some(ctx), false) = (
             self.terms.as_ref(),
-            ctx.as_ref(),
+            owned.as_ref(),
             self.any_location && !inst.excl_tags.is_empty(),
         ) else {
             // Scored exactly, every step.
@@ -288,6 +285,9 @@ impl Scan<'_> {
                 mv,
                 approx,
             });
+        }
+        if let (Some(rec), Some(ctx)) = (record.as_mut(), owned) {
+            rec.keep(ctx.into_kept());
         }
     }
 
