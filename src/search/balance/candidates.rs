@@ -2,6 +2,11 @@
 //! `possibleMoves` and `checkInstanceMove`) and what each candidate does to
 //! the nodes it touches, computed without copying the cluster.
 //!
+//! What depends only on the instance's own nodes (its removal from them,
+//! and the other node of each move kind, which differs between targets
+//! only by the location score and the peer memory) is computed once and
+//! [`Kept`] with the instance's record while those nodes do not change.
+//!
 //! Candidates are identified within their instance by a rank that follows
 //! hbal's order (the failover first, then by target node and move kind),
 //! so that candidates found at different times can be put back in the

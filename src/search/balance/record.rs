@@ -6,7 +6,9 @@
 //! The bounds are stored per slot (slot 0 the failover, slot `p + 1` the
 //! moves to the `p`-th online node) as `f32` offsets from a reference
 //! score, rounded down, so that a step can look again at only the targets
-//! that may still win.
+//! that may still win. The record also keeps the instance's [`Kept`]
+//! context, valid while its nodes do not change (the record is dropped
+//! when they do).
 
 use crate::score::argmin::ScoreBase;
 

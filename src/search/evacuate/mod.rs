@@ -174,7 +174,14 @@ fn commit(state: &mut State, m: Moved, idx: i32) {
 /// The group sums for the `argmin` shortcut, or `None` when the
 /// location-exclusion component could be non-zero (it is then computed
 /// exactly only): some node has an exclusion map already, or the instance
-/// has exclusion tags, so that moving it could create one.
+/// has exclusion tags and a node of the group location tags, so that
+/// moving it there could create one (a map pairs a node's location tag
+/// with an instance's exclusion tag).
 fn shortcut_sums(state: &State, inst: &Instance, group: usize) -> Option<GroupSums> {
-    (!state.any_instance_map() && inst.excl_tags.is_empty()).then(|| state.group_sums(group))
+    let may_pair = !inst.excl_tags.is_empty()
+        && state
+            .group_keys(group)
+            .iter()
+            .any(|&k| !state.node_at(k).info.location_tags.is_empty());
+    (!state.any_instance_map() && !may_pair).then(|| state.group_sums(group))
 }
