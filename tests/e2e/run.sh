@@ -470,7 +470,8 @@ else
 fi
 # fault_run NAME SIGNAL BASE: four instances piled on node2 again
 # (instBASE+1..4), a balancing -X started and sent SIGNAL as soon as its
-# first job set is submitted (RESTART: the master's ganeti-luxid stopped
+# first job set is submitted (INT2: two SIGINTs 0.2 s apart;
+# RESTART: the master's ganeti-luxid stopped
 # for 4 seconds and started again instead; NODED: node2's ganeti-noded
 # stopped, so the jobs moving instances off it fail, and started again
 # once the planner has stopped);
@@ -492,6 +493,7 @@ fault_run() {
       RESTART) /usr/lib/ganeti/daemon-util stop ganeti-luxid; sleep 4
                /usr/lib/ganeti/daemon-util check-and-start ganeti-luxid ;;
       NODED) ;;
+      INT2) kill -INT \$pid; sleep 0.2; kill -INT \$pid ;;
       *) kill -$sig \$pid; [ $sig = INT ] && { sleep 1; kill -0 \$pid 2>/dev/null || echo 'stopped at once' >>/tmp/fault.err; } ;;
     esac
     wait \$pid; echo \"rc=\$?\" >>/tmp/fault.out" &
@@ -527,6 +529,12 @@ fault_run() {
 fault_run "kill -9" KILL 50
 fault_run "Ctrl-C" INT 60
 fault_run "luxid restart" RESTART 70
+fault_run "Ctrl-C twice" INT2 90
+grep -q '^rc=1$' "$OUT/fault-Ctrl-C twice.out" ||
+  fail "Ctrl-C twice: not exit status 1 ($(tail -n 2 "$OUT/fault-Ctrl-C twice.out"))"
+grep -q "stopped waiting at a second interrupt: jobs .* were still queued or running" "$OUT/fault-Ctrl-C twice.err" ||
+  fail "Ctrl-C twice: the jobs still running were not named ($(tail -n 2 "$OUT/fault-Ctrl-C twice.err"))"
+say "Ctrl-C twice: $(grep -ho "stopped waiting at a second interrupt: jobs [0-9, ]*" "$OUT/fault-Ctrl-C twice.err")"
 fault_run "failed job" NODED 80
 grep -q '^rc=1$' "$OUT/fault-failed job.out" ||
   fail "failed job: the planner did not stop with exit status 1 ($(tail -n 2 "$OUT/fault-failed job.out"))"
@@ -544,7 +552,7 @@ grep -q "Interrupted: waiting for jobs" "$OUT/fault-Ctrl-C.out" ||
 grep -q "stopped at once" "$OUT/fault-Ctrl-C.err" && fail "Ctrl-C: the planner stopped without waiting for its job set"
 grep -q '^rc=0$' "$OUT/fault-Ctrl-C.out" || fail "Ctrl-C: not exit status 0 after the running set"
 # The later steps see the cluster without these instances.
-for i in 51 52 53 54 61 62 63 64 71 72 73 74 81 82 83 84; do
+for i in 51 52 53 54 61 62 63 64 71 72 73 74 81 82 83 84 91 92 93 94; do
   g gnt-instance remove -f "inst$i.$D" || fail "removing inst$i"
 done
 
