@@ -43,6 +43,6 @@ fuzz_target!(|data: &[u8]| {
         ..Options::default()
     };
     let request = REQUESTS[data.len() % REQUESTS.len()];
-    let outcome = pipeline::run_and_leak(request.as_bytes(), Some(&file), &options);
+    let outcome = pipeline::run_with_data_file(request.as_bytes(), Some(&file), &options);
     check_outcome(&outcome);
 });

@@ -82,6 +82,15 @@ pub fn run(bytes: &[u8], options: &Options) -> Outcome {
     run_with(bytes, None, options, Teardown::Free)
 }
 
+/// [`run`] with the `-t` file if one was given.
+pub fn run_with_data_file(
+    bytes: &[u8],
+    data_file: Option<&DataFile>,
+    options: &Options,
+) -> Outcome {
+    run_with(bytes, data_file, options, Teardown::Free)
+}
+
 /// [`run`] for a process that exits right after, with the `-t` file if
 /// one was given: the model is not freed piece by piece; the exit returns
 /// its memory.
