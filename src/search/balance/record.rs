@@ -11,9 +11,9 @@
 //! when they do).
 
 use crate::score::argmin::ScoreBase;
+use crate::score::spread::{Drift, Spread};
 
 use super::candidates::Kept;
-use crate::score::spread::{Drift, Spread};
 
 /// The slot of an instance's failover.
 pub(super) const FAILOVER: usize = 0;
