@@ -157,22 +157,30 @@ struct Mirrored {
 /// fails).
 type Probed = SmallVec<[((i64, i64), Option<NodeValues>); 2]>;
 
-/// The entry of `cache` for `key`, computed by `probe` when missing.
+/// The entry of a small cache for `key`, computed by `make` when missing.
+fn cached<K: PartialEq, V>(
+    cache: &mut SmallVec<[(K, V); 2]>,
+    key: K,
+    make: impl FnOnce() -> V,
+) -> &V {
+    let pos = match cache.iter().position(|(k, _)| *k == key) {
+        Some(pos) => pos,
+        None => {
+            let v = make();
+            cache.push((key, v));
+            cache.len() - 1
+        }
+    };
+    &cache[pos].1
+}
+
+/// The node values of `cache` for `key`, probed when missing.
 fn probed(
     cache: &std::cell::RefCell<Probed>,
     key: (i64, i64),
     probe: impl FnOnce() -> Option<NodeValues>,
 ) -> Result<NodeValues, ()> {
-    let mut cache = cache.borrow_mut();
-    let pos = match cache.iter().position(|(k, _)| *k == key) {
-        Some(pos) => pos,
-        None => {
-            let v = probe();
-            cache.push((key, v));
-            cache.len() - 1
-        }
-    };
-    cache[pos].1.ok_or(())
+    cached(&mut cache.borrow_mut(), key, probe).ok_or(())
 }
 
 pub(super) type Changes = SmallVec<[(usize, NodeValues); 3]>;
@@ -330,19 +338,16 @@ impl<'s> InstanceCtx<'s> {
                 ni.p_node = t as i32;
                 let pt = tn.probe_add_pri(self.soft_p, &*ni).map_err(|_| ())?;
                 let mut cache = m.tmp_s.borrow_mut();
-                let pos = match cache.iter().position(|(l, _)| *l == ni.location_score) {
-                    Some(pos) => pos,
-                    None => {
-                        let mut tmp = int_s.clone();
-                        let ok = tmp.add_pri(self.soft_p, &*ni).is_ok();
-                        if ok {
-                            tmp.remove_pri(&*ni);
-                        }
-                        cache.push((ni.location_score, ok.then_some(tmp)));
-                        cache.len() - 1
+                let tmp = cached(&mut cache, ni.location_score, || {
+                    let mut tmp = int_s.clone();
+                    let ok = tmp.add_pri(self.soft_p, &*ni).is_ok();
+                    if ok {
+                        tmp.remove_pri(&*ni);
                     }
-                };
-                let tmp = cache[pos].1.as_ref().ok_or(())?;
+                    ok.then_some(tmp)
+                })
+                .as_ref()
+                .ok_or(())?;
                 let key = (ni.location_score, tmp.peer_mem(t as i32));
                 let s_values = probed(&m.kept_s, key, || {
                     let ps = tmp.probe_add_sec(false, self.soft_p, &*ni, t as i32).ok()?;
