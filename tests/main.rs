@@ -24,6 +24,7 @@
 //!   varied replies, against hscan's, hbal's and hsqueeze's outputs;
 //! * `exec` — the planners' `-X` against a fake master's job queue: the
 //!   plan's job sets and opcodes, a failed job stopping the plan;
+//! * `report` — `--report` pages read back against the texts' numbers;
 //! * `repair` — `hailstone-repair` (harep): `--dry-run` against harep's
 //!   output on the same replies, the tag and repair jobs on a fake master;
 //! * `ganeti_version` — `--ganeti-version`: Ganeti 3.0.2's and 3.1.0's
@@ -52,6 +53,7 @@ mod live;
 mod manual;
 mod properties;
 mod repair;
+mod report;
 mod roll;
 mod run;
 mod safety_checker;

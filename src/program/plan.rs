@@ -155,12 +155,7 @@ pub fn step_line(
 /// The `--json` moves of a plan: `steps` with their jobs in `sets`
 /// (`split_jobs` of the steps' jobs, in step order), nodes by full name.
 pub fn moves_document(steps: &[Placement], sets: &[Vec<&MoveJob>], names: &Names) -> Vec<Json> {
-    let node = |k: i32| {
-        usize::try_from(k)
-            .ok()
-            .and_then(|k| names.get(k))
-            .map(|(n, _)| n.clone())
-    };
+    let node = |k: i32| node_name(names, k);
     let jobs = sets
         .iter()
         .enumerate()
@@ -173,6 +168,14 @@ pub fn moves_document(steps: &[Placement], sets: &[Vec<&MoveJob>], names: &Names
             document::plan_move(k + 1, &job.instance, p, &node, &job.commands, set)
         })
         .collect()
+}
+
+/// The full name of node `k`, `None` for no node.
+pub fn node_name(names: &Names, k: i32) -> Option<String> {
+    usize::try_from(k)
+        .ok()
+        .and_then(|k| names.get(k))
+        .map(|(n, _)| n.clone())
 }
 
 /// Every node's name and alias length, by index.

@@ -10,7 +10,8 @@
 //!   [`nodes`]); htools' stderr notes ([`notes`]); hbal's texts: steps,
 //!   moves, commands, job sets, reports ([`balance`]); hsqueeze's
 //!   ([`squeeze`]), hspace's ([`space`]),
-//!   hcheck's ([`check`]), hinfo's ([`info`]), hscan's ([`scan`]) and hroller's ([`roll`]).
+//!   hcheck's ([`check`]), hinfo's ([`info`]), hscan's ([`scan`]) and hroller's ([`roll`]);
+//!   the HTML pages of `--report` ([`report`]).
 //! * May use: the model (the records and the response it writes) and the
 //!   Haskell renderings of [`crate::haskell`].
 //! * Must never: read input, score or search; decide anything.
@@ -27,6 +28,7 @@ pub(crate) mod nodes;
 pub mod notes;
 pub mod opcodes;
 pub mod repair;
+pub mod report;
 pub mod roll;
 pub mod scan;
 pub mod space;

@@ -69,13 +69,7 @@ pub fn print_nodes(
     tags: &TagTable,
     index_base: usize,
 ) -> String {
-    let (header, numeric): (Vec<String>, Vec<bool>) = fields
-        .iter()
-        .map(|f| {
-            let (h, n) = header(f);
-            (h.to_owned(), n)
-        })
-        .unzip();
+    let (header, numeric): (Vec<String>, Vec<bool>) = headers(fields).into_iter().unzip();
     let rows: Vec<Vec<String>> = nodes
         .iter()
         .map(|n| {
@@ -86,6 +80,27 @@ pub fn print_nodes(
         })
         .collect();
     print_table("", &header, &rows, &numeric)
+}
+
+/// The headers of `fields` and whether each is numeric, as the table of
+/// [`print_nodes`] has them.
+pub fn headers(fields: &[String]) -> Vec<(String, bool)> {
+    fields
+        .iter()
+        .map(|f| {
+            let (h, n) = header(f);
+            (h.to_owned(), n)
+        })
+        .collect()
+}
+
+/// `node`'s values of `fields`, as a row of [`print_nodes`] has them
+/// (padded; node indices from 0).
+pub fn cells(node: &Node, fields: &[String], tags: &TagTable) -> Vec<String> {
+    fields
+        .iter()
+        .map(|f| show_field(node, f, tags, 0))
+        .collect()
 }
 
 /// A field's header and whether it is numeric (`Node.showHeader`).

@@ -168,8 +168,35 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
         let text = explain::balance::render(&run, o.explain_format);
         exit::write_explanation(PROGRAM, to, &text, err)
     };
+    let report = |status: &str,
+                  after: &[&Node],
+                  steps: &[balance::Placement],
+                  fin: f64,
+                  fin_components: Terms<'_>| {
+        let Some(path) = &o.report else {
+            return Ok(());
+        };
+        let node_name = |k: i32| plan::node_name(&names, k);
+        let instance_name = |k: usize| cluster.instances[k].name.to_string();
+        let page =
+            crate::write::report::balance::page(&crate::write::report::balance::BalanceReport {
+                program: PROGRAM,
+                group: gname,
+                tags: &cluster.tags,
+                before: &check.nodes,
+                after,
+                steps,
+                instance_name: &instance_name,
+                node_name: &node_name,
+                scores: (ini_cv, fin, opt_cv),
+                components: (&ini_components, fin_components),
+                status,
+            });
+        exit::write_file(PROGRAM, path, &page)
+    };
     if ini_cv - opt_cv < o.min_score {
         explain(&state, ini_cv, 0, err)?;
+        report("well balanced", &check.nodes, &[], ini_cv, &ini_components)?;
         out.write_all(texts::well_balanced(ini_cv, opt_cv, o.min_score).as_bytes())?;
         let head = Head {
             group: gname,
@@ -227,6 +254,7 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
         let totals = texts::free_totals(ini_free, group::free_totals(&fin_nodes));
         out.write_all(totals.as_bytes())?;
     }
+    report("balanced", &fin_nodes, &steps, fin_cv, &fin_components)?;
     // hbal ignores -X when there is nothing to do.
     if o.exec && !steps.is_empty() {
         let comment = format!("rebalancing via {PROGRAM} {}", env!("CARGO_PKG_VERSION"));

@@ -69,6 +69,7 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::ExplainFormat),
         take(Opt::GanetiVersion),
         take(Opt::Json),
+        take(Opt::Report),
     ],
     arguments: "",
     flag_values: false,
@@ -111,7 +112,7 @@ mod tests {
     fn help_rows_are_hbals() {
         let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
-        assert_eq!(rows.len(), 44);
+        assert_eq!(rows.len(), 45);
         assert_eq!(
             rows[0],
             "  -p[FIELDS]  --print-nodes[=FIELDS]       print the node table before and after, on stderr (FIELDS: the columns, comma-separated; +FIELD,... adds to the default ones)"

@@ -158,6 +158,8 @@ pub struct Options {
     pub json: bool,
     /// `--explain[=PATH]` (hailstone only).
     pub explain: Option<ExplainTo>,
+    /// `--report=FILE`: the HTML page of the run (hailstone only).
+    pub report: Option<String>,
     /// `--explain-format=text|json` (hailstone only).
     pub explain_format: ExplainFormat,
     /// `--explain-keep=N`: the explanations a directory keeps (0: all).
@@ -257,6 +259,7 @@ impl Default for Options {
             machine_readable: false,
             json: false,
             explain: None,
+            report: None,
             explain_format: ExplainFormat::Text,
             explain_keep: 1000,
             exec: false,
@@ -482,6 +485,12 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
                 Some("") => return Err("--explain: the path is empty".to_owned()),
                 Some(path) => ExplainTo::Path(path.to_owned()),
             });
+        }
+        Opt::Report => {
+            if text.is_empty() {
+                return Err("--report: the file name is empty".to_owned());
+            }
+            o.report = Some(text.to_owned());
         }
         Opt::ExplainKeep => {
             let n = int("--explain-keep", text)?;

@@ -84,6 +84,7 @@ pub enum Opt {
     Explain,
     ExplainFormat,
     ExplainKeep,
+    Report,
     // Carrying the plan out.
     Exec,
     FirstJobGroup,
@@ -192,6 +193,7 @@ pub const TABLE: &[OptDescr<Opt>] = &[
     row(Opt::Explain, None, "explain", Optional("PATH"), "explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH (made when missing: a PATH ending in / or without a dot in its last name)", "none"),
     row(Opt::ExplainFormat, None, "explain-format", Req("FORMAT"), "format of the explanation: text (default) or json", "choices=text,json"),
     row(Opt::ExplainKeep, None, "explain-keep", Req("N"), "with --explain=DIRECTORY, keep the newest N explanations there and remove older ones (0: keep all) [1000]", "integer"),
+    row(Opt::Report, None, "report", Req("FILE"), "also write the plan as a self-contained HTML page to FILE: each node's memory, disk, vCPUs and spindles before and after, the score's components and the moves (the normal output is unchanged)", "file"),
     row(Opt::Exec, Some('X'), "exec", Flag, "execute the suggested moves via Luxi (only available when using it for data gathering)", "none"),
     row(Opt::FirstJobGroup, None, "first-job-group", Flag, "only execute the first group of jobs", "none"),
     row(Opt::Reason, None, "reason", Req("REASON"), "The reason to pass to the submitted jobs", "none"),

@@ -19,9 +19,11 @@ use crate::program::jobs;
 use crate::program::plan::{self, alias_of, commands_text, split_jobs, step_job, MoveJob, Names};
 use crate::program::source;
 use crate::read::merge::MergeOptions;
+use crate::score::metric;
 use crate::search::squeeze::{
     offline_candidates, online_candidates, Decision, Progress, Squeeze, Trial,
 };
+use crate::search::state::State;
 use crate::write::json::Json;
 use crate::write::opcodes::{self, meta_opcode};
 use crate::write::squeeze as texts;
@@ -275,6 +277,44 @@ fn plan_text(
         );
         exit::write_explanation(PROGRAM, to, &text, err)?;
     }
+    let report = |decision: &str, nodes: &[usize], trial: Option<&Trial>| {
+        let Some(path) = &o.report else {
+            return Ok(());
+        };
+        let state = trial.and_then(|t| t.state.as_ref());
+        let before: Vec<&Node> = cluster.nodes.iter().collect();
+        let after: Vec<&Node> = match state {
+            Some(s) => s.node_keys().map(|k| s.node_at(k)).collect(),
+            None => before.clone(),
+        };
+        let loaded = State::from_lists(
+            cluster.nodes.clone(),
+            cluster.instances.clone(),
+            &cluster.groups,
+        );
+        let ini_components = metric::components(loaded.statistics());
+        let fin_components = state.map_or_else(
+            || ini_components.clone(),
+            |s| metric::components(s.statistics()),
+        );
+        let node_name = |k: i32| plan::node_name(&names, k);
+        let instance_name = |k: usize| cluster.instances[k].name.to_string();
+        let page =
+            crate::write::report::squeeze::page(&crate::write::report::squeeze::SqueezeReport {
+                program: PROGRAM,
+                decision,
+                switched: &full_names(nodes),
+                reserves: (o.minimal_resources, o.target_resources),
+                tags: &cluster.tags,
+                before: &before,
+                after: &after,
+                steps: trial.map_or(&[][..], |t| &t.steps),
+                instance_name: &instance_name,
+                node_name: &node_name,
+                components: (&ini_components, &fin_components),
+            });
+        exit::write_file(PROGRAM, path, &page)
+    };
     let result = match decision {
         Decision::Online {
             nodes,
@@ -290,6 +330,7 @@ fn plan_text(
             let cmds =
                 texts::online_commands(&aliases(&nodes), &commands_text(&split_jobs(&moves)));
             save_commands(o, out, &cmds)?;
+            report("online", &nodes, Some(&trial))?;
             if o.exec {
                 let comment = texts::jobs_comment(true, nodes.len(), PROGRAM, VERSION);
                 let sets = exec_sets(&cluster, &moves, &nodes, true, &comment);
@@ -304,6 +345,7 @@ fn plan_text(
         Decision::NoAction => {
             out.write_all(texts::decision("No action", &[], o.no_headers).as_bytes())?;
             save_commands(o, out, texts::NOTHING_TO_DO)?;
+            report("no-action", &[], None)?;
             save_final(o, out, err, "after hsqueeze doing nothing", || {
                 text::serialize_cluster(&cluster)
             })?;
@@ -316,6 +358,7 @@ fn plan_text(
             let cmds =
                 texts::offline_commands(&aliases(&nodes), &commands_text(&split_jobs(&moves)));
             save_commands(o, out, &cmds)?;
+            report("offline", &nodes, Some(&trial))?;
             if o.exec {
                 let comment = texts::jobs_comment(false, nodes.len(), PROGRAM, VERSION);
                 let sets = exec_sets(&cluster, &moves, &nodes, false, &comment);

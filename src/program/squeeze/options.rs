@@ -44,6 +44,10 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::ExplainFormat),
         take(Opt::GanetiVersion),
         take(Opt::Json),
+        take_as(
+            Opt::Report,
+            "also write the plan as a self-contained HTML page to FILE: the nodes to power off or on, each node's memory, disk, vCPUs and spindles before and after, the score's components and the moves (the normal output is unchanged)",
+        ),
     ],
     arguments: "",
     flag_values: false,
@@ -79,12 +83,12 @@ mod tests {
     }
 
     /// The option rows of the help text are hsqueeze 3.0.2's, line for
-    /// line, with `-I`, `--explain` and `--explain-format` added.
+    /// line, with `-I`, `--explain`, `--explain-format` and `--report` added.
     #[test]
     fn help_rows_are_hsqueezes() {
         let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
-        assert_eq!(rows.len(), 18);
+        assert_eq!(rows.len(), 19);
         assert_eq!(
             rows[4],
             "              --minimal-resources=FACTOR  minimal resources to be present on each in multiples of the standard allocation for not onlining standby nodes"

@@ -1,0 +1,220 @@
+//! `--report=FILE.html`: one self-contained page (inline CSS and SVG, no
+//! script, no font or image from anywhere) that shows what a plan does to
+//! a cluster, for the people who review it before it runs.
+//!
+//! * Owns: the page's frame and styles ([`Page`]), the facts list, the
+//!   score's components before and after, the moves table; the node
+//!   charts ([`nodes`]) on the SVG writer of [`svg`]; each program's page
+//!   ([`balance`], [`squeeze`]).
+//! * Every number a page shows comes from the same values the program's
+//!   text prints (the `-p` table's formatting for the nodes); the page
+//!   carries no time, so the same run writes the same bytes.
+
+pub mod balance;
+pub mod nodes;
+pub mod squeeze;
+pub mod svg;
+
+use std::fmt::Write;
+
+use crate::haskell::show::printf_fixed;
+use crate::search::balance::Placement;
+use crate::write::document::move_kind;
+use svg::{escape, Canvas};
+
+/// A page being built: a title, facts, then sections.
+pub struct Page {
+    title: String,
+    facts: Vec<(String, String, String)>,
+    sections: Vec<(String, String)>,
+    program: String,
+}
+
+impl Page {
+    /// A page titled `title`, written by `program`.
+    pub fn new(program: &str, title: &str) -> Page {
+        Page {
+            title: title.to_owned(),
+            facts: Vec::new(),
+            sections: Vec::new(),
+            program: program.to_owned(),
+        }
+    }
+
+    /// A fact of the summary: `key` (a stable name, for scripts), its
+    /// label and its value.
+    pub fn fact(&mut self, key: &str, label: &str, value: impl Into<String>) {
+        self.facts
+            .push((key.to_owned(), label.to_owned(), value.into()));
+    }
+
+    /// A section with its heading and its HTML.
+    pub fn section(&mut self, heading: &str, html: String) {
+        self.sections.push((heading.to_owned(), html));
+    }
+
+    /// The whole page.
+    pub fn finish(self) -> String {
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>{t}</title><style>{CSS}{}</style></head>\n<body><h1>{t}</h1>\n",
+            nodes::CSS,
+            t = escape(&self.title)
+        );
+        out.push_str("<dl class=\"facts\">");
+        for (key, label, value) in &self.facts {
+            let _ = write!(
+                out,
+                "<div><dt>{}</dt><dd data-key=\"{}\">{}</dd></div>",
+                escape(label),
+                escape(key),
+                escape(value)
+            );
+        }
+        out.push_str("</dl>\n");
+        for (heading, html) in &self.sections {
+            let _ = writeln!(out, "<section><h2>{}</h2>{html}</section>", escape(heading));
+        }
+        let _ = writeln!(
+            out,
+            "<footer>Written by {} {} (hailstone). Hover over a bar for its numbers.</footer></body></html>",
+            escape(&self.program),
+            env!("CARGO_PKG_VERSION")
+        );
+        out
+    }
+}
+
+/// The page's own styles (the charts add theirs).
+const CSS: &str = "\
+body{font-family:sans-serif;margin:16px 24px;color:#222;max-width:1400px}\
+h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ddd}\
+h3{font-size:14px}h4{font-size:13px;margin:10px 0 4px}\
+.facts{display:flex;flex-wrap:wrap;gap:6px 28px;margin:0}.facts dt{font-size:11px;color:#666}\
+.facts dd{margin:0;font-size:15px;font-variant-numeric:tabular-nums}\
+table{border-collapse:collapse;font-size:12px;margin:6px 0}\
+th,td{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}\
+.num{text-align:right;font-variant-numeric:tabular-nums}\
+.note{font-size:12px;color:#555}footer{margin-top:32px;font-size:11px;color:#777}\
+.before{fill:#adb5bd}.better{color:#2b9348}.worse{color:#d90429}\
+";
+
+/// A score with the eight decimals hbal's text prints.
+pub fn score(v: f64) -> String {
+    printf_fixed(v, 8)
+}
+
+/// The score's components (name, value, weight) before and after, as a
+/// table with each weighted value drawn as two bars.
+pub fn components(before: &[(&str, f64, f64)], after: &[(&str, f64, f64)]) -> String {
+    let widest = before
+        .iter()
+        .chain(after)
+        .map(|(_, v, w)| (v * w).abs())
+        .filter(|x| x.is_finite())
+        .fold(0.0_f64, f64::max);
+    let mut out = String::from(
+        "<table class=\"components\"><thead><tr><th>component</th><th class=\"num\">weight</th><th class=\"num\">before</th><th class=\"num\">after</th><th>weighted, before (grey) and after (blue)</th></tr></thead><tbody>",
+    );
+    for (k, (name, v0, w)) in before.iter().enumerate() {
+        let v1 = after.get(k).map_or(f64::NAN, |c| c.1);
+        let class = if v1 < *v0 {
+            "num better"
+        } else if v1 > *v0 {
+            "num worse"
+        } else {
+            "num"
+        };
+        let mut c = Canvas::new(220.0, 14.0, &format!("{name} weighted"));
+        let len = |v: f64| {
+            if widest > 0.0 {
+                ((v * w).abs() / widest * 216.0).min(216.0)
+            } else {
+                0.0
+            }
+        };
+        c.rect(2.0, 1.0, len(*v0), 5.0, "before", "");
+        c.rect(2.0, 7.0, len(v1), 5.0, "used", "");
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"{class}\">{}</td><td>{}</td></tr>",
+            escape(name),
+            printf_fixed(*w, 2),
+            printf_fixed(*v0, 8),
+            printf_fixed(v1, 8),
+            c.finish()
+        );
+    }
+    out.push_str("</tbody></table>");
+    out
+}
+
+/// A plain table: headers (numeric ones right-aligned) and rows.
+pub fn table(class: &str, head: &[(&str, bool)], rows: &[Vec<String>]) -> String {
+    let mut out = format!("<table class=\"{class}\"><thead><tr>");
+    for (h, numeric) in head {
+        let c = if *numeric { "num" } else { "" };
+        let _ = write!(out, "<th class=\"{c}\">{}</th>", escape(h));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for row in rows {
+        out.push_str("<tr>");
+        for (cell, (_, numeric)) in row.iter().zip(head) {
+            let c = if *numeric { "num" } else { "" };
+            let _ = write!(out, "<td class=\"{c}\">{}</td>", escape(cell));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table>");
+    out
+}
+
+/// A pair of nodes as `primary:secondary`, `primary` alone without a
+/// secondary.
+fn pair(name: &dyn Fn(i32) -> Option<String>, (p, s): (i32, i32)) -> String {
+    match (name(p), name(s)) {
+        (Some(p), Some(s)) => format!("{p}:{s}"),
+        (Some(p), None) => p,
+        (None, Some(s)) => format!("-:{s}"),
+        (None, None) => "-".to_owned(),
+    }
+}
+
+/// A plan's moves as a table: step, instance, kind, nodes before and
+/// after, score after the move.
+pub fn moves(
+    steps: &[Placement],
+    instance_name: &dyn Fn(usize) -> String,
+    node_name: &dyn Fn(i32) -> Option<String>,
+) -> String {
+    if steps.is_empty() {
+        return "<p>No move.</p>".to_owned();
+    }
+    let rows: Vec<Vec<String>> = steps
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            vec![
+                (k + 1).to_string(),
+                instance_name(p.inst),
+                move_kind(&p.mv).to_owned(),
+                pair(node_name, p.old_nodes),
+                pair(node_name, p.new_nodes),
+                score(p.score),
+            ]
+        })
+        .collect();
+    table(
+        "moves",
+        &[
+            ("step", true),
+            ("instance", false),
+            ("move", false),
+            ("from (primary:secondary)", false),
+            ("to", false),
+            ("score after", true),
+        ],
+        &rows,
+    )
+}

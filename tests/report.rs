@@ -1,0 +1,311 @@
+//! `--report=FILE.html` read back: on generated clusters the page of
+//! `hailstone-balance` carries the numbers of its text (the `-p` node
+//! tables before and after, the scores, the moves) and the page of
+//! `hailstone-squeeze` those of its decision and saved final state; the
+//! normal output is the same bytes with and without `--report`; the page
+//! loads nothing from anywhere and runs no script.
+
+use std::path::Path;
+use std::process::Command;
+
+use hailstone::program::datafile;
+use hailstone::program::hail::options::LoadOptions;
+use hailstone_devtools::generate::{generate, CaseSpec, RequestKind};
+
+fn run(program: &str, args: &[&str]) -> std::process::Output {
+    Command::new(program)
+        .args(args)
+        .output()
+        .expect("run a hailstone program")
+}
+
+/// Undoes the page's escaping.
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// The cells of the page's table that starts with `opening`, row by row
+/// (header row first).
+fn table_rows(page: &str, opening: &str) -> Vec<Vec<String>> {
+    let start = page
+        .find(opening)
+        .unwrap_or_else(|| panic!("no {opening} in the page"));
+    let body = &page[start..];
+    let body = &body[..body.find("</table>").expect("table closed")];
+    body.split("<tr>").skip(1).map(cells).collect()
+}
+
+/// The contents of a row's `<td>` and `<th>` cells.
+fn cells(row: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = row;
+    while let Some(k) = rest.find("<t") {
+        let after = &rest[k + 2..];
+        let is_cell = (after.starts_with('d') || after.starts_with('h'))
+            && matches!(after.as_bytes().get(1), Some(b' ' | b'>'));
+        if !is_cell {
+            rest = after;
+            continue;
+        }
+        let content = &after[after.find('>').expect("cell opened") + 1..];
+        let close = content.find("</t").expect("cell closed");
+        out.push(unescape(&content[..close]));
+        rest = &content[close..];
+    }
+    out
+}
+
+/// Rows (header first) as maps from column to value, without the status
+/// column `F`: blank in most rows, so the text's rows lack it.
+fn by_column(rows: &[Vec<String>]) -> Vec<std::collections::BTreeMap<String, String>> {
+    let head = &rows[0];
+    rows[1..]
+        .iter()
+        .map(|r| {
+            let values = if r.len() == head.len() {
+                &r[1..]
+            } else {
+                &r[..]
+            };
+            head[1..]
+                .iter()
+                .cloned()
+                .zip(values.iter().cloned())
+                .collect()
+        })
+        .collect()
+}
+
+/// A fact of the page by its key.
+fn fact(page: &str, key: &str) -> String {
+    let tag = format!("<dd data-key=\"{key}\">");
+    let start = page.find(&tag).unwrap_or_else(|| panic!("no fact {key}")) + tag.len();
+    unescape(&page[start..start + page[start..].find("</dd>").expect("fact closed")])
+}
+
+/// The rows of a `-p` table on stderr after `heading`: the columns split
+/// on blanks (the names have none).
+fn text_table(stderr: &str, heading: &str) -> Vec<Vec<String>> {
+    let start = stderr
+        .find(heading)
+        .unwrap_or_else(|| panic!("no {heading} on stderr"));
+    stderr[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().map(str::to_owned).collect())
+        .collect()
+}
+
+/// The generated cluster of `seed`, as a data file.
+fn cluster(seed: u64, kind: RequestKind, nodes: std::ops::RangeInclusive<usize>) -> Option<String> {
+    let case = generate(&CaseSpec::random(seed, kind, nodes));
+    datafile::from_request(case.request.as_bytes(), &LoadOptions::default()).ok()
+}
+
+fn assert_self_contained(page: &str) {
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    for banned in [
+        "<script", "src=", "href=", "@import", "url(", "http://", "https://",
+    ] {
+        let hits: Vec<&str> = page
+            .match_indices(banned)
+            .map(|(k, _)| &page[k..(k + 60).min(page.len())])
+            .filter(|s| !s.starts_with("http://www.w3.org/2000/svg"))
+            .collect();
+        assert!(hits.is_empty(), "{banned}: {hits:?}");
+    }
+}
+
+#[test]
+fn balance_pages_carry_the_texts_numbers() {
+    let dir = crate::run::scratch("report-balance");
+    let bin = env!("CARGO_BIN_EXE_hailstone-balance");
+    let mut pages = 0;
+    let mut moves = 0;
+    for seed in 1..=24u64 {
+        let Some(text) = cluster(seed, RequestKind::Relocate, 3..=14) else {
+            continue;
+        };
+        let file = dir.join(format!("c{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        let Some(group) = crate::balance::groups(&text).into_iter().next() else {
+            continue;
+        };
+        let report = dir.join(format!("c{seed}.html"));
+        let report_arg = format!("--report={}", report.display());
+        let plain = run(bin, &["-t", file, "-G", &group, "-p", "-C"]);
+        let with = run(bin, &["-t", file, "-G", &group, "-p", "-C", &report_arg]);
+        assert_eq!(plain.status.code(), with.status.code(), "seed {seed}");
+        assert_eq!(plain.stdout, with.stdout, "seed {seed}: stdout changed");
+        if plain.status.code() != Some(0) {
+            assert!(!report.exists(), "seed {seed}: a page of a failed run");
+            continue;
+        }
+        let out = String::from_utf8_lossy(&with.stdout);
+        let err = String::from_utf8_lossy(&with.stderr);
+        let page = std::fs::read_to_string(&report).expect("the page");
+        assert_self_contained(&page);
+        pages += 1;
+        // Scores and moves.
+        let initial = out
+            .lines()
+            .find_map(|l| l.strip_prefix("Initial score: "))
+            .expect("initial score");
+        assert_eq!(fact(&page, "initial-score"), initial, "seed {seed}");
+        let steps = out
+            .lines()
+            .filter(|l| {
+                l.trim_start()
+                    .split_once(". ")
+                    .is_some_and(|(n, _)| n.parse::<usize>().is_ok())
+            })
+            .count();
+        assert_eq!(fact(&page, "moves"), steps.to_string(), "seed {seed}");
+        moves += steps;
+        if let Some(l) = out
+            .lines()
+            .find(|l| l.starts_with("Cluster score improved from"))
+        {
+            let fin = l.rsplit(' ').next().unwrap();
+            assert_eq!(fact(&page, "final-score"), fin, "seed {seed}");
+        }
+        // The node tables: the text's columns are a superset of the page's.
+        for (heading, when) in [
+            ("Initial cluster status:", "before"),
+            ("Final cluster status:", "after"),
+        ] {
+            if when == "after" && steps == 0 && !err.contains(heading) {
+                continue;
+            }
+            let text_rows = by_column(&text_table(&err, heading));
+            let opening = format!("<table class=\"numbers\" data-when=\"{when}\">");
+            let page_rows = by_column(&table_rows(&page, &opening));
+            assert_eq!(text_rows.len(), page_rows.len(), "seed {seed} {when}: rows");
+            for (t, p) in text_rows.iter().zip(&page_rows) {
+                assert!(p.len() >= 12, "seed {seed}: {p:?}");
+                for (col, value) in p {
+                    if let Some(text) = t.get(col) {
+                        assert_eq!(text, value, "seed {seed} {when} {col}");
+                    }
+                }
+            }
+        }
+        // The moves table has one row per step.
+        if steps > 0 {
+            let rows = table_rows(&page, "<table class=\"moves\">");
+            assert_eq!(rows.len() - 1, steps, "seed {seed}");
+        }
+    }
+    assert!(pages >= 15 && moves >= 20, "{pages} pages, {moves} moves");
+}
+
+/// A squeeze page's decision and switched nodes are the text's, and its
+/// numbers after the plan are the saved final state's.
+#[test]
+fn squeeze_pages_carry_the_decision_and_the_final_state() {
+    let dir = crate::run::scratch("report-squeeze");
+    let bin = env!("CARGO_BIN_EXE_hailstone-squeeze");
+    let (mut offline, mut online) = (0, 0);
+    for seed in 1..=32u64 {
+        let Some(text) = cluster(seed, RequestKind::Relocate, 3..=10) else {
+            continue;
+        };
+        let file = dir.join(format!("s{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        let report = dir.join(format!("s{seed}.html"));
+        let save = dir.join(format!("s{seed}"));
+        let report_arg = format!("--report={}", report.display());
+        let save_arg = format!("-S{}", save.display());
+        let plain = run(bin, &["-t", file, "-C"]);
+        let with = run(bin, &["-t", file, "-C", &report_arg, &save_arg]);
+        assert_eq!(plain.stdout, with.stdout, "seed {seed}: stdout changed");
+        if plain.status.code() != Some(0) {
+            continue;
+        }
+        let out = String::from_utf8_lossy(&with.stdout);
+        let page = std::fs::read_to_string(&report).expect("the page");
+        assert_self_contained(&page);
+        // The decision's heading (quoted), then the nodes, one a line.
+        let mut lines = out.lines();
+        let heading = lines.next().unwrap_or("");
+        let listed: Vec<&str> = lines.take_while(|l| !l.is_empty()).map(str::trim).collect();
+        let decision = fact(&page, "decision");
+        if heading.contains("Nodes to offline") {
+            assert_eq!(decision, "offline");
+            offline += 1;
+        } else if heading.contains("No action") {
+            assert_eq!(decision, "no-action");
+        } else {
+            assert_eq!(decision, "online", "{heading}");
+            online += 1;
+        }
+        assert_eq!(
+            fact(&page, "switched"),
+            listed.len().to_string(),
+            "seed {seed}"
+        );
+        for n in &listed {
+            assert!(page.contains(&format!("<li>{n}</li>")), "seed {seed}: {n}");
+        }
+        // The final state's memory and status, by node, against the page.
+        let saved = std::fs::read_to_string(format!("{}.squeezed", save.display())).unwrap();
+        let nodes: Vec<Vec<&str>> = saved
+            .split("\n\n")
+            .nth(1)
+            .unwrap_or("")
+            .lines()
+            .map(|l| l.split('|').collect())
+            .collect();
+        let rows = table_rows(&page, "<table class=\"numbers\" data-when=\"after\">");
+        let head = &rows[0];
+        let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+        assert_eq!(rows.len() - 1, nodes.len(), "seed {seed}");
+        for (row, node) in rows.iter().skip(1).zip(&nodes) {
+            assert!(
+                node[0].starts_with(row[col("Name")].as_str()),
+                "seed {seed}"
+            );
+            assert_eq!(row[col("t_mem")], node[1], "seed {seed} t_mem");
+            assert_eq!(row[col("n_mem")], node[2], "seed {seed} n_mem");
+            assert_eq!(row[col("f_mem")], node[3], "seed {seed} f_mem");
+            let offline = row[col("F")] == "-";
+            assert_eq!(offline, node[7] == "Y", "seed {seed} {}: offline", node[0]);
+        }
+    }
+    assert!(
+        offline >= 3 && online >= 3,
+        "{offline} clusters powered nodes off, {online} on"
+    );
+}
+
+/// A page that cannot be written is an error after the normal output,
+/// exit status 1.
+#[test]
+fn an_unwritable_page_is_an_error() {
+    let dir = crate::run::scratch("report-unwritable");
+    let text = cluster(3, RequestKind::Relocate, 4..=6).expect("a cluster");
+    let file = dir.join("c.data");
+    std::fs::write(&file, &text).unwrap();
+    let group = crate::balance::groups(&text).remove(0);
+    let missing = Path::new("/nonexistent-dir/r.html");
+    let o = run(
+        env!("CARGO_BIN_EXE_hailstone-balance"),
+        &[
+            "-t",
+            file.to_str().unwrap(),
+            "-G",
+            &group,
+            &format!("--report={}", missing.display()),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("/nonexistent-dir/r.html"), "{err}");
+}
