@@ -32,9 +32,10 @@ build: ## Build the release binaries (target/release/hailstone and the developme
 run: build ## Answer a bundled sample request (SAMPLE=...).
 	$(RELEASE_BIN) $(SAMPLE)
 
-test: ## Run every test (unit, snapshots, hostile inputs, properties, safety, man pages; installs man-db if missing).
+test: ## Run every test (unit, snapshots, hostile inputs, properties, safety, man pages, --report pages in headless Chromium; installs man-db and chromium if missing).
 	command -v man >/dev/null || (apt-get update && apt-get install -y --no-install-recommends man-db)
-	$(CARGO) test --locked --workspace
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y --no-install-recommends chromium)
+	HAILSTONE_CHROMIUM=$$(command -v chromium) $(CARGO) test --locked --workspace
 
 COMPAT := target/release/hailstone-compat --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
 ORACLE :=

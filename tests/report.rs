@@ -309,3 +309,103 @@ fn an_unwritable_page_is_an_error() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("/nonexistent-dir/r.html"), "{err}");
 }
+
+/// The pages open in a real browser: headless Chromium (`HAILSTONE_CHROMIUM`,
+/// which `make test` sets, installing Debian's chromium when missing)
+/// parses every chart, logs nothing to the console and draws a screenshot
+/// of some size; one page has one bar per node, the other bins 150 nodes.
+#[test]
+fn pages_render_in_a_browser() {
+    let Some(chromium) = std::env::var_os("HAILSTONE_CHROMIUM") else {
+        eprintln!("skipped: HAILSTONE_CHROMIUM is not set (make test sets it)");
+        return;
+    };
+    let dir = crate::run::scratch("report-browser");
+    let cases = [
+        ("balance", 5u64, 30..=40usize, "hailstone-balance"),
+        ("binned", 6, 150..=150, "hailstone-balance"),
+        ("squeeze", 7, 8..=12, "hailstone-squeeze"),
+    ];
+    for (name, seed, nodes, program) in cases {
+        let text = cluster(seed, RequestKind::Relocate, nodes).expect("a cluster");
+        let file = dir.join(format!("{name}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let page = dir.join(format!("{name}.html"));
+        let mut args = vec![
+            "-t".to_owned(),
+            file.display().to_string(),
+            format!("--report={}", page.display()),
+        ];
+        if program == "hailstone-balance" {
+            args.extend([
+                "-G".to_owned(),
+                crate::balance::groups(&text).remove(0),
+                "-l".to_owned(),
+                "20".to_owned(),
+            ]);
+        }
+        let bin = match program {
+            "hailstone-balance" => env!("CARGO_BIN_EXE_hailstone-balance"),
+            _ => env!("CARGO_BIN_EXE_hailstone-squeeze"),
+        };
+        let o = Command::new(bin).args(&args).output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let html = std::fs::read_to_string(&page).unwrap();
+        let shot = dir.join(format!("{name}.png"));
+        let url = format!("file://{}", page.display());
+        let browser = |extra: &[String]| {
+            Command::new(&chromium)
+                .args([
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--hide-scrollbars",
+                ])
+                .args([
+                    "--enable-logging=stderr",
+                    "--v=0",
+                    "--window-size=1300,1600",
+                ])
+                .args(extra)
+                .arg(&url)
+                .output()
+                .expect("run chromium")
+        };
+        let o = browser(&[format!("--screenshot={}", shot.display())]);
+        let log = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{name}: chromium failed: {log}");
+        for word in ["CONSOLE", "Uncaught", "SyntaxError"] {
+            assert!(
+                !log.contains(word),
+                "{name}: the browser logged {word}: {log}"
+            );
+        }
+        let png = std::fs::read(&shot).expect("the screenshot");
+        assert!(png.starts_with(b"\x89PNG"), "{name}: not a PNG");
+        assert!(
+            png.len() > 30_000,
+            "{name}: a screenshot of {} bytes",
+            png.len()
+        );
+        // The browser's document has every chart of the page.
+        let o = browser(&["--dump-dom".to_owned()]);
+        let dom = String::from_utf8_lossy(&o.stdout);
+        let charts = html.matches("<svg").count();
+        assert!(charts >= 8, "{name}: {charts} charts");
+        assert_eq!(
+            dom.matches("<svg").count(),
+            charts,
+            "{name}: charts lost in parsing"
+        );
+        assert_eq!(
+            dom.matches("<rect").count(),
+            html.matches("<rect").count(),
+            "{name}"
+        );
+    }
+}

@@ -448,9 +448,13 @@ for i in 41 42 43 44; do
   g $ADD -n node2.$D -t sharedfile --disk 0:size=1G -B memory=$((i * 8)) inst$i.$D ||
     fail "creating inst$i on node2"
 done
-if p $PLANNER_BIN/hailstone-balance -L -X -C; then
+if p $PLANNER_BIN/hailstone-balance -L -X -C --report="$OUT/balance-exec.html"; then
   moved=$(check_moves "hailstone-balance -X" "$OUT/p.out")
   say "hailstone-balance -L -X: $(grep -c '^Got job IDs' "$OUT/p.out") job sets, $moved instances where the plan put them"
+  report_moves=$(sed -n 's/.*<dd data-key="moves">\([0-9]*\)<.*/\1/p' "$OUT/balance-exec.html")
+  [ "${report_moves:-0}" -gt 0 ] && grep -q '<svg' "$OUT/balance-exec.html" ||
+    fail "hailstone-balance -X --report: no page of the plan in $OUT/balance-exec.html"
+  say "hailstone-balance --report: the plan's page, $report_moves moves ($OUT/balance-exec.html)"
 else
   fail "hailstone-balance -L -X: rc $? ($(tail -n 3 "$OUT/p.err"))"
 fi
@@ -563,7 +567,9 @@ done
 for i in $(nx 1 gnt-instance list --no-headers --separator=' ' -o name,disk_template | awk '$2 != "sharedfile" {print $1}'); do
   g gnt-instance remove -f "$i" || fail "removing $i"
 done
-if p $PLANNER_BIN/hailstone-squeeze -L -X -C; then
+if p $PLANNER_BIN/hailstone-squeeze -L -X -C --report="$OUT/squeeze-exec.html"; then
+  grep -q '<dd data-key="decision">offline</dd>' "$OUT/squeeze-exec.html" ||
+    fail "hailstone-squeeze -X --report: the page does not say the nodes go offline"
   cp "$OUT/p.out" "$OUT/squeeze-off.out"
   off=$(sed -n "/^'Nodes to offline'/,/^\$/p" "$OUT/p.out" | grep "\.$D\$")
   [ -n "$off" ] || fail "hailstone-squeeze -X: no node to power off"

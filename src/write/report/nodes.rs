@@ -418,7 +418,7 @@ pub fn before_after(
     if before.len() > MAX_BARS {
         let _ = write!(
             out,
-            "<p class=\"note\">{} nodes: each bar is the mean of up to {} nodes, sorted from the fullest; a line marks the fullest node of a bar.</p>",
+            "<p class=\"note\">{} nodes: each bar is the mean of up to {} nodes, sorted from the fullest; a black line marks the fullest node of a bar.</p>",
             before.len(),
             before.len().div_ceil(MAX_BARS)
         );
@@ -457,7 +457,7 @@ pub const CSS: &str = "\
 figure{margin:0}figcaption{font-size:12px;color:#444}\
 .node{fill:#8d99ae}.other{fill:#c9ada7}.used{fill:#3a86ff}.resv{fill:#ffbe0b}\
 .free{fill:#e9ecef}.over{fill:#d90429}.off{fill-opacity:.35}\
-.grid{stroke:#ccc;stroke-width:.5}.peak{stroke:#d90429;stroke-width:1.5}\
+.grid{stroke:#ccc;stroke-width:.5}.peak{stroke:#222;stroke-width:1}\
 .axis{font-size:9px;fill:#666}.mark{font-size:9px;fill:#222}\
 .legend span{margin-right:12px;font-size:12px;white-space:nowrap}\
 .legend svg{vertical-align:middle}\
