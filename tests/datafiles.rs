@@ -92,6 +92,7 @@ i1|2048|10240|2|running|Y|n1||plain|\n\n";
         (&good.replace("|n1||plain|", "|n1|n1|drbd|"), "Instance i1 has same primary and secondary node - n1"),
         (&good.replace("|n1||plain|", "|n1||drbd|"), "a drbd instance needs a secondary node"),
         (&format!("{good}\n|128,1|||4.0|32.0\n"), "line 8: cluster policy, field std spec: Invalid ispec data for /stdspec"),
+        (&good.replace("default|uuid-1", "|uuid-1"), "line 1: node group, field name: empty"),
     ];
     for (i, (text, expected)) in cases.iter().enumerate() {
         let file = dir.join(format!("bad{i}.data"));

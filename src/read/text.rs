@@ -235,6 +235,15 @@ impl Reader<'_> {
             ));
         }
         let what = format!("node group {}", f[0]);
+        if f[0].is_empty() {
+            // Ganeti never names a group ''; a policy line owned by '' is
+            // the cluster's, so such a group's policy could not be written
+            // back (hail takes it).
+            return Err(self.error(
+                line,
+                "node group, field name: empty (the policy line of a group named '' would be the cluster's)".to_owned(),
+            ));
+        }
         let alloc_policy = AllocPolicy::from_raw(f[2]).ok_or_else(|| {
             self.error(
                 line,
