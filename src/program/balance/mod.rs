@@ -196,8 +196,8 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
     };
     if ini_cv - opt_cv < o.min_score {
         explain(&state, ini_cv, 0, err)?;
-        report("well balanced", &check.nodes, &[], ini_cv, &ini_components)?;
         out.write_all(texts::well_balanced(ini_cv, opt_cv, o.min_score).as_bytes())?;
+        report("well balanced", &check.nodes, &[], ini_cv, &ini_components)?;
         let head = Head {
             group: gname,
             check: &check,
