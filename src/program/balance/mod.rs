@@ -182,14 +182,16 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
             crate::write::report::balance::page(&crate::write::report::balance::BalanceReport {
                 program: PROGRAM,
                 group: gname,
-                tags: &cluster.tags,
-                before: &check.nodes,
-                after,
-                steps,
-                instance_name: &instance_name,
-                node_name: &node_name,
+                plan: crate::write::report::Plan {
+                    tags: &cluster.tags,
+                    before: &check.nodes,
+                    after,
+                    steps,
+                    instance_name: &instance_name,
+                    node_name: &node_name,
+                    components: (&ini_components, fin_components),
+                },
                 scores: (ini_cv, fin, opt_cv),
-                components: (&ini_components, fin_components),
                 status,
             });
         exit::write_file(PROGRAM, path, &page)

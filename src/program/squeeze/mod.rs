@@ -305,13 +305,15 @@ fn plan_text(
                 decision,
                 switched: &full_names(nodes),
                 reserves: (o.minimal_resources, o.target_resources),
-                tags: &cluster.tags,
-                before: &before,
-                after: &after,
-                steps: trial.map_or(&[][..], |t| &t.steps),
-                instance_name: &instance_name,
-                node_name: &node_name,
-                components: (&ini_components, &fin_components),
+                plan: crate::write::report::Plan {
+                    tags: &cluster.tags,
+                    before: &before,
+                    after: &after,
+                    steps: trial.map_or(&[][..], |t| &t.steps),
+                    instance_name: &instance_name,
+                    node_name: &node_name,
+                    components: (&ini_components, &fin_components),
+                },
             });
         exit::write_file(PROGRAM, path, &page)
     };

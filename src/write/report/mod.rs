@@ -18,6 +18,8 @@ pub mod svg;
 use std::fmt::Write;
 
 use crate::haskell::show::printf_fixed;
+use crate::model::node::Node;
+use crate::model::TagTable;
 use crate::search::balance::Placement;
 use crate::write::document::move_kind;
 use svg::{escape, Canvas};
@@ -100,6 +102,46 @@ th,td{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}\
 .before{fill:#adb5bd}.better{color:#2b9348}.worse{color:#d90429}\
 ";
 
+/// The score's components: name, value, weight (`metric::components`).
+pub type Components<'a> = &'a [(&'a str, f64, f64)];
+
+/// What every plan's page shows: the nodes before and after, the score's
+/// components before and after, and the moves.
+pub struct Plan<'a> {
+    pub tags: &'a TagTable,
+    /// The nodes before and after, in the same order.
+    pub before: &'a [&'a Node],
+    pub after: &'a [&'a Node],
+    /// The plan's steps, with each instance's name and each node's.
+    pub steps: &'a [Placement],
+    pub instance_name: &'a dyn Fn(usize) -> String,
+    pub node_name: &'a dyn Fn(i32) -> Option<String>,
+    pub components: (Components<'a>, Components<'a>),
+}
+
+impl Plan<'_> {
+    /// The plan's three sections: nodes, score components, moves.
+    pub fn sections(&self, page: &mut Page) {
+        page.section(
+            "Nodes",
+            nodes::before_after(
+                &balance::shown(self.before),
+                &balance::shown(self.after),
+                self.tags,
+                "after",
+            ),
+        );
+        page.section(
+            "Score components",
+            components(self.components.0, self.components.1),
+        );
+        page.section(
+            "Moves",
+            moves(self.steps, self.instance_name, self.node_name),
+        );
+    }
+}
+
 /// A score with the eight decimals hbal's text prints.
 pub fn score(v: f64) -> String {
     printf_fixed(v, 8)
@@ -107,7 +149,7 @@ pub fn score(v: f64) -> String {
 
 /// The score's components (name, value, weight) before and after, as a
 /// table with each weighted value drawn as two bars.
-pub fn components(before: &[(&str, f64, f64)], after: &[(&str, f64, f64)]) -> String {
+pub fn components(before: Components<'_>, after: Components<'_>) -> String {
     let widest = before
         .iter()
         .chain(after)
