@@ -192,9 +192,10 @@ pub fn components(before: Components<'_>, after: Components<'_>) -> String {
     out
 }
 
-/// A plain table: headers (numeric ones right-aligned) and rows.
-pub fn table(class: &str, head: &[(&str, bool)], rows: &[Vec<String>]) -> String {
-    let mut out = format!("<table class=\"{class}\"><thead><tr>");
+/// A plain table: headers (numeric ones right-aligned) and rows;
+/// `attributes` are the `<table>` element's (e.g. `class="moves"`).
+pub fn table(attributes: &str, head: &[(&str, bool)], rows: &[Vec<String>]) -> String {
+    let mut out = format!("<table {attributes}><thead><tr>");
     for (h, numeric) in head {
         let c = if *numeric { "num" } else { "" };
         let _ = write!(out, "<th class=\"{c}\">{}</th>", escape(h));
@@ -248,7 +249,7 @@ pub fn moves(
         })
         .collect();
     table(
-        "moves",
+        "class=\"moves\"",
         &[
             ("step", true),
             ("instance", false),

@@ -385,25 +385,22 @@ pub const FIELDS: [&str; 18] = [
 /// `nodes` as hbal's `-p` prints them, as an HTML table marked `when`.
 fn numbers(nodes: &[Shown<'_>], tags: &TagTable, when: &str) -> String {
     let fields: Vec<String> = FIELDS.iter().map(|f| (*f).to_owned()).collect();
-    let mut out = format!(r#"<table class="numbers" data-when="{when}"><thead><tr>"#);
-    for (head, numeric) in nodes::headers(&fields) {
-        let class = if numeric { "num" } else { "" };
-        let _ = write!(out, r#"<th class="{class}">{}</th>"#, escape(&head));
-    }
-    out.push_str("</tr></thead><tbody>");
-    for s in nodes {
-        out.push_str("<tr>");
-        for (value, (_, numeric)) in nodes::cells(s.node, &fields, tags)
-            .iter()
-            .zip(nodes::headers(&fields))
-        {
-            let class = if numeric { "num" } else { "" };
-            let _ = write!(out, r#"<td class="{class}">{}</td>"#, escape(value.trim()));
-        }
-        out.push_str("</tr>");
-    }
-    out.push_str("</tbody></table>");
-    out
+    let headers = nodes::headers(&fields);
+    let head: Vec<(&str, bool)> = headers.iter().map(|(h, n)| (h.as_str(), *n)).collect();
+    let rows: Vec<Vec<String>> = nodes
+        .iter()
+        .map(|s| {
+            nodes::cells(s.node, &fields, tags)
+                .iter()
+                .map(|v| v.trim().to_owned())
+                .collect()
+        })
+        .collect();
+    super::table(
+        &format!(r#"class="numbers" data-when="{when}""#),
+        &head,
+        &rows,
+    )
 }
 
 /// A group's section: the four resources before and after, side by side,
