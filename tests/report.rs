@@ -313,7 +313,8 @@ fn an_unwritable_page_is_an_error() {
 /// The pages open in a real browser: headless Chromium (`HAILSTONE_CHROMIUM`,
 /// which `make test` sets, installing Debian's chromium when missing)
 /// parses every chart, logs nothing to the console and draws a screenshot
-/// of some size; one page has one bar per node, the other bins 150 nodes.
+/// of some size; one balance page has one bar per node, another bins 150
+/// nodes; a squeeze page; a space page of both models.
 #[test]
 fn pages_render_in_a_browser() {
     let Some(chromium) = std::env::var_os("HAILSTONE_CHROMIUM") else {
@@ -325,6 +326,7 @@ fn pages_render_in_a_browser() {
         ("balance", 5u64, 30..=40usize, "hailstone-balance"),
         ("binned", 6, 150..=150, "hailstone-balance"),
         ("squeeze", 7, 8..=12, "hailstone-squeeze"),
+        ("space", 8, 10..=20, "hailstone-space"),
     ];
     for (name, seed, nodes, program) in cases {
         let text = cluster(seed, RequestKind::Relocate, nodes).expect("a cluster");
@@ -344,8 +346,12 @@ fn pages_render_in_a_browser() {
                 "20".to_owned(),
             ]);
         }
+        if program == "hailstone-space" {
+            args.push("--allocator-model".to_owned());
+        }
         let bin = match program {
             "hailstone-balance" => env!("CARGO_BIN_EXE_hailstone-balance"),
+            "hailstone-space" => env!("CARGO_BIN_EXE_hailstone-space"),
             _ => env!("CARGO_BIN_EXE_hailstone-squeeze"),
         };
         let o = Command::new(bin).args(&args).output().unwrap();
@@ -408,4 +414,210 @@ fn pages_render_in_a_browser() {
             "{name}"
         );
     }
+}
+
+/// The text's figures of one phase: instances placed, the usage
+/// efficiencies (name, percent) and the most likely failure reason.
+fn space_phase(text: &str, heading: &str) -> (usize, Vec<(String, String)>, String) {
+    let start = text
+        .find(heading)
+        .unwrap_or_else(|| panic!("no {heading}"));
+    let mut placed = 0;
+    let mut efficiency = Vec::new();
+    let mut reason = String::new();
+    for line in text[start..].lines().skip(1) {
+        let Some(item) = line.strip_prefix("  - ") else {
+            break;
+        };
+        let item = item.trim();
+        if let Some((n, rest)) = item.split_once(' ') {
+            if rest.starts_with("instances") {
+                placed += n.parse::<usize>().unwrap_or(0);
+            }
+        }
+        if let Some(r) = item.strip_prefix("most likely failure reason: ") {
+            reason = r.to_owned();
+        }
+        if let Some((name, value)) = item.split_once(" usage efficiency: ") {
+            efficiency.push((name.trim().to_owned(), value.trim().to_owned()));
+        }
+    }
+    (placed, efficiency, reason)
+}
+
+/// A space page's counts, usage efficiencies after each phase and main
+/// refusal are the text's; with --allocator-model it also carries
+/// hspace's count, the same as a run without it.
+#[test]
+fn space_pages_carry_the_counts_and_the_efficiencies() {
+    let dir = crate::run::scratch("report-space");
+    let bin = env!("CARGO_BIN_EXE_hailstone-space");
+    let mut pages = 0;
+    let mut placed_total = 0;
+    for seed in 1..=16u64 {
+        let Some(text) = cluster(seed, RequestKind::Allocate, 3..=12) else {
+            continue;
+        };
+        let file = dir.join(format!("p{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        let template = ["drbd", "plain", "diskless", "file"][seed as usize % 4];
+        let template_arg = format!("--disk-template={template}");
+        let mut texts = Vec::new();
+        for model in ["hspace", "allocator"] {
+            let report = dir.join(format!("p{seed}-{model}.html"));
+            let report_arg = format!("--report={}", report.display());
+            let mut args = vec!["-t", file, "-l", "300", template_arg.as_str()];
+            if model == "allocator" {
+                args.push("--allocator-model");
+            }
+            let plain = run(bin, &args);
+            args.push(&report_arg);
+            let with = run(bin, &args);
+            assert_eq!(plain.stdout, with.stdout, "seed {seed} {model}: stdout changed");
+            assert_eq!(plain.status.code(), with.status.code());
+            if plain.status.code() != Some(0) {
+                assert!(!report.exists());
+                break;
+            }
+            let out = String::from_utf8_lossy(&with.stdout).into_owned();
+            let page = std::fs::read_to_string(&report).expect("the page");
+            assert_self_contained(&page);
+            pages += 1;
+            for (phase, heading) in [
+                ("tiered", "Tiered allocation results:"),
+                ("standard", "Normal (fixed-size) allocation results:"),
+            ] {
+                let (placed, efficiency, reason) = space_phase(&out, heading);
+                let key = format!("{model}-{phase}");
+                assert_eq!(fact(&page, &key), placed.to_string(), "seed {seed} {key}");
+                placed_total += placed;
+                let rows = table_rows(&page, &format!("data-key=\"{key}-efficiency\""));
+                assert_eq!(rows.len() - 1, efficiency.len(), "seed {seed} {key}");
+                for (row, (name, value)) in rows[1..].iter().zip(&efficiency) {
+                    assert_eq!(&row[0], name, "seed {seed} {key}");
+                    assert_eq!(&row[2], value, "seed {seed} {key} {name}");
+                }
+                let stop_tag = format!("<strong data-key=\"{key}-stop\">");
+                let stop = &page[page.find(&stop_tag).expect("the stop") + stop_tag.len()..];
+                let stop = &stop[..stop.find('<').unwrap()];
+                assert!(stop == reason || stop == "none", "seed {seed} {key}: {stop} {reason}");
+            }
+            texts.push((out, page));
+        }
+        // The allocator model's page carries hspace's count as it is.
+        if let [(hspace_text, _), (_, allocator_page)] = &texts[..] {
+            for (phase, heading) in [
+                ("tiered", "Tiered allocation results:"),
+                ("standard", "Normal (fixed-size) allocation results:"),
+            ] {
+                let (placed, _, _) = space_phase(hspace_text, heading);
+                assert_eq!(
+                    fact(allocator_page, &format!("hspace-{phase}")),
+                    placed.to_string(),
+                    "seed {seed} {phase}"
+                );
+            }
+        }
+    }
+    assert!(pages >= 16 && placed_total >= 200, "{pages} pages, {placed_total} placed");
+}
+
+/// The counts of each group in the text of hailstone-check: group name
+/// and phase ("initially", "after rebalancing") to the numbers in order.
+fn check_counts(text: &str) -> std::collections::BTreeMap<(String, String), Vec<String>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix("Statistics for group ") else {
+            continue;
+        };
+        let (group, phase) = rest
+            .split_once(' ')
+            .unwrap_or_else(|| panic!("a heading: {line}"));
+        let numbers = lines
+            .by_ref()
+            .take_while(|l| !l.is_empty())
+            .filter(|l| !l.trim_start().starts_with("Group score") && l.contains(": "))
+            .filter(|l| !l.contains("cannot be evacuated"))
+            .map(|l| l.rsplit(": ").next().unwrap().to_owned())
+            .collect();
+        out.insert((group.to_owned(), phase.to_owned()), numbers);
+    }
+    out
+}
+
+/// A check page's counts are the text's, group by group and phase by
+/// phase; with --true-counts every node the text names as not evacuable
+/// is on the page with the same instance.
+#[test]
+fn check_pages_carry_the_counts_and_the_unhealthy_nodes() {
+    let dir = crate::run::scratch("report-check");
+    let bin = env!("CARGO_BIN_EXE_hailstone-check");
+    let (mut pages, mut unhealthy, mut blockers) = (0, 0, 0);
+    for seed in 1..=12u64 {
+        let case = generate(&CaseSpec::multi_group(seed, 8 + seed as usize, 3));
+        let Ok(text) = datafile::from_request(case.request.as_bytes(), &LoadOptions::default())
+        else {
+            continue;
+        };
+        let file = dir.join(format!("k{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        for extra in [&[][..], &["--true-counts", "-v"][..]] {
+            let report = dir.join(format!("k{seed}-{}.html", extra.len()));
+            let report_arg = format!("--report={}", report.display());
+            let mut args = vec!["-t", file];
+            args.extend_from_slice(extra);
+            let plain = run(bin, &args);
+            args.push(&report_arg);
+            let with = run(bin, &args);
+            assert_eq!(plain.stdout, with.stdout, "seed {seed}: stdout changed");
+            assert_eq!(plain.status.code(), with.status.code(), "seed {seed}");
+            if !plain.stderr.is_empty() && plain.stdout.is_empty() {
+                continue;
+            }
+            let out = String::from_utf8_lossy(&with.stdout).into_owned();
+            let page = std::fs::read_to_string(&report).expect("the page");
+            assert_self_contained(&page);
+            pages += 1;
+            assert_eq!(
+                fact(&page, "need-rebalance"),
+                if out.contains("Cluster needs rebalancing") { "yes" } else { "no" },
+                "seed {seed}"
+            );
+            for ((group, phase), numbers) in check_counts(&out) {
+                let rows = table_rows(
+                    &page,
+                    &format!("<table class=\"counts\" data-group=\"{group}\">"),
+                );
+                let column = if phase == "initially" { 2 } else { 3 };
+                let page_numbers: Vec<String> =
+                    rows[1..].iter().map(|r| r[column].clone()).collect();
+                assert_eq!(page_numbers, numbers, "seed {seed} {group} {phase}");
+            }
+            unhealthy += fact(&page, "unhealthy").parse::<usize>().unwrap();
+            // --true-counts -v names each node that cannot be evacuated.
+            for line in out.lines() {
+                let Some((node, why)) = line
+                    .trim()
+                    .strip_prefix("Node ")
+                    .and_then(|l| l.split_once(" cannot be evacuated"))
+                else {
+                    continue;
+                };
+                let expected = format!("cannot be evacuated{why}");
+                let found = page.split("<tr>").any(|row| {
+                    let c = cells(row);
+                    c.len() == 2 && c[0] == node && c[1].contains(&expected)
+                });
+                assert!(found, "seed {seed}: {node} {expected}");
+                blockers += 1;
+            }
+        }
+    }
+    assert!(
+        pages >= 20 && unhealthy >= 5 && blockers >= 3,
+        "{pages} pages, {unhealthy} unhealthy nodes, {blockers} not evacuable"
+    );
 }

@@ -34,7 +34,7 @@ impl Phase {
 
 /// `commonData`: the keys and descriptions of the counts, `GN1_FAIL` only
 /// with the capacity checks.
-fn common_data(capacity: bool) -> Vec<(&'static str, &'static str)> {
+pub fn common_data(capacity: bool) -> Vec<(&'static str, &'static str)> {
     let mut d = vec![
         ("N1_FAIL", "Nodes not N+1 happy"),
         ("CONFLICT_TAGS", "Nodes with conflicting instances"),

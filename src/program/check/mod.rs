@@ -31,6 +31,7 @@ use crate::write::balance as balance_texts;
 use crate::write::check::{self as texts, Phase, Style};
 use crate::write::document;
 use crate::write::json::Json;
+use crate::write::report::check as page;
 use options::{Options, PROGRAM};
 
 /// Runs `hailstone-check` with `args` (without `argv[0]`); returns the
@@ -188,6 +189,92 @@ fn phase_text(
     (s, groups, whole)
 }
 
+/// `--report`'s page: each group as read and, when simulated, after the
+/// rebalancing; a node that cannot be evacuated named with the instance
+/// that cannot leave it.
+fn write_page(
+    o: &Options,
+    cluster: &Cluster,
+    need_rebalance: bool,
+    initial: Vec<Checked>,
+    finals: Option<Vec<Checked>>,
+) -> Result<String, Stop> {
+    let simulated = finals.is_some();
+    let mut finals = finals.map(Vec::into_iter);
+    let mut phases = Vec::new();
+    for c in initial {
+        let fin = finals.as_mut().and_then(Iterator::next);
+        phases.push((c, fin));
+    }
+    let mut owned = Vec::new();
+    for (ini, fin) in phases {
+        let g = ini.group;
+        let ini = page_phase(cluster, g, ini)?;
+        let fin = fin.map(|c| page_phase(cluster, g, c)).transpose()?;
+        owned.push((g, ini, fin));
+    }
+    let groups = owned
+        .iter()
+        .map(|(g, (ini_state, ini), fin)| page::GroupCheck {
+            name: &cluster.groups[*g].name,
+            initial: page::GroupPhase {
+                nodes: ini_state.node_keys().map(|k| ini_state.node_at(k)).collect(),
+                counts: ini.counts(o.true_counts),
+                score: ini.score,
+                unevacuable: unevacuable_names(ini_state, ini),
+            },
+            rebalanced: fin.as_ref().map(|(state, f)| page::GroupPhase {
+                nodes: state.node_keys().map(|k| state.node_at(k)).collect(),
+                counts: f.counts(o.true_counts),
+                score: f.score,
+                unevacuable: unevacuable_names(state, f),
+            }),
+        })
+        .collect();
+    Ok(page::page(&page::CheckReport {
+        program: PROGRAM,
+        tags: &cluster.tags,
+        capacity: o.algorithm.capacity_checks,
+        need_rebalance,
+        simulated,
+        groups,
+    }))
+}
+
+/// A checked group's state and figures, each node that cannot be
+/// evacuated with the instance that stops it (looked for when the run
+/// did not).
+fn page_phase(
+    cluster: &Cluster,
+    g: usize,
+    mut c: Checked,
+) -> Result<(State, GroupFigures), Stop> {
+    if let Some(list) = c.figures.unevacuable.as_mut() {
+        for u in list.iter_mut().filter(|u| u.blocker.is_none()) {
+            if let Some(found) = crate::search::globaln1::evacuation_blocker(&mut c.state, u.node)
+                .map_err(|e| crashed(cluster, g, &e))?
+            {
+                *u = found;
+            }
+        }
+    }
+    Ok((c.state, c.figures))
+}
+
+/// The names of the nodes of `f` that cannot be evacuated, with why.
+fn unevacuable_names(state: &State, f: &GroupFigures) -> Vec<page::Unevacuable> {
+    f.unevacuable
+        .iter()
+        .flatten()
+        .map(|u| {
+            (
+                state.node_at(u.node).info.name.clone(),
+                u.blocker.clone(),
+            )
+        })
+        .collect()
+}
+
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
     let (mut cluster, movable) = load(PROGRAM, o, err)?;
     select::set_node_status(&mut cluster, &o.offline, o.max_cpu, o.min_disk)
@@ -232,8 +319,12 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         phase_text(o, &cluster, style, Phase::Initial, &initial, need_rebalance);
     text.push_str(&initial_text);
     let mut rebalanced_figures = None;
+    let mut finals = None;
+    let mut initial = Some(initial);
     if simulate || style.machine || o.json {
-        let finals = initial
+        let rebalanced = initial
+            .take()
+            .unwrap_or_default()
             .into_iter()
             .map(|c| {
                 let state = if simulate {
@@ -246,16 +337,17 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             .collect::<Result<Vec<_>, _>>()?;
         // hcheck judges the final state by the initial counts.
         let final_need = if o.true_counts {
-            cluster_counts(&finals, true).iter().sum::<usize>() > 0
+            cluster_counts(&rebalanced, true).iter().sum::<usize>() > 0
         } else {
             need_rebalance
         };
         let (final_text, groups, whole) =
-            phase_text(o, &cluster, style, Phase::Rebalanced, &finals, final_need);
+            phase_text(o, &cluster, style, Phase::Rebalanced, &rebalanced, final_need);
         if simulate || style.machine {
             text.push_str(&final_text);
         }
         rebalanced_figures = Some((groups, whole));
+        finals = Some(rebalanced);
     }
     text.push_str(&texts::final_ok(style.machine));
     // With --json the rebalanced figures are always computed (the
@@ -294,6 +386,19 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     }
     out.write_all(text.as_bytes())?;
     out.flush()?;
+    if let Some(path) = &o.report {
+        let finals = finals.filter(|_| simulate);
+        // The groups as read, checked again when the rebalancing took them.
+        let initial = match initial {
+            Some(initial) => initial,
+            None => groups
+                .iter()
+                .map(|&g| check(&cluster, g, State::of_group(&cluster, g), evacuation))
+                .collect::<Result<Vec<_>, _>>()?,
+        };
+        let page = write_page(o, &cluster, need_rebalance, initial, finals)?;
+        exit::write_file(PROGRAM, path, &page)?;
+    }
     if o.no_simulation || !need_rebalance {
         Ok(())
     } else {

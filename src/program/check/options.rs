@@ -4,7 +4,7 @@
 
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{take, Opt, Program};
+use crate::program::cli::{take, take_as, Opt, Program};
 use crate::write::manual::Manual;
 
 /// hcheck's command line.
@@ -42,6 +42,10 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Help),
         take(Opt::HelpCompletion),
         take(Opt::TrueCounts),
+        take_as(
+            Opt::Report,
+            "also write the check as a self-contained HTML page to FILE: each group's counts before and after the simulated rebalancing, the unhealthy nodes and why, each node's memory, disk, vCPUs and spindles (the normal output is unchanged)",
+        ),
         take(Opt::GanetiVersion),
         take(Opt::Json),
     ],

@@ -13,6 +13,7 @@ use std::io::Write;
 
 use crate::explain;
 use crate::model::instance::{Instance, NO_NODE};
+use crate::model::node::Node;
 use crate::model::policy::RSpec;
 use crate::model::types::{DiskTemplate, FailMode};
 use crate::model::Cluster;
@@ -29,6 +30,7 @@ use crate::search::space::{self, Allocated, Counter, Engine, SpaceOptions};
 use crate::search::state::State;
 use crate::write::nodes::{print_nodes, PrintNodes};
 use crate::write::space::{self as texts, SpecType};
+use crate::write::report::space as page;
 use crate::write::{notes, text};
 use options::{Options, PROGRAM};
 
@@ -72,8 +74,10 @@ fn exclusive(state: &State) -> bool {
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+    let keep = o.report.is_some();
     if !o.json {
-        return count(o, out, err);
+        let counted = count(o, keep, out, err)?;
+        return write_page(o, counted);
     }
     // The document carries the `HTS_*` keys of --machine-readable, typed.
     let mut keys = Vec::new();
@@ -81,7 +85,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         machine_readable: true,
         ..o.clone()
     };
-    count(&machine, &mut keys, err)?;
+    let counted = count(&machine, keep, &mut keys, err)?;
     let document = crate::write::document::document(
         PROGRAM,
         o.load.ganeti,
@@ -92,11 +96,63 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     );
     out.write_all(document.line().as_bytes())?;
     out.flush()?;
-    Ok(())
+    write_page(o, counted)
 }
 
-/// The count: its text (or keys) on `out`.
-fn count(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+/// What a count keeps for `--report`'s page.
+struct Counted {
+    /// The cluster counted (its nodes' status set).
+    cluster: Cluster,
+    /// The nodes before the phases.
+    initial: Vec<Node>,
+    template: DiskTemplate,
+    spindles: bool,
+    model: page::Model,
+}
+
+/// `--report`: the page of the count, and with `--allocator-model`
+/// hspace's count beside it (counted again, for the page only).
+fn write_page(o: &Options, counted: Option<Counted>) -> Result<(), Stop> {
+    let (Some(path), Some(counted)) = (&o.report, counted) else {
+        return Ok(());
+    };
+    let mut models = vec![counted.model];
+    if o.allocator_model {
+        let hspace = Options {
+            allocator_model: false,
+            machine_readable: true,
+            verbose: 0,
+            print_nodes: None,
+            save: None,
+            explain: None,
+            ..o.clone()
+        };
+        let sink = &mut std::io::sink();
+        if let Some(other) = count(&hspace, true, &mut std::io::sink(), sink)? {
+            models.push(other.model);
+        }
+    }
+    let initial: Vec<&Node> = counted.initial.iter().collect();
+    let text = page::page(&page::SpaceReport {
+        program: PROGRAM,
+        template: counted.template,
+        tags: &counted.cluster.tags,
+        spindles: counted.spindles,
+        initial: &initial,
+        existing: counted.cluster.instances.len(),
+        models,
+    });
+    exit::write_file(PROGRAM, path, &text)
+}
+
+/// The count: its text (or keys) on `out`; with `keep`, what the page
+/// shows.
+fn count(
+    o: &Options,
+    keep: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Option<Counted>, Stop> {
     let fixed = load(o, err)?;
     let mut cluster = fixed.clone();
     select::set_node_status(&mut cluster, &o.offline, o.max_cpu, o.min_disk)
@@ -130,6 +186,14 @@ fn count(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), St
     }
     let initial = stats_of(&state);
     let spindles = exclusive(&state);
+    let nodes_now = |state: &State| -> Vec<Node> {
+        if keep {
+            state.node_keys().map(|k| state.node_at(k).clone()).collect()
+        } else {
+            Vec::new()
+        }
+    };
+    let initial_nodes = nodes_now(&state);
     out.write_all(
         texts::cluster(o.machine_readable, &initial, cluster.nodes.len(), spindles).as_bytes(),
     )?;
@@ -251,6 +315,17 @@ fn count(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), St
     if o.explain.is_some() {
         stops.push(phase_stop("tiered", &mut state, &tiered, &reasons)?);
     }
+    let mut phases = Vec::new();
+    if keep {
+        phases.push(page::Phase {
+            name: "tiered",
+            after: nodes_now(&state),
+            reasons,
+            explanation: None,
+            stopped_before: stopping,
+            placed: std::mem::take(&mut tiered.placed),
+        });
+    }
     counter.rollback(&mut state, cp);
 
     // The standard allocation, from the initial cluster.
@@ -291,7 +366,37 @@ fn count(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), St
         exit::write_explanation(PROGRAM, to, &text, err)?;
     }
     out.flush()?;
-    Ok(())
+    if !keep {
+        return Ok(None);
+    }
+    phases.push(page::Phase {
+        name: "standard",
+        after: nodes_now(&state),
+        reasons,
+        explanation: None,
+        stopped_before: stopping,
+        placed: standard.placed,
+    });
+    for (phase, stop) in phases.iter_mut().zip(&stops) {
+        phase.explanation = Some(explain::render::render(
+            &stop.explanation,
+            explain::Format::Text,
+        ));
+    }
+    Ok(Some(Counted {
+        cluster,
+        initial: initial_nodes,
+        template,
+        spindles,
+        model: page::Model {
+            key: if o.allocator_model {
+                "allocator"
+            } else {
+                "hspace"
+            },
+            phases,
+        },
+    }))
 }
 
 /// `exitIfBad "failure during allocation"`.

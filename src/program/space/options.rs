@@ -1,6 +1,7 @@
 //! hspace's command line for `hailstone-space`: hspace's options in
 //! hspace's order (the options themselves are [`crate::program::cli`]'s),
-//! plus `--allocator-model`, `--explain` and `--explain-format`; no
+//! plus `--allocator-model`, `--explain`, `--explain-format` and
+//! `--report`; no
 //! arguments.
 
 pub use crate::program::cli::Exit;
@@ -48,6 +49,10 @@ pub const COMMAND_LINE: Program = Program {
             "explain what stopped each allocation (the resource or the rule, and the node) on stderr or in the file PATH",
         ),
         take(Opt::ExplainFormat),
+        take_as(
+            Opt::Report,
+            "also write the count as a self-contained HTML page to FILE: how the cluster fills instance after instance, what stopped each phase, each node before and after (with --allocator-model, hspace's count beside it; the normal output is unchanged)",
+        ),
         take(Opt::GanetiVersion),
         take(Opt::Json),
     ],

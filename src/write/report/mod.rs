@@ -5,13 +5,15 @@
 //! * Owns: the page's frame and styles ([`Page`]), the facts list, the
 //!   score's components before and after, the moves table; the node
 //!   charts ([`nodes`]) on the SVG writer of [`svg`]; each program's page
-//!   ([`balance`], [`squeeze`]).
+//!   ([`balance`], [`squeeze`], [`space`], [`check`]).
 //! * Every number a page shows comes from the same values the program's
 //!   text prints (the `-p` table's formatting for the nodes); the page
 //!   carries no time, so the same run writes the same bytes.
 
 pub mod balance;
+pub mod check;
 pub mod nodes;
+pub mod space;
 pub mod squeeze;
 pub mod svg;
 
@@ -60,8 +62,9 @@ impl Page {
         let mut out = String::new();
         let _ = write!(
             out,
-            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>{t}</title><style>{CSS}{}</style></head>\n<body><h1>{t}</h1>\n",
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>{t}</title><style>{CSS}{}{}</style></head>\n<body><h1>{t}</h1>\n",
             nodes::CSS,
+            space::CSS,
             t = escape(&self.title)
         );
         out.push_str("<dl class=\"facts\">");

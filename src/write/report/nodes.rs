@@ -403,6 +403,17 @@ fn numbers(nodes: &[Shown<'_>], tags: &TagTable, when: &str) -> String {
     )
 }
 
+/// How the bars of `nodes` nodes are binned, when they are.
+fn binning_note(nodes: usize) -> String {
+    if nodes <= MAX_BARS {
+        return String::new();
+    }
+    format!(
+        "<p class=\"note\">{nodes} nodes: each bar is the mean of up to {} nodes, sorted from the fullest; a black line marks the fullest node of a bar.</p>",
+        nodes.div_ceil(MAX_BARS)
+    )
+}
+
 /// A group's section: the four resources before and after, side by side,
 /// and the numbers behind them (hbal's `-p` tables) folded away.
 pub fn before_after(
@@ -412,14 +423,7 @@ pub fn before_after(
     after_caption: &str,
 ) -> String {
     let mut out = legend();
-    if before.len() > MAX_BARS {
-        let _ = write!(
-            out,
-            "<p class=\"note\">{} nodes: each bar is the mean of up to {} nodes, sorted from the fullest; a black line marks the fullest node of a bar.</p>",
-            before.len(),
-            before.len().div_ceil(MAX_BARS)
-        );
-    }
+    out.push_str(&binning_note(before.len()));
     out.push_str(r#"<div class="pairs">"#);
     let _ = write!(
         out,
@@ -442,6 +446,29 @@ pub fn before_after(
         numbers(before, tags, "before"),
         escape(after_caption),
         numbers(after, tags, "after")
+    );
+    out
+}
+
+/// A group's nodes as they are: the four resources, two to a row, and
+/// the numbers behind them (hbal's `-p` table) folded away.
+pub fn current(nodes: &[Shown<'_>], tags: &TagTable) -> String {
+    let mut out = legend();
+    out.push_str(&binning_note(nodes.len()));
+    out.push_str(r#"<div class="singles">"#);
+    for r in Resource::ALL {
+        let _ = write!(
+            out,
+            "<figure><figcaption>{}</figcaption>{}</figure>",
+            escape(r.title()),
+            chart(nodes, r, r.title()),
+        );
+    }
+    out.push_str("</div>");
+    let _ = write!(
+        out,
+        "<details><summary>The numbers (hbal's -p columns)</summary>{}</details>",
+        numbers(nodes, tags, "now")
     );
     out
 }

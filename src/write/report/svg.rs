@@ -86,6 +86,34 @@ impl Canvas {
         );
     }
 
+    /// A line through `points` of CSS class `class`.
+    pub fn polyline(&mut self, points: &[(f64, f64)], class: &str) {
+        if points.is_empty() {
+            return;
+        }
+        let joined: Vec<String> = points
+            .iter()
+            .map(|&(x, y)| format!("{},{}", px(x), px(y)))
+            .collect();
+        let _ = write!(
+            self.body,
+            r#"<polyline points="{}" class="{class}"/>"#,
+            joined.join(" ")
+        );
+    }
+
+    /// A vertical line of CSS class `class`.
+    pub fn vline(&mut self, x: f64, y1: f64, y2: f64, class: &str) {
+        let _ = write!(
+            self.body,
+            r#"<line x1="{}" y1="{}" x2="{}" y2="{}" class="{class}"/>"#,
+            px(x),
+            px(y1),
+            px(x),
+            px(y2)
+        );
+    }
+
     /// Text anchored at `anchor` (`start`, `middle` or `end`).
     pub fn text(&mut self, x: f64, y: f64, anchor: &str, class: &str, text: &str) {
         let _ = write!(
