@@ -419,9 +419,7 @@ fn pages_render_in_a_browser() {
 /// The text's figures of one phase: instances placed, the usage
 /// efficiencies (name, percent) and the most likely failure reason.
 fn space_phase(text: &str, heading: &str) -> (usize, Vec<(String, String)>, String) {
-    let start = text
-        .find(heading)
-        .unwrap_or_else(|| panic!("no {heading}"));
+    let start = text.find(heading).unwrap_or_else(|| panic!("no {heading}"));
     let mut placed = 0;
     let mut efficiency = Vec::new();
     let mut reason = String::new();
@@ -474,7 +472,10 @@ fn space_pages_carry_the_counts_and_the_efficiencies() {
             let plain = run(bin, &args);
             args.push(&report_arg);
             let with = run(bin, &args);
-            assert_eq!(plain.stdout, with.stdout, "seed {seed} {model}: stdout changed");
+            assert_eq!(
+                plain.stdout, with.stdout,
+                "seed {seed} {model}: stdout changed"
+            );
             assert_eq!(plain.status.code(), with.status.code());
             if plain.status.code() != Some(0) {
                 assert!(!report.exists());
@@ -501,7 +502,10 @@ fn space_pages_carry_the_counts_and_the_efficiencies() {
                 let stop_tag = format!("<strong data-key=\"{key}-stop\">");
                 let stop = &page[page.find(&stop_tag).expect("the stop") + stop_tag.len()..];
                 let stop = &stop[..stop.find('<').unwrap()];
-                assert!(stop == reason || stop == "none", "seed {seed} {key}: {stop} {reason}");
+                assert!(
+                    stop == reason || stop == "none",
+                    "seed {seed} {key}: {stop} {reason}"
+                );
             }
             texts.push((out, page));
         }
@@ -520,7 +524,10 @@ fn space_pages_carry_the_counts_and_the_efficiencies() {
             }
         }
     }
-    assert!(pages >= 16 && placed_total >= 200, "{pages} pages, {placed_total} placed");
+    assert!(
+        pages >= 16 && placed_total >= 200,
+        "{pages} pages, {placed_total} placed"
+    );
 }
 
 /// The counts of each group in the text of hailstone-check: group name
@@ -583,7 +590,11 @@ fn check_pages_carry_the_counts_and_the_unhealthy_nodes() {
             pages += 1;
             assert_eq!(
                 fact(&page, "need-rebalance"),
-                if out.contains("Cluster needs rebalancing") { "yes" } else { "no" },
+                if out.contains("Cluster needs rebalancing") {
+                    "yes"
+                } else {
+                    "no"
+                },
                 "seed {seed}"
             );
             for ((group, phase), numbers) in check_counts(&out) {
@@ -620,4 +631,90 @@ fn check_pages_carry_the_counts_and_the_unhealthy_nodes() {
         pages >= 20 && unhealthy >= 5 && blockers >= 3,
         "{pages} pages, {unhealthy} unhealthy nodes, {blockers} not evacuable"
     );
+}
+
+/// An info page's size, group table, score and components are the text's
+/// (`-v -v`: hinfo's group table).
+#[test]
+fn info_pages_carry_the_groups_and_the_score() {
+    let dir = crate::run::scratch("report-info");
+    let bin = env!("CARGO_BIN_EXE_hailstone-info");
+    let mut groups = 0;
+    for seed in 1..=8u64 {
+        let case = generate(&CaseSpec::multi_group(
+            seed,
+            6 + seed as usize,
+            1 + seed as usize % 4,
+        ));
+        let Ok(text) = datafile::from_request(case.request.as_bytes(), &LoadOptions::default())
+        else {
+            continue;
+        };
+        let file = dir.join(format!("i{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        let report = dir.join(format!("i{seed}.html"));
+        let report_arg = format!("--report={}", report.display());
+        let plain = run(bin, &["-t", file, "-v", "-v"]);
+        let with = run(bin, &["-t", file, "-v", "-v", &report_arg]);
+        assert_eq!(plain.stdout, with.stdout, "seed {seed}: stdout changed");
+        assert_eq!(with.status.code(), Some(0), "seed {seed}");
+        let out = String::from_utf8_lossy(&with.stdout).into_owned();
+        let page = std::fs::read_to_string(&report).expect("the page");
+        assert_self_contained(&page);
+        let loaded: Vec<&str> = out
+            .lines()
+            .find(|l| l.starts_with("Loaded ") && l.contains(" nodes"))
+            .expect("the size")
+            .split(' ')
+            .collect();
+        assert_eq!(fact(&page, "nodes"), loaded[1], "seed {seed}");
+        assert_eq!(fact(&page, "instances"), loaded[3], "seed {seed}");
+        let score = out
+            .lines()
+            .find_map(|l| l.strip_prefix("Cluster score: "))
+            .expect("the score");
+        assert_eq!(fact(&page, "score"), score, "seed {seed}");
+        // The group table: name, nodes, instances, bad nodes, bad
+        // instances, score (the text's N+1 column aside).
+        let text_groups: Vec<Vec<String>> = out
+            .lines()
+            .skip_while(|l| !l.starts_with("Node group information:"))
+            .skip(2)
+            .take_while(|l| l.starts_with("   "))
+            .map(|l| {
+                let c: Vec<String> = l.split_whitespace().map(str::to_owned).collect();
+                vec![
+                    c[0].clone(),
+                    c[1].clone(),
+                    c[2].clone(),
+                    c[3].clone(),
+                    c[4].clone(),
+                    c[6].clone(),
+                ]
+            })
+            .collect();
+        let page_groups = table_rows(&page, "<table class=\"groups\">");
+        assert_eq!(&page_groups[1..], &text_groups[..], "seed {seed}");
+        groups += text_groups.len();
+        // The components: name and value.
+        let text_components: Vec<(String, String)> = out
+            .lines()
+            .skip_while(|l| !l.starts_with("Cluster coefficients:"))
+            .skip(2)
+            .take_while(|l| l.starts_with("   "))
+            .map(|l| {
+                let c: Vec<&str> = l.split_whitespace().collect();
+                (c[0].to_owned(), c[1].to_owned())
+            })
+            .collect();
+        let page_components: Vec<(String, String)> =
+            table_rows(&page, "<table class=\"components\">")[1..]
+                .iter()
+                .map(|r| (r[0].clone(), r[2].clone()))
+                .collect();
+        assert_eq!(page_components, text_components, "seed {seed}");
+        assert!(text_components.len() >= 10);
+    }
+    assert!(groups >= 12, "{groups} groups");
 }

@@ -218,7 +218,10 @@ fn write_page(
         .map(|(g, (ini_state, ini), fin)| page::GroupCheck {
             name: &cluster.groups[*g].name,
             initial: page::GroupPhase {
-                nodes: ini_state.node_keys().map(|k| ini_state.node_at(k)).collect(),
+                nodes: ini_state
+                    .node_keys()
+                    .map(|k| ini_state.node_at(k))
+                    .collect(),
                 counts: ini.counts(o.true_counts),
                 score: ini.score,
                 unevacuable: unevacuable_names(ini_state, ini),
@@ -244,11 +247,7 @@ fn write_page(
 /// A checked group's state and figures, each node that cannot be
 /// evacuated with the instance that stops it (looked for when the run
 /// did not).
-fn page_phase(
-    cluster: &Cluster,
-    g: usize,
-    mut c: Checked,
-) -> Result<(State, GroupFigures), Stop> {
+fn page_phase(cluster: &Cluster, g: usize, mut c: Checked) -> Result<(State, GroupFigures), Stop> {
     if let Some(list) = c.figures.unevacuable.as_mut() {
         for u in list.iter_mut().filter(|u| u.blocker.is_none()) {
             if let Some(found) = crate::search::globaln1::evacuation_blocker(&mut c.state, u.node)
@@ -266,12 +265,7 @@ fn unevacuable_names(state: &State, f: &GroupFigures) -> Vec<page::Unevacuable> 
     f.unevacuable
         .iter()
         .flatten()
-        .map(|u| {
-            (
-                state.node_at(u.node).info.name.clone(),
-                u.blocker.clone(),
-            )
-        })
+        .map(|u| (state.node_at(u.node).info.name.clone(), u.blocker.clone()))
         .collect()
 }
 
@@ -341,8 +335,14 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         } else {
             need_rebalance
         };
-        let (final_text, groups, whole) =
-            phase_text(o, &cluster, style, Phase::Rebalanced, &rebalanced, final_need);
+        let (final_text, groups, whole) = phase_text(
+            o,
+            &cluster,
+            style,
+            Phase::Rebalanced,
+            &rebalanced,
+            final_need,
+        );
         if simulate || style.machine {
             text.push_str(&final_text);
         }

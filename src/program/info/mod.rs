@@ -78,9 +78,12 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         &cluster.groups,
     );
     // showGroupInfo: the groups that have nodes, by index.
-    let rows: Vec<GroupRow<'_>> = (0..cluster.groups.len())
+    let with_nodes: Vec<usize> = (0..cluster.groups.len())
         .filter(|&g| cluster.nodes.iter().any(|n| n.group == g))
-        .map(|g| {
+        .collect();
+    let rows: Vec<GroupRow<'_>> = with_nodes
+        .iter()
+        .map(|&g| {
             let check = check_group(&cluster, g);
             GroupRow {
                 name: &cluster.groups[g].name,
@@ -105,13 +108,28 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         let table = print_nodes(&nodes, &fields, &cluster.tags, 0);
         err.write_all(notes::node_table("Cluster", &table).as_bytes())?;
     }
-    out.write_all(
-        texts::coefficients(
-            &metric::components(state.statistics()),
-            state.score_with(&[]),
-        )
-        .as_bytes(),
-    )?;
+    let components = metric::components(state.statistics());
+    let score = state.score_with(&[]);
+    out.write_all(texts::coefficients(&components, score).as_bytes())?;
     out.flush()?;
+    if let Some(path) = &o.report {
+        let groups = rows
+            .into_iter()
+            .zip(&with_nodes)
+            .map(|(row, &g)| {
+                let nodes = cluster.nodes.iter().filter(|n| n.group == g).collect();
+                (row, nodes)
+            })
+            .collect();
+        let page = crate::write::report::info::page(&crate::write::report::info::InfoReport {
+            program: PROGRAM,
+            tags: &cluster.tags,
+            instances: cluster.instances.len(),
+            groups,
+            score,
+            components: &components,
+        });
+        exit::write_file(PROGRAM, path, &page)?;
+    }
     Ok(())
 }

@@ -32,6 +32,10 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
+        take_as(
+            Opt::Report,
+            "also write the summary as a self-contained HTML page to FILE: each group's nodes, instances, N+1 failures and score, each node's memory, disk, vCPUs and spindles, the score's components (the normal output is unchanged)",
+        ),
         take(Opt::GanetiVersion),
     ],
     arguments: "",

@@ -29,8 +29,8 @@ use crate::search::space::stats::ClusterStats;
 use crate::search::space::{self, Allocated, Counter, Engine, SpaceOptions};
 use crate::search::state::State;
 use crate::write::nodes::{print_nodes, PrintNodes};
-use crate::write::space::{self as texts, SpecType};
 use crate::write::report::space as page;
+use crate::write::space::{self as texts, SpecType};
 use crate::write::{notes, text};
 use options::{Options, PROGRAM};
 
@@ -188,7 +188,10 @@ fn count(
     let spindles = exclusive(&state);
     let nodes_now = |state: &State| -> Vec<Node> {
         if keep {
-            state.node_keys().map(|k| state.node_at(k).clone()).collect()
+            state
+                .node_keys()
+                .map(|k| state.node_at(k).clone())
+                .collect()
         } else {
             Vec::new()
         }

@@ -119,7 +119,10 @@ fn counts(g: &GroupCheck<'_>, capacity: bool) -> String {
             let mut row = vec![
                 (*key).to_owned(),
                 (*text).to_owned(),
-                g.initial.counts.get(k).map_or(String::new(), usize::to_string),
+                g.initial
+                    .counts
+                    .get(k)
+                    .map_or(String::new(), usize::to_string),
             ];
             if let Some(r) = &g.rebalanced {
                 row.push(r.counts.get(k).map_or(String::new(), usize::to_string));

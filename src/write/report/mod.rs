@@ -5,13 +5,14 @@
 //! * Owns: the page's frame and styles ([`Page`]), the facts list, the
 //!   score's components before and after, the moves table; the node
 //!   charts ([`nodes`]) on the SVG writer of [`svg`]; each program's page
-//!   ([`balance`], [`squeeze`], [`space`], [`check`]).
+//!   ([`balance`], [`squeeze`], [`space`], [`check`], [`info`]).
 //! * Every number a page shows comes from the same values the program's
 //!   text prints (the `-p` table's formatting for the nodes); the page
 //!   carries no time, so the same run writes the same bytes.
 
 pub mod balance;
 pub mod check;
+pub mod info;
 pub mod nodes;
 pub mod space;
 pub mod squeeze;
@@ -93,7 +94,7 @@ impl Page {
 
 /// The page's own styles (the charts add theirs).
 const CSS: &str = "\
-body{font-family:sans-serif;margin:16px 24px;color:#222;max-width:1400px}\
+body{font-family:sans-serif;margin:16px 24px;color:#222;max-width:1400px}p{font-size:14px}\
 h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ddd}\
 h3{font-size:14px}h4{font-size:13px;margin:10px 0 4px}\
 .facts{display:flex;flex-wrap:wrap;gap:6px 28px;margin:0}.facts dt{font-size:11px;color:#666}\
@@ -136,7 +137,7 @@ impl Plan<'_> {
         );
         page.section(
             "Score components",
-            components(self.components.0, self.components.1),
+            components(self.components.0, Some(self.components.1)),
         );
         page.section(
             "Moves",
@@ -151,27 +152,23 @@ pub fn score(v: f64) -> String {
 }
 
 /// The score's components (name, value, weight) before and after, as a
-/// table with each weighted value drawn as two bars.
-pub fn components(before: Components<'_>, after: Components<'_>) -> String {
+/// table with each weighted value drawn as two bars; without `after`, the
+/// components as they are, one bar each.
+pub fn components(before: Components<'_>, after: Option<Components<'_>>) -> String {
     let widest = before
         .iter()
-        .chain(after)
+        .chain(after.unwrap_or(&[]))
         .map(|(_, v, w)| (v * w).abs())
         .filter(|x| x.is_finite())
         .fold(0.0_f64, f64::max);
     let mut out = String::from(
-        "<table class=\"components\"><thead><tr><th>component</th><th class=\"num\">weight</th><th class=\"num\">before</th><th class=\"num\">after</th><th>weighted, before (grey) and after (blue)</th></tr></thead><tbody>",
+        "<table class=\"components\"><thead><tr><th>component</th><th class=\"num\">weight</th>",
     );
+    out.push_str(match after {
+        Some(_) => "<th class=\"num\">before</th><th class=\"num\">after</th><th>weighted, before (grey) and after (blue)</th></tr></thead><tbody>",
+        None => "<th class=\"num\">value</th><th>weighted</th></tr></thead><tbody>",
+    });
     for (k, (name, v0, w)) in before.iter().enumerate() {
-        let v1 = after.get(k).map_or(f64::NAN, |c| c.1);
-        let class = if v1 < *v0 {
-            "num better"
-        } else if v1 > *v0 {
-            "num worse"
-        } else {
-            "num"
-        };
-        let mut c = Canvas::new(220.0, 14.0, &format!("{name} weighted"));
         let len = |v: f64| {
             if widest > 0.0 {
                 ((v * w).abs() / widest * 216.0).min(216.0)
@@ -179,17 +176,31 @@ pub fn components(before: Components<'_>, after: Components<'_>) -> String {
                 0.0
             }
         };
-        c.rect(2.0, 1.0, len(*v0), 5.0, "before", "");
-        c.rect(2.0, 7.0, len(v1), 5.0, "used", "");
+        let mut c = Canvas::new(220.0, 14.0, &format!("{name} weighted"));
         let _ = write!(
             out,
-            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"{class}\">{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
             escape(name),
             printf_fixed(*w, 2),
             printf_fixed(*v0, 8),
-            printf_fixed(v1, 8),
-            c.finish()
         );
+        match after {
+            Some(after) => {
+                let v1 = after.get(k).map_or(f64::NAN, |c| c.1);
+                let class = if v1 < *v0 {
+                    "num better"
+                } else if v1 > *v0 {
+                    "num worse"
+                } else {
+                    "num"
+                };
+                c.rect(2.0, 1.0, len(*v0), 5.0, "before", "");
+                c.rect(2.0, 7.0, len(v1), 5.0, "used", "");
+                let _ = write!(out, "<td class=\"{class}\">{}</td>", printf_fixed(v1, 8));
+            }
+            None => c.rect(2.0, 3.0, len(*v0), 8.0, "used", ""),
+        }
+        let _ = write!(out, "<td>{}</td></tr>", c.finish());
     }
     out.push_str("</tbody></table>");
     out
