@@ -88,7 +88,7 @@ mod tests {
     fn help_rows_are_hchecks() {
         let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
-        assert_eq!(rows.len(), 31);
+        assert_eq!(rows.len(), 32);
         assert_eq!(
             rows[0],
             "  -t FILE     --text-data=FILE             the cluster data FILE"
@@ -98,6 +98,7 @@ mod tests {
             "              --no-simulation              do not perform rebalancing simulation"
         );
         assert!(rows[28].starts_with("              --true-counts "));
+        assert!(rows[29].starts_with("              --report=FILE "));
     }
 
     #[test]

@@ -57,7 +57,13 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
     let o = &invocation.options;
     // With --json the text goes nowhere; the document is all of stdout.
     let mut sink = std::io::sink();
-    let out: &mut dyn Write = if o.json { &mut sink } else { stdout };
+    let printed: &mut dyn Write = if o.json { &mut sink } else { stdout };
+    // With --report, what is printed is kept for the page too.
+    let mut tee = Tee {
+        out: printed,
+        copy: o.report.as_ref().map(|_| Vec::new()),
+    };
+    let out: &mut dyn Write = &mut tee;
     let (cluster, warnings) = source::read_cluster(
         source::Sources::of(o, o.master.as_deref()),
         &MergeOptions::default(),
@@ -88,6 +94,9 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         &node_groups,
     );
     state.follow(o.load.ganeti);
+    let scores_before: Vec<f64> = (0..node_groups.len())
+        .map(|g| state.group_score_with(g, &[]))
+        .collect();
     let opts = AllocOptions {
         soft: o.algorithm.soft,
         // Health is the seed's: per-node N+1, which every placement keeps
@@ -158,6 +167,8 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         }
         _ => false,
     };
+    let said = String::from_utf8_lossy(tee.copy.as_deref().unwrap_or_default()).into_owned();
+    let out: &mut dyn Write = tee.out;
     if let Some(plan) = &plan {
         print_commands(o, plan, out)?;
         if let Some(path) = &o.save {
@@ -178,6 +189,18 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         exit::write_explanation(PROGRAM, to, &text, err)?;
     }
     out.flush()?;
+    let page = o.report.as_ref().map(|path| {
+        let page = write_page(&Run {
+            operation: invocation.operation.name(),
+            cluster: &cluster,
+            state: &state,
+            scores_before: &scores_before,
+            said: &said,
+            healthy: matches!(detail, report::Detail::Check(_)).then_some(!unhealthy),
+            plan: plan.as_ref(),
+        });
+        (path, page)
+    });
     if o.json {
         let moves = plan
             .as_ref()
@@ -198,10 +221,121 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         stdout.write_all(document.line().as_bytes())?;
         stdout.flush()?;
     }
+    if let Some((path, page)) = page {
+        exit::write_file(PROGRAM, path, &page)?;
+    }
     if unhealthy {
         return Err(stop(String::new()));
     }
     Ok(())
+}
+
+/// Writes to `out` and, when `copy` is kept, to it too.
+struct Tee<'a> {
+    out: &'a mut dyn Write,
+    copy: Option<Vec<u8>>,
+}
+
+impl Write for Tee<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write_all(buf)?;
+        if let Some(copy) = &mut self.copy {
+            copy.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// What `--report`'s page is made of.
+struct Run<'a> {
+    operation: &'a str,
+    cluster: &'a Cluster,
+    /// The cluster after the plan (as read, without one).
+    state: &'a State,
+    scores_before: &'a [f64],
+    said: &'a str,
+    healthy: Option<bool>,
+    plan: Option<&'a Plan>,
+}
+
+/// `--report`'s page: every group with nodes before and after the plan.
+fn write_page(r: &Run<'_>) -> String {
+    let cluster = r.cluster;
+    let group_of = |p: i32| usize::try_from(p).ok().map(|k| cluster.nodes[k].group);
+    let groups = groups::groups_with_nodes(r.state, cluster.groups.len())
+        .into_iter()
+        .map(|g| {
+            let before: Vec<&Node> = cluster.nodes.iter().filter(|n| n.group == g).collect();
+            let after: Vec<&Node> = r
+                .state
+                .node_keys()
+                .map(|k| r.state.node_at(k))
+                .filter(|n| n.group == g)
+                .collect();
+            let instances_before = cluster
+                .instances
+                .iter()
+                .filter(|i| group_of(i.p_node) == Some(g))
+                .count();
+            let instances_after = r
+                .state
+                .instances()
+                .filter(|i| group_of(i.p_node) == Some(g))
+                .count();
+            crate::write::report::groups::GroupView {
+                name: &cluster.groups[g].name,
+                before,
+                after: r.plan.map(|_| after),
+                instances: (instances_before, instances_after),
+                scores: (r.scores_before[g], r.state.group_score_with(g, &[])),
+            }
+        })
+        .collect();
+    let names = plan::node_names(cluster);
+    let pair = |p: i32, s: i32| {
+        let name = |k: i32| plan::node_name(&names, k);
+        match (name(p), name(s)) {
+            (Some(p), Some(s)) => format!("{p}:{s}"),
+            (Some(p), None) => p,
+            _ => "-".to_owned(),
+        }
+    };
+    let by_name: std::collections::BTreeMap<&str, usize> = cluster
+        .instances
+        .iter()
+        .enumerate()
+        .map(|(k, i)| (&*i.name, k))
+        .collect();
+    let moves = r
+        .plan
+        .map(|p| p.jobs.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .map(|job| {
+            let k = by_name.get(job.instance.as_str()).copied();
+            let before = k.map(|k| &cluster.instances[k]);
+            let after = k.and_then(|k| r.state.inst(k as i32).ok());
+            crate::write::report::groups::Move {
+                instance: job.instance.clone(),
+                from: before.map_or_else(String::new, |i| pair(i.p_node, i.s_node)),
+                to: after.map_or_else(String::new, |i| pair(i.p_node, i.s_node)),
+                commands: job.commands.clone(),
+            }
+        })
+        .collect();
+    crate::write::report::groups::page(&crate::write::report::groups::GroupsReport {
+        program: PROGRAM,
+        operation: r.operation,
+        tags: &cluster.tags,
+        said: r.said,
+        healthy: r.healthy,
+        groups,
+        moves,
+    })
 }
 
 /// The `--json` moves of a plan: each instance's commands and its job

@@ -45,6 +45,10 @@ pub const COMMAND_LINE: Program = Program {
             "explain the plan (group health, each instance's search), on stderr or in the file PATH",
         ),
         take(Opt::ExplainFormat),
+        take_as(
+            Opt::Report,
+            "also write the operation as a self-contained HTML page to FILE: its report, each group's nodes, instances and score before and after the plan, the moves, each node's memory, disk, vCPUs and spindles (the normal output is unchanged)",
+        ),
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),

@@ -71,7 +71,7 @@ mod tests {
     fn help_rows_are_hinfos() {
         let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
-        assert_eq!(rows.len(), 17);
+        assert_eq!(rows.len(), 18);
         assert_eq!(
             rows[0],
             "  -p[FIELDS]  --print-nodes[=FIELDS]      print the node table on stderr (FIELDS: the columns, comma-separated; +FIELD,... adds to the default ones)"
@@ -80,6 +80,7 @@ mod tests {
             rows[12],
             "              --static-kvm-node-memory=N  use static node memory [in MB] on KVM instead of value reported by hypervisor. Use 0 to take value reported from hypervisor."
         );
+        assert!(rows[16].starts_with("              --report=FILE "));
     }
 
     #[test]

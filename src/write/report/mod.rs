@@ -5,13 +5,15 @@
 //! * Owns: the page's frame and styles ([`Page`]), the facts list, the
 //!   score's components before and after, the moves table; the node
 //!   charts ([`nodes`]) on the SVG writer of [`svg`]; each program's page
-//!   ([`balance`], [`squeeze`], [`space`], [`check`], [`info`]).
+//!   ([`balance`], [`squeeze`], [`space`], [`check`], [`info`],
+//!   [`groups`]).
 //! * Every number a page shows comes from the same values the program's
 //!   text prints (the `-p` table's formatting for the nodes); the page
 //!   carries no time, so the same run writes the same bytes.
 
 pub mod balance;
 pub mod check;
+pub mod groups;
 pub mod info;
 pub mod nodes;
 pub mod space;
@@ -103,7 +105,7 @@ table{border-collapse:collapse;font-size:12px;margin:6px 0}\
 th,td{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}\
 .num{text-align:right;font-variant-numeric:tabular-nums}\
 .note{font-size:12px;color:#555}footer{margin-top:32px;font-size:11px;color:#777}\
-.before{fill:#adb5bd}.better{color:#2b9348}.worse{color:#d90429}\
+pre.said{font-size:12px;background:#f8f9fa;padding:8px;overflow-x:auto}.before{fill:#adb5bd}.better{color:#2b9348}.worse{color:#d90429}\
 ";
 
 /// The score's components: name, value, weight (`metric::components`).

@@ -46,6 +46,9 @@ pub struct Model {
     /// "hspace" or "allocator".
     pub key: &'static str,
     pub phases: Vec<Phase>,
+    /// The count failed with this message (hspace's, counted for the
+    /// page beside the allocator's).
+    pub failed: Option<String>,
 }
 
 impl Model {
@@ -337,6 +340,14 @@ pub fn page(r: &SpaceReport<'_>) -> String {
     }
     for m in &r.models {
         let mut html = String::new();
+        if let Some(message) = &m.failed {
+            let _ = write!(
+                html,
+                "<p data-key=\"{}-failed\">The count failed: {}</p>",
+                m.key,
+                escape(message)
+            );
+        }
         for p in &m.phases {
             html.push_str(&phase_html(r, m, p, &initial));
         }
