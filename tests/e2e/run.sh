@@ -417,6 +417,28 @@ live_pair hailstone-roll hroller --print-moves ||
   fail "hailstone-roll -L --print-moves and hroller differ (see $OUT/hailstone-roll.*, $OUT/hroller.*)"
 say "checkers: hailstone-check, -info, -roll and -scan -L print the originals' output on the live cluster (free memory, scores and coefficients masked: they drift); on the file hailstone-scan saved, the originals' bytes"
 
+# --report of the checkers and of capacity planning on the live cluster:
+# each page exists, has charts, and counts the nodes Ganeti lists.
+lab_nodes=$(nx 1 gnt-node list --no-headers -o name | wc -l)
+pages_ok=1
+for run in "hailstone-check check" "hailstone-info info" "hailstone-space space --allocator-model" \
+           "hailstone-groups groups"; do
+  set -- $run
+  page="$OUT/$2-live.html"
+  rm -f "$page"
+  if [ "$1" = hailstone-groups ]; then
+    p $PLANNER_BIN/$1 check -L --report="$page"
+  else
+    p $PLANNER_BIN/$1 -L --report="$page" "${@:3}"
+  fi
+  counted=$(sed -n 's/.*<dd data-key="nodes">\([0-9]*\)<.*/\1/p' "$page" 2>/dev/null)
+  if ! grep -q '<svg' "$page" 2>/dev/null || [ "$counted" != "$lab_nodes" ]; then
+    pages_ok=0
+    fail "$1 -L --report: no page, or not of the $lab_nodes nodes (${counted:-none}; see $page, $OUT/p.err)"
+  fi
+done
+[ "$pages_ok" = 1 ] && say "--report: hailstone-check, -info, -space (both models) and -groups -L wrote pages of the $lab_nodes live nodes"
+
 # --mond: the lab's ganeti-mond serves cpu-avg-load. Live, every node's
 # daemon must answer; on the reports taken once into a --mond-data file,
 # hailstone-balance must print hbal's bytes.

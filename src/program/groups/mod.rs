@@ -296,14 +296,8 @@ fn write_page(r: &Run<'_>) -> String {
         })
         .collect();
     let names = plan::node_names(cluster);
-    let pair = |p: i32, s: i32| {
-        let name = |k: i32| plan::node_name(&names, k);
-        match (name(p), name(s)) {
-            (Some(p), Some(s)) => format!("{p}:{s}"),
-            (Some(p), None) => p,
-            _ => "-".to_owned(),
-        }
-    };
+    let name = |k: i32| plan::node_name(&names, k);
+    let pair = |p: i32, s: i32| crate::write::report::pair(&name, (p, s));
     let by_name: std::collections::BTreeMap<&str, usize> = cluster
         .instances
         .iter()

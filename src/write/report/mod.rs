@@ -231,7 +231,7 @@ pub fn table(attributes: &str, head: &[(&str, bool)], rows: &[Vec<String>]) -> S
 
 /// A pair of nodes as `primary:secondary`, `primary` alone without a
 /// secondary.
-fn pair(name: &dyn Fn(i32) -> Option<String>, (p, s): (i32, i32)) -> String {
+pub fn pair(name: &dyn Fn(i32) -> Option<String>, (p, s): (i32, i32)) -> String {
     match (name(p), name(s)) {
         (Some(p), Some(s)) => format!("{p}:{s}"),
         (Some(p), None) => p,
