@@ -182,7 +182,7 @@ fn fill_chart(points: &[[f64; 4]], changes: &[usize], spindles: bool, label: &st
             .map(|(k, p)| (x(k), y(p[r])))
             .collect();
         let last = points.len() - 1;
-        if last % step != 0 {
+        if !last.is_multiple_of(step) {
             line.push((x(last), y(points[last][r])));
         }
         c.polyline(&line, &format!("line {class}"));
