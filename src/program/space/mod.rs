@@ -334,6 +334,7 @@ fn count(
             reasons,
             explanation: None,
             stopped_before: stopping,
+            at_limit: limit.is_some_and(|n| n <= tiered.placed.len() as i64),
             placed: std::mem::take(&mut tiered.placed),
         });
     }
@@ -386,6 +387,7 @@ fn count(
         reasons,
         explanation: None,
         stopped_before: stopping,
+        at_limit: limit.is_some_and(|n| n <= standard.placed.len() as i64),
         placed: standard.placed,
     });
     for (phase, stop) in phases.iter_mut().zip(&stops) {

@@ -39,6 +39,8 @@ pub struct Phase {
     /// The phase did not run: the cluster fails N+1 and that was not
     /// accepted.
     pub stopped_before: bool,
+    /// The phase stopped at `-l`'s number of instances.
+    pub at_limit: bool,
 }
 
 /// One model's count.
@@ -292,9 +294,21 @@ fn phase_html(r: &SpaceReport<'_>, model: &Model, p: &Phase, initial: &ClusterSt
         .first()
         .filter(|(_, n)| *n > 0)
         .map_or("none", |(m, _)| m.name());
+    if p.at_limit {
+        let _ = write!(
+            out,
+            "<h4>What stopped it</h4><p data-key=\"{key}-limit\">The limit: -l allowed {} instances (the refusals below are the ones the text counts, met before the limit).</p>",
+            p.placed.len()
+        );
+    }
     let _ = write!(
         out,
-        "<h4>What stopped it</h4><p class=\"note\">Most refusals: <strong data-key=\"{key}-stop\">{main}</strong>. The last search's refused candidates, by resource and rule:</p>"
+        "{}<p class=\"note\">Most refusals: <strong data-key=\"{key}-stop\">{main}</strong>. The last search's refused candidates, by resource and rule:</p>",
+        if p.at_limit {
+            ""
+        } else {
+            "<h4>What stopped it</h4>"
+        }
     );
     out.push_str(&table(
         &format!(r#"class="reasons" data-key="{key}-reasons""#),

@@ -17,10 +17,11 @@
 use crate::process::Status;
 
 /// The options hailstone-space adds after hspace's, in order.
-pub const EXTRA_OPTIONS: [&str; 5] = [
+pub const EXTRA_OPTIONS: [&str; 6] = [
     "--allocator-model",
     "--explain",
     "--explain-format",
+    "--report",
     "--ganeti-version",
     "--json",
 ];

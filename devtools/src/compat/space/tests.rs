@@ -129,6 +129,7 @@ Usage: hailstone-space [OPTION...]\n\
 \x20             --allocator-model            count what the allocator would accept\n\
 \x20             --explain[=PATH]             explain\n\
 \x20             --explain-format=FORMAT      format of the explanation\n\
+\x20             --report=FILE                also write a page\n\
 \x20             --ganeti-version=VERSION     follow Ganeti VERSION's htools\n\
 \x20             --json                       print a JSON document\n\
 \n\
@@ -206,7 +207,7 @@ fn version_and_completion_checks() {
     }
     let hc = "-p,--print-nodes none\n-t,--text-data file\n--help-completion none\n";
     let qc =
-        format!("{hc}--allocator-model none\n--explain none\n--explain-format choices=text,json\n--ganeti-version choices=3.0,3.1\n--json none\n");
+        format!("{hc}--allocator-model none\n--explain none\n--explain-format choices=text,json\n--report file\n--ganeti-version choices=3.0,3.1\n--json none\n");
     assert_eq!(checks::completion_text(hc, &qc), Ok(()));
     assert_eq!(
         checks::known_kind(&texts(0, hc, ""), H_HELP),
