@@ -466,7 +466,7 @@ fn space_pages_carry_the_counts_and_the_efficiencies() {
     let bin = env!("CARGO_BIN_EXE_hailstone-space");
     let mut pages = 0;
     let mut placed_total = 0;
-    for seed in 1..=16u64 {
+    for seed in 1..=12u64 {
         let Some(text) = cluster(seed, RequestKind::Allocate, 3..=12) else {
             continue;
         };
@@ -479,7 +479,17 @@ fn space_pages_carry_the_counts_and_the_efficiencies() {
         for model in ["hspace", "allocator"] {
             let report = dir.join(format!("p{seed}-{model}.html"));
             let report_arg = format!("--report={}", report.display());
-            let mut args = vec!["-t", file, "-l", "150", template_arg.as_str()];
+            // A smaller tiered start than the policy's largest instance: the
+            // allocator model's tiered search of a cluster that takes
+            // nothing shrinks through every size (a minute in debug).
+            let mut args = vec![
+                "-t",
+                file,
+                "-l",
+                "60",
+                "--tiered-alloc=102400,8192,4",
+                template_arg.as_str(),
+            ];
             if model == "allocator" {
                 args.push("--allocator-model");
             }
@@ -539,7 +549,7 @@ fn space_pages_carry_the_counts_and_the_efficiencies() {
         }
     }
     assert!(
-        pages >= 12 && placed_total >= 200,
+        pages >= 12 && placed_total >= 150,
         "{pages} pages, {placed_total} placed"
     );
 }
