@@ -277,6 +277,16 @@ fn count(
     // hspace stops before it starts on a cluster failing N+1; the
     // allocator refuses every instance there on its own.
     let stopping = plan.stop && !o.allocator_model;
+    // A phase as the page shows it, from the state it ended with.
+    let ended = |name, state: &State, reasons, placed: Vec<Instance>| page::Phase {
+        name,
+        after: nodes_now(state),
+        reasons,
+        explanation: None,
+        stopped_before: stopping,
+        at_limit: limit.is_some_and(|n| n <= placed.len() as i64),
+        placed,
+    };
     let cp = state.checkpoint();
     let mut tiered = Allocated::default();
     if !stopping {
@@ -328,15 +338,12 @@ fn count(
     }
     let mut phases = Vec::new();
     if keep {
-        phases.push(page::Phase {
-            name: "tiered",
-            after: nodes_now(&state),
+        phases.push(ended(
+            "tiered",
+            &state,
             reasons,
-            explanation: None,
-            stopped_before: stopping,
-            at_limit: limit.is_some_and(|n| n <= tiered.placed.len() as i64),
-            placed: std::mem::take(&mut tiered.placed),
-        });
+            std::mem::take(&mut tiered.placed),
+        ));
     }
     counter.rollback(&mut state, cp);
 
@@ -381,15 +388,7 @@ fn count(
     if !keep {
         return Ok(None);
     }
-    phases.push(page::Phase {
-        name: "standard",
-        after: nodes_now(&state),
-        reasons,
-        explanation: None,
-        stopped_before: stopping,
-        at_limit: limit.is_some_and(|n| n <= standard.placed.len() as i64),
-        placed: standard.placed,
-    });
+    phases.push(ended("standard", &state, reasons, standard.placed));
     for (phase, stop) in phases.iter_mut().zip(&stops) {
         phase.explanation = Some(explain::render::render(
             &stop.explanation,
