@@ -201,14 +201,10 @@ fn write_page(
 ) -> Result<String, Stop> {
     let simulated = finals.is_some();
     let mut finals = finals.map(Vec::into_iter);
-    let mut phases = Vec::new();
-    for c in initial {
-        let fin = finals.as_mut().and_then(Iterator::next);
-        phases.push((c, fin));
-    }
     let mut owned = Vec::new();
-    for (ini, fin) in phases {
+    for ini in initial {
         let g = ini.group;
+        let fin = finals.as_mut().and_then(Iterator::next);
         let ini = page_phase(cluster, g, ini)?;
         let fin = fin.map(|c| page_phase(cluster, g, c)).transpose()?;
         owned.push((g, ini, fin));

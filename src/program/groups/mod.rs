@@ -94,9 +94,13 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         &node_groups,
     );
     state.follow(o.load.ganeti);
-    let scores_before: Vec<f64> = (0..node_groups.len())
-        .map(|g| state.group_score_with(g, &[]))
-        .collect();
+    // The groups' scores before the plan, for --report's page only.
+    let scores_before: Vec<f64> = match o.report {
+        Some(_) => (0..node_groups.len())
+            .map(|g| state.group_score_with(g, &[]))
+            .collect(),
+        None => Vec::new(),
+    };
     let opts = AllocOptions {
         soft: o.algorithm.soft,
         // Health is the seed's: per-node N+1, which every placement keeps
