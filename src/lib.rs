@@ -12,7 +12,9 @@
 //! * [`haskell`] — GHC's `reads` and `show`, which reading and writing
 //!   share;
 //! * [`explain`] — why the answer is what it is (`--explain`), after it;
-//! * [`program`] — each command: its options and how it runs the stages.
+//! * [`program`] — each command: its options and how it runs the stages;
+//! * [`threads`] — how many threads the stages may use (no stage of its
+//!   own: it uses none).
 //!
 //! Dependencies point one way (`read → model ← score ← search → write`,
 //! `explain` above `search`, and `program` above all of them); `tests/layers.rs` fails when a lower
@@ -25,4 +27,5 @@ pub mod program;
 pub mod read;
 pub(crate) mod score;
 pub(crate) mod search;
+pub mod threads;
 pub(crate) mod write;

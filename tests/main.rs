@@ -34,6 +34,8 @@
 //! * `manual` — every program's `--help` and man page (`man -l`);
 //! * `layers` — the direction of dependencies between the stage folders;
 //! * `properties` — generated clusters: every answer safe and repeatable;
+//! * `threads` — the same bytes on 1, 2 and 16 threads
+//!   (`HAILSTONE_THREADS`);
 //! * `safety_checker` — tests of the independent answer checker in
 //!   `support::safety`, which the other tests use to prove answers safe.
 
@@ -60,4 +62,5 @@ mod safety_checker;
 mod samples;
 mod space;
 mod squeeze;
+mod threads;
 mod support;

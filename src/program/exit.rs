@@ -173,8 +173,14 @@ pub fn text_or_document(
 /// panic never reaches the operator as a crash: the panic's message goes
 /// to stderr as `PROGRAM: internal error: ...` (a stderr that cannot be
 /// written is ignored) and the exit status is 1, with nothing more on
-/// stdout than what was written before.
+/// stdout than what was written before. A `HAILSTONE_THREADS` that is not
+/// a number of threads stops the program first, with exit status 2 (as a
+/// bad command line).
 pub fn guarded(program: &'static str, run: impl FnOnce() -> u8 + std::panic::UnwindSafe) -> u8 {
+    if let Err(e) = crate::threads::check() {
+        let _ = writeln!(std::io::stderr(), "{program}: {e}");
+        return 2;
+    }
     std::panic::set_hook(Box::new(move |info| {
         let _ = writeln!(
             std::io::stderr(),

@@ -180,7 +180,9 @@ pub(crate) fn start<'scope>(
     link: &'scope Link,
     plan: Plan,
 ) -> Option<Running<'scope>> {
-    if matches!(plan, Plan::Choose) && input.len() < MIN_INPUT {
+    if matches!(plan, Plan::Choose)
+        && (input.len() < MIN_INPUT || crate::threads::available() < 2)
+    {
         return None;
     }
     // The processor the parse runs on, which the second thread leaves.

@@ -590,7 +590,7 @@ pub fn compress(
     opts: &AllocOptions,
     plan: bool,
 ) -> Result<Compression, Crash> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::threads::available();
     compress_on(
         node_groups,
         state,

@@ -442,7 +442,7 @@ impl<'a> Squeeze<'a> {
         let mut plan: Option<Trial> = None;
         let mut last_ok = true;
         let mut i = cands.len();
-        let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        let parallel = crate::threads::available() > 1;
         let mut taken = 0;
         let mut note = |node: usize, t: &Trial, chosen: usize| {
             attempts.push(Attempt {

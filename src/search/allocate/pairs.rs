@@ -190,13 +190,10 @@ pub(super) const BOUNDED_PARALLEL_FACTOR: usize = 16;
 /// At most this many threads scan pairs.
 const MAX_SCAN_THREADS: usize = 4;
 
-/// How many threads a large scan uses: the processors available (asked
-/// once per process: the question reads the cgroup files each time), at
-/// most [`MAX_SCAN_THREADS`].
+/// How many threads a large scan uses: those available
+/// ([`crate::threads::available`]), at most [`MAX_SCAN_THREADS`].
 pub(crate) fn scan_threads() -> usize {
-    static PROCESSORS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let n = *PROCESSORS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    n.min(MAX_SCAN_THREADS)
+    crate::threads::available().min(MAX_SCAN_THREADS)
 }
 
 /// [`pair_scan`] of every primary of the list, in list order, with the

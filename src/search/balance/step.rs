@@ -27,8 +27,9 @@
 //!    reaches below the final ceiling.
 //!
 //! Every candidate left out has a score provably above some candidate's,
-//! so the winner is hbal's. The two parts of 1. each run on two threads
-//! over two halves of their instances; the candidates are put back in
+//! so the winner is hbal's. The two parts of 1. each run on the
+//! available threads ([`crate::threads`]) over contiguous parts of their
+//! instances; the candidates are put back in
 //! hbal's order before the exact scoring, so the result never depends on
 //! the threads.
 
@@ -356,27 +357,50 @@ impl Scan<'_> {
 }
 
 /// Runs `work` over the instances `keys` (ascending) and their records,
-/// in two halves on two threads when there are at least `min_len` of them
-/// (fewer are not worth a thread); the results come in key order.
-fn in_halves<T: Send>(
+/// in contiguous parts on up to `threads` threads, each part at least
+/// `min_len / 2` instances (fewer are not worth a thread); the results
+/// come in key order.
+fn in_parts<T: Send>(
     keys: &[usize],
     records: &mut [Option<Record>],
+    threads: usize,
     min_len: usize,
     work: impl Fn(&[usize], &mut [Option<Record>], usize) -> T + Sync,
 ) -> Vec<T> {
-    if keys.len() < min_len.max(2) {
+    let parts = threads.min(2 * keys.len() / min_len.max(2)).max(1);
+    if parts == 1 {
         return vec![work(keys, records, 0)];
     }
-    let (ka, kb) = keys.split_at(keys.len() / 2);
-    let (ra, rb) = records.split_at_mut(kb[0]);
+    let work = &work;
+    let chunks: Vec<&[usize]> = keys.chunks(keys.len().div_ceil(parts)).collect();
     std::thread::scope(|sc| {
-        let h = sc.spawn(|| work(kb, rb, kb[0]));
-        let first = work(ka, ra, 0);
-        let second = match h.join() {
-            Ok(p) => p,
-            Err(e) => std::panic::resume_unwind(e),
-        };
-        vec![first, second]
+        // Part i owns the records from its first key to the next part's.
+        let mut rest = records;
+        let mut offset = 0;
+        let mut mine = Vec::with_capacity(chunks.len());
+        for (i, ks) in chunks.iter().enumerate() {
+            let end = chunks.get(i + 1).map_or(offset + rest.len(), |c| c[0]);
+            let (rs, tail) = std::mem::take(&mut rest).split_at_mut(end - offset);
+            mine.push((*ks, rs, offset));
+            rest = tail;
+            offset = end;
+        }
+        let mut mine = mine.into_iter();
+        let first = mine.next();
+        let handles: Vec<_> = mine
+            .map(|(ks, rs, off)| sc.spawn(move || work(ks, rs, off)))
+            .collect();
+        let mut out = Vec::with_capacity(chunks.len());
+        if let Some((ks, rs, off)) = first {
+            out.push(work(ks, rs, off));
+        }
+        for h in handles {
+            match h.join() {
+                Ok(p) => out.push(p),
+                Err(e) => std::panic::resume_unwind(e),
+            }
+        }
+        out
     })
 }
 
@@ -464,16 +488,20 @@ pub(super) fn best_step(
     let changed = memo.changed.clone();
     let d = drift.as_ref();
     // 1. The moves to the changed nodes of the instances with a usable
-    // record, then full scans of the others (each part split evenly over
-    // two threads).
+    // record, then full scans of the others (each split evenly over the
+    // threads).
     let mut found = Found::new(ini);
     let mut partial = Vec::new();
     let mut full = Vec::new();
     // A first pass over an instance costs a few candidates, a full scan
     // thousands: the thresholds for a second thread differ.
     // Without threads, no scan is split.
-    let split = |n: usize| if options.threads { n } else { usize::MAX };
-    let first = in_halves(&keys, &mut records, split(64), |ks, rs, off| {
+    let threads = if options.threads {
+        crate::threads::available()
+    } else {
+        1
+    };
+    let first = in_parts(&keys, &mut records, threads, 64, |ks, rs, off| {
         scan.first_pass(ks, rs, off, &changed, d)
     });
     for (f, p, u) in first {
@@ -481,7 +509,7 @@ pub(super) fn best_step(
         partial.extend(p);
         full.extend(u);
     }
-    for f in in_halves(&full, &mut records, split(16), |ks, rs, off| {
+    for f in in_parts(&full, &mut records, threads, 16, |ks, rs, off| {
         scan.full_pass(ks, rs, off)
     }) {
         found.merge(f);
