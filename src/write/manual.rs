@@ -2,7 +2,7 @@
 //! `--help` after the option table (what the program does, its exit
 //! statuses, examples) and the man page (roff, with the sections of
 //! `man-pages(7)`: NAME, SYNOPSIS, DESCRIPTION, OPTIONS, EXIT STATUS,
-//! EXAMPLES, FILES, SEE ALSO).
+//! ENVIRONMENT, EXAMPLES, FILES, SEE ALSO).
 
 /// What a program's manual says beyond its options.
 #[derive(Debug)]
@@ -18,6 +18,9 @@ pub struct Manual {
     /// The files it reads or writes, and what they are.
     pub files: &'static [(&'static str, &'static str)],
 }
+
+/// What every man page says of `HAILSTONE_THREADS` (`crate::threads`).
+const THREADS: &str = "The number of threads, 1 to 1024, instead of the processors the program may run on. The output is the same on any number of threads. Any other value stops the program with exit status 2.";
 
 /// One option of a man page: its names as `--help` shows them
 /// (`-p[FIELDS], --print-nodes[=FIELDS]`) and what it does.
@@ -137,6 +140,8 @@ pub fn man_page(
     for (code, what) in m.exit_status {
         item(&mut s, "B", &code.to_string(), what);
     }
+    s.push_str(".SH ENVIRONMENT\n");
+    item(&mut s, "B", "HAILSTONE_THREADS", THREADS);
     if !m.examples.is_empty() {
         s.push_str(".SH EXAMPLES\n");
         for (command, what) in m.examples {
@@ -211,6 +216,7 @@ mod tests {
             "DESCRIPTION",
             "OPTIONS",
             "EXIT STATUS",
+            "ENVIRONMENT",
             "EXAMPLES",
             "FILES",
             "SEE ALSO",
