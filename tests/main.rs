@@ -62,5 +62,5 @@ mod safety_checker;
 mod samples;
 mod space;
 mod squeeze;
-mod threads;
 mod support;
+mod threads;

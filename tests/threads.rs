@@ -29,7 +29,11 @@ fn same_on_every_count(bin: &str, args: &[&str]) -> String {
     let one = run_with(THREADS[0], bin, args);
     for t in &THREADS[1..] {
         let other = run_with(t, bin, args);
-        assert_eq!(one.status.code(), other.status.code(), "{bin} {args:?}: exit on {t} threads");
+        assert_eq!(
+            one.status.code(),
+            other.status.code(),
+            "{bin} {args:?}: exit on {t} threads"
+        );
         assert!(
             one.stdout == other.stdout,
             "{bin} {args:?}: stdout differs on {t} threads"
@@ -39,7 +43,12 @@ fn same_on_every_count(bin: &str, args: &[&str]) -> String {
             "{bin} {args:?}: stderr differs on {t} threads"
         );
     }
-    assert_eq!(one.status.code(), Some(0), "{bin} {args:?}: {}", String::from_utf8_lossy(&one.stderr));
+    assert_eq!(
+        one.status.code(),
+        Some(0),
+        "{bin} {args:?}: {}",
+        String::from_utf8_lossy(&one.stderr)
+    );
     String::from_utf8(one.stdout).expect("UTF-8 output")
 }
 
@@ -70,7 +79,10 @@ fn the_allocator_answers_the_same_on_any_number_of_threads() {
     let bin = env!("CARGO_BIN_EXE_hailstone");
     for (seed, kind) in [
         (5, RequestKind::Allocate),
-        (6, RequestKind::NodeEvacuate(hailstone_devtools::generate::EvacMode::All)),
+        (
+            6,
+            RequestKind::NodeEvacuate(hailstone_devtools::generate::EvacMode::All),
+        ),
         (7, RequestKind::Relocate),
     ] {
         // 300 nodes of five instances: a request over the second reading
@@ -138,7 +150,9 @@ fn a_bad_thread_count_is_refused() {
             assert!(out.stdout.is_empty());
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(
-                err.contains(&format!("HAILSTONE_THREADS={bad}: expected a number of threads from 1 to 1024")),
+                err.contains(&format!(
+                    "HAILSTONE_THREADS={bad}: expected a number of threads from 1 to 1024"
+                )),
                 "{err}"
             );
         }

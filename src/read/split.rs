@@ -180,8 +180,7 @@ pub(crate) fn start<'scope>(
     link: &'scope Link,
     plan: Plan,
 ) -> Option<Running<'scope>> {
-    if matches!(plan, Plan::Choose)
-        && (input.len() < MIN_INPUT || crate::threads::available() < 2)
+    if matches!(plan, Plan::Choose) && (input.len() < MIN_INPUT || crate::threads::available() < 2)
     {
         return None;
     }

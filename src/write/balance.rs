@@ -1,15 +1,18 @@
 //! hbal's texts (`Cluster.printSolutionLine`, `computeMoves`,
 //! `formatCmds`, `printInsts`, `printStats`): the step lines, the
 //! commands of a plan and its job sets, the instance map and the score
-//! table, each in hbal 3.0.2's exact format.
+//! table, each in hbal 3.0.2's exact format; and the `--json` document
+//! of a run ([`Head::document`]).
 
 use crate::haskell::show::{printf_fixed, printf_general, show_string, show_string_list};
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
-use crate::model::types::IMove;
+use crate::model::types::{GanetiVersion, IMove};
 use crate::model::Cluster;
 use crate::search::balance::group::{GroupCheck, SelectError};
 use crate::search::groups::Relocation;
+use crate::write::document;
+use crate::write::json::Json;
 use crate::write::table::print_table;
 
 /// A move as hbal writes it, with the name of the node it goes to (`c`:
@@ -470,6 +473,98 @@ pub fn relocation(cluster: &Cluster, r: &Relocation) -> (Vec<String>, Vec<i32>) 
         involve(s, &mut nodes);
     }
     (commands, nodes)
+}
+
+/// The `--json` document of a cluster without instances.
+pub fn empty_document(program: &str, ganeti: GanetiVersion) -> Json {
+    document::document(
+        program,
+        ganeti,
+        vec![("status", Json::Str("empty".to_owned()))],
+    )
+}
+
+/// The score's components: name, value, weight (`metric::components`).
+pub type Terms<'a> = &'a [(&'a str, f64, f64)];
+
+/// What the document of a run says about the group before and after.
+pub struct Head<'a> {
+    pub group: &'a str,
+    pub check: &'a GroupCheck<'a>,
+    /// Initial, final, optimal score and `-e`.
+    pub scores: (f64, f64, f64, f64),
+    /// The score's components before and after.
+    pub components: (Terms<'a>, Terms<'a>),
+}
+
+impl Head<'_> {
+    /// The `--json` document of `program`'s run (`docs/json.md`):
+    /// `status`, the group, its check, scores, components and the moves.
+    pub fn document(
+        &self,
+        program: &str,
+        ganeti: GanetiVersion,
+        status: &str,
+        moves: Vec<Json>,
+    ) -> Json {
+        let (initial, fin, optimal, min_score) = self.scores;
+        let check = self.check;
+        let node_names = |nodes: &[&Node]| {
+            document::names(
+                &nodes
+                    .iter()
+                    .map(|n| n.info.name.as_str())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let violations: Vec<Json> = check
+            .others
+            .iter()
+            .filter_map(|(n, f)| f.map(|f| (n, f)))
+            .map(|(n, f)| {
+                Json::Obj(vec![
+                    ("node", Json::Str(n.info.name.clone())),
+                    ("fault", Json::Str(f.to_owned())),
+                ])
+            })
+            .collect();
+        document::document(
+            program,
+            ganeti,
+            vec![
+                ("status", Json::Str(status.to_owned())),
+                ("group", Json::Str(self.group.to_owned())),
+                ("nodes", Json::Int(document::count(check.nodes.len()))),
+                (
+                    "instances",
+                    Json::Int(document::count(check.instances.len())),
+                ),
+                ("n1_failures", node_names(&check.bad_nodes)),
+                (
+                    "instances_on_n1_failures",
+                    Json::Int(document::count(check.bad_instances)),
+                ),
+                ("policy_violations", Json::Arr(violations)),
+                (
+                    "score",
+                    Json::Obj(vec![
+                        ("initial", Json::Num(initial)),
+                        ("final", Json::Num(fin)),
+                        ("optimal", Json::Num(optimal)),
+                        ("min_score", Json::Num(min_score)),
+                    ]),
+                ),
+                (
+                    "components",
+                    Json::Obj(vec![
+                        ("initial", document::components(self.components.0)),
+                        ("final", document::components(self.components.1)),
+                    ]),
+                ),
+                ("moves", Json::Arr(moves)),
+            ],
+        )
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! and the cluster's statistics before and after the simulated
 //! rebalancing, for people (`printStats` at verbosity 1 and more) or as
 //! `HCHECK_*` shell keys (`--machine-readable`), and with
-//! `--true-counts` the nodes that cannot be evacuated and why.
+//! `--true-counts` the nodes that cannot be evacuated and why; the
+//! `--json` figures and document ([`document`]).
 
 use crate::haskell::show::printf_fixed;
 use crate::write::document;
@@ -188,6 +189,14 @@ pub fn unevacuable(
         .collect()
 }
 
+/// What ends a phase's figures: a group's score, or the cluster's
+/// verdict.
+#[derive(Debug, Clone, Copy)]
+pub enum Last {
+    Score(f64),
+    NeedRebalance(bool),
+}
+
 /// The `--json` figures of a group or the cluster in one phase: the
 /// counts under hcheck's keys in lower case (`n1_fail`, ...), then the
 /// group's score or the cluster's verdict, and with `--true-counts` the
@@ -195,7 +204,7 @@ pub fn unevacuable(
 pub fn figures_document(
     capacity: bool,
     counts: &[usize],
-    last: (&'static str, Json),
+    last: Last,
     unevacuable: Option<&[UnevacuableNode<'_>]>,
 ) -> Json {
     let mut fields: Vec<(String, Json)> = common_data(capacity)
@@ -203,7 +212,10 @@ pub fn figures_document(
         .zip(counts)
         .map(|((key, _), n)| (key.to_lowercase(), Json::Int(document::count(*n))))
         .collect();
-    fields.push((last.0.to_owned(), last.1));
+    fields.push(match last {
+        Last::Score(x) => ("score".to_owned(), Json::Num(x)),
+        Last::NeedRebalance(b) => ("need_rebalance".to_owned(), Json::Bool(b)),
+    });
     if let Some(nodes) = unevacuable {
         let nodes = nodes
             .iter()
@@ -231,6 +243,51 @@ pub fn final_ok(machine: bool) -> String {
     } else {
         String::new()
     }
+}
+
+/// One group's figures in both phases, for the `--json` document.
+pub struct GroupPhases<'a> {
+    pub name: &'a str,
+    pub uuid: &'a str,
+    pub initial: Json,
+    pub rebalanced: Json,
+}
+
+/// The `--json` document of `program`'s run (`docs/json.md`): the
+/// verdict, whether the rebalancing was simulated, each group's figures
+/// and the cluster's, as read and after the rebalancing.
+pub fn document(
+    program: &str,
+    ganeti: crate::model::types::GanetiVersion,
+    need_rebalance: bool,
+    simulated: bool,
+    groups: Vec<GroupPhases<'_>>,
+    cluster: (Json, Json),
+) -> Json {
+    let groups = groups
+        .into_iter()
+        .map(|g| {
+            Json::Obj(vec![
+                ("name", Json::Str(g.name.to_owned())),
+                ("uuid", Json::Str(g.uuid.to_owned())),
+                ("initial", g.initial),
+                ("rebalanced", g.rebalanced),
+            ])
+        })
+        .collect();
+    document::document(
+        program,
+        ganeti,
+        vec![
+            ("need_rebalance", Json::Bool(need_rebalance)),
+            ("simulated", Json::Bool(simulated)),
+            ("groups", Json::Arr(groups)),
+            (
+                "cluster",
+                Json::Obj(vec![("initial", cluster.0), ("rebalanced", cluster.1)]),
+            ),
+        ],
+    )
 }
 
 #[cfg(test)]

@@ -2,7 +2,11 @@
 //! `docs/json.md`): one JSON object per run, on one line of stdout,
 //! instead of the text, carrying the same figures. This module owns what
 //! the documents share: their head, a planned move, score components, and
-//! the typed values of the `KEY=value` lines of `--machine-readable`.
+//! the typed values of the `KEY=value` lines of `--machine-readable`; and
+//! the document of `hailstone-groups`, whose report is written by
+//! `explain::groups` ([`operation_document`]). The other programs'
+//! documents are in their own writers (`write::balance`, `write::check`,
+//! `write::squeeze`, ...).
 
 use crate::model::types::{GanetiVersion, IMove};
 use crate::search::balance::Placement;
@@ -140,6 +144,41 @@ pub fn keys(prefix: &str, text: &str) -> Json {
             .filter_map(|l| l.split_once('='))
             .map(|(k, v)| (k.to_owned(), typed(v)))
             .collect(),
+    )
+}
+
+/// The `--json` document of an operation across node groups
+/// (`hailstone-groups`, `docs/json.md`): the operation, whether every
+/// group is healthy, its `report`, and the plan's moves given as job sets
+/// (from 1) of instances with their commands.
+pub fn operation_document(
+    program: &str,
+    ganeti: GanetiVersion,
+    operation: &str,
+    healthy: bool,
+    report: Json,
+    sets: &[Vec<(&str, &[String])>],
+) -> Json {
+    let mut moves = Vec::new();
+    for (set, members) in sets.iter().enumerate() {
+        for (instance, commands) in members {
+            moves.push(Json::Obj(vec![
+                ("step", Json::Int(count(moves.len() + 1))),
+                ("instance", s(instance)),
+                ("commands", command_lines(commands)),
+                ("job_set", Json::Int(count(set + 1))),
+            ]));
+        }
+    }
+    document(
+        program,
+        ganeti,
+        vec![
+            ("operation", s(operation)),
+            ("healthy", Json::Bool(healthy)),
+            ("report", report),
+            ("moves", Json::Arr(moves)),
+        ],
     )
 }
 

@@ -126,6 +126,25 @@ pub fn commands(
     s
 }
 
+/// The `--json` document of `program`'s run (`docs/json.md`): whether
+/// only the first reboot group is shown, then each node group's reboot
+/// groups ([`group_document`]).
+pub fn document(
+    program: &str,
+    ganeti: crate::model::types::GanetiVersion,
+    one_step: bool,
+    groups: Vec<Json>,
+) -> Json {
+    crate::write::document::document(
+        program,
+        ganeti,
+        vec![
+            ("one_step_only", Json::Bool(one_step)),
+            ("groups", Json::Arr(groups)),
+        ],
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
 //! hsqueeze's texts (`Program/Hsqueeze.hs`): the candidate lines, the
 //! decision's heading and node list, and the commands of a plan (the
-//! moves' job sets, then the tag and power commands of the nodes).
+//! moves' job sets, then the tag and power commands of the nodes); and
+//! the `--json` document of a run ([`document`]).
 
 /// The tag hsqueeze puts on the nodes it powers off (`standbyAuto`).
 pub const STANDBY_TAG: &str = "htools:standby:auto";
@@ -81,6 +82,47 @@ pub const NOTHING_TO_DO: &str = "echo Nothing to do";
 pub fn jobs_comment(on: bool, count: usize, program: &str, version: &str) -> String {
     let what = if on { "expanding" } else { "condensing" };
     format!("{what} by {count} nodes ({program} {version})")
+}
+
+/// What a run decided, for its `--json` document.
+pub struct Decided<'a> {
+    /// `online`, `offline` or `no-action`.
+    pub decision: &'a str,
+    /// The nodes to power on or off, by full name.
+    pub nodes: &'a [&'a str],
+    /// Whether the nodes powered on are enough (`null` unless powering on).
+    pub enough: Option<bool>,
+    /// The candidates to power off and on.
+    pub candidates: (&'a [&'a str], &'a [&'a str]),
+}
+
+/// The `--json` document of `program`'s run (`docs/json.md`): the
+/// decision, its nodes, the candidates and the plan's `moves`.
+pub fn document(
+    program: &str,
+    ganeti: crate::model::types::GanetiVersion,
+    d: &Decided<'_>,
+    moves: Vec<crate::write::json::Json>,
+) -> crate::write::json::Json {
+    use crate::write::document::{self, names};
+    use crate::write::json::Json;
+    document::document(
+        program,
+        ganeti,
+        vec![
+            ("decision", Json::Str(d.decision.to_owned())),
+            ("nodes", names(d.nodes)),
+            ("enough", d.enough.map_or(Json::Null, Json::Bool)),
+            (
+                "candidates",
+                Json::Obj(vec![
+                    ("offline", names(d.candidates.0)),
+                    ("online", names(d.candidates.1)),
+                ]),
+            ),
+            ("moves", Json::Arr(moves)),
+        ],
+    )
 }
 
 #[cfg(test)]

@@ -29,7 +29,6 @@ use crate::score::metric::{self, optimal_score};
 use crate::search::balance::{self, group, BalanceOptions};
 use crate::search::state::State;
 use crate::write::balance as texts;
-use crate::write::document;
 use crate::write::json::Json;
 use crate::write::nodes::{print_nodes, PrintNodes};
 use crate::write::notes;
@@ -105,11 +104,7 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
     // checkCluster.
     if cluster.instances.is_empty() {
         writeln!(out, "Cluster is empty, exiting.")?;
-        return Ok(document::document(
-            PROGRAM,
-            o.load.ganeti,
-            vec![("status", Json::Str("empty".to_owned()))],
-        ));
+        return Ok(texts::empty_document(PROGRAM, o.load.ganeti));
     }
     if o.verbose > 1 {
         let split = group::split_instances(&cluster);
@@ -172,7 +167,7 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
                   after: &[&Node],
                   steps: &[balance::Placement],
                   fin: f64,
-                  fin_components: Terms<'_>| {
+                  fin_components: texts::Terms<'_>| {
         let Some(path) = &o.report else {
             return Ok(());
         };
@@ -200,13 +195,13 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
         explain(&state, ini_cv, 0, err)?;
         out.write_all(texts::well_balanced(ini_cv, opt_cv, o.min_score).as_bytes())?;
         report("well balanced", &check.nodes, &[], ini_cv, &ini_components)?;
-        let head = Head {
+        let head = texts::Head {
             group: gname,
             check: &check,
             scores: (ini_cv, ini_cv, opt_cv, o.min_score),
             components: (&ini_components, &ini_components),
         };
-        return Ok(head.document(o, "well-balanced", Vec::new()));
+        return Ok(head.document(PROGRAM, o.load.ganeti, "well-balanced", Vec::new()));
     }
     writeln!(out, "Trying to minimize the CV...")?;
     out.flush()?;
@@ -265,90 +260,13 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
         jobs::exec(PROGRAM, o.luxi.as_deref(), &sets, out)?;
     }
     out.flush()?;
-    let head = Head {
+    let head = texts::Head {
         group: gname,
         check: &check,
         scores: (ini_cv, fin_cv, opt_cv, o.min_score),
         components: (&ini_components, &fin_components),
     };
-    Ok(head.document(o, "balanced", moves))
-}
-
-/// The score's components: name, value, weight (`metric::components`).
-type Terms<'a> = &'a [(&'a str, f64, f64)];
-
-/// What the document of a run says about the group before and after.
-struct Head<'a> {
-    group: &'a str,
-    check: &'a group::GroupCheck<'a>,
-    /// Initial, final, optimal score and `-e`.
-    scores: (f64, f64, f64, f64),
-    /// The score's components before and after.
-    components: (Terms<'a>, Terms<'a>),
-}
-
-impl Head<'_> {
-    /// The document: `status`, the group, its check, scores, components
-    /// and the moves.
-    fn document(&self, o: &Options, status: &str, moves: Vec<Json>) -> Json {
-        let (initial, fin, optimal, min_score) = self.scores;
-        let check = self.check;
-        let node_names = |nodes: &[&Node]| {
-            document::names(
-                &nodes
-                    .iter()
-                    .map(|n| n.info.name.as_str())
-                    .collect::<Vec<_>>(),
-            )
-        };
-        let violations: Vec<Json> = check
-            .others
-            .iter()
-            .filter_map(|(n, f)| f.map(|f| (n, f)))
-            .map(|(n, f)| {
-                Json::Obj(vec![
-                    ("node", Json::Str(n.info.name.clone())),
-                    ("fault", Json::Str(f.to_owned())),
-                ])
-            })
-            .collect();
-        document::document(
-            PROGRAM,
-            o.load.ganeti,
-            vec![
-                ("status", Json::Str(status.to_owned())),
-                ("group", Json::Str(self.group.to_owned())),
-                ("nodes", Json::Int(document::count(check.nodes.len()))),
-                (
-                    "instances",
-                    Json::Int(document::count(check.instances.len())),
-                ),
-                ("n1_failures", node_names(&check.bad_nodes)),
-                (
-                    "instances_on_n1_failures",
-                    Json::Int(document::count(check.bad_instances)),
-                ),
-                ("policy_violations", Json::Arr(violations)),
-                (
-                    "score",
-                    Json::Obj(vec![
-                        ("initial", Json::Num(initial)),
-                        ("final", Json::Num(fin)),
-                        ("optimal", Json::Num(optimal)),
-                        ("min_score", Json::Num(min_score)),
-                    ]),
-                ),
-                (
-                    "components",
-                    Json::Obj(vec![
-                        ("initial", document::components(self.components.0)),
-                        ("final", document::components(self.components.1)),
-                    ]),
-                ),
-                ("moves", Json::Arr(moves)),
-            ],
-        )
-    }
+    Ok(head.document(PROGRAM, o.load.ganeti, "balanced", moves))
 }
 
 /// The balancing engine's settings from hbal's options, for a group whose

@@ -29,7 +29,6 @@ use crate::search::check::{group_figures, Evacuation, GroupFigures};
 use crate::search::state::{Crash, State};
 use crate::write::balance as balance_texts;
 use crate::write::check::{self as texts, Phase, Style};
-use crate::write::document;
 use crate::write::json::Json;
 use crate::write::report::check as page;
 use options::{Options, PROGRAM};
@@ -174,7 +173,7 @@ fn phase_text(
         groups.push(texts::figures_document(
             style.capacity,
             &counts,
-            ("score", Json::Num(c.figures.score)),
+            texts::Last::Score(c.figures.score),
             unevacuable.as_deref(),
         ));
     }
@@ -183,7 +182,7 @@ fn phase_text(
     let whole = texts::figures_document(
         style.capacity,
         &counts,
-        ("need_rebalance", Json::Bool(need_rebalance)),
+        texts::Last::NeedRebalance(need_rebalance),
         None,
     );
     (s, groups, whole)
@@ -353,30 +352,20 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             .iter()
             .zip(initial_groups)
             .zip(final_groups)
-            .map(|((&g, ini), fin)| {
-                Json::Obj(vec![
-                    ("name", Json::Str(cluster.groups[g].name.clone())),
-                    ("uuid", Json::Str(cluster.groups[g].uuid.clone())),
-                    ("initial", ini),
-                    ("rebalanced", fin),
-                ])
+            .map(|((&g, initial), rebalanced)| texts::GroupPhases {
+                name: &cluster.groups[g].name,
+                uuid: &cluster.groups[g].uuid,
+                initial,
+                rebalanced,
             })
             .collect();
-        let doc = document::document(
+        let doc = texts::document(
             PROGRAM,
             o.load.ganeti,
-            vec![
-                ("need_rebalance", Json::Bool(need_rebalance)),
-                ("simulated", Json::Bool(simulate)),
-                ("groups", Json::Arr(groups)),
-                (
-                    "cluster",
-                    Json::Obj(vec![
-                        ("initial", initial_cluster),
-                        ("rebalanced", final_cluster),
-                    ]),
-                ),
-            ],
+            need_rebalance,
+            simulate,
+            groups,
+            (initial_cluster, final_cluster),
         );
         text = doc.line();
     }

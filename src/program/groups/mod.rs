@@ -38,7 +38,6 @@ use crate::search::balance;
 use crate::search::groups::{self, Relocation};
 use crate::search::state::State;
 use crate::write::balance as texts;
-use crate::write::json::Json;
 use crate::write::text;
 use options::{Invocation, Operation, Options, PROGRAM};
 
@@ -206,21 +205,23 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         (path, page)
     });
     if o.json {
-        let moves = plan
-            .as_ref()
-            .map_or_else(Vec::new, |p| plan_document(&p.jobs));
-        let document = crate::write::document::document(
+        let sets = plan.as_ref().map(|p| split_jobs(&p.jobs));
+        let sets: Vec<Vec<(&str, &[String])>> = sets
+            .iter()
+            .flatten()
+            .map(|set| {
+                set.iter()
+                    .map(|j| (j.instance.as_str(), j.commands.as_slice()))
+                    .collect()
+            })
+            .collect();
+        let document = crate::write::document::operation_document(
             PROGRAM,
             o.load.ganeti,
-            vec![
-                (
-                    "operation",
-                    Json::Str(invocation.operation.name().to_owned()),
-                ),
-                ("healthy", Json::Bool(!unhealthy)),
-                ("report", report::explain_json(&ctx, &state, &detail)),
-                ("moves", Json::Arr(moves)),
-            ],
+            invocation.operation.name(),
+            !unhealthy,
+            report::explain_json(&ctx, &state, &detail),
+            &sets,
         );
         stdout.write_all(document.line().as_bytes())?;
         stdout.flush()?;
@@ -334,29 +335,6 @@ fn write_page(r: &Run<'_>) -> String {
         groups,
         moves,
     })
-}
-
-/// The `--json` moves of a plan: each instance's commands and its job
-/// set (from 1).
-fn plan_document(jobs: &[MoveJob]) -> Vec<Json> {
-    let mut moves = Vec::new();
-    for (set, members) in split_jobs(jobs).iter().enumerate() {
-        for job in members {
-            moves.push(Json::Obj(vec![
-                (
-                    "step",
-                    Json::Int(crate::write::document::count(moves.len() + 1)),
-                ),
-                ("instance", Json::Str(job.instance.clone())),
-                (
-                    "commands",
-                    crate::write::document::command_lines(&job.commands),
-                ),
-                ("job_set", Json::Int(crate::write::document::count(set + 1))),
-            ]));
-        }
-    }
-    moves
 }
 
 /// `-C`: the plan's commands on stdout or in a script.

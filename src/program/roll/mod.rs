@@ -24,7 +24,6 @@ use crate::program::exit::{self, stop, Stop};
 use crate::read::select;
 use crate::search::roll::{self, Clearing, Conf};
 use crate::write::balance as balance_texts;
-use crate::write::document;
 use crate::write::json::Json;
 use crate::write::roll as texts;
 use crate::write::text;
@@ -215,12 +214,5 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
         exec::carry_out(o, &conf, shown, out, err)?;
     }
     out.flush()?;
-    Ok(document::document(
-        PROGRAM,
-        o.load.ganeti,
-        vec![
-            ("one_step_only", Json::Bool(one_step)),
-            ("groups", Json::Arr(documents)),
-        ],
-    ))
+    Ok(texts::document(PROGRAM, o.load.ganeti, one_step, documents))
 }

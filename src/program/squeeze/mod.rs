@@ -214,23 +214,17 @@ fn plan_text(
     };
     let off = full_names(&offline_candidates(&cluster));
     let on = full_names(&online_candidates(&cluster));
-    let document = |decision: &str, nodes: &[usize], enough: Json, moves: Vec<Json>| {
-        crate::write::document::document(
+    let document = |decision: &str, nodes: &[usize], enough: Option<bool>, moves: Vec<Json>| {
+        texts::document(
             PROGRAM,
             o.load.ganeti,
-            vec![
-                ("decision", Json::Str(decision.to_owned())),
-                ("nodes", crate::write::document::names(&full_names(nodes))),
-                ("enough", enough),
-                (
-                    "candidates",
-                    Json::Obj(vec![
-                        ("offline", crate::write::document::names(&off)),
-                        ("online", crate::write::document::names(&on)),
-                    ]),
-                ),
-                ("moves", Json::Arr(moves)),
-            ],
+            &texts::Decided {
+                decision,
+                nodes: &full_names(nodes),
+                enough,
+                candidates: (&off, &on),
+            },
+            moves,
         )
     };
     let aliases = |keys: &[usize]| -> Vec<&str> {
@@ -342,7 +336,7 @@ fn plan_text(
                 trial_data(&cluster, &trial)
             })?;
             let moves = plan::moves_document(&trial.steps, &split_jobs(&moves), &names);
-            document("online", &nodes, Json::Bool(enough), moves)
+            document("online", &nodes, Some(enough), moves)
         }
         Decision::NoAction => {
             out.write_all(texts::decision("No action", &[], o.no_headers).as_bytes())?;
@@ -351,7 +345,7 @@ fn plan_text(
             save_final(o, out, err, "after hsqueeze doing nothing", || {
                 text::serialize_cluster(&cluster)
             })?;
-            document("no-action", &[], Json::Null, Vec::new())
+            document("no-action", &[], None, Vec::new())
         }
         Decision::Offline { nodes, trial } => {
             let heading = texts::decision("Nodes to offline", &full_names(&nodes), o.no_headers);
@@ -370,7 +364,7 @@ fn plan_text(
                 trial_data(&cluster, &trial)
             })?;
             let moves = plan::moves_document(&trial.steps, &split_jobs(&moves), &names);
-            document("offline", &nodes, Json::Null, moves)
+            document("offline", &nodes, None, moves)
         }
     };
     out.flush()?;
