@@ -306,6 +306,12 @@ impl State {
         self.inst_count
     }
 
+    /// Whether any of the nodes `keys` has a location tag: only then can
+    /// an instance's exclusion tag pair with one there.
+    pub fn any_location_tags(&self, mut keys: impl Iterator<Item = usize>) -> bool {
+        keys.any(|k| !self.node_at(k).info.location_tags.is_empty())
+    }
+
     /// Keys of the present nodes, ascending.
     pub fn node_keys(&self) -> impl Iterator<Item = usize> + '_ {
         self.nodes

@@ -453,9 +453,7 @@ pub(super) fn best_step(
     let map_value = stats.map_value_after(&[]);
     let terms = sums.terms(map_value);
     let base = sums.base(map_value);
-    let any_location = state
-        .node_keys()
-        .any(|k| !state.node_at(k).info.location_tags.is_empty());
+    let any_location = state.any_location_tags(state.node_keys());
     let drift = match (&memo.prev, &base) {
         (Some(prev), Some(now)) => Drift::between(prev, now),
         _ => None,

@@ -179,9 +179,6 @@ fn commit(state: &mut State, m: Moved, idx: i32) {
 /// with an instance's exclusion tag).
 fn shortcut_sums(state: &State, inst: &Instance, group: usize) -> Option<GroupSums> {
     let may_pair = !inst.excl_tags.is_empty()
-        && state
-            .group_keys(group)
-            .iter()
-            .any(|&k| !state.node_at(k).info.location_tags.is_empty());
+        && state.any_location_tags(state.group_keys(group).iter().copied());
     (!state.any_instance_map() && !may_pair).then(|| state.group_sums(group))
 }
