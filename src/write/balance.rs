@@ -11,7 +11,7 @@ use crate::model::types::{GanetiVersion, IMove};
 use crate::model::Cluster;
 use crate::search::balance::group::{GroupCheck, SelectError};
 use crate::search::groups::Relocation;
-use crate::write::document;
+use crate::write::document::{self, command};
 use crate::write::json::Json;
 use crate::write::table::print_table;
 
@@ -89,11 +89,6 @@ pub fn format_commands(jobsets: &[Vec<Vec<String>>]) -> String {
         out.push('\n');
     }
     out
-}
-
-/// The shell command of a move's `gnt-instance` subcommand `c`.
-pub fn command(c: &str) -> String {
-    format!("gnt-instance {c}")
 }
 
 /// `-C` on stdout: an empty line, the heading, then the commands with two

@@ -10,7 +10,6 @@
 
 use crate::model::types::{GanetiVersion, IMove};
 use crate::search::balance::Placement;
-use crate::write::balance::command;
 use crate::write::json::{s, Json};
 
 /// `--json` with `-X`: refused before anything is read.
@@ -78,6 +77,12 @@ pub fn plan_move(
         ("commands", command_lines(commands)),
         ("job_set", Json::Int(count(job_set))),
     ])
+}
+
+/// A `gnt-instance` subcommand as the command line an operator runs (the
+/// lines of `-C`, the documents' `commands`).
+pub fn command(c: &str) -> String {
+    format!("gnt-instance {c}")
 }
 
 /// A step's `gnt-instance` subcommands as the command lines of `-C`.

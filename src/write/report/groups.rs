@@ -108,7 +108,7 @@ pub fn page(r: &GroupsReport<'_>) -> String {
                     m.to.clone(),
                     m.commands
                         .iter()
-                        .map(|c| crate::write::balance::command(c))
+                        .map(|c| crate::write::document::command(c))
                         .collect::<Vec<_>>()
                         .join("; "),
                 ]
