@@ -7,10 +7,20 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    const USAGE: &str = "usage: hailstone-manpages DIR";
     let [dir] = args.as_slice() else {
-        eprintln!("usage: hailstone-manpages DIR");
+        eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
+    if dir == "--help" || dir == "-h" {
+        println!("{USAGE}\nWrites the man page of every hailstone program as DIR/NAME.1.");
+        return ExitCode::SUCCESS;
+    }
+    // An option is never taken for the folder to write into.
+    if dir.starts_with('-') {
+        eprintln!("hailstone-manpages: unknown option {dir}\n{USAGE}");
+        return ExitCode::from(2);
+    }
     let dir = PathBuf::from(dir);
     if let Err(e) = std::fs::create_dir_all(&dir) {
         eprintln!("hailstone-manpages: {}: {e}", dir.display());
