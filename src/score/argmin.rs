@@ -529,6 +529,12 @@ impl ScoreBase {
             + 1e-9 * (1.0 + self.score.abs())
     }
 
+    /// A bound on the magnitude of component `k`'s sum, with room for its
+    /// rounding: `|sum| + n * max|value|`.
+    pub(crate) fn sum_magnitude(&self, k: usize) -> f64 {
+        self.comps[k].sum.abs() + self.n * self.comps[k].max_abs
+    }
+
     /// The change of each component's sum from `prev` to `self`.
     pub(crate) fn sum_changes(&self, prev: &ScoreBase) -> [f64; N_COMPONENTS] {
         let mut out = [0.0; N_COMPONENTS];

@@ -14,6 +14,13 @@
 //! carries it over a [`Drift`] with the square root taken at the least
 //! favourable end of the range, so the bound stays a bound.
 //!
+//! When a later move changes one of the candidates' own nodes (another
+//! instance lands on or leaves it), each candidate's value there changes
+//! by the node's change plus a discrepancy `e` (zero for the additive
+//! parts of a value, up to rounding): [`Drift::personal`] widens the
+//! group's drift by the range of those discrepancies, so that the same
+//! [`Spread::rebase`] carries the bound over it.
+//!
 //! * Owns: [`Spread`] and [`Drift`].
 //! * May use: the metric's component table and [`ScoreBase`].
 //! * Must never: look at nodes or instances.
@@ -97,6 +104,7 @@ impl Spread {
             size += comp.weight * ((u + lo).max(0.0).sqrt() + u.sqrt());
             self.var_min[k] = (self.var_min[k] + lo).max(0.0);
             self.var_max[k] += hi;
+            self.d1_max[k] += drift.d1_growth[k];
         }
         // The rounding of this sum, with room to spare.
         lb - 64.0 * U * (size + f64::MIN_POSITIVE)
@@ -114,6 +122,80 @@ pub struct Drift {
     dvar: [(f64, f64); N_COMPONENTS],
     /// The change of the weighted terms that are not standard deviations.
     shift: f64,
+    /// Per standard-deviation component: how much a candidate's own
+    /// change of the sum may have grown (zero unless its own nodes
+    /// changed, [`Drift::personal`]).
+    d1_growth: [f64; N_COMPONENTS],
+}
+
+/// The ranges of the discrepancies of a set of candidates whose own nodes
+/// changed (see [`Drift::personal`]): per component, an interval holding
+/// every candidate's `e1`, the sum over its changed own nodes of
+/// `(y' - y) - (x' - x)`, and one holding its `e2`, the same of the
+/// squares (`x`, `x'` a node's values before and after the change, `y`,
+/// `y'` the candidate's values there before and after), rounding included.
+#[derive(Debug, Clone)]
+pub struct OwnChange {
+    /// The intervals of `e1` and of `e2`, per component.
+    pub e1: [(f64, f64); N_COMPONENTS],
+    pub e2: [(f64, f64); N_COMPONENTS],
+}
+
+impl Default for OwnChange {
+    fn default() -> OwnChange {
+        OwnChange {
+            e1: [(0.0, 0.0); N_COMPONENTS],
+            e2: [(0.0, 0.0); N_COMPONENTS],
+        }
+    }
+}
+
+impl OwnChange {
+    /// Widens the intervals by a candidate's values `y` before and `y2`
+    /// after on a node whose values went from `x` to `x2`; `false` when a
+    /// value is not finite.
+    pub fn cover(
+        &mut self,
+        x: &[f64; N_COMPONENTS],
+        x2: &[f64; N_COMPONENTS],
+        y: &[f64; N_COMPONENTS],
+        y2: &[f64; N_COMPONENTS],
+    ) -> bool {
+        for k in 0..N_COMPONENTS {
+            let (x, x2, y, y2) = (x[k], x2[k], y[k], y2[k]);
+            if !(x.is_finite() && x2.is_finite() && y.is_finite() && y2.is_finite()) {
+                return false;
+            }
+            let (dx, dy) = (x2 - x, y2 - y);
+            let e1 = dy - dx;
+            let e2 = dy * (y2 + y) - dx * (x2 + x);
+            // Each is a few operations on these magnitudes.
+            let m = x.abs() + x2.abs() + y.abs() + y2.abs();
+            let (err1, err2) = (16.0 * U * m, 32.0 * U * m * m);
+            let (a, b) = &mut self.e1[k];
+            *a = a.min(e1 - err1);
+            *b = b.max(e1 + err1);
+            let (a, b) = &mut self.e2[k];
+            *a = a.min(e2 - err2);
+            *b = b.max(e2 + err2);
+        }
+        true
+    }
+
+    /// The sum of the discrepancies on two nodes: `self` on one, `other`
+    /// on the other (rounded outwards).
+    pub fn plus(&self, other: &OwnChange) -> OwnChange {
+        let add = |(a, b): (f64, f64), (c, d): (f64, f64)| {
+            let (lo, hi) = (a + c, b + d);
+            (lo - 4.0 * U * lo.abs(), hi + 4.0 * U * hi.abs())
+        };
+        let mut out = OwnChange::default();
+        for k in 0..N_COMPONENTS {
+            out.e1[k] = add(self.e1[k], other.e1[k]);
+            out.e2[k] = add(self.e2[k], other.e2[k]);
+        }
+        out
+    }
 }
 
 impl Drift {
@@ -130,6 +212,7 @@ impl Drift {
             d1,
             dvar: [(0.0, 0.0); N_COMPONENTS],
             shift: 0.0,
+            d1_growth: [0.0; N_COMPONENTS],
         };
         let mut shift_abs = 0.0;
         // The terms' own distance to the true values, against the bound.
@@ -150,6 +233,58 @@ impl Drift {
             }
         }
         d.shift -= err + 64.0 * U * shift_abs;
+        let finite = d.shift.is_finite()
+            && d.d1.iter().all(|x| x.is_finite())
+            && d.dvar.iter().all(|(a, b)| a.is_finite() && b.is_finite());
+        finite.then_some(d)
+    }
+
+    /// The drift as seen by candidates whose own nodes changed with
+    /// discrepancies in `own` (see [`OwnChange`]), the group now being
+    /// `now`. A candidate's sum then moves by `D1 + e1` and its sum of
+    /// squares by `D2 + e2`, so its variance moves by the group's change
+    /// plus `e2/n - (2 S1 e1 + e1^2)/n^2` (`S1` the group's sum now) less
+    /// `2 d1 (D1 + e1)/n^2`; a sum term moves by the group's change plus
+    /// `e1`; and the candidate's own `d1` grows by `e1`. `None` when a
+    /// value is not finite.
+    pub fn personal(&self, now: &ScoreBase, own: &OwnChange) -> Option<Drift> {
+        let mut d = self.clone();
+        let (inv_n, inv_n2) = (1.0 / now.n(), self.inv_n2);
+        for (k, comp) in COMPONENTS.iter().enumerate() {
+            if !comp.online {
+                continue;
+            }
+            let (a, b) = own.e1[k];
+            match comp.aggregation {
+                Aggregation::StdDev => {
+                    let (e, f) = own.e2[k];
+                    let s = now.comps()[k].sum;
+                    // (2 S1 x + x^2)/n^2 is convex in x: largest at an end
+                    // of [a, b], least at -S1 or an end.
+                    let q = |x: f64| (2.0 * s * x + x * x) * inv_n2;
+                    let q_max = q(a).max(q(b));
+                    let q_min = q((-s).clamp(a, b)).min(q(a)).min(q(b));
+                    let (c_min, c_max) = (e * inv_n - q_max, f * inv_n - q_min);
+                    // The sum's own rounding and these operations stay far
+                    // below a billionth of the magnitudes involved.
+                    let big = a.abs().max(b.abs());
+                    let mag = (e.abs() + f.abs()) * inv_n
+                        + (2.0 * now.sum_magnitude(k) * big + big * big) * inv_n2;
+                    let (dv, dv_err) = d.dvar[k];
+                    d.dvar[k] = (
+                        dv + 0.5 * (c_min + c_max),
+                        dv_err + 0.5 * (c_max - c_min) + 1e-9 * mag,
+                    );
+                    let d1 = self.d1[k];
+                    d.d1[k] = (d1 + a).abs().max((d1 + b).abs()) * (1.0 + 1e-9);
+                    d.d1_growth[k] = big * (1.0 + 1e-9);
+                }
+                Aggregation::Sum => {
+                    d.shift += comp.weight * a - 1e-9 * comp.weight * a.abs();
+                }
+                Aggregation::Map => {}
+            }
+        }
         let finite = d.shift.is_finite()
             && d.d1.iter().all(|x| x.is_finite())
             && d.dvar.iter().all(|(a, b)| a.is_finite() && b.is_finite());
@@ -186,6 +321,75 @@ mod tests {
 
     fn score(vals: &[NodeValues]) -> f64 {
         metric::score_walk(vals.iter().map(|v| (v, false)), 0)
+    }
+
+    /// Candidates whose own node changes too keep a lower bound through
+    /// the drift widened by their discrepancies ([`Drift::personal`]):
+    /// node 0 is the candidates' own node, and each step changes it and
+    /// another node; a candidate's value on node 0 follows the node's
+    /// change plus a small discrepancy of its own (as a value that is not
+    /// additive does).
+    #[test]
+    fn personal_drift_bound_stays_below_the_scores() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..200 {
+            let n = 4 + (rng(&mut seed) % 30) as usize;
+            let mut vals: Vec<NodeValues> = (0..n).map(|_| random_values(&mut seed)).collect();
+            // Candidates replace node 0 (their own) and node 1 (a target).
+            let mut cands: Vec<[NodeValues; 2]> = (0..6)
+                .map(|_| [random_values(&mut seed), random_values(&mut seed)])
+                .collect();
+            let sums = GroupSums::new(vals.iter().map(|v| (v, false)));
+            let mut base = sums.base(0).expect("usable");
+            let mut spread = Spread::new(&base);
+            let mut lb = f64::INFINITY;
+            for c in &cands {
+                let list = [(&vals[0], &c[0]), (&vals[1], &c[1])];
+                let (a, e) = base
+                    .approx(&list, |k, v, ve, d1| spread.cover_component(k, v, ve, d1))
+                    .expect("in range");
+                lb = lb.min(a - e);
+            }
+            for _ in 0..20 {
+                let j = 2 + (rng(&mut seed) % (n as u64 - 2)) as usize;
+                let x = vals[0];
+                let mut x2 = x;
+                for (k, v) in x2.iter_mut().enumerate() {
+                    *v += ((rng(&mut seed) % 5) as f64 - 2.0) / 8.0 * (k % 3) as f64;
+                }
+                vals[0] = x2;
+                vals[j] = random_values(&mut seed);
+                let mut own = OwnChange::default();
+                for c in cands.iter_mut() {
+                    let y = c[0];
+                    let mut y2 = y;
+                    for k in 0..N_COMPONENTS {
+                        let e = if rng(&mut seed).is_multiple_of(4) {
+                            ((rng(&mut seed) % 3) as f64 - 1.0) / 4.0
+                        } else {
+                            0.0
+                        };
+                        y2[k] = y[k] + (x2[k] - x[k]) + e;
+                    }
+                    assert!(own.cover(&x, &x2, &y, &y2));
+                    c[0] = y2;
+                }
+                let now = GroupSums::new(vals.iter().map(|v| (v, false)))
+                    .base(0)
+                    .expect("usable");
+                let drift = Drift::between(&base, &now).expect("same nodes");
+                let personal = drift.personal(&now, &own).expect("finite");
+                lb += spread.rebase(&personal);
+                base = now;
+                for c in &cands {
+                    let mut v = vals.clone();
+                    v[0] = c[0];
+                    v[1] = c[1];
+                    let s = score(&v);
+                    assert!(lb <= s + 1e-12, "round {round}: bound {lb} above score {s}");
+                }
+            }
+        }
     }
 
     /// Candidates (a few nodes' values replaced) keep a lower bound

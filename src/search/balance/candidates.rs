@@ -116,9 +116,26 @@ pub(super) struct InstanceCtx<'s> {
 /// kept from step to step, while neither of them changes.
 #[derive(Debug, Clone)]
 pub(super) struct Kept {
+    /// The instance's primary and secondary when this was computed.
+    nodes: (i32, i32),
     /// The primary's metric values without the instance.
     int_p_values: NodeValues,
     mirrored: Option<Box<Mirrored>>,
+}
+
+/// One of the values the instance's candidates may leave on one of its own
+/// nodes ([`Kept::variants`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Variant {
+    /// Which value: the cache and its key.
+    pub(super) id: (u8, i64, i64),
+    /// The own node.
+    pub(super) node: usize,
+    /// The node's values (`None` when the probe failed).
+    pub(super) values: Option<NodeValues>,
+    /// Whether `values` are values left on the node (otherwise only
+    /// whether the probe succeeds counts).
+    pub(super) valued: bool,
 }
 
 /// What the moves of an instance with a secondary need.
@@ -150,6 +167,9 @@ struct Mirrored {
     new_p: std::cell::RefCell<Probed>,
     new_s: std::cell::RefCell<Probed>,
     kept_s: std::cell::RefCell<Probed>,
+    /// A move that filled each entry of the caches above, in order: what
+    /// recomputes them on changed nodes ([`Kept::reps`]).
+    reps: std::cell::RefCell<SmallVec<[Move; 4]>>,
 }
 
 /// A node's metric values after a probe, by the instance's location score
@@ -174,13 +194,20 @@ fn cached<K: PartialEq, V>(
     &cache[pos].1
 }
 
-/// The node values of `cache` for `key`, probed when missing.
+/// The node values of `cache` for `key`, probed when missing (noting
+/// `mv` in `reps` then).
 fn probed(
     cache: &std::cell::RefCell<Probed>,
     key: (i64, i64),
+    reps: &std::cell::RefCell<SmallVec<[Move; 4]>>,
+    mv: Move,
     probe: impl FnOnce() -> Option<NodeValues>,
 ) -> Result<NodeValues, ()> {
-    cached(&mut cache.borrow_mut(), key, probe).ok_or(())
+    cached(&mut cache.borrow_mut(), key, || {
+        reps.borrow_mut().push(mv);
+        probe()
+    })
+    .ok_or(())
 }
 
 pub(super) type Changes = SmallVec<[(usize, NodeValues); 3]>;
@@ -205,6 +232,7 @@ impl Kept {
         };
         if inst.s_node < 0 {
             return Some(Kept {
+                nodes: (inst.p_node, inst.s_node),
                 int_p_values: without_p().1,
                 mirrored: None,
             });
@@ -226,11 +254,79 @@ impl Kept {
             new_p: std::cell::RefCell::new(SmallVec::new()),
             new_s: std::cell::RefCell::new(SmallVec::new()),
             kept_s: std::cell::RefCell::new(SmallVec::new()),
+            reps: std::cell::RefCell::new(SmallVec::new()),
         };
         Some(Kept {
+            nodes: (inst.p_node, inst.s_node),
             int_p_values,
             mirrored: Some(Box::new(m)),
         })
+    }
+}
+
+impl Kept {
+    /// The instance's primary and secondary when this was computed.
+    pub(super) fn nodes(&self) -> (i32, i32) {
+        self.nodes
+    }
+
+    /// The moves that computed the probes kept so far: replayed on a
+    /// fresh context, they compute the same entries on changed nodes.
+    pub(super) fn reps(&self) -> SmallVec<[Move; 4]> {
+        self.mirrored
+            .as_ref()
+            .map(|m| m.reps.borrow().clone())
+            .unwrap_or_default()
+    }
+
+    /// Whether a target outside `changed` (ascending) may have the key of
+    /// the probe `id` ([`Variant::id`]) in the present state. Only the
+    /// probes keyed by a peer memory other than 0 can be ruled out: the
+    /// targets with that key are the peers the own node keeps that much
+    /// memory for.
+    pub(super) fn key_outside(&self, id: (u8, i64, i64), changed: &[usize]) -> bool {
+        let Some(m) = self.mirrored.as_ref() else {
+            return true;
+        };
+        let node = match id.0 {
+            3 => &m.int_p,
+            4 => &m.int_s,
+            _ => return true,
+        };
+        id.2 == 0
+            || node.peers.iter().any(|&(u, mem)| {
+                mem == id.2 && usize::try_from(u).map_or(true, |u| changed.binary_search(&u).is_err())
+            })
+    }
+
+    /// Every value the candidates looked at so far leave on the
+    /// instance's own nodes, and whether each probe of them succeeded.
+    pub(super) fn variants(&self) -> SmallVec<[Variant; 8]> {
+        let p = self.nodes.0 as usize;
+        let mut out: SmallVec<[Variant; 8]> = SmallVec::new();
+        let mut put = |id, node, values, valued| {
+            out.push(Variant {
+                id,
+                node,
+                values,
+                valued,
+            })
+        };
+        put((0, 0, 0), p, Some(self.int_p_values), true);
+        let Some(m) = self.mirrored.as_ref() else {
+            return out;
+        };
+        put((1, 0, 0), m.s, Some(m.int_s_values), true);
+        let caches = [(2, p, &m.kept_p), (3, p, &m.new_s), (4, m.s, &m.kept_s), (5, m.s, &m.new_p)];
+        for (c, node, cache) in caches {
+            for &((a, b), v) in cache.borrow().iter() {
+                put((c, a, b), node, v, true);
+            }
+        }
+        for (loc, tmp) in m.tmp_s.borrow().iter() {
+            put((6, *loc, 0), m.s, tmp.as_ref().map(|_| [0.0; metric::N_COMPONENTS]), false);
+        }
+        out
     }
 }
 
@@ -266,7 +362,27 @@ impl<'s> InstanceCtx<'s> {
 
     /// The nodes a move changes and their new metric values, into `out`,
     /// or `Err` when the move fails (the same checks as [`moves::apply`]).
+    #[inline]
     pub(super) fn changes(&self, state: &State, mv: Move, out: &mut Changes) -> Result<(), ()> {
+        self.changes_at(state, mv, out, true)
+    }
+
+    /// The probes of a mirrored move on the instance's own nodes only (the
+    /// target is not probed and left out of `out`): what fills the kept
+    /// caches again after an own node changed, whatever became of the
+    /// target.
+    pub(super) fn own_changes(&self, state: &State, mv: Move, out: &mut Changes) -> Result<(), ()> {
+        self.changes_at(state, mv, out, false)
+    }
+
+    #[inline(always)]
+    fn changes_at(
+        &self,
+        state: &State,
+        mv: Move,
+        out: &mut Changes,
+        target: bool,
+    ) -> Result<(), ()> {
         let inst = self.inst;
         let pn = state.node_at(self.p);
         out.clear();
@@ -300,17 +416,24 @@ impl<'s> InstanceCtx<'s> {
                 let tn = state.node_at(t);
                 ni.location_score = location_score(pn, tn);
                 ni.s_node = t as i32;
-                let ps = tn
-                    .probe_add_sec(false, m.soft_s, &*ni, inst.p_node)
-                    .map_err(|_| ())?;
+                let ps = if target {
+                    Some(
+                        tn.probe_add_sec(false, m.soft_s, &*ni, inst.p_node)
+                            .map_err(|_| ())?,
+                    )
+                } else {
+                    None
+                };
                 // The primary's probe reads only the instance's resources,
                 // tags and location score.
-                let p_values = probed(&m.kept_p, (ni.location_score, 0), || {
+                let p_values = probed(&m.kept_p, (ni.location_score, 0), &m.reps, mv, || {
                     let pp = int_p.probe_add_pri(SoftChecks::Ignore, &*ni).ok()?;
                     Some(values_of(&int_p.scalars_with_pri(&pp)))
                 })?;
                 out.push((s, m.int_s_values));
-                out.push((t, values_of(&tn.scalars_with_sec(&ps))));
+                if let Some(ps) = ps {
+                    out.push((t, values_of(&tn.scalars_with_sec(&ps))));
+                }
                 out.push((self.p, p_values));
             }
             Move::ReplaceAndFailover(t) => {
@@ -319,15 +442,21 @@ impl<'s> InstanceCtx<'s> {
                 ni.location_score = location_score(tn, int_p);
                 ni.p_node = t as i32;
                 ni.s_node = inst.p_node;
-                let pt = tn.probe_add_pri(self.soft, &*ni).map_err(|_| ())?;
+                let pt = if target {
+                    Some(tn.probe_add_pri(self.soft, &*ni).map_err(|_| ())?)
+                } else {
+                    None
+                };
                 // (a secondary's probe reads no location score)
-                let p_values = probed(&m.new_s, (0, int_p.peer_mem(t as i32)), || {
+                let p_values = probed(&m.new_s, (0, int_p.peer_mem(t as i32)), &m.reps, mv, || {
                     let pp = int_p.probe_add_sec(false, m.soft_s, &*ni, t as i32).ok()?;
                     Some(values_of(&int_p.scalars_with_sec(&pp)))
                 })?;
                 out.push((self.p, p_values));
                 out.push((s, m.int_s_values));
-                out.push((t, values_of(&tn.scalars_with_pri(&pt))));
+                if let Some(pt) = pt {
+                    out.push((t, values_of(&tn.scalars_with_pri(&pt))));
+                }
             }
             Move::ReplacePrimary(t) => {
                 let sn = state.node_at(s);
@@ -336,9 +465,14 @@ impl<'s> InstanceCtx<'s> {
                 sn.check_migration(tn).map_err(|_| ())?;
                 ni.location_score = location_score(tn, int_s);
                 ni.p_node = t as i32;
-                let pt = tn.probe_add_pri(self.soft_p, &*ni).map_err(|_| ())?;
+                let pt = if target {
+                    Some(tn.probe_add_pri(self.soft_p, &*ni).map_err(|_| ())?)
+                } else {
+                    None
+                };
                 let mut cache = m.tmp_s.borrow_mut();
                 let tmp = cached(&mut cache, ni.location_score, || {
+                    m.reps.borrow_mut().push(mv);
                     let mut tmp = int_s.clone();
                     let ok = tmp.add_pri(self.soft_p, &*ni).is_ok();
                     if ok {
@@ -349,13 +483,15 @@ impl<'s> InstanceCtx<'s> {
                 .as_ref()
                 .ok_or(())?;
                 let key = (ni.location_score, tmp.peer_mem(t as i32));
-                let s_values = probed(&m.kept_s, key, || {
+                let s_values = probed(&m.kept_s, key, &m.reps, mv, || {
                     let ps = tmp.probe_add_sec(false, self.soft_p, &*ni, t as i32).ok()?;
                     Some(values_of(&tmp.scalars_with_sec(&ps)))
                 })?;
                 out.push((self.p, self.kept.int_p_values));
                 out.push((s, s_values));
-                out.push((t, values_of(&tn.scalars_with_pri(&pt))));
+                if let Some(pt) = pt {
+                    out.push((t, values_of(&tn.scalars_with_pri(&pt))));
+                }
             }
             Move::FailoverAndReplace(t) => {
                 let sn = state.node_at(s);
@@ -364,16 +500,18 @@ impl<'s> InstanceCtx<'s> {
                 ni.location_score = location_score(int_s, tn);
                 ni.p_node = s as i32;
                 ni.s_node = t as i32;
-                let s_values = probed(&m.new_p, (ni.location_score, 0), || {
+                let s_values = probed(&m.new_p, (ni.location_score, 0), &m.reps, mv, || {
                     let ps = int_s.probe_add_pri(self.soft_p, &*ni).ok()?;
                     Some(values_of(&int_s.scalars_with_pri(&ps)))
                 })?;
-                let pt = tn
-                    .probe_add_sec(false, self.soft_p, &*ni, s as i32)
-                    .map_err(|_| ())?;
                 out.push((s, s_values));
                 out.push((self.p, self.kept.int_p_values));
-                out.push((t, values_of(&tn.scalars_with_sec(&pt))));
+                if target {
+                    let pt = tn
+                        .probe_add_sec(false, self.soft_p, &*ni, s as i32)
+                        .map_err(|_| ())?;
+                    out.push((t, values_of(&tn.scalars_with_sec(&pt))));
+                }
             }
         }
         Ok(())

@@ -13,10 +13,12 @@
 //! * [`candidates`]: an instance's candidate moves in hbal's order and
 //!   what each does to the nodes it touches, without copying a node.
 //! * [`step`]: one step's search, its bounds carried from step to step in
-//!   a [`record`] per instance.
+//!   a [`record`] per instance; [`carry`] carries a record over a change
+//!   of the instance's own nodes.
 //! * here: the options, the loop and its stopping rules.
 
 mod candidates;
+mod carry;
 pub mod group;
 mod record;
 mod step;
@@ -100,7 +102,7 @@ pub fn balance(
             break;
         }
         on_step(state, &placement);
-        memo.accepted(&moved);
+        memo.accepted(state, &moved);
         moved.commit(state, placement.inst);
         state.commit();
         score = fin;

@@ -18,8 +18,10 @@
 //! ([`crate::score::spread`]). Each step then
 //!
 //! 1. for every instance with a record, approximates only its moves to the
-//!    changed nodes; then scans in full the instances whose primary or
-//!    secondary changed (and all of them on the first step);
+//!    changed nodes (and its failover, when one of its own nodes changed:
+//!    its record is then carried by [`super::carry`]); then scans in full
+//!    the instances whose record could not be carried (the moved one, and
+//!    all of them on the first step);
 //! 2. lowest bound first, approximates the moves of the other instances to
 //!    the targets whose bound still reaches below the ceiling, which only
 //!    falls as they are looked at;
@@ -42,6 +44,7 @@ use crate::search::moves::{self, Move, Moved};
 use crate::search::state::State;
 
 use super::candidates::{candidate_moves, rank, Changes, InstanceCtx};
+use super::carry::carry;
 use super::record::{Record, FAILOVER};
 use super::{relocatable, BalanceOptions, Placement};
 
@@ -52,8 +55,9 @@ pub(super) struct Memo {
     records: Vec<Option<Record>>,
     /// The last step's group.
     prev: Option<ScoreBase>,
-    /// The nodes the last accepted move changed.
-    changed: SmallVec<[usize; 4]>,
+    /// The nodes the last accepted move changed, ascending, with their
+    /// values before it.
+    changed: SmallVec<[(usize, NodeValues); 4]>,
 }
 
 impl Memo {
@@ -66,11 +70,13 @@ impl Memo {
         }
     }
 
-    /// Notes the nodes the accepted move changed.
-    pub(super) fn accepted(&mut self, moved: &Moved) {
-        self.changed = moved.final_nodes().iter().map(|(k, _)| *k).collect();
-        self.changed.sort_unstable();
-        self.changed.dedup();
+    /// Notes the nodes the accepted move changes in `state` (not yet
+    /// applied).
+    pub(super) fn accepted(&mut self, state: &State, moved: &Moved) {
+        let mut keys: SmallVec<[usize; 4]> = moved.final_nodes().iter().map(|(k, _)| *k).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        self.changed = keys.iter().map(|&k| (k, *state.values(k))).collect();
     }
 }
 
@@ -302,6 +308,7 @@ impl Scan<'_> {
         records: &mut [Option<Record>],
         offset: usize,
         changed: &[usize],
+        before: &[(usize, NodeValues)],
         drift: Option<&Drift>,
     ) -> (Found, Vec<usize>, Vec<usize>) {
         let mut found = Found::new(self.ini);
@@ -310,22 +317,28 @@ impl Scan<'_> {
         let mut moves_buf = Vec::new();
         for &k in keys {
             let slot = &mut records[k - offset];
-            let touched = self.state.inst(k as i32).is_ok_and(|inst| {
+            let inst = self.state.inst(k as i32).ok();
+            let touched = inst.is_some_and(|inst| {
                 inst.all_nodes()
                     .iter()
                     .any(|&n| n >= 0 && changed.binary_search(&(n as usize)).is_ok())
             });
-            let usable = match (drift, slot.as_mut()) {
-                (Some(d), Some(rec)) if !touched => {
+            let usable = match (drift, slot.as_mut(), inst, self.base.as_ref()) {
+                (Some(d), Some(rec), _, _) if !touched => {
                     rec.rebase(d);
                     true
+                }
+                (Some(d), Some(rec), Some(inst), Some(now)) => {
+                    carry(self.state, inst, self.options.soft, rec, d, now, before, changed)
                 }
                 _ => false,
             };
             if usable {
+                // An instance whose own node changed has its failover
+                // looked at again (it touches only those nodes).
                 let which = Which::Some {
                     targets: changed,
-                    failover: false,
+                    failover: touched,
                 };
                 self.instance(k, which, slot, &mut found, &mut moves_buf);
                 if slot.is_some() {
@@ -483,7 +496,8 @@ pub(super) fn best_step(
         options,
         ini,
     };
-    let changed = memo.changed.clone();
+    let before = memo.changed.clone();
+    let changed: SmallVec<[usize; 4]> = before.iter().map(|(k, _)| *k).collect();
     let d = drift.as_ref();
     // 1. The moves to the changed nodes of the instances with a usable
     // record, then full scans of the others (each split evenly over the
@@ -500,7 +514,7 @@ pub(super) fn best_step(
         1
     };
     let first = in_parts(&keys, &mut records, threads, 64, |ks, rs, off| {
-        scan.first_pass(ks, rs, off, &changed, d)
+        scan.first_pass(ks, rs, off, &changed, &before, d)
     });
     for (f, p, u) in first {
         found.merge(f);
