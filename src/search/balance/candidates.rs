@@ -295,7 +295,8 @@ impl Kept {
         };
         id.2 == 0
             || node.peers.iter().any(|&(u, mem)| {
-                mem == id.2 && usize::try_from(u).map_or(true, |u| changed.binary_search(&u).is_err())
+                mem == id.2
+                    && usize::try_from(u).map_or(true, |u| changed.binary_search(&u).is_err())
             })
     }
 
@@ -317,14 +318,24 @@ impl Kept {
             return out;
         };
         put((1, 0, 0), m.s, Some(m.int_s_values), true);
-        let caches = [(2, p, &m.kept_p), (3, p, &m.new_s), (4, m.s, &m.kept_s), (5, m.s, &m.new_p)];
+        let caches = [
+            (2, p, &m.kept_p),
+            (3, p, &m.new_s),
+            (4, m.s, &m.kept_s),
+            (5, m.s, &m.new_p),
+        ];
         for (c, node, cache) in caches {
             for &((a, b), v) in cache.borrow().iter() {
                 put((c, a, b), node, v, true);
             }
         }
         for (loc, tmp) in m.tmp_s.borrow().iter() {
-            put((6, *loc, 0), m.s, tmp.as_ref().map(|_| [0.0; metric::N_COMPONENTS]), false);
+            put(
+                (6, *loc, 0),
+                m.s,
+                tmp.as_ref().map(|_| [0.0; metric::N_COMPONENTS]),
+                false,
+            );
         }
         out
     }
@@ -448,10 +459,11 @@ impl<'s> InstanceCtx<'s> {
                     None
                 };
                 // (a secondary's probe reads no location score)
-                let p_values = probed(&m.new_s, (0, int_p.peer_mem(t as i32)), &m.reps, mv, || {
-                    let pp = int_p.probe_add_sec(false, m.soft_s, &*ni, t as i32).ok()?;
-                    Some(values_of(&int_p.scalars_with_sec(&pp)))
-                })?;
+                let p_values =
+                    probed(&m.new_s, (0, int_p.peer_mem(t as i32)), &m.reps, mv, || {
+                        let pp = int_p.probe_add_sec(false, m.soft_s, &*ni, t as i32).ok()?;
+                        Some(values_of(&int_p.scalars_with_sec(&pp)))
+                    })?;
                 out.push((self.p, p_values));
                 out.push((s, m.int_s_values));
                 if let Some(pt) = pt {

@@ -31,8 +31,8 @@ use super::candidates::{Changes, InstanceCtx};
 use super::record::Record;
 
 /// Carries `rec`, the record of `inst`, over `drift` to the group `now`,
-/// the step having changed the nodes in `before` (with their values
-/// before it). Returns `false` (the record untouched but for its kept
+/// the step having changed the nodes in `before` (ascending, with their
+/// values before it). Returns `false` (the record untouched but for its kept
 /// context) when it cannot.
 pub(super) fn carry(
     state: &State,
@@ -42,8 +42,8 @@ pub(super) fn carry(
     drift: &Drift,
     now: &ScoreBase,
     before: &[(usize, NodeValues)],
-    changed: &[usize],
 ) -> bool {
+    let changed: SmallVec<[usize; 4]> = before.iter().map(|(k, _)| *k).collect();
     let Some(old) = rec.take_kept() else {
         return false;
     };
@@ -73,7 +73,7 @@ pub(super) fn carry(
             // Only targets that changed, scanned again, may have had it;
             // or the probe it follows fails now (its candidates fail).
             let fails_now = |id| fresh.iter().any(|w| w.id == id && w.values.is_none());
-            if !new.key_outside(v.id, changed) || (v.id.0 == 4 && fails_now((6, v.id.1, 0))) {
+            if !new.key_outside(v.id, &changed) || (v.id.0 == 4 && fails_now((6, v.id.1, 0))) {
                 continue;
             }
             return false;

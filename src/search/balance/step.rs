@@ -329,7 +329,7 @@ impl Scan<'_> {
                     true
                 }
                 (Some(d), Some(rec), Some(inst), Some(now)) => {
-                    carry(self.state, inst, self.options.soft, rec, d, now, before, changed)
+                    carry(self.state, inst, self.options.soft, rec, d, now, before)
                 }
                 _ => false,
             };
