@@ -319,6 +319,23 @@ mod tests {
         v
     }
 
+    /// The group of `vals`, and the spread and lower bound of the
+    /// candidates `cands`, each replacing nodes 0 and 1.
+    fn covered(vals: &[NodeValues], cands: &[[NodeValues; 2]]) -> (ScoreBase, Spread, f64) {
+        let sums = GroupSums::new(vals.iter().map(|v| (v, false)));
+        let base = sums.base(0).expect("usable");
+        let mut spread = Spread::new(&base);
+        let mut lb = f64::INFINITY;
+        for c in cands {
+            let list = [(&vals[0], &c[0]), (&vals[1], &c[1])];
+            let (a, e) = base
+                .approx(&list, |k, v, ve, d1| spread.cover_component(k, v, ve, d1))
+                .expect("in range");
+            lb = lb.min(a - e);
+        }
+        (base, spread, lb)
+    }
+
     fn score(vals: &[NodeValues]) -> f64 {
         metric::score_walk(vals.iter().map(|v| (v, false)), 0)
     }
@@ -339,17 +356,7 @@ mod tests {
             let mut cands: Vec<[NodeValues; 2]> = (0..6)
                 .map(|_| [random_values(&mut seed), random_values(&mut seed)])
                 .collect();
-            let sums = GroupSums::new(vals.iter().map(|v| (v, false)));
-            let mut base = sums.base(0).expect("usable");
-            let mut spread = Spread::new(&base);
-            let mut lb = f64::INFINITY;
-            for c in &cands {
-                let list = [(&vals[0], &c[0]), (&vals[1], &c[1])];
-                let (a, e) = base
-                    .approx(&list, |k, v, ve, d1| spread.cover_component(k, v, ve, d1))
-                    .expect("in range");
-                lb = lb.min(a - e);
-            }
+            let (mut base, mut spread, mut lb) = covered(&vals, &cands);
             for _ in 0..20 {
                 let j = 2 + (rng(&mut seed) % (n as u64 - 2)) as usize;
                 let x = vals[0];
@@ -418,17 +425,7 @@ mod tests {
                     [a, b]
                 })
                 .collect();
-            let sums = GroupSums::new(vals.iter().map(|v| (v, false)));
-            let mut base = sums.base(0).expect("usable");
-            let mut spread = Spread::new(&base);
-            let mut lb = f64::INFINITY;
-            for c in &cands {
-                let list = [(&vals[0], &c[0]), (&vals[1], &c[1])];
-                let (a, e) = base
-                    .approx(&list, |k, v, ve, d1| spread.cover_component(k, v, ve, d1))
-                    .expect("in range");
-                lb = lb.min(a - e);
-            }
+            let (mut base, mut spread, mut lb) = covered(&vals, &cands);
             for _ in 0..30 {
                 if n < 3 {
                     break;
