@@ -7,8 +7,9 @@
 //! moves to the `p`-th online node) as `f32` offsets from a reference
 //! score, rounded down, so that a step can look again at only the targets
 //! that may still win. The record also keeps the instance's [`Kept`]
-//! context, valid while its nodes do not change (the record is dropped
-//! when they do).
+//! context, valid while its nodes do not change (when one does,
+//! [`super::carry`] computes it again and carries the record, or the
+//! instance is scanned afresh).
 
 use crate::score::argmin::ScoreBase;
 use crate::score::spread::{Drift, Spread};
