@@ -336,6 +336,18 @@ mod tests {
         (base, spread, lb)
     }
 
+    /// Checks that `lb` lies below the score of every candidate of
+    /// `cands` (each replacing nodes 0 and 1 of `vals`).
+    fn assert_below(lb: f64, vals: &[NodeValues], cands: &[[NodeValues; 2]], round: usize) {
+        for c in cands {
+            let mut v = vals.to_vec();
+            v[0] = c[0];
+            v[1] = c[1];
+            let s = score(&v);
+            assert!(lb <= s + 1e-12, "round {round}: bound {lb} above score {s}");
+        }
+    }
+
     fn score(vals: &[NodeValues]) -> f64 {
         metric::score_walk(vals.iter().map(|v| (v, false)), 0)
     }
@@ -388,13 +400,7 @@ mod tests {
                 let personal = drift.personal(&now, &own).expect("finite");
                 lb += spread.rebase(&personal);
                 base = now;
-                for c in &cands {
-                    let mut v = vals.clone();
-                    v[0] = c[0];
-                    v[1] = c[1];
-                    let s = score(&v);
-                    assert!(lb <= s + 1e-12, "round {round}: bound {lb} above score {s}");
-                }
+                assert_below(lb, &vals, &cands, round);
             }
         }
     }
@@ -452,13 +458,7 @@ mod tests {
                 let drift = Drift::between(&base, &now).expect("same nodes");
                 lb += spread.rebase(&drift);
                 base = now;
-                for c in &cands {
-                    let mut v = vals.clone();
-                    v[0] = c[0];
-                    v[1] = c[1];
-                    let s = score(&v);
-                    assert!(lb <= s + 1e-12, "round {round}: bound {lb} above score {s}");
-                }
+                assert_below(lb, &vals, &cands, round);
             }
         }
     }

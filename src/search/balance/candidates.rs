@@ -123,6 +123,17 @@ pub(super) struct Kept {
     mirrored: Option<Box<Mirrored>>,
 }
 
+/// Which value a [`Variant`] is (the first part of its id): the primary
+/// and the secondary without the instance, then the probes kept by key
+/// (see [`Mirrored`]).
+const INT_P: u8 = 0;
+const INT_S: u8 = 1;
+const KEPT_P: u8 = 2;
+const NEW_S: u8 = 3;
+const KEPT_S: u8 = 4;
+const NEW_P: u8 = 5;
+const TMP_S: u8 = 6;
+
 /// One of the values the instance's candidates may leave on one of its own
 /// nodes ([`Kept::variants`]).
 #[derive(Debug, Clone, Copy)]
@@ -279,18 +290,29 @@ impl Kept {
             .unwrap_or_default()
     }
 
-    /// Whether a target outside `changed` (ascending) may have the key of
-    /// the probe `id` ([`Variant::id`]) in the present state. Only the
-    /// probes keyed by a peer memory other than 0 can be ruled out: the
+    /// Whether a candidate of a target outside `changed` (ascending) may
+    /// still need the probe `id` ([`Variant::id`]), which these (present)
+    /// values lack. It cannot when the probe it follows fails now, or when
+    /// its key is a peer memory other than 0 that no such target has: the
     /// targets with that key are the peers the own node keeps that much
     /// memory for.
-    pub(super) fn key_outside(&self, id: (u8, i64, i64), changed: &[usize]) -> bool {
+    pub(super) fn may_need(&self, id: (u8, i64, i64), changed: &[usize]) -> bool {
         let Some(m) = self.mirrored.as_ref() else {
             return true;
         };
         let node = match id.0 {
-            3 => &m.int_p,
-            4 => &m.int_s,
+            NEW_S => &m.int_p,
+            KEPT_S => {
+                let loc = id.1;
+                if m.tmp_s
+                    .borrow()
+                    .iter()
+                    .any(|(l, t)| *l == loc && t.is_none())
+                {
+                    return false;
+                }
+                &m.int_s
+            }
             _ => return true,
         };
         id.2 == 0
@@ -313,16 +335,16 @@ impl Kept {
                 valued,
             })
         };
-        put((0, 0, 0), p, Some(self.int_p_values), true);
+        put((INT_P, 0, 0), p, Some(self.int_p_values), true);
         let Some(m) = self.mirrored.as_ref() else {
             return out;
         };
-        put((1, 0, 0), m.s, Some(m.int_s_values), true);
+        put((INT_S, 0, 0), m.s, Some(m.int_s_values), true);
         let caches = [
-            (2, p, &m.kept_p),
-            (3, p, &m.new_s),
-            (4, m.s, &m.kept_s),
-            (5, m.s, &m.new_p),
+            (KEPT_P, p, &m.kept_p),
+            (NEW_S, p, &m.new_s),
+            (KEPT_S, m.s, &m.kept_s),
+            (NEW_P, m.s, &m.new_p),
         ];
         for (c, node, cache) in caches {
             for &((a, b), v) in cache.borrow().iter() {
@@ -331,7 +353,7 @@ impl Kept {
         }
         for (loc, tmp) in m.tmp_s.borrow().iter() {
             put(
-                (6, *loc, 0),
+                (TMP_S, *loc, 0),
                 m.s,
                 tmp.as_ref().map(|_| [0.0; metric::N_COMPONENTS]),
                 false,

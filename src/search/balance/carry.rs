@@ -43,7 +43,6 @@ pub(super) fn carry(
     now: &ScoreBase,
     before: &[(usize, NodeValues)],
 ) -> bool {
-    let changed: SmallVec<[usize; 4]> = before.iter().map(|(k, _)| *k).collect();
     let Some(old) = rec.take_kept() else {
         return false;
     };
@@ -65,18 +64,18 @@ pub(super) fn carry(
         let _ = ctx.own_changes(state, mv, &mut buf);
     }
     let new = ctx.into_kept();
+    let changed: SmallVec<[usize; 4]> = before.iter().map(|(k, _)| *k).collect();
     let fresh = new.variants();
     // Per own node: the discrepancies of its variants.
     let mut per_node: SmallVec<[(usize, OwnChange); 2]> = SmallVec::new();
     for v in old.variants() {
         let Some(w) = fresh.iter().find(|w| w.id == v.id) else {
-            // Only targets that changed, scanned again, may have had it;
-            // or the probe it follows fails now (its candidates fail).
-            let fails_now = |id| fresh.iter().any(|w| w.id == id && w.values.is_none());
-            if !new.key_outside(v.id, &changed) || (v.id.0 == 4 && fails_now((6, v.id.1, 0))) {
-                continue;
+            // Not recomputed: only the changed targets (scanned again)
+            // may have needed it, or its candidates fail now.
+            if new.may_need(v.id, &changed) {
+                return false;
             }
-            return false;
+            continue;
         };
         let (y, y2) = match (v.values, w.values) {
             (None, Some(_)) => return false,
