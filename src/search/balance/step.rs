@@ -24,7 +24,9 @@
 //!    all of them on the first step);
 //! 2. lowest bound first, approximates the moves of the other instances to
 //!    the targets whose bound still reaches below the ceiling, which only
-//!    falls as they are looked at;
+//!    falls as they are looked at (all of an instance's moves, its record
+//!    afresh, when a third of them reach below: carried bounds only
+//!    loosen, and a fresh record's stay tight for many steps);
 //! 3. scores exactly, in hbal's order, the candidates whose interval
 //!    reaches below the final ceiling.
 //!
@@ -558,9 +560,16 @@ pub(super) fn best_step(
                 targets.push(scan.online[slot - 1]);
             }
         }
-        let which = Which::Some {
-            targets: &targets,
-            failover,
+        // Carried bounds only loosen: an instance that lets a third of its
+        // candidates through is scanned in full, its record afresh.
+        let looked = targets.len() + usize::from(failover);
+        let which = if 3 * looked > scan.online.len() + 1 {
+            Which::All
+        } else {
+            Which::Some {
+                targets: &targets,
+                failover,
+            }
         };
         scan.instance(k, which, &mut records[k], &mut found, &mut moves_buf);
     }
