@@ -410,17 +410,24 @@ pub fn check_outcome(outcome: &Outcome) {
     }
 }
 
-/// Runs the pipeline twice, checks the contract and that both runs give
-/// the same outcome (answer and stderr text), and returns the outcome.
-/// With `FUZZ_NO_REPEAT` set in the environment it runs once and skips the
-/// determinism check: the AddressSanitizer runs use it, since a second run
-/// of the same input repeats the same memory accesses (the runs without a
-/// sanitizer keep the check).
+/// Whether `FUZZ_ONCE` is set in the environment: each input then goes
+/// through the pipeline once, with one option set and without the second
+/// run of the determinism check. The AddressSanitizer runs use it: the
+/// other option sets and the second run read the same bytes with the same
+/// scans (the only unsafe code the pipeline reaches), so under a sanitizer
+/// they only slow the run; the runs without a sanitizer keep them.
+pub fn once() -> bool {
+    static ONCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ONCE.get_or_init(|| std::env::var_os("FUZZ_ONCE").is_some())
+}
+
+/// Runs the pipeline twice (once with [`once`]), checks the contract and
+/// that both runs give the same outcome (answer and stderr text), and
+/// returns the outcome.
 pub fn run_checked(bytes: &[u8], options: &Options) -> Outcome {
-    static NO_REPEAT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let first = pipeline::run(bytes, options);
     check_outcome(&first);
-    if !*NO_REPEAT.get_or_init(|| std::env::var_os("FUZZ_NO_REPEAT").is_some()) {
+    if !once() {
         let second = pipeline::run(bytes, options);
         assert_eq!(first, second, "two runs differ");
     }
