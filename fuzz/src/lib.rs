@@ -410,9 +410,9 @@ pub fn check_outcome(outcome: &Outcome) {
     }
 }
 
-/// Whether `FUZZ_ONCE` is set in the environment: each input then goes
-/// through the pipeline once, with one option set and without the second
-/// run of the determinism check. The AddressSanitizer runs use it: the
+/// Whether `FUZZ_ONCE` is set in the environment: [`run_checked`] then
+/// skips the second run of its determinism check (and the `pipeline`
+/// target its second option set). The AddressSanitizer runs use it: the
 /// other option sets and the second run read the same bytes with the same
 /// scans (the only unsafe code the pipeline reaches), so under a sanitizer
 /// they only slow the run; the runs without a sanitizer keep them.
