@@ -15,6 +15,8 @@
 //!   replayed by the same checker: safe steps, nothing lost, repaired
 //!   groups off their offline nodes, compressed groups empty;
 //! * `cli` — command-line behaviour and exit codes;
+//! * `exit_status` — every program into each exit status its manual
+//!   lists, a closed output ending each quietly, the documented table;
 //! * `json` — each planner's and checker's `--json` document against its
 //!   text on generated clusters;
 //! * `datafiles` — `-S`, `-t`, `--simulate`, `-p` and bad data files;
@@ -44,6 +46,7 @@ mod check;
 mod cli;
 mod datafiles;
 mod exec;
+mod exit_status;
 mod explain;
 mod ganeti_version;
 mod groups;

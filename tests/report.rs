@@ -305,9 +305,32 @@ fn an_unwritable_page_is_an_error() {
             &format!("--report={}", missing.display()),
         ],
     );
+    // Refused before the run: a usage error that says why.
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err,
+        "Error: option --report: cannot write /nonexistent-dir/r.html: the folder /nonexistent-dir does not exist; give a FILE in an existing folder\nsee hailstone-balance --help\n"
+    );
+    assert!(o.stdout.is_empty());
+    // A page that cannot be written at the end (no file can be made in
+    // /proc, even by root): the run could not finish (exit status 1).
+    let o = run(
+        env!("CARGO_BIN_EXE_hailstone-balance"),
+        &[
+            "-t",
+            file.to_str().unwrap(),
+            "-G",
+            &group,
+            "--report=/proc/r.html",
+        ],
+    );
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("/nonexistent-dir/r.html"), "{err}");
+    assert!(
+        err.starts_with("Error: cannot write the report to /proc/r.html: "),
+        "{err}"
+    );
 }
 
 /// The pages open in a real browser: headless Chromium (`HAILSTONE_CHROMIUM`,

@@ -59,6 +59,14 @@ pub const PROGRAMS: [&cli::Program; 11] = [
     &htools::options::COMMAND_LINE,
 ];
 
+pub use crate::write::exit_status::ExitStatus;
+
+/// The exit-status convention every program follows, as the Markdown
+/// table `docs/json.md` carries (a test keeps the two the same).
+pub fn exit_status_table() -> String {
+    crate::write::exit_status::markdown()
+}
+
 /// The man page of every program: its name and roff text.
 pub fn man_pages() -> Vec<(&'static str, String)> {
     let names: Vec<&str> = PROGRAMS.iter().map(|p| p.name).collect();

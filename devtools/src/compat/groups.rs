@@ -259,14 +259,14 @@ fn judge_in(
         format!("--explain={}", explain.display()),
         "--explain-format=json".to_string(),
     ];
-    // check exits with status 1 when a group is not healthy.
+    // check exits with status 3 (findings) when a group is not healthy.
     let status = run_status(s, s.groups_bin, dir, &args)?;
     let report = read_json(&explain)?;
     let groups = report["groups"]
         .as_array()
         .ok_or("check's explanation has no groups")?;
     let sick = groups.iter().any(|g| g["status"] != "healthy");
-    if (status == 1) != sick {
+    if (status == 3) != sick {
         v.problems.push(format!(
             "check: exit status {status} with {} group",
             if sick { "an unhealthy" } else { "no unhealthy" }
@@ -411,18 +411,19 @@ fn judge_in(
 }
 
 /// Runs a program in `dir`: its stdout; an error unless it exits with
-/// status 0 (or 1, for `check`).
+/// status 0 (or 3, hailstone-groups' findings).
 fn run(s: &Shared<'_>, program: &Path, dir: &Path, args: &[String]) -> Result<Vec<u8>, String> {
     execute(s, program, dir, args).map(|(_, stdout)| stdout)
 }
 
-/// Runs a check in `dir`: its exit status, an error unless 0 or 1.
+/// Runs a check in `dir`: its exit status, an error unless 0 or 3.
 fn run_status(s: &Shared<'_>, program: &Path, dir: &Path, args: &[String]) -> Result<i32, String> {
     execute(s, program, dir, args).map(|(status, _)| status)
 }
 
-/// Runs a program in `dir`: its exit status (0 or 1, anything else is an
-/// error, as is 1 for a program other than a check) and its stdout.
+/// Runs a program in `dir`: its exit status (0, or 3 for hailstone-groups'
+/// findings: an unhealthy group, a repair left incomplete, no group to
+/// empty; anything else is an error) and its stdout.
 fn execute(
     s: &Shared<'_>,
     program: &Path,
@@ -440,10 +441,10 @@ fn execute(
         measure_rss: false,
         scratch: &scratch,
     });
-    let check = args.first().is_some_and(|a| a == "check");
+    let findings = program == s.groups_bin;
     match r.status {
         Status::Exited(0) => Ok((0, r.stdout)),
-        Status::Exited(1) if check => Ok((1, r.stdout)),
+        Status::Exited(3) if findings => Ok((3, r.stdout)),
         _ => Err(format!(
             "{} {}: {}: {}",
             program.display(),

@@ -761,7 +761,9 @@ fn judge(out: &mut Compared, sides: ((&Side, &Path), (&Side, &Path)), sh: &Share
     let (ht, qt) = (texts(h, h_out), texts(q, q_out));
     let names = sh.suite.names;
     let pattern = is_accepted(sh.allow, &format!("{}:{}", sh.suite.name, out.id));
-    match known::known_kind(names, &ht, &sh.reference) {
+    let kind = known::known_kind(names, &ht, &sh.reference)
+        .or_else(|| known::is_hint(&ht.stderr, &qt.stderr).then_some(Known::Hint));
+    match kind {
         Some(k) => match known::check(k, names, &ht, &qt, &sh.reference) {
             Ok(()) if pattern => out.accepted = Acceptance::Known(k),
             Ok(()) => out.differences.insert(

@@ -847,7 +847,9 @@ fn compare(w: &Work, base: &Path, sh: &Shared<'_>) -> Compared {
     if out.verdict == Verdict::Different {
         let pattern = is_accepted(sh.allow, &format!("space:{}", out.id));
         let (ht, qt) = (texts(&h, &hf.out), texts(&q, &qf.out));
-        out.known = checks::known_kind(&ht, &sh.helps.0);
+        out.known = checks::known_kind(&ht, &sh.helps.0).or_else(|| {
+            super::readonly::known::is_hint(&ht.stderr, &qt.stderr).then_some(checks::Known::Hint)
+        });
         let checked = out
             .known
             .map(|k| checks::check(k, &ht, &qt, (&sh.helps.0, &sh.helps.1)));

@@ -4,8 +4,8 @@
 
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{take, take_as, Opt, Program};
-use crate::write::manual::Manual;
+use crate::program::cli::{take, take_own, take_own_as, Opt, Program};
+use crate::write::manual::{ExitStatus, Manual};
 
 /// hcheck's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -41,13 +41,13 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
-        take(Opt::TrueCounts),
-        take_as(
+        take_own(Opt::TrueCounts),
+        take_own_as(
             Opt::Report,
             "also write the check as a self-contained HTML page to FILE: each group's counts before and after the simulated rebalancing, the unhealthy nodes and why, each node's memory, disk, vCPUs and spindles (the normal output is unchanged)",
         ),
-        take(Opt::GanetiVersion),
-        take(Opt::Json),
+        take_own(Opt::GanetiVersion),
+        take_own(Opt::Json),
     ],
     arguments: "",
     flag_values: false,
@@ -58,9 +58,9 @@ pub const COMMAND_LINE: Program = Program {
             "--true-counts corrects the two counting faults of hcheck and names, for each node that cannot be evacuated, the instance that cannot leave it.",
         ],
         exit_status: &[
-            (0, "no problem found (or --no-simulation)"),
-            (1, "the cluster needs rebalancing (the report is on stdout); or bad input or a cluster that cannot be read (an error on stderr, nothing on stdout)"),
-            (2, "the command line is wrong: the error and this help on stderr"),
+            (ExitStatus::Done, "no problem found (or --no-simulation)"),
+            (ExitStatus::Failed, "bad input, a cluster that cannot be read or a file that cannot be written (an error on stderr, nothing on stdout); also, as hcheck exits, when the cluster needs rebalancing (the report is on stdout: hailstone-groups check gives 3 for an unhealthy group), and arguments given to it or a bad value of one of hcheck's options"),
+            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --ganeti-version"),
         ],
         examples: &[
             ("hailstone-check -L", "the local cluster's N+1 health (exit status 1 when it needs rebalancing)"),

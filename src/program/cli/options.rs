@@ -7,6 +7,7 @@
 //! type: the loader's [`LoadOptions`] and the searches' [`AlgorithmOptions`]
 //! are fields of the record, so no stage sees the command line.
 
+use super::suggest;
 use super::table::Opt;
 use crate::explain::Format as ExplainFormat;
 use crate::haskell::read::{
@@ -285,6 +286,42 @@ fn double(what: &str, text: &str) -> Result<f64, String> {
 /// An integer option. A number outside `Int`'s range is refused where
 /// the originals wrap it around (`-l 99999999999999999999999` would be a
 /// short limit, or none).
+/// A file a hailstone-only option writes at the end of the run (`NAME`
+/// in the help): refused at once when it cannot be made, saying why.
+///
+/// # Errors
+///
+/// The empty name, a name that is a folder, a folder that does not exist
+/// or is no folder.
+fn writable_file(name: &str, path: &str) -> Result<(), String> {
+    if path.is_empty() {
+        return Err(format!(
+            "the {name} name is empty; give a {name} in an existing folder"
+        ));
+    }
+    let file = std::path::Path::new(path);
+    if file.is_dir() {
+        return Err(format!(
+            "cannot write {path}: it is a folder; give a {name} in it"
+        ));
+    }
+    let folder = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    match std::fs::metadata(folder) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(format!(
+            "cannot write {path}: {} is not a folder; give a {name} in an existing folder",
+            folder.display()
+        )),
+        Err(_) => Err(format!(
+            "cannot write {path}: the folder {} does not exist; give a {name} in an existing folder",
+            folder.display()
+        )),
+    }
+}
+
 fn int(what: &str, text: &str) -> Result<i64, String> {
     read_int_in_range(text)
         .map_err(|e| e.message(what, text))?
@@ -443,9 +480,15 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::AcceptExistingErrors => o.accept_existing = switch()?,
         Opt::DiskTemplate => {
             o.disk_template = Some(DiskTemplate::from_raw(text).ok_or_else(|| {
+                // hspace's words, then the valid templates.
+                let names = DiskTemplate::ALL.map(DiskTemplate::raw);
+                let near = suggest::nearest(text, names)
+                    .map(|n| format!("did you mean {n}? "))
+                    .unwrap_or_default();
                 format!(
-                    "Invalid string value for type DiskTemplate: {}",
-                    show_string(text)
+                    "Invalid string value for type DiskTemplate: {}\n{near}the disk templates are {}",
+                    show_string(text),
+                    suggest::one_of(&names)
                 )
             })?);
         }
@@ -482,30 +525,34 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::Explain => {
             o.explain = Some(match value {
                 None | Some("-") => ExplainTo::Stderr,
-                Some("") => return Err("--explain: the path is empty".to_owned()),
+                Some("") => {
+                    return Err("the path is empty; give a PATH, or no value for stderr".to_owned())
+                }
                 Some(path) => ExplainTo::Path(path.to_owned()),
             });
         }
         Opt::Report => {
-            if text.is_empty() {
-                return Err("--report: the file name is empty".to_owned());
-            }
+            writable_file("FILE", text)?;
             o.report = Some(text.to_owned());
         }
         Opt::ExplainKeep => {
-            let n = int("--explain-keep", text)?;
-            o.explain_keep = usize::try_from(n).map_err(|_| {
-                format!("--explain-keep: {n} is negative; 0 keeps every explanation")
+            let n = text.parse::<i64>().map_err(|_| {
+                format!("'{text}' is not a number of explanations to keep (0 keeps them all)")
             })?;
+            o.explain_keep = usize::try_from(n)
+                .map_err(|_| format!("{n} is negative; 0 keeps every explanation"))?;
         }
         Opt::ExplainFormat => {
             o.explain_format = match text {
                 "text" => ExplainFormat::Text,
                 "json" => ExplainFormat::Json,
                 other => {
+                    let near = suggest::nearest(other, ["text", "json"])
+                        .map(|n| format!(" (did you mean {n}?)"))
+                        .unwrap_or_default();
                     return Err(format!(
-                        "Invalid explanation format '{other}', pass one of 'text' or 'json'"
-                    ))
+                        "Invalid explanation format '{other}'{near}, pass one of 'text' or 'json'"
+                    ));
                 }
             };
         }
@@ -520,7 +567,12 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
                 "low" => 10,
                 "normal" => 0,
                 "high" => -10,
-                _ => return Err(format!("Unknown priority '{text}'")),
+                // hbal's words, then the valid values.
+                _ => {
+                    return Err(format!(
+                        "Unknown priority '{text}'\nthe priorities are low, normal or high"
+                    ))
+                }
             };
         }
         Opt::Version => o.show_version = true,

@@ -170,6 +170,18 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         }
         _ => false,
     };
+    // Findings (exit status 3): a group not healthy (check), a group the
+    // repair asked for left unhealthy, no group to empty (compress
+    // --evacuate).
+    let findings = match &detail {
+        report::Detail::Check(_) => unhealthy,
+        report::Detail::Repair(_) => groups::all_health(&state, node_groups.len())
+            .iter()
+            .enumerate()
+            .any(|(g, h)| only.is_none_or(|o| o == g) && h.status() != groups::Status::Healthy),
+        report::Detail::Compress(c) => o.evacuate && c.chosen.is_none(),
+        _ => false,
+    };
     let said = String::from_utf8_lossy(tee.copy.as_deref().unwrap_or_default()).into_owned();
     let out: &mut dyn Write = tee.out;
     if let Some(plan) = &plan {
@@ -189,7 +201,7 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
     }
     if let Some(to) = &o.explain {
         let text = report::explain(&ctx, &state, &detail, o.explain_format);
-        exit::write_explanation(PROGRAM, to, &text, err)?;
+        exit::write_explanation(to, &text, err)?;
     }
     out.flush()?;
     let page = o.report.as_ref().map(|path| {
@@ -227,10 +239,10 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         stdout.flush()?;
     }
     if let Some((path, page)) = page {
-        exit::write_file(PROGRAM, path, &page)?;
+        exit::write_own_file("report", path, &page)?;
     }
-    if unhealthy {
-        return Err(stop(String::new()));
+    if findings {
+        return Err(exit::findings());
     }
     Ok(())
 }

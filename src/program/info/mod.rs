@@ -129,7 +129,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             score,
             components: &components,
         });
-        exit::write_file(PROGRAM, path, &page)?;
+        exit::write_own_file("report", path, &page)?;
     }
     Ok(())
 }

@@ -269,7 +269,7 @@ fn plan_text(
             o.target_resources,
             o.explain_format,
         );
-        exit::write_explanation(PROGRAM, to, &text, err)?;
+        exit::write_explanation(to, &text, err)?;
     }
     let report = |decision: &str, nodes: &[usize], trial: Option<&Trial>| {
         let Some(path) = &o.report else {
@@ -309,7 +309,7 @@ fn plan_text(
                     components: (&ini_components, &fin_components),
                 },
             });
-        exit::write_file(PROGRAM, path, &page)
+        exit::write_own_file("report", path, &page)
     };
     let result = match decision {
         Decision::Online {
