@@ -165,11 +165,13 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, Exit> {
                 Operation::LIST
             ))
         }
-        [_, rest @ ..] => return usage(format!(
+        [_, rest @ ..] => {
+            return usage(format!(
             "one operation is taken, then options; '{}' is not an option (the operations are {})",
             rest[0],
             Operation::LIST
-        )),
+        ))
+        }
     };
     if options.group.is_some() && !matches!(operation, Operation::Repair | Operation::Balance) {
         return usage(format!(
