@@ -14,6 +14,9 @@
 //! * `groups` — `hailstone-groups` plans on 500 multi-group clusters,
 //!   replayed by the same checker: safe steps, nothing lost, repaired
 //!   groups off their offline nodes, compressed groups empty;
+//! * `health` — what `hailstone-groups` reports of the cluster before
+//!   its plan (N+1 figures, group memory and scores) against the data
+//!   file; split instances;
 //! * `cli` — command-line behaviour and exit codes;
 //! * `json` — each planner's and checker's `--json` document against its
 //!   text on generated clusters;
@@ -47,6 +50,7 @@ mod exec;
 mod explain;
 mod ganeti_version;
 mod groups;
+mod health;
 mod hostile;
 mod htools;
 mod json;
