@@ -17,6 +17,9 @@
 //! * `health` — what `hailstone-groups` reports of the cluster before
 //!   its plan (N+1 figures, group memory and scores) against the data
 //!   file; split instances;
+//! * `verdicts` — `hailstone-check` and `hailstone-groups check` on the
+//!   generated corpus and Ganeti's test data: the same verdict, or a
+//!   difference both `--help` texts state;
 //! * `cli` — command-line behaviour and exit codes;
 //! * `json` — each planner's and checker's `--json` document against its
 //!   text on generated clusters;
@@ -68,3 +71,4 @@ mod space;
 mod squeeze;
 mod support;
 mod threads;
+mod verdicts;
