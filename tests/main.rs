@@ -28,6 +28,9 @@
 //! * `datafiles` — `-S`, `-t`, `--simulate`, `-p` and bad data files;
 //! * `explain` — `--explain`: the same answer, snapshots of every
 //!   sample's explanation, the tracker's cases named;
+//! * `explain_stop` — why a balancing stopped: the imbalance left and the
+//!   check, node and numbers that refused the moves that would lower it;
+//!   text rounded, JSON whole;
 //! * `live` — the planners' `-L` (Luxi) and `-m` (RAPI) on captured and
 //!   varied replies, against hscan's, hbal's and hsqueeze's outputs;
 //! * `exec` — the planners' `-X` against a fake master's job queue: the
@@ -54,6 +57,7 @@ mod datafiles;
 mod exec;
 mod exit_status;
 mod explain;
+mod explain_stop;
 mod ganeti_version;
 mod groups;
 mod health;

@@ -403,6 +403,7 @@ fn balance_worst(
                 score: state.group_score_with(g, &[]),
                 optimal: optimal_score(&nodes),
                 verdict: None,
+                stopped: None,
             }
         })
         .collect();
@@ -466,11 +467,21 @@ fn balance_worst(
             lines.push(line);
             jobs.push(job);
         });
+        let fin = steps.last().map_or(entry.score, |p| p.score);
+        if o.explain.is_some() {
+            entry.stopped = Some(crate::explain::stopped::Stopped::new(
+                &local,
+                &cluster.tags,
+                &movable,
+                &options,
+                fin,
+                steps.len(),
+            ));
+        }
         if steps.is_empty() {
             entry.verdict = Some(report::Verdict::NoMove);
             continue;
         }
-        let fin = steps.last().map_or(entry.score, |p| p.score);
         entry.verdict = Some(report::Verdict::Balanced {
             steps: steps.len(),
             fin,
