@@ -42,7 +42,8 @@ fi
 failures=0
 started=$(date +%s)
 say()  { echo "=== e2e [$(( $(date +%s) - started ))s] $*"; }
-fail() { echo "=== e2e FAILED: $*"; failures=$((failures + 1)); }
+failed=()
+fail() { echo "=== e2e FAILED: $*"; failures=$((failures + 1)); failed+=("$*"); }
 die()  { echo "=== e2e CANNOT RUN: $*"; echo "=== (set HAILSTONE_E2E=skip to skip it on purpose)"; exit 1; }
 
 # --- can this machine run the lab at all? --------------------------------
@@ -841,6 +842,8 @@ cleanup
 if [ "$failures" = 0 ]; then
   say "PASSED: $total requests answered as hail answers them, every operation carried out by Ganeti"
 else
-  say "$failures failure(s)"
+  say "$failures failure(s):"
+  # Again at the end, where a log's tail shows them.
+  for f in "${failed[@]}"; do echo "=== e2e FAILED: $f"; done
 fi
 [ "$failures" = 0 ]
