@@ -181,6 +181,9 @@ pub struct Options {
     /// `--root`: the file system whose drop-in names hailstone-htools
     /// switches.
     pub root: String,
+    /// `--shadow` (hailstone-htools enable): the originals run, hailstone's
+    /// programs beside them.
+    pub htools_shadow: bool,
     /// hailstone-shadow's settings.
     pub shadow: ShadowSettings,
     /// `--help`.
@@ -345,6 +348,7 @@ impl Default for Options {
             job_delay: 10.0,
             dry_run: false,
             root: "/".to_owned(),
+            htools_shadow: false,
             shadow: ShadowSettings::default(),
             show_help: false,
             show_version: false,
@@ -647,6 +651,7 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::JobDelay => o.job_delay = double("job delay", text)?,
         Opt::DryRun => o.dry_run = switch()?,
         Opt::Root => o.root = text.to_owned(),
+        Opt::Shadow => o.htools_shadow = switch()?,
         Opt::Reference => o.shadow.reference = nonempty("reference allocator", text)?,
         Opt::ShadowHailstone => o.shadow.hailstone = Some(nonempty("hailstone allocator", text)?),
         Opt::Primary => {

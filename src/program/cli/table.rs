@@ -93,6 +93,7 @@ pub enum Opt {
     JobDelay,
     DryRun,
     Root,
+    Shadow,
     // hailstone-shadow's.
     Reference,
     ShadowHailstone,
@@ -210,6 +211,7 @@ pub const TABLE: &[OptDescr<Opt>] = &[
     row(Opt::JobDelay, None, "job-delay", Req("SECONDS"), "insert this much delay before the execution of repair jobs to allow the tool to continue processing instances", "float"),
     row(Opt::DryRun, None, "dry-run", Flag, "do not execute any commands and just report what would be done", "none"),
     row(Opt::Root, None, "root", Req("DIR"), "the root of the file system whose names to switch (default /; for trying it out in a copy)", "dir"),
+    row(Opt::Shadow, None, "shadow", Flag, "with enable: keep running the originals, and run hailstone's program beside each of hbal, hsqueeze, hspace, hcheck, hinfo and hroller, recording where they differ (hailstone-shadow report); harep and hscan stay the originals", "none"),
     row(Opt::Reference, None, "reference", Req("PATH"), "the allocator hailstone is compared with [/usr/lib/ganeti/iallocators/hail]", "file"),
     row(Opt::ShadowHailstone, None, "hailstone", Req("PATH"), "the hailstone allocator to run [hailstone in this program's folder]", "file"),
     row(Opt::Primary, None, "primary", Req("ALLOCATOR"), "whose answer Ganeti gets: hail (the reference, default) or hailstone; the other one runs in the shadow", "choices=hail,hailstone"),

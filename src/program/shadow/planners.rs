@@ -40,6 +40,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, Read, Write};
+use std::os::fd::AsFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -282,9 +283,17 @@ pub fn wrapper(argv0: &OsStr, args: &[OsString], out: &mut dyn Write, err: &mut 
         }
         _ => None,
     };
+    // The filter of the added -S's note writes to its own descriptor of
+    // our standard error: the process's stderr handle is locked by the
+    // caller for the whole run. Without one, no -S is added.
+    let own_stderr = std::io::stderr()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .ok();
     let mut original_args: Vec<OsString> = args.to_vec();
     let mut hide: Option<String> = None;
-    if let Some(p) = &prepared {
+    if let (Some(p), Some(_)) = (&prepared, &own_stderr) {
         if let Some(save) = &p.added_save {
             original_args.push(OsString::from(format!("--save={}", save.display())));
             hide = Some(p.dir.to_string_lossy().into_owned());
@@ -316,12 +325,11 @@ pub fn wrapper(argv0: &OsStr, args: &[OsString], out: &mut dyn Write, err: &mut 
             return 1;
         }
     };
-    let filter = child.stderr.take().map(|stderr| {
+    let filter = child.stderr.take().zip(own_stderr).map(|(stderr, mut to)| {
         let hide = hide.clone().unwrap_or_default();
         std::thread::spawn(move || {
             let mut lines = std::io::BufReader::new(stderr);
             let mut line = Vec::new();
-            let mut to = std::io::stderr();
             while lines.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
                 if !String::from_utf8_lossy(&line).contains(&hide) {
                     let _ = to.write_all(&line);

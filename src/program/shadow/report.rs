@@ -368,6 +368,8 @@ fn document(dir: &Path, sum: &Summary) -> Out {
     let planner_runs: usize = sum.by_program.iter().map(|(_, t)| t.runs).sum();
     let planner_same: usize = sum.by_program.iter().map(|(_, t)| t.identical).sum();
     Out::Obj(vec![
+        ("program", s("hailstone-shadow")),
+        ("schema", Out::Int(1)),
         ("folder", s(&dir.to_string_lossy())),
         ("records", Out::Int(sum.records as i64)),
         (
