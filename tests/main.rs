@@ -45,6 +45,10 @@
 //!   outputs on a cluster where the two releases differ;
 //! * `htools` — `hailstone-htools enable|disable` in a copy of a file
 //!   system: the htools' names run hailstone's programs, and back;
+//! * `shadow` — `hailstone-shadow`: Ganeti gets the reference's answer
+//!   whatever the shadow or the record folder does, differences reported
+//!   with their reproduction, the report's checks against Ganeti's own,
+//!   the htools in the shadow;
 //! * `manual` — every program's `--help` and man page (`man -l`);
 //! * `layers` — the direction of dependencies between the stage folders;
 //! * `properties` — generated clusters: every answer safe and repeatable;
@@ -78,6 +82,7 @@ mod roll;
 mod run;
 mod safety_checker;
 mod samples;
+mod shadow;
 mod space;
 mod squeeze;
 mod support;
