@@ -154,9 +154,10 @@ deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/g
 e2e: ## Build and install the Debian package, build a 4-node Ganeti 3.0.2 lab cluster (../shared/tools/ganeti-lab), run every allocator operation through Ganeti's own commands, compare each captured request's answer with hail's, compare the planners and checkers with the originals on the live cluster, carry out plans under faults (a second planner, kill -9, Ctrl-C), reboots (hailstone-roll -X) and repairs (against harep), switch the htools names and back, tear down (about 13 minutes; needs root and Linux namespaces; HAILSTONE_E2E=skip skips on purpose).
 	bash tests/e2e/run.sh
 
-lint: ## Check formatting and clippy warnings, and that the fuzz targets build (fuzz/ is its own workspace; installs g++ for libFuzzer if missing).
+lint: ## Check formatting, clippy warnings, the code documentation's links (every module's, private items too), and that the fuzz targets build (fuzz/ is its own workspace; installs g++ for libFuzzer if missing).
 	$(CARGO) fmt --check
 	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings -A rustdoc::private_intra_doc_links" $(CARGO) doc --locked --no-deps --document-private-items --workspace
 	command -v c++ >/dev/null || (apt-get update && apt-get install -y --no-install-recommends g++)
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) check --locked --bins
 

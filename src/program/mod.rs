@@ -3,7 +3,7 @@
 //!
 //! * Owns: [`hail`] — the iallocator (`hailstone INPUT [OPTIONS]`): its
 //!   options, the request pipeline and the dispatch by request type;
-//!   [`getopt`], GHC's option scanner that every htools program uses;
+//!   [`cli::getopt`], GHC's option scanner that every htools program uses;
 //!   [`input`], the request's bytes for `hailstone` (a mapped file or
 //!   stdin);
 //!   [`datafile`], cluster data files converted and normalised;

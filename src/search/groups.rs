@@ -234,7 +234,7 @@ pub fn problem_instances(state: &State, h: &Health) -> Vec<(usize, Problem)> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Relocation {
     pub inst: usize,
-    /// Primary and secondary before ([`NO_NODE`] for none).
+    /// Primary and secondary before ([`NO_NODE`](crate::model::instance::NO_NODE) for none).
     pub old_nodes: (i32, i32),
     /// The group it went to.
     pub group: usize,

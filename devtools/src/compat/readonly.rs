@@ -20,7 +20,7 @@
 //! * `datafiles` — every `data/htools/*.data` file of the test suite with
 //!   the suite's option sets.
 //!
-//! Then it prints the report ([`report`]).
+//! Then it prints the report ([`report`](fn@report)).
 //!
 //! A run where the original reaches the cap is listed apart, not
 //! compared. A difference is accepted when it is one of the known kinds

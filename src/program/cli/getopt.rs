@@ -355,7 +355,7 @@ pub fn value_text<'a, Id>(given: &'a Given<Id>, name: &str) -> Result<Option<&'a
 }
 
 /// Ganeti's report of a bad value of one of the original's options: exit
-/// 1, as the originals exit ([`crate::write::exit_status::ORIGINAL_VALUE_ERROR`]).
+/// 1, as the originals exit ([`crate::write::exit_status::ExitStatus::Failed`]).
 pub fn value_error(message: &str) -> Exit {
     Exit::Stderr {
         code: ExitStatus::Failed.code(),

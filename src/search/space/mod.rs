@@ -567,7 +567,7 @@ impl<'a> Counter<'a> {
         end.map(Arc::unwrap_or_clone)
     }
 
-    /// `tieredAlloc`: places `template` as [`iterate`] does, then shrinks it
+    /// `tieredAlloc`: places `template` as [`Self::iterate`] does, then shrinks it
     /// by the resource that failed most and goes on while that places more;
     /// otherwise shrinks by the first resource, most failed first, whose
     /// shrinking alone lets an instance fit.
