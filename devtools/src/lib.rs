@@ -2,7 +2,8 @@
 //!
 //! The `hailstone` crate (the allocator and the planners that `make install`
 //! puts on a cluster) does not depend on this crate; its tests, the fuzz
-//! targets and the `make compat`, `make bench` and `make gen` targets do.
+//! targets and the `make compat` and `make bench` targets do (the generator
+//! has no target of its own: `hailstone-gen`, built by `make build`).
 //!
 //! * [`generate`] — synthetic iallocator requests from a seed;
 //! * [`compat`] — the comparison with the originals (`hailstone-compat`);
