@@ -52,6 +52,7 @@ fn binary(program: &str) -> &'static str {
         "hailstone-roll" => env!("CARGO_BIN_EXE_hailstone-roll"),
         "hailstone-repair" => env!("CARGO_BIN_EXE_hailstone-repair"),
         "hailstone-htools" => env!("CARGO_BIN_EXE_hailstone-htools"),
+        "hailstone-shadow" => env!("CARGO_BIN_EXE_hailstone-shadow"),
         other => panic!("no program {other}"),
     }
 }
@@ -71,6 +72,8 @@ struct Files {
     request: String,
     missing: String,
     rapi: String,
+    /// hailstone-shadow's records: one difference.
+    records: String,
 }
 
 impl Files {
@@ -80,11 +83,34 @@ impl Files {
             std::fs::write(&p, text).unwrap();
             p.to_string_lossy().into_owned()
         };
+        // One allocator call whose reference answers otherwise than
+        // hailstone, recorded.
+        let records = dir.join("shadow-records");
+        let stub = dir.join("stub-reference");
+        std::fs::write(&stub, "#!/bin/sh\necho '{}'\n").unwrap();
+        std::fs::set_permissions(&stub, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let request = write("request.json", crate::hostile::VALID);
+        let called = std::process::Command::new(binary("hailstone-shadow"))
+            .arg(&request)
+            .arg(format!("--reference={}", stub.display()))
+            .arg(format!("--record-dir={}", records.display()))
+            .arg("--config=/dev/null")
+            .output()
+            .unwrap();
+        assert_eq!(called.stdout, b"{}\n");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while hailstone::program::shadow::record::list(&records).map_or(0, |r| r.len()) == 0
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
         Files {
+            records: records.to_string_lossy().into_owned(),
             dir: dir.to_owned(),
             healthy: write("healthy.data", &healthy()),
             unhealthy: write("unhealthy.data", &unhealthy()),
-            request: write("request.json", crate::hostile::VALID),
+            request,
             missing: dir.join("missing.data").to_string_lossy().into_owned(),
             rapi: format!(
                 "file://{}",
@@ -251,6 +277,30 @@ fn cases(f: &Files) -> Vec<Case> {
             program: "hailstone-htools",
             status: Usage,
             args: s(&["enbale"]),
+        },
+        Case {
+            program: "hailstone-shadow",
+            status: Done,
+            args: s(&["report", &d, "--config=/dev/null"]),
+        },
+        Case {
+            program: "hailstone-shadow",
+            status: Failed,
+            args: s(&[
+                &f.request,
+                "--reference=/nonexistent-hailstone/hail",
+                "--config=/dev/null",
+            ]),
+        },
+        Case {
+            program: "hailstone-shadow",
+            status: Usage,
+            args: s(&[&f.request, "--primary=hial", "--config=/dev/null"]),
+        },
+        Case {
+            program: "hailstone-shadow",
+            status: Findings,
+            args: s(&["report", &f.records, "--config=/dev/null"]),
         },
     ];
     for p in planners {

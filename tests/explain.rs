@@ -550,7 +550,7 @@ fn bad_explain_options() {
 
 /// A generated one-group cluster of `nodes` nodes as a data file: ext
 /// instances (for hailstone-squeeze) or the generator's default mix.
-fn planner_cluster(dir: &Path, seed: u64, nodes: usize, ext: bool) -> String {
+pub(crate) fn planner_cluster(dir: &Path, seed: u64, nodes: usize, ext: bool) -> String {
     use hailstone::program::datafile;
     use hailstone::program::hail::options::LoadOptions;
     use hailstone_devtools::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
@@ -642,7 +642,7 @@ fn planner_explanations() {
 }
 
 /// The data file of the generator's multi-group cluster `seed`.
-fn multi_group_cluster(dir: &Path, seed: u64, nodes: usize, groups: usize) -> String {
+pub(crate) fn multi_group_cluster(dir: &Path, seed: u64, nodes: usize, groups: usize) -> String {
     use hailstone::program::datafile;
     use hailstone::program::hail::options::LoadOptions;
     use hailstone_devtools::generate::{generate, CaseSpec};

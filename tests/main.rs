@@ -28,17 +28,27 @@
 //! * `datafiles` — `-S`, `-t`, `--simulate`, `-p` and bad data files;
 //! * `explain` — `--explain`: the same answer, snapshots of every
 //!   sample's explanation, the tracker's cases named;
+//! * `explain_stop` — why a balancing stopped: the imbalance left and the
+//!   check, node and numbers that refused the moves that would lower it;
+//!   text rounded, JSON whole;
 //! * `live` — the planners' `-L` (Luxi) and `-m` (RAPI) on captured and
 //!   varied replies, against hscan's, hbal's and hsqueeze's outputs;
 //! * `exec` — the planners' `-X` against a fake master's job queue: the
 //!   plan's job sets and opcodes, a failed job stopping the plan;
 //! * `report` — `--report` pages read back against the texts' numbers;
+//! * `report_figures` — the pages' node figures: a plan keeps every
+//!   node's totals and the memory it reports beyond its instances; the
+//!   figures after a plan are the saved state's; every bar named;
 //! * `repair` — `hailstone-repair` (harep): `--dry-run` against harep's
 //!   output on the same replies, the tag and repair jobs on a fake master;
 //! * `ganeti_version` — `--ganeti-version`: Ganeti 3.0.2's and 3.1.0's
 //!   outputs on a cluster where the two releases differ;
 //! * `htools` — `hailstone-htools enable|disable` in a copy of a file
 //!   system: the htools' names run hailstone's programs, and back;
+//! * `shadow` — `hailstone-shadow`: Ganeti gets the reference's answer
+//!   whatever the shadow or the record folder does, differences reported
+//!   with their reproduction, the report's checks against Ganeti's own,
+//!   the htools in the shadow;
 //! * `manual` — every program's `--help` and man page (`man -l`);
 //! * `layers` — the direction of dependencies between the stage folders;
 //! * `properties` — generated clusters: every answer safe and repeatable;
@@ -54,6 +64,7 @@ mod datafiles;
 mod exec;
 mod exit_status;
 mod explain;
+mod explain_stop;
 mod ganeti_version;
 mod groups;
 mod health;
@@ -66,10 +77,12 @@ mod manual;
 mod properties;
 mod repair;
 mod report;
+mod report_figures;
 mod roll;
 mod run;
 mod safety_checker;
 mod samples;
+mod shadow;
 mod space;
 mod squeeze;
 mod support;

@@ -74,6 +74,9 @@ pub struct GroupScore {
     pub score: f64,
     pub optimal: f64,
     pub verdict: Option<Verdict>,
+    /// Why its balancing stopped (with `--explain`, for a group balanced
+    /// or tried).
+    pub stopped: Option<super::stopped::Stopped>,
 }
 
 /// Why a group was or was not balanced.
@@ -510,7 +513,24 @@ pub fn scores_text(groups: &[Group], scored: &[GroupScore]) -> String {
 pub fn explain(ctx: &Context<'_>, detail: &Detail, format: Format) -> String {
     match format {
         Format::Text => explain_text(ctx, detail),
-        Format::Json => explain_json(ctx, detail).line(),
+        Format::Json => {
+            let mut doc = explain_json(ctx, detail);
+            // Why each balancing stopped: in the explanation only (the
+            // `--json` document's report stays as it is).
+            if let (Detail::Balance(scored), Json::Obj(fields)) = (detail, &mut doc) {
+                let stops = scored
+                    .iter()
+                    .filter_map(|e| {
+                        let st = e.stopped.as_ref()?;
+                        let mut f = vec![("group", s(ctx.group(e.group)))];
+                        f.extend(super::stopped::json_fields(st));
+                        Some(Json::Obj(f))
+                    })
+                    .collect();
+                fields.push(("stopped", Json::Arr(stops)));
+            }
+            doc.line()
+        }
     }
 }
 
@@ -618,6 +638,12 @@ fn explain_text(ctx: &Context<'_>, detail: &Detail) -> String {
         }
         Detail::Balance(scored) => {
             out.push_str(&scores_text(ctx.groups, scored));
+            for e in scored {
+                if let Some(st) = &e.stopped {
+                    out.push_str(&format!("Balancing of group {}:\n", ctx.group(e.group)));
+                    out.push_str(&super::stopped::text(st, "  "));
+                }
+            }
         }
     }
     out

@@ -39,13 +39,14 @@ pub mod repair;
 pub mod replies;
 pub mod roll;
 pub mod scan;
+pub mod shadow;
 pub mod source;
 pub mod space;
 pub mod squeeze;
 
 /// Every program's command line, the allocator first (for the man pages
 /// and the tests that check every `--help`).
-pub const PROGRAMS: [&cli::Program; 11] = [
+pub const PROGRAMS: [&cli::Program; 12] = [
     &hail::options::COMMAND_LINE,
     &balance::options::COMMAND_LINE,
     &squeeze::options::COMMAND_LINE,
@@ -57,6 +58,7 @@ pub const PROGRAMS: [&cli::Program; 11] = [
     &roll::options::COMMAND_LINE,
     &repair::options::COMMAND_LINE,
     &htools::options::COMMAND_LINE,
+    &shadow::options::COMMAND_LINE,
 ];
 
 pub use crate::write::exit_status::ExitStatus;

@@ -158,7 +158,14 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
             optimal: opt_cv,
             fin,
             steps,
-            stop: balance::why_stopped(state, &movable, &options, fin, steps),
+            stopped: explain::stopped::Stopped::new(
+                state,
+                &cluster.tags,
+                &movable,
+                &options,
+                fin,
+                steps,
+            ),
         };
         let text = explain::balance::render(&run, o.explain_format);
         exit::write_explanation(to, &text, err)

@@ -25,7 +25,9 @@ use std::ffi::OsString;
 
 pub use getopt::Exit;
 use getopt::{ArgKind, OptDescr};
-pub use options::{ExplainTo, Options, DEFAULT_LUXI_SOCKET};
+pub use options::{
+    ExplainTo, Options, Primary, ShadowSettings, DEFAULT_LUXI_SOCKET, DEFAULT_SHADOW_CONFIG,
+};
 pub use table::Opt;
 
 use crate::read::loader::GanetiVersion;

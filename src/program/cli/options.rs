@@ -181,12 +181,90 @@ pub struct Options {
     /// `--root`: the file system whose drop-in names hailstone-htools
     /// switches.
     pub root: String,
+    /// `--shadow` (hailstone-htools enable): the originals run, hailstone's
+    /// programs beside them.
+    pub htools_shadow: bool,
+    /// hailstone-shadow's settings.
+    pub shadow: ShadowSettings,
     /// `--help`.
     pub show_help: bool,
     /// `--version`.
     pub show_version: bool,
     /// `--help-completion`.
     pub show_completion: bool,
+}
+
+/// Whose answer Ganeti gets from hailstone-shadow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Primary {
+    /// The reference allocator (hail): hailstone runs in the shadow.
+    Reference,
+    /// hailstone: the reference runs in the shadow.
+    Hailstone,
+}
+
+/// hailstone-shadow's settings (`--reference`, `--hailstone`,
+/// `--primary`, `--record-dir`, `--shadow-timeout`, `--keep`,
+/// `--keep-size`, `--config`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShadowSettings {
+    /// The reference allocator's path.
+    pub reference: String,
+    /// hailstone's path; `None`: `hailstone` in the program's folder.
+    pub hailstone: Option<String>,
+    /// Whose answer Ganeti gets.
+    pub primary: Primary,
+    /// Where the records go.
+    pub record_dir: String,
+    /// The shadow's time limit, in seconds.
+    pub timeout: f64,
+    /// The most records kept (0: no limit).
+    pub keep: usize,
+    /// The most bytes of records kept (0: no limit).
+    pub keep_size: u64,
+    /// The settings file; `None`: the default one, if it exists.
+    pub config: Option<String>,
+}
+
+/// Where hailstone-shadow reads its settings when `--config` is not given.
+pub const DEFAULT_SHADOW_CONFIG: &str = "/etc/ganeti/hailstone-shadow.conf";
+
+impl Default for ShadowSettings {
+    fn default() -> Self {
+        ShadowSettings {
+            reference: "/usr/lib/ganeti/iallocators/hail".to_owned(),
+            hailstone: None,
+            primary: Primary::Reference,
+            record_dir: "/var/log/ganeti/hailstone-shadow".to_owned(),
+            timeout: 300.0,
+            keep: 1000,
+            keep_size: 512 << 20,
+            config: None,
+        }
+    }
+}
+
+/// A size in bytes: digits, then nothing (bytes) or `K`, `M`, `G` or `T`
+/// (powers of 1024, `KiB`, `KB`, ... and lower case taken alike).
+fn size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = t.split_at(digits);
+    let unit = unit.trim().to_ascii_uppercase();
+    let shift = match unit.trim_end_matches('B').trim_end_matches('I') {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => u32::MAX,
+    };
+    match number.parse::<u64>() {
+        Ok(n) if shift != u32::MAX && n.leading_zeros() >= shift => Ok(n << shift),
+        _ => Err(format!(
+            "'{text}' is not a size: give bytes, or a number with K, M or G (512M)"
+        )),
+    }
 }
 
 /// hroller's switches.
@@ -270,6 +348,8 @@ impl Default for Options {
             job_delay: 10.0,
             dry_run: false,
             root: "/".to_owned(),
+            htools_shadow: false,
+            shadow: ShadowSettings::default(),
             show_help: false,
             show_version: false,
             show_completion: false,
@@ -281,6 +361,15 @@ impl Default for Options {
 /// naming `what`.
 fn double(what: &str, text: &str) -> Result<f64, String> {
     read_double(text).map_err(|e: ReadError| e.message(what, text))
+}
+
+/// A path option's value, refused when empty.
+fn nonempty(what: &str, text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        Err(format!("the {what} is empty; give a path"))
+    } else {
+        Ok(text.to_owned())
+    }
 }
 
 /// An integer option. A number outside `Int`'s range is refused where
@@ -562,6 +651,41 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::JobDelay => o.job_delay = double("job delay", text)?,
         Opt::DryRun => o.dry_run = switch()?,
         Opt::Root => o.root = text.to_owned(),
+        Opt::Shadow => o.htools_shadow = switch()?,
+        Opt::Reference => o.shadow.reference = nonempty("reference allocator", text)?,
+        Opt::ShadowHailstone => o.shadow.hailstone = Some(nonempty("hailstone allocator", text)?),
+        Opt::Primary => {
+            o.shadow.primary = match text {
+                "hail" | "reference" => Primary::Reference,
+                "hailstone" => Primary::Hailstone,
+                other => {
+                    let near = suggest::nearest(other, ["hail", "hailstone"])
+                        .map(|n| format!(" (did you mean {n}?)"))
+                        .unwrap_or_default();
+                    return Err(format!(
+                        "'{other}' is not an allocator{near}; pass 'hail' (the reference) or 'hailstone'"
+                    ));
+                }
+            };
+        }
+        Opt::RecordDir => o.shadow.record_dir = nonempty("record folder", text)?,
+        Opt::ShadowTimeout => {
+            o.shadow.timeout = match text.parse::<f64>() {
+                Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => v,
+                _ => {
+                    return Err(format!(
+                        "'{text}' is not a time limit: give seconds, more than 0 and at most 86400"
+                    ))
+                }
+            };
+        }
+        Opt::Keep => {
+            o.shadow.keep = text.parse::<usize>().map_err(|_| {
+                format!("'{text}' is not a number of records to keep (0 keeps them all)")
+            })?;
+        }
+        Opt::KeepSize => o.shadow.keep_size = size(text)?,
+        Opt::ShadowConfig => o.shadow.config = Some(nonempty("settings file", text)?),
         Opt::Priority => {
             o.priority = match text {
                 "low" => 10,

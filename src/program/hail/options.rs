@@ -36,7 +36,10 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Simulate),
         take(Opt::Verbose),
         take(Opt::IgnoreDynu),
-        take(Opt::IgnoreSoftErrors),
+        take_as(
+            Opt::IgnoreSoftErrors,
+            "ignore soft policy violations (every instance-policy limit but the disk template) when placing instances",
+        ),
         take(Opt::NoCapacityChecks),
         take(Opt::RestrictAllocationTo),
         take(Opt::Mond),
@@ -120,10 +123,10 @@ mod tests {
     const TABLE: &str = "  -p[FIELDS]  --print-nodes[=FIELDS]             print the node table before and after, on stderr (FIELDS: the columns, comma-separated; +FIELD,... adds to the default ones)
   -S FILE     --save=FILE                        save the cluster before (FILE.pre-ialloc) and after the answer (FILE.post-ialloc) as data files
   -t FILE     --text-data=FILE                   the cluster data FILE
-              --simulate=SPEC                    simulate an empty cluster, given as 'alloc_policy,num_nodes,disk,ram,cpu'
+              --simulate=SPEC                    simulate an empty node group of identical nodes, given as 'policy,nodes,disk,memory,cpus[,spindles[,exclusive_storage]]' (policy p, a or u: preferred, last_resort, unallocable; sizes in MiB or with a unit: m, g, t binary, M, G, T decimal; exclusive_storage True or False); repeat it for more groups
   -v          --verbose                          increase the verbosity level
               --ignore-dynu                      Ignore any dynamic utilisation information
-              --ignore-soft-errors               Ignore any soft restrictions in balancing
+              --ignore-soft-errors               ignore soft policy violations (every instance-policy limit but the disk template) when placing instances
               --no-capacity-checks               disable capacity checks (like global N+1 redundancy)
               --restrict-allocation-to=NODE,...  Restrict allocations to the given set of nodes
               --mond[=CHOICE]                    pass either 'yes' or 'no' to query all monDs
@@ -246,7 +249,7 @@ file 1 1
             command_line_error(
                 "option `--ign' is ambiguous; could be one of:
     --ignore-dynu         Ignore any dynamic utilisation information
-    --ignore-soft-errors  Ignore any soft restrictions in balancing
+    --ignore-soft-errors  ignore soft policy violations (every instance-policy limit but the disk template) when placing instances
 "
             )
         );
@@ -285,7 +288,7 @@ file 1 1
             command_line_error(
                 "option `--ign' is ambiguous; could be one of:
     --ignore-dynu         Ignore any dynamic utilisation information
-    --ignore-soft-errors  Ignore any soft restrictions in balancing
+    --ignore-soft-errors  ignore soft policy violations (every instance-policy limit but the disk template) when placing instances
 option `--save' requires an argument FILE
 unrecognized option `-x'
 unrecognized option `-y'

@@ -17,6 +17,7 @@ pub const COMMAND_LINE: Program = Program {
     original: "the htools of Ganeti",
     synopsis: "enable|disable|status [OPTION...]",
     options: &[
+        take_own(Opt::Shadow),
         take_own(Opt::Root),
         take_own(Opt::Version),
         take_own(Opt::Help),
@@ -28,6 +29,7 @@ pub const COMMAND_LINE: Program = Program {
         summary: "run the hailstone programs under the names of the Ganeti htools",
         description: &[
             "Called as hbal, hspace, hsqueeze, hcheck, hinfo, hscan, hroller or harep (a link to it), runs hailstone-balance, hailstone-space, hailstone-squeeze, hailstone-check, hailstone-info, hailstone-scan, hailstone-roll or hailstone-repair with the command line of the original. hailstone-htools enable makes those names in /usr/bin links to it, each original moved aside with dpkg-divert (to NAME.htools) so that package upgrades keep it; hailstone-htools disable puts the originals back; hailstone-htools status says what each name runs. Removing the package puts the originals back.",
+            "hailstone-htools enable --shadow is the step before: hbal, hsqueeze, hspace, hcheck, hinfo and hroller become links to hailstone-shadow, which runs the original exactly as it was called (its output, errors, exit status and the jobs of -X unchanged), then, detached, hailstone's program on the state the original read with the same options less -X, and records where the two differ, beside the allocator's records (hailstone-shadow report). For hbal and hsqueeze that state is the original's own -S FILE.original (the wrapper adds a -S in a private folder when none was given, and removes the one note line it causes from the errors it passes on); for the others reading a live cluster, a snapshot taken just before, which the report marks as possibly drifted. harep and hscan stay the originals: harep acts on the cluster and cannot be run twice, hscan's data files are the live state at another moment. The settings (record folder, time limit, how many records) are those of /etc/ganeti/hailstone-shadow.conf.",
         ],
         exit_status: &[
             (ExitStatus::Done, "done (or, called by an htools name, that program's status)"),
@@ -36,12 +38,14 @@ pub const COMMAND_LINE: Program = Program {
         ],
         examples: &[
             ("hailstone-htools enable", "hbal, hcheck, ... run hailstone's programs from now on"),
+            ("hailstone-htools enable --shadow", "the originals still run; hailstone's programs run beside them and hailstone-shadow report shows where they differ"),
             ("hailstone-htools status", "what each name runs"),
             ("hailstone-htools disable", "the originals again"),
         ],
         files: &[
             ("/usr/bin/hbal, /usr/bin/hspace, ...", "the htools names it switches"),
             ("/usr/bin/NAME.htools", "an original, moved aside by enable"),
+            ("/usr/lib/ganeti/iallocators/hailstone-shadow", "what the names link to after enable --shadow"),
         ],
     },
 };
@@ -111,5 +115,11 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, Exit> {
             ))
         }
     };
+    if options.htools_shadow && operation != Operation::Enable {
+        return Err(usage_error(
+            PROGRAM,
+            "--shadow is an option of enable (hailstone-htools enable --shadow)",
+        ));
+    }
     Ok(Invocation { operation, options })
 }

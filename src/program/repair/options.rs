@@ -49,7 +49,7 @@ mod tests {
     use super::*;
     use std::ffi::OsString;
 
-    /// harep 3.0.2's help rows, in its order.
+    /// harep 3.0.2's options, in its order (texts that say what each does).
     #[test]
     fn help_rows_are_hareps() {
         let text = COMMAND_LINE.usage();
@@ -58,7 +58,7 @@ mod tests {
             rows,
             [
                 "  -L[SOCKET]  --luxi[=SOCKET]      collect data via Luxi, optionally using the given SOCKET path [/var/run/ganeti/socket/ganeti-query]",
-                "              --job-delay=SECONDS  insert this much delay before the execution of repair jobs to allow the tool to continue processing instances",
+                "              --job-delay=SECONDS  wait this many seconds before each repair job runs, so that the other instances are processed meanwhile [10]",
                 "              --reason=REASON      The reason to pass to the submitted jobs",
                 "              --dry-run            do not execute any commands and just report what would be done",
                 "  -V          --version            show the version of the program",

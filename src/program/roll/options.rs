@@ -76,7 +76,7 @@ mod tests {
     use super::*;
     use std::ffi::OsString;
 
-    /// hroller 3.0.2's help rows, in its order.
+    /// hroller 3.0.2's options, in its order (texts that say what each does).
     #[test]
     fn help_rows_are_hrollers() {
         let text = COMMAND_LINE.usage();
@@ -84,7 +84,7 @@ mod tests {
         assert_eq!(rows.len(), 29);
         assert_eq!(
             rows[5],
-            "              --offline-maintenance       Schedule offline maintenance, i.e., pretend that all instance are offline."
+            "              --offline-maintenance       plan reboots for offline maintenance: take every instance as shut down, so no instance needs to move"
         );
         assert_eq!(
             rows[16],

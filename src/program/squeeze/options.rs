@@ -91,7 +91,7 @@ mod tests {
         assert_eq!(rows.len(), 19);
         assert_eq!(
             rows[4],
-            "              --minimal-resources=FACTOR  minimal resources to be present on each in multiples of the standard allocation for not onlining standby nodes"
+            "              --minimal-resources=FACTOR  bring standby nodes online when some online node could not host one more instance of FACTOR times the policy's standard spec (memory, CPUs, spindles) [2.0]"
         );
         assert_eq!(
             rows[9],
