@@ -10,7 +10,8 @@
 //! * [`process`] — running a program capped, timed and measured, and an
 //!   ordered thread pool; [`cases`] — case files and command lines;
 //! * [`oracle`] — finding (and installing) the original Ganeti programs;
-//! * [`toolargs`] — the tools' own `--name value` option reader.
+//! * [`toolargs`] — `hailstone-bench`'s own `--name value` option reader
+//!   (the other tools' command lines are clap's).
 //!
 //! The binaries are `hailstone-gen` (the generator's command line),
 //! `hailstone-compat` (the comparison with the originals) and
