@@ -326,7 +326,6 @@ pub(super) fn run(c: &Common, a: &AnswersOptions, which: Which) -> ExitCode {
 }
 
 /// The data-file suite: every request, then the simulations; a table of
-
 /// the figures and every unexplained difference.
 fn run_datafiles(c: &Common, a: &AnswersOptions, inputs: Vec<Input>, shared: &Shared) -> ExitCode {
     let samples = a
