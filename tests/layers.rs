@@ -16,7 +16,8 @@
 //! fails listing every cycle. A folder's `mod.rs` naming its children by
 //! bare paths (`mod x; pub use x::Y;`) is the folder's own tree and not an
 //! edge. Test files (`tests.rs`, files under a `tests/` folder) are left
-//! out, as unit-test modules are.
+//! out, as unit-test modules are. A third holds the development tools'
+//! crate (`devtools/src`) to the same rule, as one folder.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -464,30 +465,55 @@ fn stage_graph(src: &Path, stage: &str) -> BTreeMap<String, BTreeSet<String>> {
     graph
 }
 
+/// Each circle of `graph`, written `a → b → … → a` (and the other files
+/// of its strongly connected set).
+fn circle_lines(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut lines = Vec::new();
+    for set in circles(graph) {
+        let cycle = cycle_through(&set, graph);
+        let others: Vec<&str> = set
+            .iter()
+            .filter(|f| !cycle.contains(f))
+            .map(String::as_str)
+            .collect();
+        let mut line = cycle.join(" → ");
+        if !others.is_empty() {
+            line += &format!(" (the circle also takes in {})", others.join(", "));
+        }
+        lines.push(line);
+    }
+    lines
+}
+
 #[test]
 fn no_circle_between_files_of_a_stage() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut circles_found = Vec::new();
     for (stage, _) in ALLOWED {
-        let graph = stage_graph(&src, stage);
-        for set in circles(&graph) {
-            let cycle = cycle_through(&set, &graph);
-            let others: Vec<&str> = set
-                .iter()
-                .filter(|f| !cycle.contains(f))
-                .map(String::as_str)
-                .collect();
-            let mut line = cycle.join(" → ");
-            if !others.is_empty() {
-                line += &format!(" (the circle also takes in {})", others.join(", "));
-            }
-            circles_found.push(line);
-        }
+        circles_found.extend(circle_lines(&stage_graph(&src, stage)));
     }
     assert!(
         circles_found.is_empty(),
         "files of a stage that use each other (in a circle):\n{}",
         circles_found.join("\n")
+    );
+}
+
+/// The development tools' crate (`devtools/src`, issue 60) is held to the
+/// same rule as a stage: its files form no circle (its `crate::` paths are
+/// the devtools crate's; its binaries name it `hailstone_devtools::` and
+/// are leaves).
+#[test]
+fn no_circle_between_files_of_devtools() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("devtools/src");
+    let graph = stage_graph(&src, "");
+    // The graph sees the suites and what they share.
+    assert!(graph["compat/balance.rs"].contains("oracle.rs"));
+    let found = circle_lines(&graph);
+    assert!(
+        found.is_empty(),
+        "files of devtools/src that use each other (in a circle):\n{}",
+        found.join("\n")
     );
 }
 

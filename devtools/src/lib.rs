@@ -2,14 +2,16 @@
 //!
 //! The `hailstone` crate (the allocator and the planners that `make install`
 //! puts on a cluster) does not depend on this crate; its tests, the fuzz
-//! targets and the `make compat`, `make bench` and `make gen` targets do.
+//! targets and the `make compat` and `make bench` targets do (the generator
+//! has no target of its own: `hailstone-gen`, built by `make build`).
 //!
 //! * [`generate`] — synthetic iallocator requests from a seed;
 //! * [`compat`] — the comparison with the originals (`hailstone-compat`);
 //! * [`process`] — running a program capped, timed and measured, and an
 //!   ordered thread pool; [`cases`] — case files and command lines;
 //! * [`oracle`] — finding (and installing) the original Ganeti programs;
-//! * [`toolargs`] — the tools' own `--name value` option reader.
+//! * [`toolargs`] — `hailstone-bench`'s own `--name value` option reader
+//!   (the other tools' command lines are clap's).
 //!
 //! The binaries are `hailstone-gen` (the generator's command line),
 //! `hailstone-compat` (the comparison with the originals) and

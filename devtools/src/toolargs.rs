@@ -1,6 +1,7 @@
-//! Command-line reading shared by the development tools (`hailstone-gen`,
-//! `hailstone-compat`, `hailstone-bench`): options in order, each value
-//! given either as `--name=value` or as the next argument.
+//! The command-line reading of `hailstone-bench` (the last tool not yet on
+//! clap, which `hailstone-gen` and `hailstone-compat` use): options in
+//! order, each value given either as `--name=value` or as the next
+//! argument.
 
 /// One option (or bare word) and its value.
 pub struct Arg<'a> {

@@ -6,89 +6,219 @@
 //! a whole corpus (`<id>.json` plus `<id>.args` per case) to a directory.
 
 use hailstone_devtools::cases::{parse_range, write_case};
-use hailstone_devtools::toolargs;
 
 use std::io::Write;
+
+use clap::{Parser, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use hailstone_devtools::generate::{self, CaseSpec, DiskTemplate, JsonStyle, RequestKind, Shape};
 
-const HELP: &str = "\
+/// The text before the options in `--help`.
+const ABOUT: &str = "\
 hailstone-gen: synthetic Ganeti iallocator requests (protocol version 2)
 
-USAGE:
-  hailstone-gen [--kind KIND] [--seed N] [--nodes N|MIN-MAX] [--groups G]
-                [--instances-per-node F] [--template T] [--instance-templates L]
-                [--tightness F] [--style S] [--shape S] [--random]
-                [--profile multi-group]
-                [--print-options] [--print-id] [--data-file] [-o FILE]
-  hailstone-gen corpus --out DIR --count N [--nodes MIN-MAX] [--kinds K1,K2,...]
-                [--seed BASE]
-  hailstone-gen --help
-
-SINGLE REQUEST (default command):
+SINGLE REQUEST (default command, or 'gen'):
   Prints the request JSON on stdout. The output depends only on the options:
   the same seed gives the same bytes on every machine.
 
-  --kind KIND            allocate (default), multi-allocate, relocate,
-                         node-evacuate-primary-only (or -pri),
-                         node-evacuate-secondary-only (or -sec),
-                         node-evacuate-all, change-group, allocate-secondary
-  --seed N               seed of all random choices (default 1)
-  --nodes N|MIN-MAX      cluster size (default 10); a range only makes sense
-                         with --random, which draws the size log-uniformly
-  --profile multi-group  a node-evacuate request on a cluster of several
-                         groups in several storage partitions (lvm,
-                         shared, file), shared and local storage, often
-                         with offline nodes still hosting instances and
-                         nodes failing N+1 (CaseSpec::multi_group; --groups
-                         defaults to 3); for hailstone-groups
-  --random               draw every feature switch, the tightness, template
-                         mix, hypervisors and hail options from the seed
-                         (CaseSpec::random); without it a plain roomy cluster
-                         with all features off is generated (CaseSpec::new)
-  --groups G             number of node groups (overrides --random's choice)
-  --instances-per-node F average instances per node (overrides --random's)
-  --template T           disk template of the request (allocate,
-                         multi-allocate, relocate)
-  --instance-templates L the existing instances' templates, weighted:
-                         T[:W],... (e.g. ext or ext:3,sharedfile:1)
-  --tightness F          target memory fill of the nodes, 0.05 to 1.0
-  --shape S              standard (default) or hosting: three hardware
-                         generations in every group, instances from a
-                         catalogue of flavours with a heavy tail, primaries
-                         piled on a third of the nodes, exclusion tags; a
-                         shape the planners were not tuned on
-  --style S              compact, spaced (Ganeti's own layout) or pretty
-  --data-file            print the cluster of the request as a Ganeti cluster
-                         data file (what hailstone -S saves before the run;
-                         hbal -t and hailstone-balance -t read it) instead
-                         of the request
-  --print-options        print the hail options of the case on stderr, on
-                         one line, separated by single spaces (an empty line
-                         when there are none); pass them to hail after the
-                         input path
-  --print-id             print the case id on stderr (before the options)
-  --print-spec           print the full CaseSpec on stderr (debugging aid)
-  -o FILE                write the request to FILE and the options to
-                         FILE's .args sibling (one per line) instead of stdout
-
-CORPUS:
+CORPUS ('corpus'):
   Writes DIR/<name>.json and DIR/<name>.args (hail options, one per line) for
   COUNT cases of every kind, where <name> is the case id with '/' replaced by
   '_' (e.g. allocate_drbd_n37_g2_s1234). Specs come from CaseSpec::random
-  with seeds BASE, BASE+1, ... (default BASE 1) per kind.
+  with seeds BASE, BASE+1, ... (default BASE 1) per kind.";
 
-  --out DIR              output directory (created if missing)
-  --count N              cases per kind
-  --nodes MIN-MAX        node-count range (default 2-40)
-  --kinds LIST           comma-separated kinds; node-evacuate means all three
-                         modes, all means every kind (default all)
-  --seed BASE            first seed
+/// The text after the options in `--help`.
+const AFTER_HELP: &str = "EXIT STATUS: 0 on success, 2 on a usage error, 1 on an I/O error.";
 
-EXIT STATUS: 0 on success, 2 on a usage error, 1 on an I/O error.
-";
+/// The generator's commands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Command {
+    /// One request (the default).
+    Gen,
+    /// A corpus of requests in a folder.
+    Corpus,
+}
+
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(
+    name = "hailstone-gen",
+    about = ABOUT,
+    override_usage = "hailstone-gen [gen] [--kind KIND] [--seed N] [--nodes N|MIN-MAX] [OPTIONS]\n       \
+                      hailstone-gen corpus --out DIR --count N [--nodes MIN-MAX] [--kinds K1,K2,...] [--seed BASE]\n       \
+                      hailstone-gen --help",
+    after_help = AFTER_HELP,
+    args_override_self = true,
+    disable_help_subcommand = true
+)]
+struct Opts {
+    /// gen (one request, the default) or corpus.
+    #[arg(
+        value_enum,
+        value_name = "COMMAND",
+        default_value = "gen",
+        hide_possible_values = true,
+        hide_default_value = true
+    )]
+    command: Command,
+    /// allocate (default), multi-allocate, relocate,
+    /// node-evacuate-primary-only (or -pri), node-evacuate-secondary-only
+    /// (or -sec), node-evacuate-all, change-group, allocate-secondary.
+    #[arg(long, value_name = "KIND", value_parser = kind, default_value = "allocate", hide_default_value = true)]
+    kind: RequestKind,
+    /// Seed of all random choices (default 1); the corpus' first seed.
+    #[arg(long, value_name = "N", default_value = "1", hide_default_value = true, value_parser = seed)]
+    seed: u64,
+    /// Cluster size (default 10; corpus: 2-40); a range only makes sense
+    /// with --random, which draws the size log-uniformly.
+    #[arg(long, value_name = "N|MIN-MAX", value_parser = parse_range)]
+    nodes: Option<(usize, usize)>,
+    /// multi-group: a node-evacuate request on a cluster of several groups
+    /// in several storage partitions (lvm, shared, file), shared and local
+    /// storage, often with offline nodes still hosting instances and nodes
+    /// failing N+1 (CaseSpec::multi_group; --groups defaults to 3); for
+    /// hailstone-groups.
+    #[arg(long, value_name = "PROFILE", value_parser = ["multi-group"])]
+    profile: Option<String>,
+    /// Draw every feature switch, the tightness, template mix, hypervisors
+    /// and hail options from the seed (CaseSpec::random); without it a
+    /// plain roomy cluster with all features off is generated
+    /// (CaseSpec::new).
+    #[arg(long)]
+    random: bool,
+    /// Number of node groups (overrides --random's choice).
+    #[arg(long, value_name = "G", value_parser = groups)]
+    groups: Option<usize>,
+    /// Average instances per node (overrides --random's).
+    #[arg(long = "instances-per-node", value_name = "F", value_parser = instances_per_node)]
+    ipn: Option<f64>,
+    /// Disk template of the request (allocate, multi-allocate, relocate).
+    #[arg(long, value_name = "T", value_parser = template)]
+    template: Option<DiskTemplate>,
+    /// The existing instances' templates, weighted: T[:W],... (e.g. ext or
+    /// ext:3,sharedfile:1).
+    #[arg(long, value_name = "L", value_parser = instance_templates)]
+    instance_templates: Option<::std::vec::Vec<(DiskTemplate, u32)>>,
+    /// Target memory fill of the nodes, 0.05 to 1.0.
+    #[arg(long, value_name = "F", value_parser = tightness)]
+    tightness: Option<f64>,
+    /// compact, spaced (Ganeti's own layout) or pretty.
+    #[arg(long, value_name = "S", value_parser = style)]
+    style: Option<JsonStyle>,
+    /// standard (default) or hosting: three hardware generations in every
+    /// group, instances from a catalogue of flavours with a heavy tail,
+    /// primaries piled on a third of the nodes, exclusion tags; a shape
+    /// the planners were not tuned on.
+    #[arg(long, value_name = "S", value_parser = shape, default_value = "standard", hide_default_value = true)]
+    shape: Shape,
+    /// Print the cluster of the request as a Ganeti cluster data file (what
+    /// hailstone -S saves before the run; hbal -t and hailstone-balance -t
+    /// read it) instead of the request.
+    #[arg(long)]
+    data_file: bool,
+    /// Print the hail options of the case on stderr, on one line, separated
+    /// by single spaces (an empty line when there are none); pass them to
+    /// hail after the input path.
+    #[arg(long)]
+    print_options: bool,
+    /// Print the case id on stderr (before the options).
+    #[arg(long)]
+    print_id: bool,
+    /// Print the full CaseSpec on stderr (debugging aid).
+    #[arg(long)]
+    print_spec: bool,
+    /// Write the request to FILE and the options to FILE's .args sibling
+    /// (one per line) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    out_file: Option<PathBuf>,
+    /// corpus: output directory (created if missing).
+    #[arg(long = "out", value_name = "DIR")]
+    out_dir: Option<PathBuf>,
+    /// corpus: cases per kind.
+    #[arg(long, value_name = "N", value_parser = count)]
+    count: Option<usize>,
+    /// corpus: comma-separated kinds; node-evacuate means all three modes,
+    /// all means every kind (default all).
+    #[arg(long, value_name = "LIST", value_parser = generate::parse_kinds)]
+    kinds: Option<::std::vec::Vec<RequestKind>>,
+}
+
+fn kind(v: &str) -> Result<RequestKind, String> {
+    RequestKind::from_slug(v).ok_or_else(|| {
+        format!(
+            "unknown kind '{}' (use one of: {})",
+            v,
+            generate::all_kinds()
+                .iter()
+                .map(|k| k.slug())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
+fn seed(v: &str) -> Result<u64, String> {
+    v.parse().map_err(|_| format!("invalid seed '{v}'"))
+}
+
+fn count(v: &str) -> Result<usize, String> {
+    v.parse().map_err(|_| format!("invalid count '{v}'"))
+}
+
+fn groups(v: &str) -> Result<usize, String> {
+    match v.parse::<usize>() {
+        Ok(0) => Err("--groups must be at least 1".into()),
+        Ok(g) => Ok(g),
+        Err(_) => Err(format!("invalid group count '{v}'")),
+    }
+}
+
+fn instances_per_node(v: &str) -> Result<f64, String> {
+    let f: f64 = v.parse().map_err(|_| format!("invalid number '{v}'"))?;
+    if !(0.0..=1000.0).contains(&f) {
+        return Err(format!("--instances-per-node out of range: {v}"));
+    }
+    Ok(f)
+}
+
+fn template(v: &str) -> Result<DiskTemplate, String> {
+    DiskTemplate::parse(v).ok_or_else(|| format!("unknown disk template '{v}'"))
+}
+
+fn instance_templates(v: &str) -> Result<Vec<(DiskTemplate, u32)>, String> {
+    let mut list = Vec::new();
+    for item in v.split(',') {
+        let (name, weight) = item.split_once(':').unwrap_or((item, "1"));
+        let w: u32 = weight
+            .parse()
+            .map_err(|_| format!("invalid weight '{weight}'"))?;
+        list.push((template(name)?, w));
+    }
+    Ok(list)
+}
+
+fn tightness(v: &str) -> Result<f64, String> {
+    let f: f64 = v.parse().map_err(|_| format!("invalid number '{v}'"))?;
+    if !(0.05..=1.0).contains(&f) {
+        return Err(format!("--tightness out of range: {v}"));
+    }
+    Ok(f)
+}
+
+fn style(v: &str) -> Result<JsonStyle, String> {
+    match v {
+        "compact" => Ok(JsonStyle::Compact),
+        "spaced" => Ok(JsonStyle::Spaced),
+        "pretty" => Ok(JsonStyle::Pretty),
+        _ => Err(format!("unknown style '{v}' (compact, spaced, pretty)")),
+    }
+}
+
+fn shape(v: &str) -> Result<Shape, String> {
+    Shape::parse(v).ok_or_else(|| format!("unknown shape '{v}' (standard, hosting)"))
+}
 
 fn usage_error(msg: &str) -> ExitCode {
     eprintln!("hailstone-gen: {}", msg);
@@ -96,183 +226,16 @@ fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-struct Opts {
-    kind: RequestKind,
-    kinds: Option<Vec<RequestKind>>,
-    seed: u64,
-    nodes: Option<(usize, usize)>,
-    groups: Option<usize>,
-    ipn: Option<f64>,
-    instance_templates: Option<Vec<(DiskTemplate, u32)>>,
-    tightness: Option<f64>,
-    template: Option<DiskTemplate>,
-    style: Option<JsonStyle>,
-    shape: Shape,
-    data_file: bool,
-    random: bool,
-    multi_group: bool,
-    print_options: bool,
-    print_id: bool,
-    print_spec: bool,
-    out_file: Option<PathBuf>,
-    out_dir: Option<PathBuf>,
-    count: Option<usize>,
-}
-
-fn parse_args(args: &[String]) -> Result<(bool, Opts), String> {
-    let mut o = Opts {
-        kind: RequestKind::Allocate,
-        kinds: None,
-        seed: 1,
-        nodes: None,
-        groups: None,
-        ipn: None,
-        instance_templates: None,
-        tightness: None,
-        template: None,
-        style: None,
-        shape: Shape::Standard,
-        data_file: false,
-        random: false,
-        multi_group: false,
-        print_options: false,
-        print_id: false,
-        print_spec: false,
-        out_file: None,
-        out_dir: None,
-        count: None,
-    };
-    // An optional first word names the subcommand.
-    let (corpus, args) = match args.first().map(String::as_str) {
-        Some("corpus") => (true, &args[1..]),
-        Some("gen") => (false, &args[1..]),
-        _ => (false, args),
-    };
-    let mut words = toolargs::Args::new(args);
-    let takes_value = |name: &str| {
-        matches!(
-            name,
-            "--kind"
-                | "--kinds"
-                | "--seed"
-                | "--nodes"
-                | "--groups"
-                | "--instances-per-node"
-                | "--template"
-                | "--instance-templates"
-                | "--tightness"
-                | "--style"
-                | "--profile"
-                | "--shape"
-                | "-o"
-                | "--output"
-                | "--out"
-                | "--count"
-        )
-    };
-    while let Some(arg) = words.next(takes_value) {
-        let toolargs::Arg { name, value } = arg?;
-        let v = value.unwrap_or_default();
-        match name {
-            "--kind" => {
-                o.kind = RequestKind::from_slug(&v).ok_or_else(|| {
-                    format!(
-                        "unknown kind '{}' (use one of: {})",
-                        v,
-                        generate::all_kinds()
-                            .iter()
-                            .map(|k| k.slug())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                })?
-            }
-            "--kinds" => o.kinds = Some(generate::parse_kinds(&v)?),
-            "--seed" => o.seed = v.parse().map_err(|_| format!("invalid seed '{}'", v))?,
-            "--nodes" => o.nodes = Some(parse_range(&v)?),
-            "--groups" => {
-                let g: usize = v
-                    .parse()
-                    .map_err(|_| format!("invalid group count '{}'", v))?;
-                if g == 0 {
-                    return Err("--groups must be at least 1".into());
-                }
-                o.groups = Some(g)
-            }
-            "--instances-per-node" => {
-                let f: f64 = v.parse().map_err(|_| format!("invalid number '{}'", v))?;
-                if !(0.0..=1000.0).contains(&f) {
-                    return Err(format!("--instances-per-node out of range: {}", v));
-                }
-                o.ipn = Some(f)
-            }
-            "--template" => {
-                o.template = Some(
-                    DiskTemplate::parse(&v)
-                        .ok_or_else(|| format!("unknown disk template '{}'", v))?,
-                )
-            }
-            "--instance-templates" => {
-                let mut list = Vec::new();
-                for item in v.split(',') {
-                    let (name, weight) = item.split_once(':').unwrap_or((item, "1"));
-                    let t = DiskTemplate::parse(name)
-                        .ok_or_else(|| format!("unknown disk template '{}'", name))?;
-                    let w: u32 = weight
-                        .parse()
-                        .map_err(|_| format!("invalid weight '{}'", weight))?;
-                    list.push((t, w));
-                }
-                o.instance_templates = Some(list);
-            }
-            "--tightness" => {
-                let f: f64 = v.parse().map_err(|_| format!("invalid number '{}'", v))?;
-                if !(0.05..=1.0).contains(&f) {
-                    return Err(format!("--tightness out of range: {}", v));
-                }
-                o.tightness = Some(f)
-            }
-            "--style" => {
-                o.style = Some(match v.as_str() {
-                    "compact" => JsonStyle::Compact,
-                    "spaced" => JsonStyle::Spaced,
-                    "pretty" => JsonStyle::Pretty,
-                    _ => return Err(format!("unknown style '{}' (compact, spaced, pretty)", v)),
-                })
-            }
-            "--shape" => {
-                o.shape = Shape::parse(&v)
-                    .ok_or_else(|| format!("unknown shape '{}' (standard, hosting)", v))?
-            }
-            "--random" => o.random = true,
-            "--profile" => match v.as_str() {
-                "multi-group" => o.multi_group = true,
-                _ => return Err(format!("unknown profile '{}' (multi-group)", v)),
-            },
-            "--print-options" => o.print_options = true,
-            "--data-file" => o.data_file = true,
-            "--print-id" => o.print_id = true,
-            "--print-spec" => o.print_spec = true,
-            "-o" | "--output" => o.out_file = Some(PathBuf::from(v)),
-            "--out" => o.out_dir = Some(PathBuf::from(v)),
-            "--count" => o.count = Some(v.parse().map_err(|_| format!("invalid count '{}'", v))?),
-            _ => return Err(format!("unknown argument '{}'", name)),
-        }
-    }
-    Ok((corpus, o))
-}
-
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        print!("{}", HELP);
-        return ExitCode::SUCCESS;
-    }
-    let (corpus, o) = match parse_args(&args) {
-        Ok(x) => x,
-        Err(e) => return usage_error(&e),
+    let o = match Opts::try_parse() {
+        Ok(o) => o,
+        Err(e) => {
+            // Help on stdout (status 0), a usage error on stderr (2).
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
     };
-    if corpus {
+    if o.command == Command::Corpus {
         let Some(dir) = o.out_dir.clone() else {
             return usage_error("corpus needs --out DIR");
         };
@@ -304,7 +267,7 @@ fn main() -> ExitCode {
         return usage_error("--out, --count and --kinds belong to the corpus command");
     }
     let (lo, hi) = o.nodes.unwrap_or((10, 10));
-    let mut spec = if o.multi_group {
+    let mut spec = if o.profile.is_some() {
         if lo != hi || o.random {
             return usage_error("--profile multi-group takes one node count and no --random");
         }
@@ -387,4 +350,76 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(words: &str) -> Result<Opts, clap::Error> {
+        Opts::try_parse_from(std::iter::once("hailstone-gen").chain(words.split_whitespace()))
+    }
+
+    #[test]
+    fn the_documented_command_lines_read() {
+        Opts::command().debug_assert();
+        // README's and docs/performance.md's lines.
+        let o = parse("--random --seed 38 --nodes 6-30 --instance-templates drbd:3,plain:1 --data-file -o cluster.data").unwrap();
+        assert!(o.random && o.data_file);
+        assert_eq!((o.seed, o.nodes), (38, Some((6, 30))));
+        assert_eq!(
+            o.instance_templates,
+            Some(vec![(DiskTemplate::Drbd, 3), (DiskTemplate::Plain, 1)])
+        );
+        assert_eq!(o.out_file, Some(PathBuf::from("cluster.data")));
+        let o = parse("--profile multi-group --seed 5 --nodes 8 --groups 3 --data-file").unwrap();
+        assert_eq!(
+            (o.profile.as_deref(), o.groups),
+            (Some("multi-group"), Some(3))
+        );
+        let o =
+            parse("--kind relocate --seed 3 --nodes 6 --groups 1 --instances-per-node 3").unwrap();
+        assert_eq!(
+            (o.kind, o.command, o.ipn),
+            (RequestKind::Relocate, Command::Gen, Some(3.0))
+        );
+        let o = parse("corpus --out d --count 3 --kinds=relocate --seed=9").unwrap();
+        assert_eq!(o.command, Command::Corpus);
+        assert_eq!((o.count, o.seed), (Some(3), 9));
+        assert_eq!(o.kinds, Some(vec![RequestKind::Relocate]));
+        let o = parse("gen --style pretty --shape hosting --tightness 0.5").unwrap();
+        assert_eq!(
+            (o.style, o.shape, o.tightness),
+            (Some(JsonStyle::Pretty), Shape::Hosting, Some(0.5))
+        );
+        // The defaults.
+        let o = parse("").unwrap();
+        assert_eq!(
+            (o.kind, o.seed, o.nodes, o.shape),
+            (RequestKind::Allocate, 1, None, Shape::Standard)
+        );
+    }
+
+    #[test]
+    fn bad_values_are_usage_errors() {
+        for bad in [
+            "--groups 0",
+            "--tightness 2",
+            "--kind nothing",
+            "--style ugly",
+            "--profile one-group",
+            "--seed",
+            "--bogus",
+            "other",
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{bad}: {e}");
+        }
+        assert!(parse("--kind nothing")
+            .unwrap_err()
+            .to_string()
+            .contains("use one of: allocate"));
+        assert_eq!(parse("--help").unwrap_err().exit_code(), 0);
+    }
 }

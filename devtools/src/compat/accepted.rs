@@ -18,6 +18,33 @@ pub(super) fn accepts_class(allow: &[String], class: &str) -> bool {
     allow.iter().any(|p| p == class)
 }
 
+/// Where the accepted differences are read when `--accepted` is not given.
+pub(super) const DEFAULT_ACCEPTED: &str = "docs/accepted-differences.txt";
+
+/// The accepted differences of the `--accepted` file, `given` (none, with
+/// a note, when the default file is missing and none was named).
+///
+/// # Errors
+///
+/// The named file cannot be read, or a line of the file is wrong.
+pub(super) fn read_allowlist(given: Option<&std::path::Path>) -> Result<Vec<String>, String> {
+    let path = given.unwrap_or(std::path::Path::new(DEFAULT_ACCEPTED));
+    match std::fs::read_to_string(path) {
+        Ok(s) => parse_accepted(&s).map_err(|e| format!("{}: {}", path.display(), e)),
+        Err(e) => {
+            if given.is_some() {
+                return Err(format!("cannot read {}: {}", path.display(), e));
+            }
+            eprintln!(
+                "hailstone-compat: note: no {} ({}); no accepted differences",
+                path.display(),
+                e
+            );
+            Ok(Vec::new())
+        }
+    }
+}
+
 /// Reads the accepted-differences file: one `PATTERN<TAB>REASON` per line,
 /// blank lines and lines starting with `#` ignored. Returns the patterns in
 /// file order; an error names the line. Every pattern needs a reason, a

@@ -35,7 +35,7 @@
 
 pub(super) mod clusters;
 pub(super) mod datafile;
-mod regex;
+mod posix;
 pub(super) mod shelltest;
 pub(super) mod side;
 #[cfg(test)]
@@ -48,7 +48,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use super::accepted::{glob_match, is_accepted};
-use super::config::{Config, Profile};
+use super::common::{Common, Part, Profile, TestSuite};
 use crate::cases::shell_quote;
 use crate::oracle;
 use crate::process::{self, Status};
@@ -56,84 +56,24 @@ use clusters::{Cluster, RunSpec};
 use side::{Folders, Side};
 
 /// The parts of the suite.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Part {
-    Generated,
-    Cli,
-    Shelltests,
-    DataFiles,
-}
-
-impl Part {
-    pub(super) const ALL: [Part; 4] = [
-        Part::Generated,
-        Part::Cli,
-        Part::Shelltests,
-        Part::DataFiles,
-    ];
-
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            Part::Generated => "generated",
-            Part::Cli => "cli",
-            Part::Shelltests => "shelltests",
-            Part::DataFiles => "datafiles",
-        }
-    }
-
-    /// Parses a comma-separated list of part names.
-    pub(super) fn parse_list(s: &str) -> Result<Vec<Part>, String> {
-        let mut out = Vec::new();
-        for w in s.split(',').map(str::trim).filter(|w| !w.is_empty()) {
-            let p = Part::ALL
-                .into_iter()
-                .find(|p| p.name() == w)
-                .ok_or_else(|| {
-                    format!("unknown part '{w}' (generated, cli, shelltests, datafiles)")
-                })?;
-            if !out.contains(&p) {
-                out.push(p);
-            }
-        }
-        if out.is_empty() {
-            return Err("empty list of parts".to_owned());
-        }
-        out.sort();
-        Ok(out)
-    }
-}
-
-/// The balance suite's own settings.
-#[derive(Debug)]
+/// The balance suite's own options.
+#[derive(clap::Args, Debug)]
 pub(super) struct BalanceOptions {
+    /// hbal (--install-hail installs ganeti-htools if missing; the groups
+    /// suite's judge of a balanced group too).
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_HBAL)]
     pub(super) hbal: PathBuf,
+    /// The program compared with hbal (pass hbal itself to check the
+    /// harness: everything must be identical).
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_BALANCE)]
     pub(super) balance_bin: PathBuf,
-    pub(super) hspace: Option<PathBuf>,
-    pub(super) testsuite: Option<PathBuf>,
-    pub(super) testsuite_cache: PathBuf,
-    pub(super) parts: Vec<Part>,
-    pub(super) only: Option<String>,
-}
-
-impl Default for BalanceOptions {
-    fn default() -> BalanceOptions {
-        BalanceOptions {
-            hbal: PathBuf::from(DEFAULT_HBAL),
-            balance_bin: PathBuf::from(DEFAULT_BALANCE),
-            hspace: None,
-            testsuite: None,
-            testsuite_cache: PathBuf::from("target/ganeti-testsuite"),
-            parts: Part::ALL.to_vec(),
-            only: None,
-        }
-    }
 }
 
 pub(super) const DEFAULT_HBAL: &str = "/usr/lib/ganeti/3.0/usr/bin/hbal";
 pub(super) const DEFAULT_BALANCE: &str = "target/release/hailstone-balance";
 
 /// Generated clusters, node range and first seed of a profile.
-fn corpus(c: &Config) -> (usize, (usize, usize), u64) {
+fn corpus(c: &Common) -> (usize, (usize, usize), u64) {
     let (count, nodes, seed) = match c.profile {
         Profile::Full => (220, (5, 60), 1000),
         Profile::None => (0, (5, 20), 1),
@@ -252,7 +192,12 @@ fn command_line(program: &Path, args: &[String]) -> String {
 }
 
 /// Runs the suite.
-pub(super) fn run_balance(c: &Config, b: &BalanceOptions, allow: &[String]) -> ExitCode {
+pub(super) fn run_balance(
+    c: &Common,
+    t: &TestSuite,
+    b: &BalanceOptions,
+    allow: &[String],
+) -> ExitCode {
     let hbal = oracle::absolute(&b.hbal);
     let balance = oracle::absolute(&b.balance_bin);
     if let Err(e) = oracle::ensure_program(&hbal, "hbal", c.install_hail, "hailstone-compat") {
@@ -264,24 +209,24 @@ pub(super) fn run_balance(c: &Config, b: &BalanceOptions, allow: &[String]) -> E
             balance.display()
         ));
     }
-    let cap = if c.timeout_given || c.profile != Profile::Full {
-        c.timeout
-    } else {
+    let cap = c.cap(if c.profile == Profile::Full {
         Duration::from_secs(600)
-    };
+    } else {
+        Duration::from_secs(120)
+    });
     let tmp = match process::temp_dir("hailstone-compat-balance") {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
-    let code = run_in(c, b, allow, hbal, balance, cap, &tmp);
+    let code = run_in(c, t, allow, hbal, balance, cap, &tmp);
     let _ = std::fs::remove_dir_all(&tmp);
     code
 }
 
 #[allow(clippy::too_many_arguments)]
 fn run_in(
-    c: &Config,
-    b: &BalanceOptions,
+    c: &Common,
+    b: &TestSuite,
     allow: &[String],
     hbal: PathBuf,
     balance: PathBuf,

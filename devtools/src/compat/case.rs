@@ -1,7 +1,14 @@
 //! One case: its input (a sample file or a generated spec), the two runs
 //! and what is known about it after them.
 
-use super::*;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::accepted::{explained_by_class, is_accepted};
+use super::classify::{classify, Outcome};
+use crate::cases::{self, file_stem};
+use crate::generate::{self, CaseSpec, RequestKind};
+use crate::process::{self, Run, Status};
 
 /// One input of the run.
 pub(super) enum Source {

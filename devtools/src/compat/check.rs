@@ -17,13 +17,43 @@
 //!
 //! Accepted patterns: `check:<id glob>`.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::readonly::clusters::{self, Cluster};
 use super::readonly::known::Names;
-use super::readonly::{self, CorpusSpec, ProfileSets, RunSpec, SuiteSpec};
+use super::readonly::{self, CorpusSpec, ProfileSets, Programs, RunSpec, SuiteSpec};
 use crate::generate::rng::Rng;
 use crate::process::{Run, Status};
+
+/// The check suite's own options.
+#[derive(clap::Args, Debug)]
+pub(super) struct CheckOptions {
+    /// hcheck (--install-hail installs ganeti-htools if missing; the groups suite's judge too).
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "/usr/lib/ganeti/3.0/usr/bin/hcheck"
+    )]
+    pub(super) hcheck: PathBuf,
+    /// The program compared with hcheck.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "target/release/hailstone-check"
+    )]
+    pub(super) check_bin: PathBuf,
+}
+
+impl CheckOptions {
+    /// The suite's two programs.
+    pub(super) fn programs(&self) -> Programs {
+        Programs {
+            original: self.hcheck.clone(),
+            ours: self.check_bin.clone(),
+        }
+    }
+}
 
 pub(super) const NAMES: Names = Names {
     original: "hcheck",
@@ -179,7 +209,7 @@ pub(super) fn generated_runs(
     let t = readonly::text_data(k);
     let run = |name: &str, args: Vec<String>, more: Vec<(String, String)>| RunSpec {
         id: format!("{}#{name}", cl.id),
-        part: super::balance::Part::Generated,
+        part: super::common::Part::Generated,
         family: name.to_owned(),
         args: [args, t.clone()].concat(),
         files: [files.clone(), more].concat(),

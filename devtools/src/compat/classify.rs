@@ -1,6 +1,6 @@
 //! Classifying one case by the two runs' outcomes.
 
-use super::*;
+use crate::process::{Run, Status};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Outcome {

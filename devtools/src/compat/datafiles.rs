@@ -21,7 +21,14 @@
 //! instances; the answer on stdout and the saved initial state must still
 //! agree.
 
-use super::*;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::accepted::explained_by_class;
+use super::case::{Input, Shared, Source};
+use crate::cases;
+use crate::generate;
+use crate::process::{self, Run, Status};
 
 /// `-p` field lists used in turn.
 const PRINT_FIELDS: [&str; 3] = [

@@ -31,29 +31,26 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use super::balance::datafile::{inst, node, DataFile};
-use super::config::{Config, Profile};
+use super::common::{fail, Common, Profile};
 use crate::generate::{self, CaseSpec};
 use crate::oracle;
 use crate::process::{self, Invocation, Status};
 
-/// The groups suite's own settings.
-#[derive(Debug)]
+/// The groups suite's own options (its judges, hcheck and hbal, are the
+/// check and balance suites' originals).
+#[derive(clap::Args, Debug)]
 pub(super) struct GroupsOptions {
-    pub(super) hcheck: PathBuf,
+    /// The program judged.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "target/release/hailstone-groups"
+    )]
     pub(super) groups_bin: PathBuf,
 }
 
-impl Default for GroupsOptions {
-    fn default() -> GroupsOptions {
-        GroupsOptions {
-            hcheck: PathBuf::from("/usr/lib/ganeti/3.0/usr/bin/hcheck"),
-            groups_bin: PathBuf::from("target/release/hailstone-groups"),
-        }
-    }
-}
-
 /// Clusters and first seed of a profile.
-fn corpus(c: &Config) -> (usize, u64) {
+fn corpus(c: &Common) -> (usize, u64) {
     let (count, seed) = match c.profile {
         Profile::Full => (1000, 1),
         Profile::None => (0, 1),
@@ -115,35 +112,37 @@ struct Shared<'a> {
     cap: Duration,
 }
 
-pub(super) fn run_groups(c: &Config, g: &GroupsOptions) -> ExitCode {
-    let hcheck = oracle::absolute(&g.hcheck);
+/// Runs the suite: `hcheck` judges hailstone-groups' verdicts and plans,
+/// `hbal` a balanced group hcheck finds failing N+1.
+pub(super) fn run_groups(c: &Common, g: &GroupsOptions, hcheck: &Path, hbal: &Path) -> ExitCode {
+    let hcheck = oracle::absolute(hcheck);
     let groups_bin = oracle::absolute(&g.groups_bin);
-    let hbal = oracle::absolute(&c.balance.hbal);
+    let hbal = oracle::absolute(hbal);
     for (path, name) in [(&hcheck, "hcheck"), (&hbal, "hbal")] {
         if let Err(e) = oracle::ensure_program(path, name, c.install_hail, "hailstone-compat") {
-            return super::fail(&e);
+            return fail(&e);
         }
     }
     if !oracle::is_executable(&groups_bin) {
-        return super::fail(&format!(
+        return fail(&format!(
             "hailstone-groups binary {} not found or not executable (build it with 'cargo build --release' or pass --groups-bin PATH)",
             groups_bin.display()
         ));
     }
     let (count, first) = corpus(c);
     if count == 0 {
-        return super::fail("no clusters to run");
+        return fail("no clusters to run");
     }
     let tmp = match process::temp_dir("hailstone-compat-groups") {
         Ok(t) => t,
-        Err(e) => return super::fail(&e),
+        Err(e) => return fail(&e),
     };
     let shared = Shared {
         hcheck: &hcheck,
         hbal: &hbal,
         groups_bin: &groups_bin,
         tmp: &tmp,
-        cap: c.timeout,
+        cap: c.cap(Duration::from_secs(120)),
     };
     eprintln!(
         "hailstone-compat: groups suite, {count} multi-group clusters (seeds from {first}), hcheck {}, {} jobs",

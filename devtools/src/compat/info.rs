@@ -17,14 +17,44 @@
 //!
 //! Accepted patterns: `info:<id glob>`.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
-use super::balance::Part;
+use super::common::Part;
 use super::readonly::clusters::{self, Cluster};
 use super::readonly::known::Names;
-use super::readonly::{self, CorpusSpec, ProfileSets, RunSpec, SuiteSpec};
+use super::readonly::{self, CorpusSpec, ProfileSets, Programs, RunSpec, SuiteSpec};
 use crate::generate::rng::Rng;
 use crate::process::{Run, Status};
+
+/// The info suite's own options.
+#[derive(clap::Args, Debug)]
+pub(super) struct InfoOptions {
+    /// hinfo (--install-hail installs ganeti-htools if missing).
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "/usr/lib/ganeti/3.0/usr/bin/hinfo"
+    )]
+    pub(super) hinfo: PathBuf,
+    /// The program compared with hinfo.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "target/release/hailstone-info"
+    )]
+    pub(super) info_bin: PathBuf,
+}
+
+impl InfoOptions {
+    /// The suite's two programs.
+    pub(super) fn programs(&self) -> Programs {
+        Programs {
+            original: self.hinfo.clone(),
+            ours: self.info_bin.clone(),
+        }
+    }
+}
 
 pub(super) const NAMES: Names = Names {
     original: "hinfo",

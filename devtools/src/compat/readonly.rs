@@ -45,8 +45,7 @@ use std::time::{Duration, Instant};
 use super::accepted::{accepts_class, glob_match, is_accepted, HINT_CLASS};
 use super::balance::side::{self, Folders, Side};
 use super::balance::testsuite;
-use super::balance::{BalanceOptions, Part};
-use super::config::Config;
+use super::common::{Common, Part, Profile, TestSuite};
 use crate::cases::shell_quote;
 use crate::oracle;
 use crate::process::{self, Run, Status};
@@ -66,24 +65,11 @@ pub(super) struct RunSpec {
     pub(super) files: Vec<(String, String)>,
 }
 
-/// The folder of the original htools (Debian's `ganeti-htools-3.0`).
-const HTOOLS: &str = "/usr/lib/ganeti/3.0/usr/bin";
-
 /// A suite's two programs (`--hNAME`, `--NAME-bin`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Programs {
     pub(super) original: PathBuf,
     pub(super) ours: PathBuf,
-}
-
-impl Programs {
-    /// The original among Debian's htools, ours in `target/release`.
-    pub(super) fn named(names: Names) -> Programs {
-        Programs {
-            original: Path::new(HTOOLS).join(names.original),
-            ours: Path::new("target/release").join(names.ours),
-        }
-    }
 }
 
 /// The data file option sets of a suite per profile.
@@ -97,8 +83,8 @@ pub(super) struct ProfileSets {
 
 impl ProfileSets {
     /// The sets of `profile` (the full ones for `full`, else the ci ones).
-    pub(super) fn of(&self, profile: super::config::Profile) -> DatafileSets {
-        if profile == super::config::Profile::Full {
+    pub(super) fn of(&self, profile: Profile) -> DatafileSets {
+        if profile == Profile::Full {
             self.full
         } else {
             self.ci
@@ -123,8 +109,8 @@ pub(super) struct SuiteSpec {
 
 /// Runs the suite `spec` with `programs`.
 pub(super) fn run_suite(
-    c: &Config,
-    b: &BalanceOptions,
+    c: &Common,
+    b: &TestSuite,
     spec: &SuiteSpec,
     programs: &Programs,
     allow: &[String],
@@ -163,25 +149,23 @@ pub(super) struct CorpusSpec {
 impl CorpusSpec {
     /// The profile's corpus, with `--count`, `--nodes`, `--seed` and
     /// `--timeout` applied.
-    pub(super) fn corpus(&self, c: &Config) -> Corpus {
-        let full = c.profile == super::config::Profile::Full;
+    pub(super) fn corpus(&self, c: &Common) -> Corpus {
+        let full = c.profile == Profile::Full;
         let (count, nodes, seed) = match c.profile {
-            super::config::Profile::Full => self.full,
-            super::config::Profile::None => (0, self.ci.1, self.ci.2),
-            super::config::Profile::Ci | super::config::Profile::Exclusive => self.ci,
+            Profile::Full => self.full,
+            Profile::None => (0, self.ci.1, self.ci.2),
+            Profile::Ci | Profile::Exclusive => self.ci,
         };
         Corpus {
             count: c.count.unwrap_or(count),
             nodes: c.nodes.unwrap_or(nodes),
             seed: c.seed.unwrap_or(seed),
             extra: if full { self.extra.1 } else { self.extra.0 },
-            cap: if c.timeout_given {
-                c.timeout
-            } else if full {
+            cap: c.cap(if full {
                 self.full_cap
             } else {
                 Duration::from_secs(60)
-            },
+            }),
             edit: self.edit,
         }
     }
@@ -515,8 +499,8 @@ pub(super) fn datafile_runs(
 /// `cli`) for the parts asked; this adds the shelltests and the data
 /// files.
 pub(super) fn run(
-    c: &Config,
-    b: &BalanceOptions,
+    c: &Common,
+    b: &TestSuite,
     suite: &Suite,
     runs: impl FnOnce(&[Part]) -> Result<Runs, String>,
     allow: &[String],
@@ -676,7 +660,7 @@ pub(super) fn run(
 /// program (after making their fixtures in `fixtures`); with the test
 /// data folder and the shelltest files.
 fn from_testsuite(
-    b: &BalanceOptions,
+    b: &TestSuite,
     suite: &Suite,
     selected: &dyn Fn(&str) -> bool,
     fixtures: &Path,

@@ -1,7 +1,11 @@
 //! Reporting: the per-kind tables, and each unexplained difference with
 //! the commands that reproduce it.
 
-use super::*;
+use std::collections::BTreeMap;
+
+use super::case::{Done, Shared};
+use super::classify::Outcome;
+use crate::cases;
 
 #[derive(Default, Clone)]
 pub(super) struct Tally {

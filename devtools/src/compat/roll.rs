@@ -23,19 +23,49 @@
 //!
 //! Accepted patterns: `roll:<id glob>`.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::balance::clusters::set_master;
 use super::balance::datafile::{self, node, DataFile};
-use super::balance::Part;
+use super::common::Part;
 use super::readonly::clusters::{self, Cluster};
 use super::readonly::known::Names;
-use super::readonly::{self, CorpusSpec, ProfileSets, RunSpec, SuiteSpec};
+use super::readonly::{self, CorpusSpec, ProfileSets, Programs, RunSpec, SuiteSpec};
 use crate::generate::rng::Rng;
 use crate::process::{Run, Status};
 
 #[cfg(test)]
 mod tests;
+
+/// The roll suite's own options.
+#[derive(clap::Args, Debug)]
+pub(super) struct RollOptions {
+    /// hroller (--install-hail installs ganeti-htools if missing).
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "/usr/lib/ganeti/3.0/usr/bin/hroller"
+    )]
+    pub(super) hroller: PathBuf,
+    /// The program compared with hroller.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "target/release/hailstone-roll"
+    )]
+    pub(super) roll_bin: PathBuf,
+}
+
+impl RollOptions {
+    /// The suite's two programs.
+    pub(super) fn programs(&self) -> Programs {
+        Programs {
+            original: self.hroller.clone(),
+            ours: self.roll_bin.clone(),
+        }
+    }
+}
 
 pub(super) const NAMES: Names = Names {
     original: "hroller",

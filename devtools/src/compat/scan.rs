@@ -18,14 +18,44 @@
 
 mod rapi;
 
+use std::path::PathBuf;
 use std::time::Duration;
 
-use super::balance::Part;
+use super::common::Part;
 use super::readonly::clusters::Cluster;
 use super::readonly::known::Names;
-use super::readonly::{self, CorpusSpec, ProfileSets, RunSpec, SuiteSpec};
+use super::readonly::{self, CorpusSpec, ProfileSets, Programs, RunSpec, SuiteSpec};
 use crate::generate::rng::Rng;
 use crate::process::{Run, Status};
+
+/// The scan suite's own options.
+#[derive(clap::Args, Debug)]
+pub(super) struct ScanOptions {
+    /// hscan (--install-hail installs ganeti-htools if missing).
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "/usr/lib/ganeti/3.0/usr/bin/hscan"
+    )]
+    pub(super) hscan: PathBuf,
+    /// The program compared with hscan.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "target/release/hailstone-scan"
+    )]
+    pub(super) scan_bin: PathBuf,
+}
+
+impl ScanOptions {
+    /// The suite's two programs.
+    pub(super) fn programs(&self) -> Programs {
+        Programs {
+            original: self.hscan.clone(),
+            ours: self.scan_bin.clone(),
+        }
+    }
+}
 
 pub(super) const NAMES: Names = Names {
     original: "hscan",

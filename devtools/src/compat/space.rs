@@ -50,27 +50,20 @@ use super::balance::datafile::{self, inst};
 use super::balance::shelltest::{self, ShellTest};
 use super::balance::side::{self, Folders, Side};
 use super::balance::testsuite;
-use super::balance::BalanceOptions;
-use super::config::{Config, Profile};
+use super::common::{Common, Profile, TestSuite};
 use crate::cases::shell_quote;
 use crate::oracle;
 use crate::process::{self, Status};
 use checks::{Known, Texts};
 use clusters::{Cluster, Scale};
 
-/// The space suite's own settings (hspace itself is `--hspace`, kept
-/// with the balance suite's options, which share it).
-#[derive(Debug)]
+/// The space suite's own options (hspace itself is `--hspace`, the
+/// shelltest fixtures' program: [`TestSuite::hspace`]).
+#[derive(clap::Args, Debug)]
 pub(super) struct SpaceOptions {
+    /// The program compared.
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_SPACE)]
     pub(super) space_bin: PathBuf,
-}
-
-impl Default for SpaceOptions {
-    fn default() -> SpaceOptions {
-        SpaceOptions {
-            space_bin: PathBuf::from(DEFAULT_SPACE),
-        }
-    }
 }
 
 pub(super) const DEFAULT_HSPACE: &str = "/usr/lib/ganeti/3.0/usr/bin/hspace";
@@ -130,7 +123,7 @@ const DATAFILE_SETS_FULL: [(&str, &[&str]); 7] = [
 
 /// The profile's corpus, with `--count`, `--nodes`, `--seed` and
 /// `--timeout` applied.
-pub(super) fn corpus(c: &Config) -> Corpus {
+pub(super) fn corpus(c: &Common) -> Corpus {
     let full = c.profile == Profile::Full;
     let (count, nodes, seed) = match c.profile {
         Profile::Full => (200, (2, 12), 7000),
@@ -151,19 +144,17 @@ pub(super) fn corpus(c: &Config) -> Corpus {
         } else {
             &DATAFILE_SETS_CI
         },
-        cap: if c.timeout_given {
-            c.timeout
-        } else if full {
+        cap: c.cap(if full {
             Duration::from_secs(300)
         } else {
             Duration::from_secs(60)
-        },
+        }),
     }
 }
 
 /// Writes the profile's generated clusters as `DIR/<id>.data` (`/`
 /// written `_`); returns how many.
-pub(super) fn dump(c: &Config, dir: &Path) -> Result<usize, String> {
+pub(super) fn dump(c: &Common, dir: &Path) -> Result<usize, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let corpus = corpus(c);
     for k in 0..corpus.count {
@@ -467,9 +458,10 @@ fn help_of(program: &Path) -> String {
 
 /// Runs the suite.
 pub(super) fn run_space(
-    c: &Config,
-    b: &BalanceOptions,
+    c: &Common,
+    b: &TestSuite,
     s: &SpaceOptions,
+    hail: &Path,
     allow: &[String],
 ) -> ExitCode {
     let hspace = oracle::absolute(b.hspace.as_deref().unwrap_or(Path::new(DEFAULT_HSPACE)));
@@ -592,7 +584,7 @@ pub(super) fn run_space(
     let shared = Shared {
         helps: (help_of(&hspace), help_of(&space)),
         hspace: hspace.clone(),
-        hail: oracle::absolute(&c.hail),
+        hail: oracle::absolute(hail),
         space: space.clone(),
         tmp: tmp.clone(),
         cap: corpus.cap,

@@ -31,32 +31,34 @@ use super::balance::datafile::{self, inst, node, DataFile};
 use super::balance::shelltest::{self, ShellTest};
 use super::balance::side::{self, Folders, Side};
 use super::balance::testsuite;
-use super::balance::BalanceOptions;
-use super::config::{Config, Profile};
+use super::common::{Common, Profile, TestSuite};
 use crate::cases::shell_quote;
 use crate::generate::rng::Rng;
 use crate::generate::{self, CaseSpec, DiskTemplate, RequestKind};
 use crate::oracle;
 use crate::process::{self, Status};
 
-/// The squeeze suite's own settings.
-#[derive(Debug)]
+/// The squeeze suite's own options.
+#[derive(clap::Args, Debug)]
 pub(super) struct SqueezeOptions {
+    /// hsqueeze.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "/usr/lib/ganeti/3.0/usr/bin/hsqueeze"
+    )]
     pub(super) hsqueeze: PathBuf,
+    /// The program compared.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "target/release/hailstone-squeeze"
+    )]
     pub(super) squeeze_bin: PathBuf,
 }
 
-impl Default for SqueezeOptions {
-    fn default() -> SqueezeOptions {
-        SqueezeOptions {
-            hsqueeze: PathBuf::from("/usr/lib/ganeti/3.0/usr/bin/hsqueeze"),
-            squeeze_bin: PathBuf::from("target/release/hailstone-squeeze"),
-        }
-    }
-}
-
 /// Generated clusters, node range and first seed of a profile.
-fn corpus(c: &Config) -> (usize, (usize, usize), u64) {
+fn corpus(c: &Common) -> (usize, (usize, usize), u64) {
     let (count, nodes, seed) = match c.profile {
         Profile::Full => (300, (4, 24), 3000),
         Profile::None => (0, (4, 12), 1),
@@ -416,8 +418,8 @@ fn fail(msg: &str) -> ExitCode {
 
 /// Runs the suite.
 pub(super) fn run_squeeze(
-    c: &Config,
-    b: &BalanceOptions,
+    c: &Common,
+    b: &TestSuite,
     s: &SqueezeOptions,
     allow: &[String],
 ) -> ExitCode {
@@ -527,7 +529,7 @@ pub(super) fn run_squeeze(
         hsqueeze: hsqueeze.clone(),
         squeeze,
         tmp: tmp.clone(),
-        cap: c.timeout,
+        cap: c.cap(Duration::from_secs(120)),
         allow,
         testdata,
     };
@@ -535,7 +537,7 @@ pub(super) fn run_squeeze(
         "hailstone-compat: squeeze suite, {} runs ({} generated clusters), cap {} s, {} jobs",
         work.len(),
         if wants("generated") { count } else { 0 },
-        c.timeout.as_secs_f64(),
+        c.cap(Duration::from_secs(120)).as_secs_f64(),
         c.jobs
     );
     let mut results: Vec<Compared> = Vec::new();

@@ -1,6 +1,16 @@
 //! The comparison tool's own tests.
 
-use super::*;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::accepted::{glob_match, is_accepted, parse_accepted, read_allowlist, KNOWN_CLASSES};
+use super::answers::{generated_specs, Which};
+use super::case::kind_of_request;
+use super::classify::{classify, Outcome};
+use super::config::parse_args;
+use super::report::window;
+use crate::generate::RequestKind;
+use crate::process::{self, Run, Status};
 
 fn res(code: i32, out: &str, err: &str) -> Run {
     Run {
@@ -264,58 +274,57 @@ fn fake_binaries() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The answers suite's corpus of the command line `args`.
+fn specs(args: &[&str]) -> Vec<crate::generate::CaseSpec> {
+    let c = parse_args(args).unwrap();
+    generated_specs(&c.common, &c.answers, Which::Answers)
+}
+
 #[test]
 fn profiles() {
-    let c = parse_args(&[]).unwrap();
-    let specs = generated_specs(&c);
-    assert_eq!(specs.len(), 60 * 8);
-    assert!(specs.iter().all(|s| (2..=30).contains(&s.nodes)));
-    let c = parse_args(&["--profile".into(), "full".into()]).unwrap();
-    let specs = generated_specs(&c);
+    let specs_ci = specs(&[]);
+    assert_eq!(specs_ci.len(), 60 * 8);
+    assert!(specs_ci.iter().all(|s| (2..=30).contains(&s.nodes)));
+    let full = specs(&["--profile", "full"]);
     assert_eq!(
-        specs
-            .iter()
+        full.iter()
             .filter(|s| s.kind == RequestKind::Allocate)
             .count(),
         500
     );
-    assert_eq!(specs.len(), 500 + 7 * 300);
-    let c = parse_args(&[
-        "--kinds=relocate".into(),
-        "--count".into(),
-        "3".into(),
-        "--nodes=5-6".into(),
-    ])
-    .unwrap();
-    let specs = generated_specs(&c);
-    assert_eq!(specs.len(), 3);
-    assert!(specs
+    assert_eq!(full.len(), 500 + 7 * 300);
+    let few = specs(&["--kinds=relocate", "--count", "3", "--nodes=5-6"]);
+    assert_eq!(few.len(), 3);
+    assert!(few
         .iter()
         .all(|s| s.kind == RequestKind::Relocate && (5..=6).contains(&s.nodes)));
-    assert!(parse_args(&["--jobs".into(), "0".into()]).is_err());
-    assert!(parse_args(&["--bogus".into()]).is_err());
-    assert!(parse_args(&["--profile".into()]).is_err());
+    // Two thirds of the profile for the data-file suite.
+    let c = parse_args(&["--suite", "datafiles"]).unwrap();
+    assert_eq!(
+        generated_specs(&c.common, &c.answers, Which::DataFiles).len(),
+        40 * 8
+    );
+    assert!(parse_args(&["--jobs", "0"]).is_err());
+    assert!(parse_args(&["--bogus"]).is_err());
+    assert!(parse_args(&["--profile"]).is_err());
 }
 
 #[test]
 fn accepted_option() {
-    let c = parse_args(&[]).unwrap();
-    assert_eq!(c.accepted, PathBuf::from("docs/accepted-differences.txt"));
-    assert!(!c.accepted_given);
-    let c = parse_args(&["--accepted".into(), "/x/list.txt".into()]).unwrap();
-    assert_eq!(c.accepted, PathBuf::from("/x/list.txt"));
-    assert!(c.accepted_given);
+    let c = parse_args::<&str>(&[]).unwrap();
+    assert_eq!(c.common.accepted, None);
+    let c = parse_args(&["--accepted", "/x/list.txt"]).unwrap();
+    assert_eq!(c.common.accepted, Some(PathBuf::from("/x/list.txt")));
     // The accepted list no longer comes from the README.
-    assert!(parse_args(&["--readme".into(), "README.md".into()]).is_err());
+    assert!(parse_args(&["--readme", "README.md"]).is_err());
     // A named file that cannot be read, or is malformed, is an error.
-    let c = parse_args(&["--accepted".into(), "/nonexistent/list.txt".into()]).unwrap();
-    assert!(read_allowlist(&c).unwrap_err().contains("cannot read"));
+    let e = read_allowlist(Some(Path::new("/nonexistent/list.txt"))).unwrap_err();
+    assert!(e.contains("cannot read"));
     let dir = std::env::temp_dir().join(format!("hs-accepted-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.txt");
     std::fs::write(&bad, "gen:x no tab\n").unwrap();
-    let c = parse_args(&["--accepted".into(), bad.display().to_string()]).unwrap();
-    let e = read_allowlist(&c).unwrap_err();
+    let e = read_allowlist(Some(&bad)).unwrap_err();
     assert!(e.contains("bad.txt: line 1: no tab"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }

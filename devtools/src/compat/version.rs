@@ -11,7 +11,6 @@
 use std::path::{Path, PathBuf};
 
 use super::balance::testsuite;
-use super::config::Config;
 use crate::oracle;
 use crate::process;
 
@@ -31,29 +30,15 @@ pub(super) fn testsuite_of_debian_3_0(cache: &Path) -> Result<PathBuf, String> {
     testsuite::ensure_testsuite(&oracle::absolute(cache), &version)
 }
 
-/// Every original of the configuration taken from `dir`.
-pub(super) fn take_originals(c: &mut Config, dir: &Path) {
-    let at = |name: &str| dir.join(name);
-    c.hail = at("hail");
-    c.balance.hbal = at("hbal");
-    c.balance.hspace = Some(at("hspace"));
-    c.squeeze.hsqueeze = at("hsqueeze");
-    c.groups.hcheck = at("hcheck");
-    c.check.original = at("hcheck");
-    c.info.original = at("hinfo");
-    c.roll.original = at("hroller");
-    c.scan.original = at("hscan");
-}
-
-/// Our programs of the configuration, each replaced by a script that runs
-/// it with `--ganeti-version=VERSION` first.
+/// Replaces each of `ours` (our programs, as the suites' options name
+/// them) by a script that runs it with `--ganeti-version=VERSION` first.
 ///
 /// # Errors
 ///
 /// The scratch folder or a script cannot be written.
-pub(super) fn wrap_ours(c: &mut Config, version: &str) -> Result<(), String> {
+pub(super) fn wrap_ours(ours: Vec<&mut PathBuf>, version: &str) -> Result<(), String> {
     let dir = process::temp_dir(&format!("hailstone-compat-ganeti-{version}"))?;
-    let wrap = |p: &mut PathBuf| -> Result<(), String> {
+    for p in ours {
         let real = oracle::absolute(p);
         let name = real
             .file_name()
@@ -65,17 +50,8 @@ pub(super) fn wrap_ours(c: &mut Config, version: &str) -> Result<(), String> {
         );
         write_executable(&script, &text)?;
         *p = script;
-        Ok(())
-    };
-    wrap(&mut c.hailstone)?;
-    wrap(&mut c.balance.balance_bin)?;
-    wrap(&mut c.squeeze.squeeze_bin)?;
-    wrap(&mut c.groups.groups_bin)?;
-    wrap(&mut c.space.space_bin)?;
-    wrap(&mut c.check.ours)?;
-    wrap(&mut c.info.ours)?;
-    wrap(&mut c.roll.ours)?;
-    wrap(&mut c.scan.ours)
+    }
+    Ok(())
 }
 
 /// `text` as one single-quoted shell word.
@@ -102,10 +78,10 @@ mod tests {
 
     #[test]
     fn wrappers_pass_the_version_first() {
-        let mut c = super::super::config::parse_args(&[]).expect("defaults");
-        c.info.ours = PathBuf::from("/bin/echo");
-        wrap_ours(&mut c, "3.1").expect("wrappers written");
-        let out = std::process::Command::new(&c.info.ours)
+        let mut echo = PathBuf::from("/bin/echo");
+        let mut other = PathBuf::from("target/release/hailstone-balance");
+        wrap_ours(vec![&mut echo, &mut other], "3.1").expect("wrappers written");
+        let out = std::process::Command::new(&echo)
             .args(["-t", "x y"])
             .output()
             .expect("wrapper runs");
@@ -113,18 +89,8 @@ mod tests {
             String::from_utf8_lossy(&out.stdout),
             "--ganeti-version=3.1 -t x y\n"
         );
-        let dir = c.info.ours.parent().expect("a folder").to_path_buf();
-        assert!(c.balance.balance_bin.starts_with(&dir));
+        let dir = echo.parent().expect("a folder").to_path_buf();
+        assert!(other.starts_with(&dir));
         let _ = std::fs::remove_dir_all(dir);
-    }
-
-    #[test]
-    fn originals_all_come_from_the_folder() {
-        let mut c = super::super::config::parse_args(&[]).expect("defaults");
-        take_originals(&mut c, Path::new("/o"));
-        assert_eq!(c.hail, Path::new("/o/hail"));
-        assert_eq!(c.balance.hspace.as_deref(), Some(Path::new("/o/hspace")));
-        assert_eq!(c.groups.hcheck, Path::new("/o/hcheck"));
-        assert_eq!(c.scan.original, Path::new("/o/hscan"));
     }
 }

@@ -11,7 +11,7 @@
 //! starting with `#` between tests are comments. An expectation that is
 //! not given is not checked; a missing exit status means 0.
 
-use super::regex::Regex;
+use super::posix::Pattern;
 
 /// What a test expects of one output stream.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -205,7 +205,7 @@ impl Expect {
             }
             Expect::Regex { pattern, negated } => {
                 let re =
-                    Regex::new(pattern).map_err(|e| format!("bad pattern /{pattern}/: {e}"))?;
+                    Pattern::new(pattern).map_err(|e| format!("bad pattern /{pattern}/: {e}"))?;
                 match (re.is_match(actual), negated) {
                     (true, false) | (false, true) => Ok(()),
                     (false, false) => Err(format!("no match for /{pattern}/")),

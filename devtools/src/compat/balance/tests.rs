@@ -3,7 +3,7 @@
 
 use super::clusters::{self, Cluster};
 use super::datafile::{self, DataFile};
-use super::regex::Regex;
+use super::posix::Pattern as Regex;
 use super::shelltest::{parse, ExitExpect, Expect, ShellTest};
 use super::side::short_diff;
 use super::testsuite::{expand_vars, hbal_tests, lacking_feature};

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::super::balance::Part;
+use super::super::common::Part;
 use super::known::{Known, Names};
 use super::{Acceptance, Compared, Verdict};
 

@@ -9,7 +9,8 @@ use super::known::{self, Known, Names, Reference, Texts};
 use super::shell::{self, Step};
 use super::*;
 use crate::compat::balance::shelltest;
-use crate::compat::config::{parse_args, Profile, Suite as SuiteName};
+use crate::compat::common::Profile;
+use crate::compat::config::{parse_args, Suite as SuiteName};
 use crate::compat::{check, info, scan};
 
 fn args(list: &[&str]) -> Vec<String> {
@@ -21,19 +22,19 @@ fn check_options_and_profiles() {
     let c = parse_args(&args(&["--suite", "check"])).unwrap();
     assert_eq!(c.suite, SuiteName::Check);
     assert_eq!(
-        c.check.ours,
+        c.check.check_bin,
         PathBuf::from("target/release/hailstone-check")
     );
     assert_eq!(
-        c.groups.hcheck,
+        c.check.hcheck,
         PathBuf::from("/usr/lib/ganeti/3.0/usr/bin/hcheck")
     );
-    let ci = check::SPEC.corpus.corpus(&c);
+    let ci = check::SPEC.corpus.corpus(&c.common);
     assert_eq!(
         (ci.count, ci.nodes, ci.seed, ci.extra, ci.cap),
         (80, (3, 12), 1, 4, Duration::from_secs(60))
     );
-    assert_eq!(check::SPEC.datafile_sets.of(c.profile).len(), 3);
+    assert_eq!(check::SPEC.datafile_sets.of(c.common.profile).len(), 3);
 
     let c = parse_args(&args(&[
         "--suite=check",
@@ -44,9 +45,9 @@ fn check_options_and_profiles() {
         "--hcheck=/y/hcheck",
     ]))
     .unwrap();
-    assert_eq!(c.check.ours, PathBuf::from("/x/hailstone-check"));
-    assert_eq!(c.groups.hcheck, PathBuf::from("/y/hcheck"));
-    let full = check::SPEC.corpus.corpus(&c);
+    assert_eq!(c.check.check_bin, PathBuf::from("/x/hailstone-check"));
+    assert_eq!(c.check.hcheck, PathBuf::from("/y/hcheck"));
+    let full = check::SPEC.corpus.corpus(&c.common);
     assert!(full.count >= 200);
     assert_eq!(full.nodes, (3, 30));
     assert_eq!(full.extra, 6);
@@ -62,13 +63,13 @@ fn check_options_and_profiles() {
         "--timeout=7",
     ]))
     .unwrap();
-    let o = check::SPEC.corpus.corpus(&c);
+    let o = check::SPEC.corpus.corpus(&c.common);
     assert_eq!(
         (o.count, o.nodes, o.seed, o.cap),
         (3, (4, 5), 9, Duration::from_secs(7))
     );
     let e = parse_args(&args(&["--suite", "checks"])).unwrap_err();
-    assert!(e.contains("check, info, roll, scan)"), "{e}");
+    assert!(e.to_string().contains("check, info, roll, scan]"), "{e}");
     assert!(parse_args(&args(&["--check-bin"])).is_err());
 }
 
@@ -76,17 +77,20 @@ fn check_options_and_profiles() {
 fn info_options_and_profiles() {
     let c = parse_args(&args(&["--suite", "info"])).unwrap();
     assert_eq!(c.suite, SuiteName::Info);
-    assert_eq!(c.info, Programs::named(info::NAMES));
     assert_eq!(
-        c.info.original,
+        c.info.info_bin,
+        PathBuf::from("target/release/hailstone-info")
+    );
+    assert_eq!(
+        c.info.hinfo,
         PathBuf::from("/usr/lib/ganeti/3.0/usr/bin/hinfo")
     );
-    let ci = info::SPEC.corpus.corpus(&c);
+    let ci = info::SPEC.corpus.corpus(&c.common);
     assert_eq!(
         (ci.count, ci.nodes, ci.seed, ci.extra, ci.cap),
         (80, (3, 12), 1, 4, Duration::from_secs(60))
     );
-    assert_eq!(info::SPEC.datafile_sets.of(c.profile).len(), 3);
+    assert_eq!(info::SPEC.datafile_sets.of(c.common.profile).len(), 3);
 
     let c = parse_args(&args(&[
         "--suite=info",
@@ -96,9 +100,9 @@ fn info_options_and_profiles() {
         "/y/hinfo",
     ]))
     .unwrap();
-    assert_eq!(c.info.ours, PathBuf::from("/x/hailstone-info"));
-    assert_eq!(c.info.original, PathBuf::from("/y/hinfo"));
-    let full = info::SPEC.corpus.corpus(&c);
+    assert_eq!(c.info.info_bin, PathBuf::from("/x/hailstone-info"));
+    assert_eq!(c.info.hinfo, PathBuf::from("/y/hinfo"));
+    let full = info::SPEC.corpus.corpus(&c.common);
     assert!(full.count >= 200);
     assert_eq!(full.nodes, (3, 40));
     assert_eq!(full.extra, 5);
@@ -779,9 +783,9 @@ fn scan_options_and_runs() {
     ]))
     .unwrap();
     assert_eq!(c.suite, SuiteName::Scan);
-    assert_eq!(c.scan.ours, PathBuf::from("/x/s"));
-    assert_eq!(c.scan.original, PathBuf::from("/y/h"));
-    let ci = scan::SPEC.corpus.corpus(&c);
+    assert_eq!(c.scan.scan_bin, PathBuf::from("/x/s"));
+    assert_eq!(c.scan.hscan, PathBuf::from("/y/h"));
+    let ci = scan::SPEC.corpus.corpus(&c.common);
     assert_eq!((ci.count, ci.nodes), (60, (3, 12)));
     // Each run scans the cluster's RAPI directory into its output folder.
     let cl = clusters::generate_cluster(0, 3, (4, 6)).unwrap();

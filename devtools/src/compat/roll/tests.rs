@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use super::*;
 use crate::compat::balance::datafile::DataFile;
-use crate::compat::config::{parse_args, Profile, Suite as SuiteName};
+use crate::compat::common::Profile;
+use crate::compat::config::{parse_args, Suite as SuiteName};
 use crate::compat::readonly::clusters::Shape;
 use crate::compat::readonly::known;
 use crate::compat::readonly::Corpus;
@@ -43,18 +44,21 @@ fn corpus_of(count: usize, extra: usize) -> Corpus {
 fn roll_options_and_profiles() {
     let c = parse_args(&args(&["--suite", "roll"])).unwrap();
     assert_eq!(c.suite, SuiteName::Roll);
-    assert_eq!(c.roll.ours, PathBuf::from("target/release/hailstone-roll"));
     assert_eq!(
-        c.roll.original,
+        c.roll.roll_bin,
+        PathBuf::from("target/release/hailstone-roll")
+    );
+    assert_eq!(
+        c.roll.hroller,
         PathBuf::from("/usr/lib/ganeti/3.0/usr/bin/hroller")
     );
-    let ci = SPEC.corpus.corpus(&c);
+    let ci = SPEC.corpus.corpus(&c.common);
     assert_eq!(
         (ci.count, ci.nodes, ci.seed, ci.extra, ci.cap),
         (60, (3, 12), 1, 8, Duration::from_secs(60))
     );
     assert!(ci.edit.is_some());
-    assert_eq!(SPEC.datafile_sets.of(c.profile).len(), 3);
+    assert_eq!(SPEC.datafile_sets.of(c.common.profile).len(), 3);
 
     let c = parse_args(&args(&[
         "--suite=roll",
@@ -65,9 +69,9 @@ fn roll_options_and_profiles() {
         "--hroller=/y/hroller",
     ]))
     .unwrap();
-    assert_eq!(c.roll.ours, PathBuf::from("/x/hailstone-roll"));
-    assert_eq!(c.roll.original, PathBuf::from("/y/hroller"));
-    let full = SPEC.corpus.corpus(&c);
+    assert_eq!(c.roll.roll_bin, PathBuf::from("/x/hailstone-roll"));
+    assert_eq!(c.roll.hroller, PathBuf::from("/y/hroller"));
+    let full = SPEC.corpus.corpus(&c.common);
     assert!(full.count >= 200);
     assert_eq!(full.nodes, (3, 40));
     // Every family on every cluster.
@@ -85,7 +89,7 @@ fn roll_options_and_profiles() {
         "--timeout=7",
     ]))
     .unwrap();
-    let o = SPEC.corpus.corpus(&c);
+    let o = SPEC.corpus.corpus(&c.common);
     assert_eq!(
         (o.count, o.nodes, o.seed, o.cap),
         (3, (4, 5), 9, Duration::from_secs(7))
@@ -93,7 +97,7 @@ fn roll_options_and_profiles() {
     assert!(parse_args(&args(&["--roll-bin"])).is_err());
     assert!(parse_args(&args(&["--hroller"])).is_err());
     let e = parse_args(&args(&["--suite", "rol"])).unwrap_err();
-    assert!(e.contains("info, roll, scan)"), "{e}");
+    assert!(e.to_string().contains("info, roll, scan]"), "{e}");
 }
 
 /// Every cluster gets exactly one master (hroller refuses none), most

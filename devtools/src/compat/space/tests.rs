@@ -23,8 +23,8 @@ fn options_and_profiles() {
     let c = parse_args(&args(&["--suite", "space"])).unwrap();
     assert_eq!(c.suite, crate::compat::config::Suite::Space);
     assert_eq!(c.space.space_bin, PathBuf::from(DEFAULT_SPACE));
-    assert_eq!(c.balance.hspace, None);
-    let ci = corpus(&c);
+    assert_eq!(c.testsuite.hspace, None);
+    let ci = corpus(&c.common);
     assert_eq!(ci.count, 40);
     assert_eq!(ci.scale.nodes, (2, 6));
     assert_eq!(ci.extra, 3);
@@ -42,8 +42,8 @@ fn options_and_profiles() {
     ]))
     .unwrap();
     assert_eq!(c.space.space_bin, PathBuf::from("/x/hailstone-space"));
-    assert_eq!(c.balance.hspace, Some(PathBuf::from("/y/hspace")));
-    let full = corpus(&c);
+    assert_eq!(c.testsuite.hspace, Some(PathBuf::from("/y/hspace")));
+    let full = corpus(&c.common);
     assert!(full.count >= 200);
     assert_eq!(full.scale.nodes, (2, 12));
     assert_eq!(full.extra, 5);
@@ -59,13 +59,13 @@ fn options_and_profiles() {
         "--timeout=7",
     ]))
     .unwrap();
-    let o = corpus(&c);
+    let o = corpus(&c.common);
     assert_eq!(
         (o.count, o.scale.nodes, o.seed, o.cap),
         (3, (4, 5), 9, Duration::from_secs(7))
     );
     let e = parse_args(&args(&["--suite", "spaces"])).unwrap_err();
-    assert!(e.contains(" space,"), "{e}");
+    assert!(e.to_string().contains(" space,"), "{e}");
     assert!(parse_args(&args(&["--space-bin"])).is_err());
 }
 
@@ -530,7 +530,7 @@ fn fake_programs() {
             &q.display().to_string(),
         ]))
         .unwrap();
-        run_space(&c, &c.balance, &c.space, &[])
+        run_space(&c.common, &c.testsuite, &c.space, &c.answers.hail, &[])
     };
     assert_eq!(run(&hspace, &same, "20"), ExitCode::SUCCESS);
     assert_eq!(run(&hspace, &other, "20"), ExitCode::from(1));
