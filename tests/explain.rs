@@ -610,7 +610,7 @@ fn planner_explanations() {
             }
         }
         // hailstone-groups: a repair and a compression on a multi-group
-        // cluster (the README's example).
+        // cluster (docs/programs.md's example).
         let groups = env!("CARGO_BIN_EXE_hailstone-groups");
         let data = multi_group_cluster(&dir, 5, 8, 3);
         for (op, extra) in [("repair", None), ("compress", Some("--evacuate"))] {

@@ -50,6 +50,8 @@
 //!   with their reproduction, the report's checks against Ganeti's own,
 //!   the htools in the shadow;
 //! * `manual` — every program's `--help` and man page (`man -l`);
+//! * `readme` — every command of the README's shell blocks runs with the
+//!   exit status it says, or is marked as needing a live cluster or root;
 //! * `layers` — the direction of dependencies between the stage folders;
 //! * `properties` — generated clusters: every answer safe and repeatable;
 //! * `threads` — the same bytes on 1, 2 and 16 threads
@@ -75,6 +77,7 @@ mod layers;
 mod live;
 mod manual;
 mod properties;
+mod readme;
 mod repair;
 mod report;
 mod report_figures;

@@ -6,8 +6,8 @@
 //! The checker also knows rules that Ganeti enforces when it *creates* an
 //! instance but hail never looked at; where hailstone keeps hail's answer
 //! (Ganeti then refuses the job before doing anything) those rules are
-//! listed in [`ACCEPTED_GANETI_ONLY_RULES`] with the reason, and README's
-//! compatibility section says the same.
+//! listed in [`ACCEPTED_GANETI_ONLY_RULES`] with the reason, and
+//! docs/compatibility.md says the same.
 
 use hailstone_devtools::generate::{all_kinds, generate, CaseSpec, RequestKind};
 
