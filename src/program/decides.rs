@@ -85,9 +85,14 @@ pub fn score() -> Vec<Block> {
             (Aggregation::StdDev, _) => format!("spread of {what}"),
             (Aggregation::Sum, true) => format!("sum over the online nodes of {what}"),
             (Aggregation::Sum, false) => format!("sum over the offline nodes of {what}"),
-            (Aggregation::Map, _) => format!("count of {what}, beyond the first instance of each such pair of tags"),
+            (Aggregation::Map, _) => {
+                format!("count of {what}, beyond the first instance of each such pair of tags")
+            }
         };
-        out.push(item(format!("{} (weight {})", c.name, number(c.weight)), over));
+        out.push(item(
+            format!("{} (weight {})", c.name, number(c.weight)),
+            over,
+        ));
     }
     out
 }
@@ -112,7 +117,10 @@ pub fn moves() -> Vec<Block> {
         let (tag, commands) = move_commands(mv, "INST", true);
         out.push(item(
             tag,
-            format!("{what}. Commands: gnt-instance {}", commands.join("; gnt-instance ")),
+            format!(
+                "{what}. Commands: gnt-instance {}",
+                commands.join("; gnt-instance ")
+            ),
         ));
     }
     out.push(text("Replacing both nodes at once is never tried (it would search every pair of nodes, for no better scores and more disk copies). Plain and file instances never move. --no-disk-moves keeps only the failovers and migrations; --no-instance-moves only the secondary replacements; --restricted-migration drops the replacement of the primary and, unless the primary is offline, everything but the secondary replacement."));
@@ -124,7 +132,7 @@ pub fn n_plus_one() -> Vec<Block> {
     vec![
         heading("N+1 redundancy"),
         text("A node is N+1 redundant when it keeps enough memory free to take over, should any one other node fail, the drbd instances whose primary is on that node and whose secondary is here: the largest such sum is the node's reserved memory. A move or placement that would push a node into N+1 failure is refused (unless the node failed already)."),
-        text("The global N+1 check (the capacity checks, off with --no-capacity-checks) asks more of a placement: could every node of the group still be evacuated afterwards? Its drbd primaries are failed over to their secondaries, its primaries on shared storage migrated to the best other node of its group, and its other primaries (plain, file, blockdev) recreated on another node of its group, largest memory first, with the soft checks ignored. --ganeti-version=3.1 takes each node's initial N+1 state from its unallocated memory, as Ganeti 3.1.0 does."),
+        text("The global N+1 check (the capacity checks) asks more: could every node of the group still be evacuated? The allocator puts each placement to it (off with --no-capacity-checks), hailstone-space its counts, hailstone-check reports the nodes that fail it; a balancing move is not put to it. Its drbd primaries are failed over to their secondaries, its primaries on shared storage migrated to the best other node of its group, and its other primaries (plain, file, blockdev) recreated on another node of its group, largest memory first, with the soft checks ignored. --ganeti-version=3.1 takes each node's initial N+1 state from its unallocated memory, as Ganeti 3.1.0 does."),
     ]
 }
 
@@ -299,7 +307,14 @@ mod tests {
     #[test]
     fn moves_name_the_plan_texts() {
         let t = all(&moves());
-        for tag in ["f:", "r:NODE:", "r:NODE f:", "f r:NODE:", "f r:NODE f:", "fa:NODE:"] {
+        for tag in [
+            "f:",
+            "r:NODE:",
+            "r:NODE f:",
+            "f r:NODE:",
+            "f r:NODE f:",
+            "fa:NODE:",
+        ] {
             assert!(t.contains(&format!("\n{tag} ")), "{tag}: {t}");
         }
         assert!(t.contains("gnt-instance migrate -f INST; gnt-instance replace-disks -n NODE INST; gnt-instance migrate -f INST"), "{t}");
@@ -411,5 +426,4 @@ mod tests {
             assert_eq!(has, expected, "{}", p.name);
         }
     }
-
 }
