@@ -22,6 +22,7 @@ pub mod check;
 pub mod cli;
 pub mod clock;
 pub mod datafile;
+pub mod decides;
 pub mod exit;
 pub mod explain_files;
 pub mod groups;

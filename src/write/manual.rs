@@ -1,9 +1,14 @@
 //! The programs' manuals, from one [`Manual`] per program: the part of
 //! `--help` after the option table (what the program does, its exit
 //! statuses, examples) and the man page (roff, with the sections of
-//! `man-pages(7)`: NAME, SYNOPSIS, DESCRIPTION, OPTIONS, EXIT STATUS,
-//! ENVIRONMENT, EXAMPLES, FILES, SEE ALSO). The exit statuses follow the
-//! one convention of [`crate::write::exit_status`].
+//! `man-pages(7)`: NAME, SYNOPSIS, DESCRIPTION, HOW IT DECIDES, OPTIONS,
+//! EXIT STATUS, ENVIRONMENT, EXAMPLES, FILES, SEE ALSO). The exit
+//! statuses follow the one convention of [`crate::write::exit_status`].
+//!
+//! HOW IT DECIDES is the man page's only (it is too long for `--help`):
+//! [`Block`]s that each program builds at run time from the constants its
+//! searches use (`program::decides`), so that a weight or a default named
+//! there is the one the code applies.
 
 pub use crate::write::exit_status::ExitStatus;
 
@@ -22,6 +27,25 @@ pub struct Manual {
     pub examples: &'static [(&'static str, &'static str)],
     /// The files it reads or writes, and what they are.
     pub files: &'static [(&'static str, &'static str)],
+    /// How it decides: the man page's HOW IT DECIDES section (none when
+    /// the function gives no block).
+    pub decides: fn() -> Vec<Block>,
+}
+
+/// A part of a man page's HOW IT DECIDES section.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    /// A subsection's heading (`.SS`).
+    Heading(String),
+    /// A paragraph.
+    Text(String),
+    /// A tagged paragraph: the term (in bold), then its text.
+    Item(String, String),
+}
+
+/// The HOW IT DECIDES section of a program that has none.
+pub fn no_section() -> Vec<Block> {
+    Vec::new()
 }
 
 /// A program's exit statuses: its own list, then the closed output every
@@ -154,6 +178,29 @@ pub fn man_page(
         s.push_str(&roff(term));
         s.push_str(&roff(text));
     };
+    let decides = (m.decides)();
+    if !decides.is_empty() {
+        s.push_str(".SH HOW IT DECIDES\n");
+        let mut first = true;
+        for b in &decides {
+            match b {
+                Block::Heading(h) => {
+                    s.push_str(".SS ");
+                    s.push_str(&roff(h));
+                    first = true;
+                    continue;
+                }
+                Block::Text(t) => {
+                    if !first {
+                        s.push_str(".PP\n");
+                    }
+                    s.push_str(&roff(t));
+                }
+                Block::Item(term, text) => item(&mut s, "B", term, text),
+            }
+            first = false;
+        }
+    }
     s.push_str(".SH OPTIONS\n");
     for o in options {
         item(&mut s, "B", &o.names, &o.help);
@@ -201,6 +248,15 @@ mod tests {
         exit_status: &[(ExitStatus::Done, "ran"), (ExitStatus::Failed, "failed")],
         examples: &[("prog -t x.data", "run on x")],
         files: &[("/etc/x", "the x")],
+        decides: || {
+            vec![
+                Block::Text("Why.".to_owned()),
+                Block::Heading("Parts".to_owned()),
+                Block::Text("First.".to_owned()),
+                Block::Item("-a".to_owned(), "a".to_owned()),
+                Block::Text("After.".to_owned()),
+            ]
+        },
     };
 
     #[test]
@@ -236,6 +292,7 @@ mod tests {
             "NAME",
             "SYNOPSIS",
             "DESCRIPTION",
+            "HOW IT DECIDES",
             "OPTIONS",
             "EXIT STATUS",
             "ENVIRONMENT",
@@ -249,6 +306,16 @@ mod tests {
         assert!(p.contains("\n\\&.dot\n"), "{p}");
         assert!(p.contains(".B \\-t FILE, \\-\\-text\\-data=FILE\n"), "{p}");
         assert!(p.contains("\\fBother\\fR(1)"), "{p}");
+        assert!(
+            p.contains(".SH HOW IT DECIDES\nWhy.\n.SS Parts\nFirst.\n.TP\n.B \\-a\na\n.PP\nAfter.\n.SH OPTIONS\n"),
+            "{p}"
+        );
+        let none = Manual {
+            decides: no_section,
+            ..M
+        };
+        let p = man_page("prog", "1.0", "", &none, &rows, &[]);
+        assert!(!p.contains("HOW IT DECIDES"), "{p}");
         assert!(!p.contains("\\fBprog\\-x\\fR(1)"), "{p}");
     }
 }

@@ -91,6 +91,7 @@ pub const COMMAND_LINE: Program = Program {
             ("hailstone-balance -L --json", "the plan as JSON, for a script"),
         ],
         files: &[],
+        decides: crate::program::decides::balance,
     },
 };
 

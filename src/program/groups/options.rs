@@ -41,7 +41,7 @@ pub const COMMAND_LINE: Program = Program {
         ),
         take_own_as(
             Opt::MinScore,
-            "balance: a group within EPSILON of its optimal score is balanced enough",
+            "balance: a group within EPSILON of its optimal score is balanced enough [1e-9]",
         ),
         take_own_as(
             Opt::Explain,
@@ -83,6 +83,7 @@ pub const COMMAND_LINE: Program = Program {
             ("hailstone-groups compress -t cluster.data --evacuate -S after", "plan emptying a group, the cluster after it in after.compressed"),
         ],
         files: &[],
+        decides: crate::program::decides::groups,
     },
 };
 

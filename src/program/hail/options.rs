@@ -77,6 +77,7 @@ pub const COMMAND_LINE: Program = Program {
         files: &[
             ("/usr/lib/ganeti/iallocators/hailstone", "where Ganeti looks for the allocator named hailstone"),
         ],
+        decides: crate::program::decides::hail,
     },
 };
 
@@ -129,9 +130,9 @@ mod tests {
               --ignore-soft-errors               ignore soft policy violations (every instance-policy limit but the disk template) when placing instances
               --no-capacity-checks               disable capacity checks (like global N+1 redundancy)
               --restrict-allocation-to=NODE,...  Restrict allocations to the given set of nodes
-              --mond[=CHOICE]                    pass either 'yes' or 'no' to query all monDs
+              --mond[=CHOICE]                    pass either 'yes' or 'no' to query all monDs [no]
               --mond-xen                         also consider xen-specific collectors in MonD queries
-              --static-kvm-node-memory=N         use static node memory [in MB] on KVM instead of value reported by hypervisor. Use 0 to take value reported from hypervisor.
+              --static-kvm-node-memory=N         use static node memory [in MB] on KVM instead of value reported by hypervisor. Use 0 to take value reported from hypervisor. [4096]
               --ganeti-version=VERSION           follow Ganeti VERSION's htools: 3.0 (3.0.2, default) or 3.1 (3.1.0: a node's initial N+1 state from its unallocated memory)
               --n1-rule=RULE                     the former name of --ganeti-version
               --explain[=PATH]                   explain the answer (why each group, node and pair was refused or chosen) on stderr, in the file PATH, or in a new file in the directory PATH (made when missing: a PATH ending in / or without a dot in its last name)

@@ -47,6 +47,7 @@ pub const COMMAND_LINE: Program = Program {
             ("/usr/bin/NAME.htools", "an original, moved aside by enable"),
             ("/usr/lib/ganeti/iallocators/hailstone-shadow", "what the names link to after enable --shadow"),
         ],
+        decides: crate::write::manual::no_section,
     },
 };
 

@@ -57,6 +57,7 @@ pub const COMMAND_LINE: Program = Program {
             ("hailstone-info -t cluster.data -p", "with the node table"),
         ],
         files: &[],
+        decides: crate::program::decides::info,
     },
 };
 
@@ -80,7 +81,7 @@ mod tests {
         );
         assert_eq!(
             rows[12],
-            "              --static-kvm-node-memory=N  use static node memory [in MB] on KVM instead of value reported by hypervisor. Use 0 to take value reported from hypervisor."
+            "              --static-kvm-node-memory=N  use static node memory [in MB] on KVM instead of value reported by hypervisor. Use 0 to take value reported from hypervisor. [4096]"
         );
         assert!(rows[16].starts_with("              --report=FILE "));
     }

@@ -50,6 +50,7 @@ pub const COMMAND_LINE: Program = Program {
             ("hailstone-scan -L", "save the local cluster as LOCAL.data"),
         ],
         files: &[],
+        decides: crate::write::manual::no_section,
     },
 };
 
@@ -88,7 +89,7 @@ mod tests {
         assert_eq!(rows.len(), 10);
         assert_eq!(
             rows[1],
-            "  -d PATH     --output-dir=PATH           directory in which to write output files"
+            "  -d PATH     --output-dir=PATH           directory in which to write output files [.]"
         );
     }
 

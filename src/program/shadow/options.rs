@@ -78,6 +78,7 @@ pub const COMMAND_LINE: Program = Program {
             ("/etc/ganeti/hailstone-shadow.conf", "the settings, KEY=VALUE lines"),
             ("/var/log/ganeti/hailstone-shadow/", "the records"),
         ],
+        decides: crate::write::manual::no_section,
     },
 };
 

@@ -67,6 +67,7 @@ pub const COMMAND_LINE: Program = Program {
             ("hailstone-squeeze -L --minimal-resources=2 --target-resources=3 -X", "keep between 2 and 3 standard instances free on every node, powering nodes off or on"),
         ],
         files: &[],
+        decides: crate::program::decides::squeeze,
     },
 };
 

@@ -35,10 +35,10 @@ use crate::search::state::State;
 
 /// hspace's unit steps of shrinking (`unitMem`, `unitDsk`, `unitCpu`,
 /// `unitSpindle`).
-const UNIT_MEM: i64 = 64;
-const UNIT_DSK: i64 = 256;
-const UNIT_CPU: i64 = 1;
-const UNIT_SPINDLE: i64 = 1;
+pub const UNIT_MEM: i64 = 64;
+pub const UNIT_DSK: i64 = 256;
+pub const UNIT_CPU: i64 = 1;
+pub const UNIT_SPINDLE: i64 = 1;
 
 /// `instFromSpec`: the instance hspace places for a spec: named `new`,
 /// one disk of the spec's size and spindles, running, auto-balanced.
