@@ -27,6 +27,10 @@
 //! * `exec` — the planners' `-X` against a fake master's job queue: the
 //!   plan's job sets and opcodes, a failed job stopping the plan;
 //! * `report` — `--report` pages read back against the texts' numbers;
+//! * `figures` — every figure of `--json`, `--explain`, `--report`, `-p`
+//!   and `-S` recomputed from the states a run describes by independent
+//!   code (`support::figures`), on generated clusters and Ganeti's data
+//!   files;
 //! * `repair` — `hailstone-repair` (harep): `--dry-run` against harep's
 //!   output on the same replies, the tag and repair jobs on a fake master;
 //! * `ganeti_version` — `--ganeti-version`: Ganeti 3.0.2's and 3.1.0's
@@ -48,6 +52,7 @@ mod datafiles;
 mod exec;
 mod exit_status;
 mod explain;
+mod figures;
 mod ganeti_version;
 mod groups;
 mod hostile;

@@ -1,3 +1,4 @@
+pub mod figures;
 pub mod master;
 pub mod plan;
 pub mod safety;

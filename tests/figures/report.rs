@@ -1,0 +1,288 @@
+//! The `--report` pages' node bars read back and held to the recomputed
+//! figures. Each chart is an `<svg aria-label="RESOURCE STATE">` (STATE:
+//! `before`, `after ...`, or nothing on a page of one state) whose nodes
+//! are `<g data-node=...>` groups; a node's `<title>` carries its numbers:
+//! `NAME: RESOURCE of AMOUNT`, then one `PART AMOUNT` line per part of the
+//! bar and a line per mark (`offline`, `master`).
+//!
+//! What each part must be, from the node's figures: memory — the total,
+//! the node's own, the unaccounted memory the node reported (a constant
+//! of the node), the primaries', what N+1 keeps within the free memory,
+//! the free memory beyond it, and what is kept or used beyond the
+//! capacity; disk — the total, what is used, what is free; vCPUs — the
+//! policy's limit, the instances' vCPUs, what is free under the limit;
+//! spindles — the limit (the spindles themselves under exclusive
+//! storage), the instances', what is free.
+
+use std::collections::BTreeMap;
+
+use crate::support::figures::NodeFigures;
+
+use super::Findings;
+
+/// One node's bar on one chart.
+#[derive(Debug, Clone)]
+pub struct Bar {
+    /// The chart's resource title (`Memory (MiB)`, ...).
+    pub resource: String,
+    /// The chart's state (`before`, `after the plan`, or empty).
+    pub state: String,
+    pub node: String,
+    /// `of AMOUNT`: the capacity drawn.
+    pub capacity: String,
+    /// Each part's amount by name.
+    pub parts: BTreeMap<String, String>,
+    pub marks: Vec<String>,
+}
+
+const RESOURCES: [&str; 4] = [
+    "Memory (MiB)",
+    "Disk (GiB)",
+    "vCPUs (of the ratio's limit)",
+    "Spindles (of the ratio's limit)",
+];
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// Every node bar of `page`.
+pub fn read(page: &str) -> Vec<Bar> {
+    let mut bars = Vec::new();
+    for chart in page.split("<svg ").skip(1) {
+        let chart = &chart[..chart.find("</svg>").unwrap_or(chart.len())];
+        let Some(label) = chart
+            .split("aria-label=\"")
+            .nth(1)
+            .and_then(|l| l.split('"').next())
+            .map(unescape)
+        else {
+            continue;
+        };
+        let Some(resource) = RESOURCES.iter().find(|r| label.starts_with(*r)) else {
+            continue;
+        };
+        let state = label[resource.len()..].trim().to_owned();
+        for g in chart.split("<g data-node=\"").skip(1) {
+            let Some(title) = g
+                .split("<title>")
+                .nth(1)
+                .and_then(|t| t.split("</title>").next())
+                .map(unescape)
+            else {
+                continue;
+            };
+            let mut lines = title.lines();
+            let head = lines.next().unwrap_or("");
+            let (node, rest) = head.split_once(": ").unwrap_or(("", head));
+            let capacity = rest
+                .strip_prefix(*resource)
+                .and_then(|r| r.trim().strip_prefix("of "))
+                .unwrap_or("?")
+                .to_owned();
+            let mut parts = BTreeMap::new();
+            let mut marks = Vec::new();
+            for line in lines {
+                // `NAME AMOUNT UNIT`: the amount is the word before the unit.
+                let words: Vec<&str> = line.split(' ').collect();
+                if words.len() >= 3 && words[words.len() - 2].parse::<f64>().is_ok() {
+                    let name = words[..words.len() - 2].join(" ");
+                    parts.insert(name, words[words.len() - 2..].join(" "));
+                } else {
+                    marks.push(line.to_owned());
+                }
+            }
+            bars.push(Bar {
+                resource: (*resource).to_owned(),
+                state: state.clone(),
+                node: node.to_owned(),
+                capacity,
+                parts,
+                marks,
+            });
+        }
+    }
+    bars
+}
+
+/// The number of `AMOUNT UNIT`.
+fn amount(s: &str) -> f64 {
+    s.split(' ')
+        .next()
+        .and_then(|n| n.parse::<f64>().ok())
+        .unwrap_or(f64::NAN)
+}
+
+/// The parts a bar must show (name, value, unit), its capacity, and how
+/// near a printed value must be (the page's precision).
+fn expected(r: &str, n: &NodeFigures) -> (f64, Vec<(&'static str, f64)>, f64) {
+    match r {
+        "Memory (MiB)" => {
+            let free = n.mem_free;
+            let kept = n.mem_reserved.min(free.max(0));
+            let beyond = (n.mem_reserved - free.max(0)).max(0) + (-free).max(0);
+            (
+                n.mem_total as f64,
+                vec![
+                    ("node", n.mem_node as f64),
+                    ("unaccounted", n.mem_unaccounted.max(0) as f64),
+                    ("primaries", n.mem_instances as f64),
+                    ("kept for N+1", kept as f64),
+                    ("free", (free - n.mem_reserved).max(0) as f64),
+                    ("beyond the capacity", beyond as f64),
+                ],
+                0.5,
+            )
+        }
+        "Disk (GiB)" => {
+            let gib = |v: i64| v as f64 / 1024.0;
+            (
+                gib(n.dsk_total),
+                vec![
+                    ("instances", gib(n.dsk_used.max(0))),
+                    ("free", gib(n.dsk_free.max(0))),
+                    ("beyond the capacity", gib((-n.dsk_free).max(0))),
+                ],
+                0.05,
+            )
+        }
+        "vCPUs (of the ratio's limit)" => {
+            let limit = n.vcpu_limit;
+            (
+                limit as f64,
+                vec![
+                    ("node", n.cpu_node as f64),
+                    ("instances", n.vcpus_instances as f64),
+                    ("free", (limit - n.vcpus_used).max(0) as f64),
+                    ("beyond the capacity", (n.vcpus_used - limit).max(0) as f64),
+                ],
+                0.5,
+            )
+        }
+        _ => {
+            let limit = if n.exclusive_storage {
+                n.spindles_total as f64
+            } else {
+                n.spindle_limit
+            };
+            (
+                limit,
+                vec![
+                    ("instances", n.spindles_used),
+                    ("free", (limit - n.spindles_used).max(0.0)),
+                    ("beyond the capacity", (n.spindles_used - limit).max(0.0)),
+                ],
+                0.05,
+            )
+        }
+    }
+}
+
+/// Holds the bars of the charts whose state is `state` to `figs` (by full
+/// name or alias, `aliases` mapping alias to name): every node of `nodes`
+/// has a bar on each resource, and each bar's numbers are the node's.
+pub fn compare(
+    f: &mut Findings,
+    at: &str,
+    bars: &[Bar],
+    state: &str,
+    figs: &BTreeMap<String, NodeFigures>,
+    aliases: &BTreeMap<String, String>,
+    nodes: &[String],
+) {
+    let shown: Vec<&Bar> = bars.iter().filter(|b| b.state == state).collect();
+    for r in RESOURCES {
+        let mut drawn: Vec<String> = shown
+            .iter()
+            .filter(|b| b.resource == r)
+            .map(|b| {
+                aliases
+                    .get(&b.node)
+                    .cloned()
+                    .unwrap_or_else(|| b.node.clone())
+            })
+            .collect();
+        drawn.sort();
+        drawn.dedup();
+        let mut want = nodes.to_vec();
+        want.sort();
+        f.same(at, &format!("the nodes drawn on {r} {state}"), drawn, want);
+    }
+    for b in shown {
+        let name = aliases
+            .get(&b.node)
+            .cloned()
+            .unwrap_or_else(|| b.node.clone());
+        let Some(n) = figs.get(&name) else {
+            f.fault(
+                at,
+                format!(
+                    "{r} {state}: a bar for unknown node {}",
+                    b.node,
+                    r = b.resource
+                ),
+            );
+            continue;
+        };
+        let at = format!("{at}: {} {state}: node {name}", b.resource);
+        let (capacity, parts, tolerance) = expected(&b.resource, n);
+        let tolerance = tolerance + 1e-6;
+        f.near(
+            &at,
+            "of (capacity)",
+            amount(&b.capacity),
+            capacity,
+            tolerance,
+        );
+        let printed = |part: &str| b.parts.get(part).map_or(0.0, |v| amount(v));
+        for (part, want) in parts {
+            // What instances use beyond the capacity may be drawn up to it,
+            // the rest as beyond the capacity (which is compared alone).
+            let capped = part == "instances"
+                && want > capacity
+                && (printed(part) - capacity).abs() <= tolerance;
+            if !capped {
+                f.near(&at, part, printed(part), want, tolerance);
+            }
+        }
+        for part in b.parts.keys() {
+            if !matches!(
+                part.as_str(),
+                "node"
+                    | "unaccounted"
+                    | "primaries"
+                    | "kept for N+1"
+                    | "free"
+                    | "beyond the capacity"
+                    | "instances"
+            ) {
+                f.fault(
+                    &at,
+                    format!("a part named {part:?} this test does not know"),
+                );
+            }
+        }
+        f.same(
+            &at,
+            "offline mark",
+            b.marks.iter().any(|m| m == "offline"),
+            n.offline,
+        );
+        f.same(
+            &at,
+            "master mark",
+            b.marks.iter().any(|m| m == "master"),
+            n.master,
+        );
+        f.same(
+            &at,
+            "standby mark",
+            b.marks.iter().any(|m| m == "standby"),
+            n.standby,
+        );
+    }
+}
