@@ -3,7 +3,9 @@
 //! It answers one question: if Ganeti ran these `gnt-instance` commands one
 //! after another on the cluster of this data file, would any of them put an
 //! instance where Ganeti or the hardware forbids? It reads the data file
-//! with its own small parser (nothing from the `hailstone` library),
+//! with its own small parser (nothing from the `hailstone` library; every
+//! section and field of the `-S` format, which `support::figures` reads
+//! too),
 //! replays the commands of `-C` (migrate, failover, `-n` moves,
 //! `replace-disks -n`, `move -n` copies, and a squeeze plan's `gnt-node power` and
 //! `add-tags`) on a plain model, checks every intermediate cluster, and
