@@ -201,30 +201,18 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, group: &str) {
         return;
     };
     f.count("report pages");
-    let bars = report::read(&page);
     let nodes: Vec<String> = before
         .values()
         .filter(|n| n.group == group)
         .map(|n| n.name.clone())
         .collect();
-    report::compare(
-        f,
-        &format!("{at}: --report"),
-        &bars,
-        "before",
-        &before,
-        &names,
-        &nodes,
-    );
-    report::compare(
-        f,
-        &format!("{at}: --report"),
-        &bars,
-        "after",
-        &after,
-        &names,
-        &nodes,
-    );
+    let (b, a) = (&before, &after);
+    let figs_of = move |state: &str| match state {
+        "before" => Some(b),
+        "after" => Some(a),
+        _ => None,
+    };
+    report::compare_page(f, &at, &page, &figs_of, &names, &nodes);
 }
 
 #[test]

@@ -133,16 +133,9 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize) {
         return;
     };
     f.count("report pages");
-    let bars = report::read(&page);
-    report::compare(
-        f,
-        &format!("{at}: --report"),
-        &bars,
-        "",
-        &before,
-        &names,
-        &input.node_order,
-    );
+    let b = &before;
+    let figs_of = move |state: &str| state.is_empty().then_some(b);
+    report::compare_page(f, &at, &page, &figs_of, &names, &input.node_order);
     let failing = before
         .values()
         .filter(|n| !n.offline && loaded[&n.name])

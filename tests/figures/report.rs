@@ -1,5 +1,10 @@
-//! The `--report` pages' node bars read back and held to the recomputed
-//! figures. Each chart is an `<svg aria-label="RESOURCE STATE">` (STATE:
+//! The `--report` pages' node figures read back and held to the
+//! recomputed ones: the bars' titles ([`read`]) and, where the page has
+//! them, the tables of the figures drawn ([`read_tables`]: `<table
+//! class="figures" data-when=STATE>` rows `<tr data-node=NAME
+//! data-offline=yes|no data-mem-total=...>`); [`compare_page`] takes both.
+//!
+//! Each chart is an `<svg aria-label="RESOURCE STATE">` (STATE:
 //! `before`, `after ...`, or nothing on a page of one state) whose nodes
 //! are `<g data-node=...>` groups; a node's `<title>` carries its numbers:
 //! `NAME: RESOURCE of AMOUNT`, then one `PART AMOUNT` line per part of the
@@ -284,5 +289,179 @@ pub fn compare(
             b.marks.iter().any(|m| m == "standby"),
             n.standby,
         );
+    }
+}
+
+/// One row of a page's figures table: the state it shows (`data-when`),
+/// the node, whether it is offline, and its figures by key (`mem-total`,
+/// ...).
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub when: String,
+    pub node: String,
+    pub offline: Option<bool>,
+    pub values: BTreeMap<String, f64>,
+}
+
+/// The attributes of an opening tag (`name="value"` pairs).
+fn attributes(tag: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut rest = tag;
+    while let Some(eq) = rest.find("=\"") {
+        let name = rest[..eq].rsplit(' ').next().unwrap_or("").to_owned();
+        let after = &rest[eq + 2..];
+        let Some(close) = after.find('"') else { break };
+        out.insert(name, unescape(&after[..close]));
+        rest = &after[close + 1..];
+    }
+    out
+}
+
+/// Every row of every figures table of `page`.
+pub fn read_tables(page: &str) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for table in page.split("<table class=\"figures\"").skip(1) {
+        let head = &table[..table.find('>').unwrap_or(0)];
+        let when = attributes(head)
+            .get("data-when")
+            .cloned()
+            .unwrap_or_default();
+        let body = &table[..table.find("</table>").unwrap_or(table.len())];
+        for tr in body.split("<tr ").skip(1) {
+            let attrs = attributes(&tr[..tr.find('>').unwrap_or(0)]);
+            let Some(node) = attrs.get("data-node") else {
+                continue;
+            };
+            let values = attrs
+                .iter()
+                .filter_map(|(k, v)| {
+                    let key = k.strip_prefix("data-")?;
+                    (key != "node" && key != "offline")
+                        .then(|| (key.to_owned(), v.parse().unwrap_or(f64::NAN)))
+                })
+                .collect();
+            rows.push(Row {
+                when: when.clone(),
+                node: node.clone(),
+                offline: attrs.get("data-offline").map(|v| v == "yes"),
+                values,
+            });
+        }
+    }
+    rows
+}
+
+/// What a figures table row must hold, by key (MiB, vCPUs, spindles).
+fn expected_row(n: &NodeFigures) -> Vec<(&'static str, f64)> {
+    let (spn_total, spn_used) = if n.exclusive_storage {
+        (n.spindles_total as f64, n.spindles_used)
+    } else {
+        (n.spindle_limit, n.spindles_used)
+    };
+    vec![
+        ("mem-total", n.mem_total as f64),
+        (
+            "mem-used",
+            (n.mem_node + n.mem_unaccounted.max(0) + n.mem_instances) as f64,
+        ),
+        ("mem-reserved", n.mem_reserved as f64),
+        ("mem-free", n.mem_free as f64),
+        ("mem-node", n.mem_node as f64),
+        ("mem-unaccounted", n.mem_unaccounted as f64),
+        ("mem-instances", n.mem_instances as f64),
+        ("dsk-total", n.dsk_total as f64),
+        ("dsk-used", n.dsk_used as f64),
+        ("dsk-reserved", 0.0),
+        ("dsk-free", n.dsk_free as f64),
+        ("cpu-total", n.vcpu_ratio_limit),
+        ("cpu-used", n.vcpus_used as f64),
+        ("cpu-reserved", 0.0),
+        ("cpu-free", n.vcpu_ratio_limit - n.vcpus_used as f64),
+        ("spn-total", spn_total),
+        ("spn-used", spn_used),
+        ("spn-reserved", 0.0),
+        ("spn-free", spn_total - spn_used),
+    ]
+}
+
+/// Holds the figures table rows of `state` to `figs`: a row for every
+/// node of `nodes`, each figure the recomputed one (within a millionth:
+/// the page writes them in full).
+pub fn compare_rows(
+    f: &mut Findings,
+    at: &str,
+    rows: &[Row],
+    state: &str,
+    figs: &BTreeMap<String, NodeFigures>,
+    nodes: &[String],
+) {
+    let shown: Vec<&Row> = rows.iter().filter(|r| r.when == state).collect();
+    let mut listed: Vec<String> = shown.iter().map(|r| r.node.clone()).collect();
+    listed.sort();
+    listed.dedup();
+    let mut want = nodes.to_vec();
+    want.sort();
+    f.same(
+        at,
+        &format!("the nodes of the figures table {state}"),
+        listed,
+        want,
+    );
+    for r in shown {
+        let Some(n) = figs.get(&r.node) else {
+            f.fault(
+                at,
+                format!("figures table {state}: unknown node {}", r.node),
+            );
+            continue;
+        };
+        let at = format!("{at}: figures table {state}: node {}", r.node);
+        f.same(&at, "data-offline", r.offline, Some(n.offline));
+        for (key, want) in expected_row(n) {
+            match r.values.get(key) {
+                Some(v) => f.near(&at, key, *v, want, 1e-6 * want.abs().max(1.0)),
+                None => f.fault(&at, format!("no data-{key}")),
+            }
+        }
+    }
+}
+
+/// Holds a page's node figures to the recomputed ones: its bars and its
+/// figures tables. `figs_of` gives the figures of a state the page shows
+/// (`before`, `after the plan`, empty on a page of one state); a state it
+/// does not know is a fault.
+pub fn compare_page<'a>(
+    f: &mut Findings,
+    at: &str,
+    page: &str,
+    figs_of: &dyn Fn(&str) -> Option<&'a BTreeMap<String, NodeFigures>>,
+    aliases: &BTreeMap<String, String>,
+    nodes: &[String],
+) {
+    let at = format!("{at}: --report");
+    let bars = read(page);
+    let rows = read_tables(page);
+    let mut states: Vec<String> = bars
+        .iter()
+        .map(|b| b.state.clone())
+        .chain(rows.iter().map(|r| r.when.clone()))
+        .collect();
+    states.sort();
+    states.dedup();
+    if bars.is_empty() && rows.is_empty() && !nodes.is_empty() {
+        f.fault(&at, "no node figures on the page".to_owned());
+    }
+    for state in states {
+        let Some(figs) = figs_of(&state) else {
+            f.fault(&at, format!("a state this test does not know: {state:?}"));
+            continue;
+        };
+        if bars.iter().any(|b| b.state == state) {
+            compare(f, &at, &bars, &state, figs, aliases, nodes);
+        }
+        if rows.iter().any(|r| r.when == state) {
+            f.count("figures tables");
+            compare_rows(f, &at, &rows, &state, figs, nodes);
+        }
     }
 }

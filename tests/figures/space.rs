@@ -276,28 +276,17 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, model: &[&str]) {
         return;
     };
     f.count("report pages");
-    let bars = report::read(&page);
-    let all = input.node_order.clone();
-    report::compare(
-        f,
-        &format!("{at}: --report"),
-        &bars,
-        "before",
-        &before,
-        &names,
-        &all,
-    );
-    for (state, after) in &phases {
-        report::compare(
-            f,
-            &format!("{at}: --report"),
-            &bars,
-            state,
-            after,
-            &names,
-            &all,
-        );
-    }
+    let (b, phases) = (&before, &phases);
+    let figs_of = move |state: &str| {
+        if state == "before" {
+            return Some(b);
+        }
+        phases
+            .iter()
+            .find(|(s, _)| *s == state)
+            .map(|(_, figs)| figs)
+    };
+    report::compare_page(f, &at, &page, &figs_of, &names, &input.node_order);
 }
 
 #[test]

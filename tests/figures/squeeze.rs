@@ -321,27 +321,17 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize) {
         return;
     };
     f.count("report pages");
-    let bars = report::read(&page);
-    let all = input.node_order.clone();
-    let mut states: Vec<String> = bars.iter().map(|b| b.state.clone()).collect();
-    states.sort();
-    states.dedup();
-    for state in states {
-        let figs = if state == "before" || state.is_empty() {
-            &before
+    // The page shows the state before the plan (or the only one) and
+    // the state after it.
+    let (b, a) = (&before, &after);
+    let figs_of = move |state: &str| {
+        Some(if state == "before" || state.is_empty() {
+            b
         } else {
-            &after
-        };
-        report::compare(
-            f,
-            &format!("{at}: --report"),
-            &bars,
-            &state,
-            figs,
-            &names,
-            &all,
-        );
-    }
+            a
+        })
+    };
+    report::compare_page(f, &at, &page, &figs_of, &names, &input.node_order);
 }
 
 #[test]

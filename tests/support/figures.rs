@@ -85,6 +85,8 @@ pub struct NodeFigures {
     pub vcpus_used: i64,
     pub vcpus_instances: i64,
     pub vcpu_limit: i64,
+    /// The vCPU ratio times the physical CPUs, not rounded.
+    pub vcpu_ratio_limit: f64,
     // Spindles.
     pub spindles_total: i64,
     pub spindles_free: i64,
@@ -261,6 +263,7 @@ pub fn figures(state: &Cluster, base: &Cluster) -> BTreeMap<String, NodeFigures>
                 vcpus_used: b.n_cpu + load.vcpus,
                 vcpus_instances: load.vcpus,
                 vcpu_limit: (vcpu_ratio * b.t_cpu).floor() as i64,
+                vcpu_ratio_limit: vcpu_ratio * b.t_cpu,
                 spindles_total: b.spindles,
                 spindles_free,
                 spindles_used,
