@@ -27,6 +27,7 @@ mod info;
 mod repair;
 mod report;
 mod roll;
+mod selftest;
 mod space;
 mod squeeze;
 mod table;
