@@ -114,3 +114,64 @@ pub fn check_memory_parts(
         );
     }
 }
+
+/// The memory breakdowns of `text` that name their node on the state the
+/// search saw: the lines of a refused candidate, `  NODE: needs M MiB of
+/// memory[ and 1 MiB to spare], F MiB free (T total - N for the node - I
+/// for instances[ - X unaccounted])`, read whole (a line about a state
+/// with the new instance placed somewhere, such as a dropped candidate's,
+/// is not one of them): (node, [F, T, N, I, X]).
+pub fn named_memory_parts(text: &str) -> Vec<(String, [i64; 5])> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(entry) = line.strip_prefix("  ").map(str::trim_start) else {
+            continue;
+        };
+        let v = scan("{}: needs {} MiB of memory, {} MiB free ({} total - {} for the node - {} for instances{}", entry)
+            .or_else(|| scan("{}: needs {} MiB of memory and 1 MiB to spare, {} MiB free ({} total - {} for the node - {} for instances{}", entry));
+        let Some(v) = v.filter(|v| !v[0].contains(' ')) else {
+            continue;
+        };
+        let unacc = match v[6] {
+            ")" => Some(0),
+            x => x
+                .strip_prefix(" - ")
+                .and_then(|u| u.strip_suffix(" unaccounted)"))
+                .and_then(int),
+        };
+        let n = [int(v[2]), int(v[3]), int(v[4]), int(v[5]), unacc];
+        out.push((v[0].to_owned(), n.map(|x| x.unwrap_or(i64::MIN))));
+    }
+    out
+}
+
+/// Holds each named memory breakdown of `text` to its node's figures in
+/// `figs` (the state the search that refused it saw).
+pub fn check_named_memory_parts(
+    f: &mut Findings,
+    at: &str,
+    text: &str,
+    figs: &BTreeMap<String, NodeFigures>,
+    aliases: &BTreeMap<String, String>,
+) {
+    for (node, got) in named_memory_parts(text) {
+        let name = aliases.get(&node).cloned().unwrap_or(node);
+        let Some(n) = figs.get(&name) else {
+            f.fault(at, format!("a memory breakdown of unknown node {name}"));
+            continue;
+        };
+        f.count("named memory breakdowns");
+        f.same(
+            at,
+            &format!("node {name}: free, total, node, instances, unaccounted"),
+            got,
+            [
+                n.mem_free,
+                n.mem_total,
+                n.mem_node,
+                n.mem_instances,
+                n.mem_unaccounted.max(0),
+            ],
+        );
+    }
+}

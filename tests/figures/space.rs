@@ -271,6 +271,30 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, model: &[&str]) {
     }
     let explained = std::fs::read_to_string(&explained).unwrap_or_default();
     explain::check_memory_parts(f, &format!("{at}: --explain"), &explained, &before);
+    // Each phase's explanation is of its last search, which refused on
+    // the state the phase ended with.
+    for block in explained.split("\nverdict: ") {
+        for (phase, state) in [
+            ("answer: tiered allocation", "after the tiered allocation"),
+            (
+                "answer: standard allocation",
+                "after the standard allocation",
+            ),
+        ] {
+            if let (true, Some((_, figs))) = (
+                block.contains(phase),
+                phases.iter().find(|(s, _)| *s == state),
+            ) {
+                explain::check_named_memory_parts(
+                    f,
+                    &format!("{at}: --explain ({phase})"),
+                    block,
+                    figs,
+                    &names,
+                );
+            }
+        }
+    }
     let Some(page) = read(Path::new(&page)) else {
         f.fault(&at, "no report page".to_owned());
         return;
