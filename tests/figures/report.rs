@@ -243,14 +243,65 @@ pub fn compare(
             capacity,
             tolerance,
         );
-        let printed = |part: &str| b.parts.get(part).map_or(0.0, |v| amount(v));
+        // A part by its name or the other name it may have.
+        let printed = |part: &str| {
+            let other = match part {
+                "unaccounted" => "reported beyond instances",
+                "instances" => "used",
+                _ => part,
+            };
+            b.parts
+                .get(part)
+                .or_else(|| b.parts.get(other))
+                .map_or(0.0, |v| amount(v))
+        };
+        // An overcommitted node (more in use than its total): what is used
+        // may be drawn up to the capacity, the rest beyond it (compared
+        // alone); then the parts drawn fill the capacity.
+        let over = b.resource == "Memory (MiB)" && n.mem_free < 0;
+        if over {
+            let drawn: f64 = ["node", "unaccounted", "primaries", "kept for N+1", "free"]
+                .iter()
+                .map(|p| printed(p))
+                .sum();
+            f.near(
+                &at,
+                "the parts drawn (overcommitted: the capacity)",
+                drawn,
+                capacity,
+                3.0 * tolerance,
+            );
+        }
+        // vCPUs drawn as `used` (the instances' with the node's own) rather
+        // than `node` and `instances`.
+        let cpu_used = b.resource.starts_with("vCPUs")
+            && b.parts.contains_key("used")
+            && !b.parts.contains_key("instances");
+        let parts: Vec<(&str, f64)> = if cpu_used {
+            parts
+                .into_iter()
+                .filter(|(p, _)| *p != "node")
+                .map(|(p, w)| {
+                    if p == "instances" {
+                        (p, n.vcpus_used as f64)
+                    } else {
+                        (p, w)
+                    }
+                })
+                .collect()
+        } else {
+            parts
+        };
         for (part, want) in parts {
             // What instances use beyond the capacity may be drawn up to it,
             // the rest as beyond the capacity (which is compared alone).
             let capped = part == "instances"
                 && want > capacity
                 && (printed(part) - capacity).abs() <= tolerance;
-            if !capped {
+            let drawn_up_to = over
+                && matches!(part, "node" | "unaccounted" | "primaries")
+                && printed(part) <= want + tolerance;
+            if !capped && !drawn_up_to {
                 f.near(&at, part, printed(part), want, tolerance);
             }
         }
@@ -259,11 +310,13 @@ pub fn compare(
                 part.as_str(),
                 "node"
                     | "unaccounted"
+                    | "reported beyond instances"
                     | "primaries"
                     | "kept for N+1"
                     | "free"
                     | "beyond the capacity"
                     | "instances"
+                    | "used"
             ) {
                 f.fault(
                     &at,

@@ -119,7 +119,11 @@ fn compare_keys(
 }
 
 fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, model: &[&str]) {
-    let at = format!("hailstone-space {} -t {}", model.join(" "), case.name);
+    let at = format!(
+        "hailstone-space{} -t {}",
+        model.iter().map(|m| format!(" {m}")).collect::<String>(),
+        case.name
+    );
     let file = case.path.to_str().expect("a path");
     let save = dir
         .join(format!("c{k}{}", model.len()))
