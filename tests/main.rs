@@ -14,6 +14,12 @@
 //! * `groups` — `hailstone-groups` plans on 500 multi-group clusters,
 //!   replayed by the same checker: safe steps, nothing lost, repaired
 //!   groups off their offline nodes, compressed groups empty;
+//! * `health` — what `hailstone-groups` reports of the cluster before
+//!   its plan (N+1 figures, group memory and scores) against the data
+//!   file; split instances;
+//! * `verdicts` — `hailstone-check` and `hailstone-groups check` on the
+//!   generated corpus and Ganeti's test data: the same verdict, or a
+//!   difference both `--help` texts state;
 //! * `cli` — command-line behaviour and exit codes;
 //! * `exit_status` — every program into each exit status its manual
 //!   lists, a closed output ending each quietly, the documented table;
@@ -55,6 +61,7 @@ mod explain;
 mod figures;
 mod ganeti_version;
 mod groups;
+mod health;
 mod hostile;
 mod htools;
 mod json;
@@ -72,3 +79,4 @@ mod space;
 mod squeeze;
 mod support;
 mod threads;
+mod verdicts;

@@ -1,4 +1,5 @@
 pub mod figures;
 pub mod master;
+pub mod n1;
 pub mod plan;
 pub mod safety;

@@ -7,7 +7,10 @@
 //!   nodes failing N+1 (hcheck's `N1_FAIL`), the instances whose primary
 //!   node is offline (`OFFLINE_PRI`), and "unhealthy" exactly when an
 //!   offline node of the group hosts an instance (counted here from the
-//!   data file, since hcheck's `OFFLINE_SEC` counts offline nodes).
+//!   data file, since hcheck's `OFFLINE_SEC` counts offline nodes),
+//!   "weakly unhealthy" otherwise exactly when a node fails N+1 or an
+//!   instance of the group has its secondary in another group (from the
+//!   data file: hcheck dies on such an instance).
 //! * `repair -S`, `compress --evacuate -S` and `balance -S`: hcheck runs on
 //!   each saved state after the plan. Every group the repair says it
 //!   repaired has `N1_FAIL=0` and `OFFLINE_PRI=0`; no plan makes a group
@@ -311,7 +314,7 @@ fn judge_in(
         let status = entry["status"].as_str().unwrap_or("?");
         let expected_status = if !hosting.is_empty() {
             "unhealthy"
-        } else if figures.n1_fail > 0 {
+        } else if figures.n1_fail > 0 || has_split_instance(&data, name) {
             "weakly unhealthy"
         } else {
             "healthy"
@@ -549,6 +552,18 @@ fn offline_hosts(data: &DataFile, name: &str) -> BTreeSet<String> {
         })
         .map(|nd| nd[node::NAME].clone())
         .collect()
+}
+
+/// Whether an instance with its primary node in group `name` has its
+/// secondary node in another group (a split instance, which makes its
+/// primary's group weakly unhealthy).
+fn has_split_instance(data: &DataFile, name: &str) -> bool {
+    let members: BTreeSet<String> = data.nodes_of_group(name).into_iter().collect();
+    data.instances().iter().any(|i| {
+        i.get(inst::PNODE).is_some_and(|p| members.contains(p))
+            && i.get(inst::SNODE)
+                .is_some_and(|s| !s.is_empty() && !members.contains(s))
+    })
 }
 
 /// Instances whose primary node is one of `nodes`.

@@ -56,6 +56,7 @@ pub const COMMAND_LINE: Program = Program {
         description: &[
             "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints, for each node group and the whole cluster, the online nodes failing N+1, the nodes with conflicting primary instances, the instances on offline nodes and the nodes that could not be evacuated (the global N+1 check), before and after a simulated rebalancing, for people or with --machine-readable as HCHECK_ shell variables, or with --json as one JSON document.",
             "--true-counts corrects the two counting faults of hcheck and names, for each node that cannot be evacuated, the instance that cannot leave it.",
+            "The verdict is hcheck's, so it may differ from hailstone-groups check's, which judges a group by what moving instances between groups repairs: both count the nodes failing N+1 and the instances on offline nodes alike, but here the cluster also needs rebalancing for an offline node that hosts nothing (hcheck counts the offline nodes), for primaries sharing an exclusion tag and for a node the global N+1 check cannot evacuate. A cluster with a split instance (its secondary node in another group than its primary) is refused with the capacity checks on, where hcheck 3.0.2 dies, and passed over with --no-capacity-checks; hailstone-groups check reports it as a problem of the primary's group.",
         ],
         exit_status: &[
             (ExitStatus::Done, "no problem found (or --no-simulation)"),

@@ -122,14 +122,14 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
     let (plan, detail) = match invocation.operation {
         Operation::Check => {
             let health = groups::all_health(&state, node_groups.len());
-            out.write_all(report::check_text(&ctx, &state, &health).as_bytes())?;
+            out.write_all(report::check_text(&ctx, &health).as_bytes())?;
             (None, report::Detail::Check(health))
         }
         Operation::Repair => {
-            let health = groups::all_health(&state, node_groups.len());
-            out.write_all(report::check_text(&ctx, &state, &health).as_bytes())?;
             let repair = groups::repair(&node_groups, &mut state, &opts, only)
                 .map_err(|c| stop(format!("Error: {}\n", c.0)))?;
+            // The health before the repair, as the repair judged it.
+            out.write_all(report::check_text(&ctx, &repair.health).as_bytes())?;
             out.write_all(report::repair_text(&ctx, &repair).as_bytes())?;
             let relocations: Vec<&Relocation> = repair
                 .repairs
@@ -200,7 +200,7 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         }
     }
     if let Some(to) = &o.explain {
-        let text = report::explain(&ctx, &state, &detail, o.explain_format);
+        let text = report::explain(&ctx, &detail, o.explain_format);
         exit::write_explanation(to, &text, err)?;
     }
     out.flush()?;
@@ -232,7 +232,7 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
             o.load.ganeti,
             invocation.operation.name(),
             !unhealthy,
-            report::explain_json(&ctx, &state, &detail),
+            report::explain_json(&ctx, &detail),
             &sets,
         );
         stdout.write_all(document.line().as_bytes())?;

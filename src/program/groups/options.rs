@@ -64,7 +64,8 @@ pub const COMMAND_LINE: Program = Program {
         summary: "check, repair, compress and balance a Ganeti cluster across node groups",
         description: &[
             "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m), or an iallocator request (-I), and runs one operation:",
-            "check: each node group's health (healthy; weakly unhealthy: online nodes fail N+1; unhealthy: offline nodes host instances) and which groups share storage; exits with status 1 when a group is not healthy.",
+            "check: each node group's health (healthy; weakly unhealthy: online nodes fail N+1, or a split instance: its primary node in the group, its secondary node in another group; unhealthy: offline nodes host instances) and which groups share storage; exits with status 3 when a group is not healthy.",
+            "check judges a group by what moving instances between groups repairs, so its verdict may differ from hailstone-check's, which is hcheck 3.0.2's: both count the nodes failing N+1 and the instances on offline nodes alike, but hailstone-check also finds that the cluster needs rebalancing for an offline node that hosts nothing (hcheck counts the offline nodes), for primaries sharing an exclusion tag and for a node its global N+1 check cannot evacuate (problems hcheck leaves to a rebalancing within the group: hailstone-balance); and it refuses a cluster with a split instance (hcheck dies on one with its capacity checks on, and passes it over without them), which check reports.",
             "repair: moves the instances that make groups unhealthy into healthy groups sharing their storage; a group alone in its storage is named with what repairs it within itself (hailstone-balance -G GROUP --evac-mode).",
             "compress: which groups could be emptied into the others; with --evacuate, the plan that empties the one freeing the most.",
             "balance: every group's score, and the worst group that can improve balanced as hailstone-balance would (-G chooses the group).",
@@ -77,7 +78,7 @@ pub const COMMAND_LINE: Program = Program {
             (ExitStatus::Findings, "check found a group that is not healthy, repair left a group unhealthy, or compress --evacuate found no group that can be emptied (the report is on stdout)"),
         ],
         examples: &[
-            ("hailstone-groups check -L", "the health of every group (exit status 1 when one is not healthy: for cron and monitoring)"),
+            ("hailstone-groups check -L", "the health of every group (exit status 3 when one is not healthy, 1 when the cluster cannot be read: for cron and monitoring)"),
             ("hailstone-groups repair -L -C", "plan moving instances out of unhealthy groups, with the commands"),
             ("hailstone-groups compress -t cluster.data --evacuate -S after", "plan emptying a group, the cluster after it in after.compressed"),
         ],
@@ -165,11 +166,13 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, Exit> {
                 Operation::LIST
             ))
         }
-        [_, rest @ ..] => return usage(format!(
+        [_, rest @ ..] => {
+            return usage(format!(
             "one operation is taken, then options; '{}' is not an option (the operations are {})",
             rest[0],
             Operation::LIST
-        )),
+        ))
+        }
     };
     if options.group.is_some() && !matches!(operation, Operation::Repair | Operation::Balance) {
         return usage(format!(
