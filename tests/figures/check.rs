@@ -1,7 +1,8 @@
 //! `hailstone-check`: each group's figures before and after the
 //! simulated rebalancing in `--json` (nodes failing N+1, nodes whose
 //! primaries share an exclusion tag, instances whose primary is offline,
-//! instances whose secondary is offline) and their sums over the cluster,
+//! instances whose secondary is offline, offline nodes) and their sums
+//! over the cluster,
 //! and the report page's bars before and after. The state after the
 //! rebalancing is the input with each group's plan replayed, the plan
 //! `hailstone-balance -G GROUP` prints for it; that it is the state the
@@ -29,15 +30,18 @@ fn exclusion_prefixes(c: &Cluster) -> Vec<String> {
         .collect()
 }
 
-/// hcheck's figures of one group: nodes failing N+1, nodes whose
+/// The `--json` figures of one group: nodes failing N+1, nodes whose
 /// primaries share an exclusion tag, instances whose primary is offline,
-/// instances whose secondary is offline.
+/// instances whose secondary is offline (the group's: primary in it), and
+/// the offline nodes (what hcheck prints as "Instances having a secondary
+/// node offline").
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Stats {
     pub n1_fail: i64,
     pub conflict_tags: i64,
     pub offline_pri: i64,
     pub offline_sec: i64,
+    pub offline_nodes: i64,
 }
 
 pub fn stats(
@@ -47,14 +51,24 @@ pub fn stats(
     group: &str,
 ) -> Stats {
     let prefixes = exclusion_prefixes(c);
+    // Each instance's secondary node, as the state has it.
+    let secondary: BTreeMap<&str, &NodeFigures> = figs
+        .values()
+        .flat_map(|n| n.secondaries.iter().map(move |i| (i.as_str(), n)))
+        .collect();
     let mut s = Stats::default();
     for n in figs.values().filter(|n| n.group == group) {
         if n.offline {
             s.offline_pri += n.primaries.len() as i64;
-            s.offline_sec += n.secondaries.len() as i64;
+            s.offline_nodes += 1;
         } else if n1[&n.name] {
             s.n1_fail += 1;
         }
+        s.offline_sec += n
+            .primaries
+            .iter()
+            .filter(|i| secondary.get(i.as_str()).is_some_and(|sec| sec.offline))
+            .count() as i64;
         let mut tags: BTreeMap<&str, i64> = BTreeMap::new();
         for i in &n.primaries {
             for t in &c.insts[i].tags {
@@ -77,6 +91,7 @@ fn json_stats(v: &Value) -> Stats {
         conflict_tags: g("conflict_tags"),
         offline_pri: g("offline_pri"),
         offline_sec: g("offline_sec"),
+        offline_nodes: g("offline_nodes"),
     }
 }
 
@@ -162,7 +177,7 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize) {
             let printed = json_stats(&g[which]);
             f.same(
                 &at,
-                &format!("group {name} {which} (n1_fail, conflict_tags, offline_pri, offline_sec)"),
+                &format!("group {name} {which} (n1_fail, conflict_tags, offline_pri, offline_sec, offline_nodes)"),
                 printed,
                 want,
             );
@@ -171,6 +186,7 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize) {
             s.conflict_tags += want.conflict_tags;
             s.offline_pri += want.offline_pri;
             s.offline_sec += want.offline_sec;
+            s.offline_nodes += want.offline_nodes;
         }
         if simulated {
             if let (Some(printed), Some(want)) =
