@@ -1,11 +1,14 @@
 //! Explanations of `hailstone-squeeze`'s plans: the reserve each node
 //! must keep, why standby nodes are (or are not) powered on, and for each
 //! node tried in hsqueeze's order whether it can be powered off and, when
-//! not, why: an instance that cannot leave it, too little memory left on
-//! the other nodes, or the node that could not keep the reserve after the
+//! not, why: an instance that cannot leave it, a node too small to keep
+//! the reserve even without instances, too little memory left on the
+//! other nodes, or the node that could not keep the reserve after the
 //! balancing, with that check's numbers.
 
 use crate::model::instance::Instance;
+use crate::model::refusal::{Check, Refusal};
+use crate::model::types::FailMode;
 use crate::model::Cluster;
 use crate::search::squeeze::{
     offline_candidates, reserve_instance, Decision, Reasoning, TrialFailure,
@@ -139,6 +142,27 @@ fn build(
             TrialFailure::Memory { room, used } => format!(
                 "the remaining nodes can hold at most {room} MiB of instances beside their reserves; the instances use {used} MiB"
             ),
+            TrialFailure::TooSmall {
+                node: n,
+                need,
+                free,
+            } => {
+                // The memory check of the reserve on the node emptied.
+                let mut empty = cluster.nodes[*n].clone();
+                empty.i_mem = 0;
+                let refusal = Refusal::now(
+                    FailMode::Mem,
+                    Check::Memory {
+                        need: *need,
+                        free: *free,
+                    },
+                );
+                format!(
+                    "{} cannot keep the reserve even without instances: {}",
+                    node(*n),
+                    reasons::describe(&refusal, &empty, None, &names)
+                )
+            }
             TrialFailure::LeftOffline { inst: i } => format!(
                 "after the balancing {} is still on one of the nodes tried",
                 inst(*i)

@@ -48,6 +48,69 @@ fn room(figs: &BTreeMap<String, NodeFigures>, remaining: &[&String], reserve: i6
         .sum()
 }
 
+/// A trial's reason `NODE cannot keep the reserve even without
+/// instances: needs R MiB of memory[ and 1 MiB to spare], F MiB free (T
+/// total - N for the node - 0 for instances[ - X unaccounted])`: the node's
+/// figures, the reserve's memory, and that it does not fit (`F - R` is not
+/// above 0). Returns 1 when `detail` is such a reason.
+fn too_small(
+    f: &mut Findings,
+    at: &str,
+    label: &str,
+    detail: &str,
+    input: &Cluster,
+    figs: &BTreeMap<String, NodeFigures>,
+    reserve: Option<i64>,
+) -> usize {
+    let Some(v) = scan(
+        "{} cannot keep the reserve even without instances: needs {} MiB of memory{}",
+        detail,
+    ) else {
+        return 0;
+    };
+    let Some(name) = resolve(input, v[0]) else {
+        f.fault(at, format!("--explain names unknown node {}", v[0]));
+        return 1;
+    };
+    let n = &figs[&name];
+    let need = int(v[1]);
+    f.same(
+        at,
+        &format!("{label}: {name} too small: needs (the reserve)"),
+        need,
+        reserve,
+    );
+    let parts = super::explain::memory_parts(v[2]);
+    let unaccounted = n.mem_unaccounted.max(0);
+    f.same(
+        at,
+        &format!("{label}: {name} too small: free, total, node, instances, unaccounted"),
+        parts.first().copied(),
+        Some((
+            n.mem_total - n.mem_node - unaccounted,
+            n.mem_total,
+            n.mem_node,
+            0,
+            unaccounted,
+        )),
+    );
+    if let (Some(need), Some(&(free, ..))) = (need, parts.first()) {
+        f.same(
+            at,
+            &format!("{label}: {name} too small: the reserve does not fit"),
+            free - need <= 0,
+            true,
+        );
+        f.same(
+            at,
+            &format!("{label}: {name} too small: 'and 1 MiB to spare' exactly when the reserve is the free memory"),
+            v[2].starts_with(" and 1 MiB to spare"),
+            need == free,
+        );
+    }
+    1
+}
+
 fn resolve(c: &Cluster, name: &str) -> Option<String> {
     if c.nodes.contains_key(name) {
         return Some(name.to_owned());
@@ -189,11 +252,17 @@ fn compare_explain(
             f.same(at, &format!("with {}: room", v[0]), int(v[1]), minimal.map(|r| room(figs, &remaining, r)));
             f.same(at, &format!("with {}: memory the instances use", v[0]), int(v[2]), Some(used));
         }
+        if let Some(v) = scan("  with {}: not enough: {}", line) {
+            checked += too_small(f, at, &format!("with {}", v[0]), v[1], input, figs, minimal);
+        }
         // Offlining: `  NODE: powered off` / `  NODE: kept: ...`.
         if let Some(v) = scan("  {}: powered off", line) {
             if let Some(name) = resolve(input, v[0]) {
                 powered_off.push(name);
             }
+        }
+        if let Some(v) = scan("  {}: kept: {}", line) {
+            checked += too_small(f, at, &format!("{} kept", v[0]), v[1], input, figs, target);
         }
         if let Some(v) = scan("  {}: kept: the remaining nodes can hold at most {} MiB of instances beside their reserves; the instances use {} MiB", line) {
             let Some(name) = resolve(input, v[0]) else { continue };
