@@ -1,6 +1,7 @@
 //! `hailstone-groups` check, repair, compress (`--evacuate`) and balance:
 //! each group's health (its offline nodes hosting instances, its nodes
-//! failing N+1 with their free and needed memory) in the text, `--json`
+//! failing N+1 with their free and needed memory, its instances split
+//! across groups) in the text, `--json`
 //! and `--explain`, before the plan and after it (`-S FILE.repaired`);
 //! compress's capacities (total, used, free memory, disk and vCPUs of the
 //! cluster and of each group); the saved states; the report pages' bars.
@@ -19,19 +20,23 @@ use super::{
 };
 
 /// A group's health: its offline nodes hosting instances (with their
-/// primary and secondary counts) and its online nodes failing N+1 (with
-/// their free and needed memory).
+/// primary and secondary counts), its online nodes failing N+1 (with the
+/// free and needed memory the verdict compared: Ganeti 3.0.2 reads a
+/// node's reported free memory), and its split instances (primary in the
+/// group, secondary in another: instance, secondary node, its group; in
+/// the order of the data file).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Health {
     pub offline_hosting: Vec<(String, usize, usize)>,
     pub n1_failing: Vec<(String, i64, i64)>,
+    pub split: Vec<(String, String, String)>,
 }
 
 impl Health {
     pub fn status(&self) -> &'static str {
         if !self.offline_hosting.is_empty() {
             "unhealthy"
-        } else if !self.n1_failing.is_empty() {
+        } else if !self.n1_failing.is_empty() || !self.split.is_empty() {
             "weakly unhealthy"
         } else {
             "healthy"
@@ -57,10 +62,44 @@ pub fn health(
             }
         } else if n1[name] {
             h.n1_failing
-                .push((name.clone(), n.mem_free, n.mem_reserved));
+                .push((name.clone(), n.mem_reported_free, n.mem_reserved));
+        }
+    }
+    // Split instances (real ones: the nodes list no forthcoming instance).
+    let secondary: BTreeMap<&str, &NodeFigures> = figs
+        .values()
+        .flat_map(|n| n.secondaries.iter().map(move |i| (i.as_str(), n)))
+        .collect();
+    let primary: BTreeMap<&str, &NodeFigures> = figs
+        .values()
+        .flat_map(|n| n.primaries.iter().map(move |i| (i.as_str(), n)))
+        .collect();
+    for inst in &state.inst_order {
+        let (Some(p), Some(s)) = (primary.get(inst.as_str()), secondary.get(inst.as_str())) else {
+            continue;
+        };
+        if p.group != s.group {
+            out.entry(p.group.clone()).or_default().split.push((
+                inst.clone(),
+                s.name.clone(),
+                s.group.clone(),
+            ));
         }
     }
     out
+}
+
+/// Names as hailstone-groups lists many: up to five, then `and N more`.
+fn some_names(names: &[&str]) -> String {
+    match names.len() {
+        n if n <= 5 => names.join(", "),
+        n => format!("{} and {} more", names[..5].join(", "), n - 5),
+    }
+}
+
+/// The split instances' names.
+fn split_names(h: &Health) -> Vec<&str> {
+    h.split.iter().map(|x| x.0.as_str()).collect()
 }
 
 /// Each node's N+1 verdict as Ganeti 3.0.2 gives it when it loads a
@@ -140,6 +179,27 @@ fn json_health(f: &mut Findings, at: &str, v: &Value, h: &Health) {
         n1,
         want,
     );
+    let split: Vec<(String, String, String)> = v["split_instances"]
+        .as_array()
+        .map(|a| {
+            let text = |x: &Value, k: &str| x[k].as_str().unwrap_or("?").to_owned();
+            a.iter()
+                .map(|x| {
+                    (
+                        text(x, "instance"),
+                        text(x, "secondary"),
+                        text(x, "secondary_group"),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    f.same(
+        at,
+        "split instances (instance, secondary, secondary_group)",
+        split,
+        h.split.clone(),
+    );
 }
 
 /// The `--explain` text's health blocks: `Group G is|was STATUS` and its
@@ -168,10 +228,22 @@ fn explain_health(text: &str) -> (BTreeMap<String, (String, Health)>, Vec<String
                 int(v[1]).unwrap_or(i64::MIN),
                 int(v[2]).unwrap_or(i64::MIN),
             ));
-        } else if let Some(v) = scan("  node {} is offline and hosts instances", line) {
+        } else if let Some(v) = scan(
+            "  node {} is offline and hosts instances ({} primary, {} secondary)",
+            line,
+        ) {
             let h = &mut out.get_mut(g).expect("the group").1;
-            h.offline_hosting.push((v[0].to_owned(), 0, 0));
-        } else if line.starts_with("  node ") {
+            let count = |x: &str| x.parse().unwrap_or(usize::MAX);
+            h.offline_hosting
+                .push((v[0].to_owned(), count(v[1]), count(v[2])));
+        } else if let Some(v) = scan(
+            "  instance {} is split across groups: its secondary is on {} of group {}",
+            line,
+        ) {
+            let h = &mut out.get_mut(g).expect("the group").1;
+            h.split
+                .push((v[0].to_owned(), v[1].to_owned(), v[2].to_owned()));
+        } else if line.starts_with("  node ") || line.starts_with("  instance ") {
             unread.push(line.to_owned());
         } else if !line.starts_with("  ") {
             current = None;
@@ -180,15 +252,25 @@ fn explain_health(text: &str) -> (BTreeMap<String, (String, Health)>, Vec<String
     (out, unread)
 }
 
-/// The explanation's block of group `g` against its health `h` (the
-/// primary and secondary counts are not in the explanation).
+/// The explanation's block of group `g` against its health `h`.
 fn compare_explained(f: &mut Findings, at: &str, got: &(String, Health), h: &Health) {
     f.same(at, "status", got.0.as_str(), h.status());
-    let mut offline: Vec<String> = got.1.offline_hosting.iter().map(|x| x.0.clone()).collect();
+    let mut offline = got.1.offline_hosting.clone();
     offline.sort();
-    let mut want: Vec<String> = h.offline_hosting.iter().map(|x| x.0.clone()).collect();
+    let mut want = h.offline_hosting.clone();
     want.sort();
-    f.same(at, "offline nodes hosting instances", offline, want);
+    f.same(
+        at,
+        "offline nodes hosting instances (node, primaries, secondaries)",
+        offline,
+        want,
+    );
+    f.same(
+        at,
+        "split instances (instance, secondary, its group)",
+        got.1.split.clone(),
+        h.split.clone(),
+    );
     let mut n1 = got.1.n1_failing.clone();
     n1.sort();
     let mut want = h.n1_failing.clone();
@@ -242,6 +324,12 @@ fn reason_of(h: &Health) -> Vec<String> {
     if !h.n1_failing.is_empty() {
         let nodes: Vec<&str> = h.n1_failing.iter().map(|x| x.0.as_str()).collect();
         parts.push(format!("nodes failing N+1: {}", nodes.join(", ")));
+    }
+    if !h.split.is_empty() {
+        parts.push(format!(
+            "instances split across groups (secondary in another group): {}",
+            some_names(&split_names(h))
+        ));
     }
     parts
 }
@@ -667,6 +755,9 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, op: &str) {
                         if !h.n1_failing.is_empty() {
                             let n: Vec<&str> = h.n1_failing.iter().map(|x| x.0.as_str()).collect();
                             want.push(format!("nodes still failing N+1: {}", n.join(", ")));
+                        }
+                        if !h.split.is_empty() {
+                            want.push(format!("instances still split across groups: {}", some_names(&split_names(&h))));
                         }
                         f.same(&at, &format!("text: group {g} not repaired: why"), v[2].to_owned(), want.join("; "));
                     }
