@@ -16,8 +16,9 @@
 //!
 //! Rules, from what Ganeti checks when it runs the job or what a node can
 //! hold: the instance exists; a target node exists, is online and is not
-//! the instance's other node; a failover needs a drbd instance and moves
-//! it to its secondary; a move to a named node needs a shared-storage
+//! the instance's other node; the target's group, when it is not the
+//! primary's, allows the instance's template; a failover needs a drbd
+//! instance and moves it to its secondary; a move to a named node needs a shared-storage
 //! template; a copy (`move`) needs a template with disks that is not
 //! drbd; a secondary replacement needs drbd; after each command every
 //! node's free memory (reported, minus what running instances moved in
@@ -374,7 +375,7 @@ pub fn replay(c: &mut Cluster, commands: &str) -> Vec<String> {
             .and_then(|p| words.get(p + 1))
             .map(|t| resolve(node_names.iter(), t));
         let inst = c.insts[&iname].clone();
-        match (words[0], target) {
+        match (words[0], target.clone()) {
             ("migrate" | "failover", None) => {
                 if inst.template != "drbd" {
                     bad.push(format!("{cmd}: failover of a {} instance", inst.template));
@@ -480,23 +481,23 @@ pub fn replay(c: &mut Cluster, commands: &str) -> Vec<String> {
         }
         let touched = [&inst.pri, &inst.sec];
         let now = &c.insts[&iname];
-        // A node of another group may take the instance only if that
-        // group's policy allows the template (it is in the template's
-        // storage partition).
-        let groups_before: Vec<&str> = [&inst.pri, &inst.sec]
-            .into_iter()
-            .filter_map(|n| c.nodes.get(n).map(|n| n.group.as_str()))
-            .collect();
-        for node in [&now.pri, &now.sec] {
-            let group = c.nodes.get(node).map(|n| n.group.as_str()).unwrap_or("");
-            if groups_before.contains(&group) {
-                continue;
-            }
-            if let Some(allowed) = c.templates.get(group) {
-                if !node.is_empty() && !allowed.contains(&now.template) {
+        // A node of another group than the instance's primary may take
+        // it only if that group's policy allows the template (Ganeti's
+        // `CheckTargetNodeIPolicy` for `migrate` and `replace-disks -n`,
+        // whenever the target's group is not the primary's).
+        let target_node = match target {
+            None => Some(inst.sec.clone()),
+            Some(t) => t,
+        };
+        let group_of = |n: &str| c.nodes.get(n).map(|n| n.group.as_str());
+        if let Some(node) = target_node.filter(|n| !n.is_empty()) {
+            let group = group_of(&node);
+            if group.is_some() && group != group_of(&inst.pri) {
+                let allowed = group.and_then(|g| c.templates.get(g));
+                if allowed.is_some_and(|a| !a.contains(&inst.template)) {
                     bad.push(format!(
                         "after `{cmd}`: {iname} ({}) is on {node}, whose group does not allow the template",
-                        now.template
+                        inst.template
                     ));
                 }
             }
