@@ -9,6 +9,9 @@
 //!   checker (`support::plan`);
 //! * `squeeze` — `hailstone-squeeze` plans replayed by the same checker:
 //!   freed nodes empty, every node left with the reserve;
+//! * `squeeze_cautions` — `hailstone-squeeze`'s cautions (moves Ganeti's
+//!   policy check refuses, split instances, nodes powered off under
+//!   forthcoming instances) against the same checker's replay;
 //! * `space` — `hailstone-space`'s saved states, both counts, read by the
 //!   same checker's reader: new instances within the free resources;
 //! * `groups` — `hailstone-groups` plans on 500 multi-group clusters,
@@ -77,6 +80,7 @@ mod safety_checker;
 mod samples;
 mod space;
 mod squeeze;
+mod squeeze_cautions;
 mod support;
 mod threads;
 mod verdicts;
