@@ -40,6 +40,9 @@
 //!   and `-S` recomputed from the states a run describes by independent
 //!   code (`support::figures`), on generated clusters and Ganeti's data
 //!   files;
+//! * `report_figures` — the pages' node figures: a plan keeps every
+//!   node's totals and the memory it reports beyond its instances; the
+//!   figures after a plan are the saved state's; every bar named;
 //! * `repair` — `hailstone-repair` (harep): `--dry-run` against harep's
 //!   output on the same replies, the tag and repair jobs on a fake master;
 //! * `ganeti_version` — `--ganeti-version`: Ganeti 3.0.2's and 3.1.0's
@@ -74,6 +77,7 @@ mod manual;
 mod properties;
 mod repair;
 mod report;
+mod report_figures;
 mod roll;
 mod run;
 mod safety_checker;

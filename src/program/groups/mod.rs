@@ -100,6 +100,11 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
             .collect(),
         None => Vec::new(),
     };
+    // And their health, for the page's summary.
+    let health_before: Vec<groups::Health> = match o.report {
+        Some(_) => groups::all_health(&state, node_groups.len()),
+        None => Vec::new(),
+    };
     let opts = AllocOptions {
         soft: o.algorithm.soft,
         // Health is the seed's: per-node N+1, which every placement keeps
@@ -210,6 +215,7 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
             cluster: &cluster,
             state: &state,
             scores_before: &scores_before,
+            health_before: &health_before,
             said: &said,
             healthy: matches!(detail, report::Detail::Check(_)).then_some(!unhealthy),
             plan: plan.as_ref(),
@@ -274,6 +280,8 @@ struct Run<'a> {
     /// The cluster after the plan (as read, without one).
     state: &'a State,
     scores_before: &'a [f64],
+    /// The health of the groups with nodes before the plan, in order.
+    health_before: &'a [groups::Health],
     said: &'a str,
     healthy: Option<bool>,
     plan: Option<&'a Plan>,
@@ -303,12 +311,27 @@ fn write_page(r: &Run<'_>) -> String {
                 .instances()
                 .filter(|i| group_of(i.p_node) == Some(g))
                 .count();
+            let health = |h: &groups::Health| crate::write::report::groups::Health {
+                status: h.status().name(),
+                n1_failing: h.n1_failing.len(),
+                offline_hosts: h.offline_hosts.len(),
+            };
+            let health_before = r
+                .health_before
+                .iter()
+                .find(|h| h.group == g)
+                .map(health)
+                .unwrap_or_default();
             crate::write::report::groups::GroupView {
                 name: &cluster.groups[g].name,
                 before,
                 after: r.plan.map(|_| after),
                 instances: (instances_before, instances_after),
                 scores: (r.scores_before[g], r.state.group_score_with(g, &[])),
+                health: (
+                    health_before,
+                    r.plan.map(|_| health(&groups::health(r.state, g))),
+                ),
             }
         })
         .collect();

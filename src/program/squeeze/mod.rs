@@ -309,6 +309,8 @@ fn plan_text(
             || ini_components.clone(),
             |s| metric::components(s.statistics()),
         );
+        let ini_score = loaded.score_with(&[]);
+        let fin_score = state.map_or(ini_score, |s| s.score_with(&[]));
         let node_name = |k: i32| plan::node_name(&names, k);
         let instance_name = |k: usize| cluster.instances[k].name.to_string();
         let page =
@@ -317,6 +319,7 @@ fn plan_text(
                 decision,
                 switched: &full_names(nodes),
                 reserves: (o.minimal_resources, o.target_resources),
+                scores: (ini_score, fin_score),
                 plan: crate::write::report::Plan {
                     tags: &cluster.tags,
                     before: &before,
