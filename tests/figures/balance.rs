@@ -209,7 +209,7 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, group: &str) {
     let (b, a) = (&before, &after);
     let figs_of = move |state: &str| match state {
         "before" => Some(b),
-        "after" => Some(a),
+        "after the plan" => Some(a),
         _ => None,
     };
     report::compare_page(f, &at, &page, &figs_of, &names, &nodes);

@@ -1,8 +1,9 @@
 //! The `--report` pages' node figures read back and held to the
 //! recomputed ones: the bars' titles ([`read`]) and, where the page has
 //! them, the tables of the figures drawn ([`read_tables`]: `<table
-//! class="figures" data-when=STATE>` rows `<tr data-node=NAME
-//! data-offline=yes|no data-mem-total=...>`); [`compare_page`] takes both.
+//! class="figures" data-scope=SCOPE data-when=before|after|now>` rows `<tr
+//! data-node=NAME data-offline=yes|no data-mem-total=...>`, each held to
+//! the state of the charts beside it); [`compare_page`] takes both.
 //!
 //! Each chart is an `<svg aria-label="RESOURCE STATE">` (STATE:
 //! `before`, `after ...`, or nothing on a page of one state) whose nodes
@@ -350,7 +351,12 @@ pub fn compare(
 /// ...).
 #[derive(Debug, Clone)]
 pub struct Row {
+    /// The table's `data-when` (`before`, `after` or `now`); [`compare_page`]
+    /// puts the state of its charts in its place.
     pub when: String,
+    /// The table's `data-scope` (the group, `cluster`, or `MODEL-PHASE`
+    /// on hailstone-space's page).
+    pub scope: String,
     pub node: String,
     pub offline: Option<bool>,
     pub values: BTreeMap<String, f64>,
@@ -375,10 +381,9 @@ pub fn read_tables(page: &str) -> Vec<Row> {
     let mut rows = Vec::new();
     for table in page.split("<table class=\"figures\"").skip(1) {
         let head = &table[..table.find('>').unwrap_or(0)];
-        let when = attributes(head)
-            .get("data-when")
-            .cloned()
-            .unwrap_or_default();
+        let head = attributes(head);
+        let when = head.get("data-when").cloned().unwrap_or_default();
+        let scope = head.get("data-scope").cloned().unwrap_or_default();
         let body = &table[..table.find("</table>").unwrap_or(table.len())];
         for tr in body.split("<tr ").skip(1) {
             let attrs = attributes(&tr[..tr.find('>').unwrap_or(0)]);
@@ -395,6 +400,7 @@ pub fn read_tables(page: &str) -> Vec<Row> {
                 .collect();
             rows.push(Row {
                 when: when.clone(),
+                scope: scope.clone(),
                 node: node.clone(),
                 offline: attrs.get("data-offline").map(|v| v == "yes"),
                 values,
@@ -493,7 +499,35 @@ pub fn compare_page<'a>(
 ) {
     let at = format!("{at}: --report");
     let bars = read(page);
-    let rows = read_tables(page);
+    let mut rows = read_tables(page);
+    // A table's rows are the figures of the charts beside it: `now` a
+    // page of one state's, `after` the one state after the plan, or on
+    // hailstone-space's page the phase its scope (`MODEL-PHASE`) names.
+    let after: Vec<&str> = {
+        let mut v: Vec<&str> = bars
+            .iter()
+            .map(|b| b.state.as_str())
+            .filter(|s| s.starts_with("after"))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    for r in &mut rows {
+        let phase = r.scope.rsplit('-').next().unwrap_or("");
+        let state = match r.when.as_str() {
+            "now" => Some(""),
+            "after" if after.len() == 1 => Some(after[0]),
+            "after" => after
+                .iter()
+                .copied()
+                .find(|s| s.split(' ').any(|w| w == phase)),
+            _ => None,
+        };
+        if let Some(state) = state {
+            r.when = state.to_owned();
+        }
+    }
     let mut states: Vec<String> = bars
         .iter()
         .map(|b| b.state.clone())
