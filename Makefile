@@ -32,10 +32,10 @@ build: ## Build the release binaries (target/release/hailstone and the developme
 run: build ## Answer a bundled sample request (SAMPLE=...).
 	$(RELEASE_BIN) $(SAMPLE)
 
-test: ## Run every test (unit, snapshots, hostile inputs, properties, safety, man pages, --report pages in headless Chromium; installs man-db and chromium if missing).
+test: ## Run every test (unit, snapshots, hostile inputs, properties, safety, man pages, --report pages in headless Chromium, every figure recomputed on generated clusters and Ganeti's data files; installs man-db and chromium if missing, fetches Ganeti's ganeti-testsuite package into target/ganeti-testsuite the first time).
 	command -v man >/dev/null || (apt-get update && apt-get install -y --no-install-recommends man-db)
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y --no-install-recommends chromium)
-	HAILSTONE_CHROMIUM=$$(command -v chromium) $(CARGO) test --locked --workspace
+	HAILSTONE_CHROMIUM=$$(command -v chromium) HAILSTONE_TESTSUITE_FETCH=1 $(CARGO) test --locked --workspace
 
 COMPAT := target/release/hailstone-compat --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN)
 ORACLE :=

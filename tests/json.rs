@@ -2,7 +2,8 @@
 //! planner's and checker's document parses (serde_json, not hailstone's
 //! reader), carries the moves, nodes and figures its text shows, and ends
 //! the run with the text's exit status; `hailstone-groups check` fails on
-//! an unhealthy cluster.
+//! an unhealthy cluster; `hailstone-space` gives its document on a
+//! hand-made cluster with forthcoming instances, where hspace dies.
 
 use std::ffi::OsString;
 
@@ -262,56 +263,24 @@ fn check_documents_carry_the_figures() {
             continue;
         };
         let file = file.as_str();
-        let (out, doc, code) = both(
-            hailstone::program::check::main,
-            &["-t", file, "--machine-readable"],
-        );
-        let doc = doc.expect("a document");
-        assert_eq!(
-            code == 1,
-            doc["need_rebalance"] == Value::Bool(true),
-            "seed {seed}"
-        );
-        unhealthy += usize::from(code == 1);
-        let keys = key_lines(&out, "HCHECK_");
-        let groups = doc["groups"].as_array().unwrap();
-        let mut compared = 0;
-        for (key, value) in keys {
-            let Some((phase, rest)) = key.split_once('_') else {
-                continue;
-            };
-            let phase = match phase {
-                "INIT" => "initial",
-                "FINAL" => "rebalanced",
-                _ => continue,
-            };
-            let (figures, field) = if let Some(rest) = rest.strip_prefix("CLUSTER_") {
-                (&doc["cluster"][phase], rest)
-            } else if let Some(rest) = rest.strip_prefix("GROUP_") {
-                let (index, field) = rest.split_once('_').unwrap();
-                // Groups are listed in index order; the UUID names them.
-                let uuid = key_lines(&out, "HCHECK_GROUP_UUID_")
-                    .into_iter()
-                    .find(|(i, _)| *i == index)
-                    .map(|(_, u)| u.trim_matches('\''))
-                    .unwrap();
-                let g = groups.iter().find(|g| g["uuid"] == uuid).unwrap();
-                (&g[phase], field)
-            } else {
-                continue;
-            };
-            let got = &figures[field.to_lowercase()];
-            if field == "SCORE" {
-                assert_eq!(value, f8(got), "seed {seed} {key}");
-            } else {
-                assert!(
-                    same_value(value, got),
-                    "seed {seed} {key}={value}, document {got}"
-                );
+        for true_counts in [false, true] {
+            let mut args = vec!["-t", file, "--machine-readable"];
+            if true_counts {
+                args.push("--true-counts");
             }
-            compared += 1;
+            let (out, doc, code) = both(hailstone::program::check::main, &args);
+            let doc = doc.expect("a document");
+            assert_eq!(
+                code == 1,
+                doc["need_rebalance"] == Value::Bool(true),
+                "seed {seed}"
+            );
+            if !true_counts {
+                unhealthy += usize::from(code == 1);
+            }
+            let compared = check_keys(&out, &doc, seed, true_counts);
+            assert!(compared >= 12, "seed {seed}: {compared} figures compared");
         }
-        assert!(compared >= 12, "seed {seed}: {compared} figures compared");
     }
     let _ = std::fs::remove_dir_all(&dir);
     assert!(unhealthy >= 3, "{unhealthy} clusters need rebalancing");
@@ -396,6 +365,57 @@ fn info_documents_carry_the_summary() {
     );
 }
 
+/// Holds each `HCHECK_*` figure of `out` to the document's: hcheck's
+/// `OFFLINE_SEC` (the offline nodes) is the document's `offline_nodes`,
+/// with `--true-counts` its `offline_sec`; the document's `offline_sec`
+/// is the true count either way. Returns how many were compared.
+fn check_keys(out: &str, doc: &Value, seed: u64, true_counts: bool) -> usize {
+    let keys = key_lines(out, "HCHECK_");
+    let groups = doc["groups"].as_array().unwrap();
+    let mut compared = 0;
+    for (key, value) in keys {
+        let Some((phase, rest)) = key.split_once('_') else {
+            continue;
+        };
+        let phase = match phase {
+            "INIT" => "initial",
+            "FINAL" => "rebalanced",
+            _ => continue,
+        };
+        let (figures, field) = if let Some(rest) = rest.strip_prefix("CLUSTER_") {
+            (&doc["cluster"][phase], rest)
+        } else if let Some(rest) = rest.strip_prefix("GROUP_") {
+            let (index, field) = rest.split_once('_').unwrap();
+            // Groups are listed in index order; the UUID names them.
+            let uuid = key_lines(out, "HCHECK_GROUP_UUID_")
+                .into_iter()
+                .find(|(i, _)| *i == index)
+                .map(|(_, u)| u.trim_matches('\''))
+                .unwrap();
+            let g = groups.iter().find(|g| g["uuid"] == uuid).unwrap();
+            (&g[phase], field)
+        } else {
+            continue;
+        };
+        let name = match field {
+            "OFFLINE_SEC" if !true_counts => "offline_nodes".to_owned(),
+            "GN1_NODES" => continue,
+            other => other.to_lowercase(),
+        };
+        let got = &figures[name];
+        if field == "SCORE" {
+            assert_eq!(value, f8(got), "seed {seed} {key}");
+        } else {
+            assert!(
+                same_value(value, got),
+                "seed {seed} {key}={value}, document {got}"
+            );
+        }
+        compared += 1;
+    }
+    compared
+}
+
 #[test]
 fn space_documents_carry_every_key() {
     let dir = crate::run::scratch("json-space");
@@ -424,6 +444,57 @@ fn space_documents_carry_every_key() {
             }
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A cluster with one instance and two forthcoming ones (Ganeti's nodes
+/// list no forthcoming instance).
+const FORTHCOMING: &str = "default|uuid-a|preferred||
+
+node-a|32768|1024|31232|1048576|1046400|16|N|uuid-a|1||N|0|1|1.0
+node-b|32768|1024|31744|1048576|1046400|16|N|uuid-a|1||N|0|1|1.0
+node-c|32768|1024|31744|1048576|1048576|16|N|uuid-a|1||N|0|1|1.0
+
+real-1|512|2176|1|running|Y|node-a|node-b|drbd||1|-|N
+soon-1|256|2176|1|ADMIN_down|Y|node-b|node-c|drbd||1|-|Y
+soon-2|256|2176|1|ADMIN_down|Y|node-c|node-a|drbd||1|-|Y
+
+
+|128,1,1024,1,1,1|128,1,512,1,1,1;1024,8,1048576,16,8,12|drbd,plain,diskless|4.0|32.0
+default|128,1,1024,1,1,1|128,1,512,1,1,1;1024,8,1048576,16,8,12|drbd,plain,diskless|4.0|32.0
+";
+
+/// On a cluster with forthcoming instances `--machine-readable` dies as
+/// hspace 3.0.2 does (its instance count holds them, its nodes' does
+/// not); `--json` gives the document, its instance counts the nodes'.
+#[test]
+fn space_document_on_forthcoming_instances() {
+    let dir = crate::run::scratch("json-space-forthcoming");
+    let file = dir.join("forthcoming.data");
+    std::fs::write(&file, FORTHCOMING).unwrap();
+    let file = file.to_str().unwrap();
+    let main = hailstone::program::space::main;
+    let (code, out, err) = run(main, &["-t", file, "--machine-readable"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("Error: internal inconsistency, allocated ("),
+        "{err}"
+    );
+    let (code, out, err) = run(main, &["-t", file, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).expect("a document");
+    let keys = &doc["keys"];
+    let count = |k: &str| keys[k].as_i64().unwrap_or_else(|| panic!("{k}: {keys}"));
+    assert_eq!(count("INI_INST_CNT"), 1, "{keys}");
+    assert!(count("ALLOC_INSTANCES") > 0, "{keys}");
+    assert_eq!(
+        count("FIN_INST_CNT"),
+        count("INI_INST_CNT") + count("ALLOC_INSTANCES"),
+        "{keys}"
+    );
+    let usage = keys["ALLOC_USAGE"].as_f64().unwrap();
+    let want = 1.0 / count("FIN_INST_CNT") as f64;
+    assert!((usage - want).abs() < 1e-6, "ALLOC_USAGE {usage}, {want}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

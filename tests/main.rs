@@ -9,6 +9,9 @@
 //!   checker (`support::plan`);
 //! * `squeeze` — `hailstone-squeeze` plans replayed by the same checker:
 //!   freed nodes empty, every node left with the reserve;
+//! * `squeeze_cautions` — `hailstone-squeeze`'s cautions (moves Ganeti's
+//!   policy check refuses, split instances, nodes powered off under
+//!   forthcoming instances) against the same checker's replay;
 //! * `space` — `hailstone-space`'s saved states, both counts, read by the
 //!   same checker's reader: new instances within the free resources;
 //! * `groups` — `hailstone-groups` plans on 500 multi-group clusters,
@@ -36,6 +39,10 @@
 //! * `exec` — the planners' `-X` against a fake master's job queue: the
 //!   plan's job sets and opcodes, a failed job stopping the plan;
 //! * `report` — `--report` pages read back against the texts' numbers;
+//! * `figures` — every figure of `--json`, `--explain`, `--report`, `-p`
+//!   and `-S` recomputed from the states a run describes by independent
+//!   code (`support::figures`), on generated clusters and Ganeti's data
+//!   files;
 //! * `report_figures` — the pages' node figures: a plan keeps every
 //!   node's totals and the memory it reports beyond its instances; the
 //!   figures after a plan are the saved state's; every bar named;
@@ -67,6 +74,7 @@ mod exec;
 mod exit_status;
 mod explain;
 mod explain_stop;
+mod figures;
 mod ganeti_version;
 mod groups;
 mod health;
@@ -88,6 +96,7 @@ mod samples;
 mod shadow;
 mod space;
 mod squeeze;
+mod squeeze_cautions;
 mod support;
 mod threads;
 mod verdicts;

@@ -118,7 +118,7 @@ fn difference(
             }
             let mut why = Vec::new();
             for (key, reason) in [
-                ("offline_sec", "offline node hosting nothing"),
+                ("offline_nodes", "offline node hosting nothing"),
                 ("conflict_tags", "exclusion tag"),
                 ("gn1_fail", "global N+1"),
             ] {

@@ -1,15 +1,21 @@
 //! Explanations of `hailstone-squeeze`'s plans: the reserve each node
 //! must keep, why standby nodes are (or are not) powered on, and for each
 //! node tried in hsqueeze's order whether it can be powered off and, when
-//! not, why: an instance that cannot leave it, too little memory left on
-//! the other nodes, or the node that could not keep the reserve after the
-//! balancing, with that check's numbers.
+//! not, why: an instance that cannot leave it, a node too small to keep
+//! the reserve even without instances, too little memory left on the
+//! other nodes, or the node that could not keep the reserve after the
+//! balancing, with that check's numbers; then the plan's cautions
+//! ([`crate::search::squeeze_cautions`]): what hsqueeze plans the same and
+//! Ganeti refuses, or that breaks what Ganeti keeps.
 
 use crate::model::instance::Instance;
+use crate::model::refusal::{Check, Refusal};
+use crate::model::types::FailMode;
 use crate::model::Cluster;
 use crate::search::squeeze::{
     offline_candidates, reserve_instance, Decision, Reasoning, TrialFailure,
 };
+use crate::search::squeeze_cautions::Caution;
 use crate::search::state::State;
 
 use super::reasons::{self, Names};
@@ -75,6 +81,8 @@ struct Explanation {
     candidates: Vec<(String, Option<String>)>,
     /// The nodes that are not candidates, and why.
     not_candidates: Vec<(String, String)>,
+    /// The plan's cautions: each in words and as JSON.
+    cautions: Vec<(String, Json)>,
 }
 
 /// Why a node of the cluster is not a candidate for powering off, if it
@@ -109,6 +117,7 @@ fn build(
     cluster: &Cluster,
     decision: &Decision,
     why: &Reasoning,
+    cautions: &[Caution],
     minimal: f64,
     target: f64,
 ) -> Explanation {
@@ -139,6 +148,27 @@ fn build(
             TrialFailure::Memory { room, used } => format!(
                 "the remaining nodes can hold at most {room} MiB of instances beside their reserves; the instances use {used} MiB"
             ),
+            TrialFailure::TooSmall {
+                node: n,
+                need,
+                free,
+            } => {
+                // The memory check of the reserve on the node emptied.
+                let mut empty = cluster.nodes[*n].clone();
+                empty.i_mem = 0;
+                let refusal = Refusal::now(
+                    FailMode::Mem,
+                    Check::Memory {
+                        need: *need,
+                        free: *free,
+                    },
+                );
+                format!(
+                    "{} cannot keep the reserve even without instances: {}",
+                    node(*n),
+                    reasons::describe(&refusal, &empty, None, &names)
+                )
+            }
             TrialFailure::LeftOffline { inst: i } => format!(
                 "after the balancing {} is still on one of the nodes tried",
                 inst(*i)
@@ -172,6 +202,7 @@ fn build(
         target: Reserve::new("--target-resources", target, &reserve_instance(std, target)),
         candidates: Vec::new(),
         not_candidates: Vec::new(),
+        cautions: described(cluster, &names, cautions),
     };
     if e.short_now.is_some() {
         e.standby = why
@@ -198,16 +229,118 @@ fn build(
     e
 }
 
+/// Each caution in words and as JSON (`kind` `"policy"`, `"split"` or
+/// `"forthcoming"`, the `step` from 1 as the moves count them).
+fn described(cluster: &Cluster, names: &Names<'_>, cautions: &[Caution]) -> Vec<(String, Json)> {
+    let node = |k: usize| cluster.nodes.get(k).map_or("?", |n| &*n.info.name);
+    let group = |k: usize| {
+        cluster
+            .nodes
+            .get(k)
+            .and_then(|n| cluster.groups.get(n.group))
+            .map_or("?", |g| &*g.name)
+    };
+    let inst = |k: usize| cluster.instances.get(k).map_or("?", |i| &*i.name);
+    cautions
+        .iter()
+        .map(|c| match c {
+            Caution::Policy {
+                step,
+                inst: i,
+                node: n,
+                refusal,
+            } => {
+                let reason = reasons::describe(refusal, &cluster.nodes[*n], None, names);
+                (
+                    format!(
+                        "step {}: Ganeti refuses to move {} to {} of group {}, whose instance policy it does not meet: {reason}",
+                        step + 1,
+                        inst(*i),
+                        node(*n),
+                        group(*n)
+                    ),
+                    Json::Obj(vec![
+                        ("kind", s("policy")),
+                        ("step", Json::Int(*step as i64 + 1)),
+                        ("instance", s(inst(*i))),
+                        ("node", s(node(*n))),
+                        ("group", s(group(*n))),
+                        ("reason", s(&reason)),
+                    ]),
+                )
+            }
+            Caution::Split {
+                inst: i,
+                primary,
+                secondary,
+            } => (
+                format!(
+                    "{} is left split across groups: primary {} (group {}), secondary {} (group {})",
+                    inst(*i),
+                    node(*primary),
+                    group(*primary),
+                    node(*secondary),
+                    group(*secondary)
+                ),
+                Json::Obj(vec![
+                    ("kind", s("split")),
+                    ("instance", s(inst(*i))),
+                    ("primary", s(node(*primary))),
+                    ("primary_group", s(group(*primary))),
+                    ("secondary", s(node(*secondary))),
+                    ("secondary_group", s(group(*secondary))),
+                ]),
+            ),
+            Caution::Forthcoming { node: n, insts } => {
+                let names: Vec<&str> = insts.iter().map(|&i| inst(i)).collect();
+                (
+                    format!(
+                        "{} is powered off though forthcoming instances are to be created on it: {}",
+                        node(*n),
+                        names.join(", ")
+                    ),
+                    Json::Obj(vec![
+                        ("kind", s("forthcoming")),
+                        ("node", s(node(*n))),
+                        ("instances", crate::write::json::strs(&names)),
+                    ]),
+                )
+            }
+        })
+        .collect()
+}
+
+/// The plan's cautions as `--json` carries them (the explanation's
+/// `cautions`).
+pub fn cautions_json(cluster: &Cluster, cautions: &[Caution]) -> Json {
+    let state = State::from_lists(
+        cluster.nodes.clone(),
+        cluster.instances.clone(),
+        &cluster.groups,
+    );
+    let names = Names {
+        state: &state,
+        tags: &cluster.tags,
+    };
+    Json::Arr(
+        described(cluster, &names, cautions)
+            .into_iter()
+            .map(|(_, j)| j)
+            .collect(),
+    )
+}
+
 /// The explanation of the plan, in `format`.
 pub fn render(
     cluster: &Cluster,
     decision: &Decision,
     why: &Reasoning,
+    cautions: &[Caution],
     minimal: f64,
     target: f64,
     format: Format,
 ) -> String {
-    let e = build(cluster, decision, why, minimal, target);
+    let e = build(cluster, decision, why, cautions, minimal, target);
     match format {
         Format::Text => text(&e, offline_candidates(cluster).len()),
         Format::Json => json(&e).line(),
@@ -235,6 +368,7 @@ fn text(e: &Explanation, n_candidates: usize) -> String {
         if !e.enough {
             out.push_str("  no set of standby nodes is enough: all of them are powered on\n");
         }
+        out.push_str(&cautions_text(e));
         return out;
     }
     out.push_str("every node can take it now: no standby node is powered on\n");
@@ -254,6 +388,19 @@ fn text(e: &Explanation, n_candidates: usize) -> String {
         for (node, why) in &e.not_candidates {
             out.push_str(&format!("  {node}: {why}\n"));
         }
+    }
+    out.push_str(&cautions_text(e));
+    out
+}
+
+/// The cautions' block of the text (nothing when there is none).
+fn cautions_text(e: &Explanation) -> String {
+    if e.cautions.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("cautions (hsqueeze plans the same; the plan is left as it is):\n");
+    for (text, _) in &e.cautions {
+        out.push_str(&format!("  {text}\n"));
     }
     out
 }
@@ -308,6 +455,10 @@ fn json(e: &Explanation) -> Json {
                     .map(|(node, why)| Json::Obj(vec![("node", s(node)), ("why", s(why))]))
                     .collect(),
             ),
+        ),
+        (
+            "cautions",
+            Json::Arr(e.cautions.iter().map(|(_, j)| j.clone()).collect()),
         ),
     ])
 }

@@ -25,7 +25,9 @@ pub struct GroupFigures {
     pub offline_pri: usize,
     /// hcheck's `OFFLINE_SEC`: the number of offline nodes.
     pub offline_nodes: usize,
-    /// Instances whose secondary node is offline (the true count).
+    /// Instances of the group (primary in it, not forthcoming, as
+    /// `offline_pri` counts them) whose secondary node is offline: the true
+    /// count.
     pub offline_sec: usize,
     /// With the capacity checks: the nodes that could not be evacuated
     /// (`canEvacuateNode`), in key order, with what stopped each when
@@ -181,7 +183,7 @@ pub fn group_figures(
         .count();
     let offline_sec = state
         .instances()
-        .filter(|i| i.s_node >= 0 && offline(i.s_node))
+        .filter(|i| !i.forthcoming && i.s_node >= 0 && offline(i.s_node))
         .count();
     let unevacuable = match evacuation {
         Evacuation::Off => None,

@@ -14,7 +14,8 @@
 //!   allocation solutions with their failure tallies ([`solution`]), GHC's
 //!   sort for hail's exact order ([`ghc_sort`]), and the balancing engine
 //!   of hbal and the planners built on it ([`balance`]); hroller's reboot
-//!   groups ([`roll`]) and how one is carried out ([`reboot`]).
+//!   groups ([`roll`]) and how one is carried out ([`reboot`]); what a
+//!   squeeze plan does that Ganeti refuses ([`squeeze_cautions`]).
 //! * May use: the model, scoring, and the writing helpers (Haskell
 //!   formatting of the texts hail builds during its search, answer JSON).
 //! * Must never: read input or parse options; print; decide anything from a
@@ -36,6 +37,7 @@ pub mod roll;
 pub mod solution;
 pub mod space;
 pub mod squeeze;
+pub mod squeeze_cautions;
 pub mod state;
 
 use crate::model::types::SoftChecks;

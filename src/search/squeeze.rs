@@ -144,8 +144,13 @@ pub enum TrialFailure {
     /// auto-balanced) would stay on a node being powered off.
     Stuck { inst: usize, node: usize },
     /// The online nodes lack the memory for the instances plus the reserve
-    /// on each (MiB): at most `room` for `used`.
+    /// on each (MiB): at most `room` for `used`, every node able to keep
+    /// the reserve when empty.
     Memory { room: i128, used: i128 },
+    /// An online node cannot keep the reserve even without instances: its
+    /// memory for instances (`free`: its total less its own and its
+    /// unaccounted memory, MiB) is not above the reserve's (`need`).
+    TooSmall { node: usize, need: i64, free: i64 },
     /// After the balancing, an instance is still on an offline node.
     LeftOffline { inst: usize },
     /// After the balancing, a node could not take the reserve: the node
@@ -274,6 +279,9 @@ impl<'a> Squeeze<'a> {
             return None;
         }
         let mut room: i128 = 0;
+        // The first online node whose share is negative: it cannot keep the
+        // reserve even empty.
+        let mut too_small: Option<(usize, i64)> = None;
         for (k, n) in self.cluster.nodes.iter().enumerate() {
             if is_offline(k) {
                 continue;
@@ -291,12 +299,31 @@ impl<'a> Squeeze<'a> {
                 return None;
             }
             // A node keeps room for the reserve when its unallocated memory
-            // exceeds the reserve's: it holds at most this much.
-            room += i128::from(parts[0]) - i128::from(parts[1]) - i128::from(parts[2]) - r_mem - 1;
+            // exceeds the reserve's: it holds at most this much (the sum of
+            // these shares bounds what the nodes hold, negative ones
+            // included, as no instance takes negative memory).
+            let free = i128::from(parts[0]) - i128::from(parts[1]) - i128::from(parts[2]);
+            let share = free - r_mem - 1;
+            if share < 0 && too_small.is_none() {
+                too_small = Some((k, parts[0] - parts[1] - parts[2]));
+            }
+            room += share;
         }
-        (room < self.used_mem).then_some(TrialFailure::Memory {
-            room,
-            used: self.used_mem,
+        if room >= self.used_mem {
+            return None;
+        }
+        // The reason in true figures: a node too small for the reserve, or
+        // the room of nodes that each can keep it.
+        Some(match too_small {
+            Some((node, free)) => TrialFailure::TooSmall {
+                node,
+                need: reserve.mem,
+                free,
+            },
+            None => TrialFailure::Memory {
+                room,
+                used: self.used_mem,
+            },
         })
     }
 
@@ -528,6 +555,51 @@ mod tests {
         // -Inf truncates to i64::MIN, which is above -Inf: one less wraps.
         assert_eq!(ghc_floor(f64::NEG_INFINITY), i64::MAX);
         assert_eq!(ghc_floor(-1e300), i64::MAX);
+    }
+
+    /// Ganeti's `hspace-tiered-exclusive.data`: two nodes too small for
+    /// twice the standard instance even empty, two with room for it.
+    const TOO_SMALL: &str = "group-01|fake-uuid-01|preferred||
+
+node-01-001|262144|65536|196608|2097152|2097152|8|N|fake-uuid-01|10||Y|10
+node-01-002|262144|65536|196608|2097152|2097152|8|N|fake-uuid-01|10||Y|9
+node-01-003|262144|1024|261120|2097152|2097152|8|N|fake-uuid-01|8||Y|8
+node-01-004|262144|1024|261120|2097152|2097152|8|N|fake-uuid-01|8||Y|8
+
+
+
+|129024,4,1047552,1,1,1|129024,4,1047552,1,1,1;131072,4,1048576,16,8,12|plain,diskless,file,sharedfile,blockdev,drbd,rbd,ext|4.0|32.0
+group-01|129024,4,1047552,1,1,1|129024,4,1047552,1,1,1;131072,4,1048576,16,8,12|plain,diskless,file,sharedfile,blockdev,drbd,rbd,ext|4.0|32.0
+";
+
+    /// The memory pre-check names the first online node that cannot keep
+    /// the reserve even empty, with its true figures, rather than a sum
+    /// of the nodes' shares made negative by it; without those nodes the
+    /// others have room.
+    #[test]
+    fn a_node_too_small_for_the_reserve_is_named() {
+        let (cluster, _) = crate::read::text::load(
+            "test",
+            TOO_SMALL.as_bytes(),
+            &crate::read::merge::MergeOptions::default(),
+        )
+        .expect("the data file");
+        let reserve = reserve_instance(&cluster.ipolicy.std, 2.0);
+        let squeeze = Squeeze::new(&cluster);
+        let failure = squeeze.surely_fails(&[], false, &reserve);
+        assert!(
+            matches!(
+                failure,
+                Some(TrialFailure::TooSmall {
+                    node: 0,
+                    need: 258048,
+                    free: 196608
+                })
+            ),
+            "{failure:?}"
+        );
+        let failure = squeeze.surely_fails(&[0, 1], true, &reserve);
+        assert!(failure.is_none(), "{failure:?}");
     }
 
     #[test]

@@ -197,21 +197,31 @@ pub enum Last {
     NeedRebalance(bool),
 }
 
-/// The `--json` figures of a group or the cluster in one phase: the
-/// counts under hcheck's keys in lower case (`n1_fail`, ...), then the
-/// group's score or the cluster's verdict, and with `--true-counts` the
-/// nodes that cannot be evacuated (`unevacuable`).
+/// The `--json` figures of a group or the cluster in one phase: hcheck's
+/// counts (`counts`, in [`common_data`]'s order, as hcheck counts them)
+/// under its keys in lower case (`n1_fail`, ...), except that
+/// `offline_sec` is `offline_sec`, the instances whose secondary node is
+/// offline, and hcheck's figure under that key, the number of offline
+/// nodes, follows as `offline_nodes`; then the group's score or the
+/// cluster's verdict, and with `--true-counts` the nodes that cannot be
+/// evacuated (`unevacuable`).
 pub fn figures_document(
     capacity: bool,
     counts: &[usize],
+    offline_sec: usize,
     last: Last,
     unevacuable: Option<&[UnevacuableNode<'_>]>,
 ) -> Json {
-    let mut fields: Vec<(String, Json)> = common_data(capacity)
-        .iter()
-        .zip(counts)
-        .map(|((key, _), n)| (key.to_lowercase(), Json::Int(document::count(*n))))
-        .collect();
+    let mut fields: Vec<(String, Json)> = Vec::new();
+    for ((key, _), n) in common_data(capacity).iter().zip(counts) {
+        let count = |n: usize| Json::Int(document::count(n));
+        if *key == "OFFLINE_SEC" {
+            fields.push(("offline_sec".to_owned(), count(offline_sec)));
+            fields.push(("offline_nodes".to_owned(), count(*n)));
+        } else {
+            fields.push((key.to_lowercase(), count(*n)));
+        }
+    }
     fields.push(match last {
         Last::Score(x) => ("score".to_owned(), Json::Num(x)),
         Last::NeedRebalance(b) => ("need_rebalance".to_owned(), Json::Bool(b)),

@@ -97,12 +97,14 @@ pub struct Decided<'a> {
 }
 
 /// The `--json` document of `program`'s run (`docs/json.md`): the
-/// decision, its nodes, the candidates and the plan's `moves`.
+/// decision, its nodes, the candidates, the plan's `moves` and its
+/// `cautions` (as `--explain` gives them).
 pub fn document(
     program: &str,
     ganeti: crate::model::types::GanetiVersion,
     d: &Decided<'_>,
     moves: Vec<crate::write::json::Json>,
+    cautions: crate::write::json::Json,
 ) -> crate::write::json::Json {
     use crate::write::document::{self, names};
     use crate::write::json::Json;
@@ -121,6 +123,7 @@ pub fn document(
                 ]),
             ),
             ("moves", Json::Arr(moves)),
+            ("cautions", cautions),
         ],
     )
 }

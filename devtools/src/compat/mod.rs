@@ -33,6 +33,21 @@ mod space;
 mod squeeze;
 #[cfg(test)]
 mod tests;
+
+/// Ganeti's test tree (`.../testsuite/test`) of the `ganeti-testsuite`
+/// package of the installed hbal's version (3.0.2-3 when hbal is not
+/// installed), downloaded and unpacked under `cache` the first time
+/// (`apt-get download`, `dpkg -x`). The integration tests read its
+/// `data/htools` files (`make test` sets `HAILSTONE_TESTSUITE_FETCH=1`).
+///
+/// # Errors
+///
+/// The package cannot be downloaded or unpacked.
+pub fn ganeti_testsuite(cache: &std::path::Path) -> Result<std::path::PathBuf, String> {
+    let hbal = std::path::Path::new(balance::DEFAULT_HBAL);
+    let version = balance::testsuite::hbal_version(hbal).unwrap_or_else(|_| "3.0.2-3".to_owned());
+    balance::testsuite::ensure_testsuite(&crate::oracle::absolute(cache), &version)
+}
 mod version;
 
 use std::path::Path;

@@ -7,7 +7,10 @@
 //!
 //! By default the output is hcheck 3.0.2's, byte for byte, with its two
 //! counting faults; `--true-counts` corrects them and names, for each node
-//! that cannot be evacuated, the instance that cannot leave it.
+//! that cannot be evacuated, the instance that cannot leave it. `--json`
+//! is hailstone's own document: its `offline_sec` is always the true count
+//! of instances whose secondary is offline, hcheck's figure (the offline
+//! nodes) beside it as `offline_nodes` (docs/json.md).
 //!
 //! Everything is computed before anything is printed: an error leaves
 //! stdout empty (hcheck dies half-way through its output on an instance
@@ -127,7 +130,8 @@ fn cluster_counts(checked: &[Checked], true_counts: bool) -> Vec<usize> {
 }
 
 /// One phase's texts: each group's statistics, then the cluster's; and
-/// the phase's `--json` figures: each group's, then the cluster's.
+/// the phase's `--json` figures: each group's, then the cluster's (the
+/// true `offline_sec` beside hcheck's count, whatever `--true-counts`).
 fn phase_text(
     o: &Options,
     cluster: &Cluster,
@@ -172,16 +176,24 @@ fn phase_text(
         }
         groups.push(texts::figures_document(
             style.capacity,
-            &counts,
+            &c.figures.counts(false),
+            c.figures.offline_sec,
             texts::Last::Score(c.figures.score),
             unevacuable.as_deref(),
         ));
     }
     let counts = cluster_counts(checked, o.true_counts);
     s.push_str(&texts::cluster_stats(style, phase, &counts, need_rebalance));
+    // The sums over no group are zeros (the text pairs no count, as
+    // hcheck does).
+    let mut sums = cluster_counts(checked, false);
+    if sums.is_empty() {
+        sums = vec![0; texts::common_data(style.capacity).len()];
+    }
     let whole = texts::figures_document(
         style.capacity,
-        &counts,
+        &sums,
+        checked.iter().map(|c| c.figures.offline_sec).sum(),
         texts::Last::NeedRebalance(need_rebalance),
         None,
     );

@@ -359,7 +359,15 @@ fn count(
     }
     phase.report(&state, &standard, ispec, SpecType::Normal, out, err)?;
     let fin = stats_of(&state);
-    let existing = cluster.instances.len();
+    // hspace's count of the instances (`Container.size`) holds the
+    // forthcoming ones, which no node's list (`csNinst`) holds:
+    // --machine-readable dies on such a cluster as hspace does; --json,
+    // hailstone's own document, counts the instances as the nodes do.
+    let existing = if o.json {
+        cluster.instances.iter().filter(|i| !i.forthcoming).count()
+    } else {
+        cluster.instances.len()
+    };
     if o.machine_readable && existing + standard.placed.len() != fin.ninst {
         return Err(stop(format!(
             "Error: internal inconsistency, allocated ({}) != counted ({})\n\n",

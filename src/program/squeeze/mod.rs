@@ -23,6 +23,7 @@ use crate::score::metric;
 use crate::search::squeeze::{
     offline_candidates, online_candidates, Decision, Progress, Squeeze, Trial,
 };
+use crate::search::squeeze_cautions::{self, Caution};
 use crate::search::state::State;
 use crate::write::json::Json;
 use crate::write::opcodes::{self, meta_opcode};
@@ -214,7 +215,11 @@ fn plan_text(
     };
     let off = full_names(&offline_candidates(&cluster));
     let on = full_names(&online_candidates(&cluster));
-    let document = |decision: &str, nodes: &[usize], enough: Option<bool>, moves: Vec<Json>| {
+    let document = |decision: &str,
+                    nodes: &[usize],
+                    enough: Option<bool>,
+                    moves: Vec<Json>,
+                    cautions: &[Caution]| {
         texts::document(
             PROGRAM,
             o.load.ganeti,
@@ -225,6 +230,7 @@ fn plan_text(
                 candidates: (&off, &on),
             },
             moves,
+            explain::squeeze::cautions_json(&cluster, cautions),
         )
     };
     let aliases = |keys: &[usize]| -> Vec<&str> {
@@ -260,11 +266,23 @@ fn plan_text(
     if o.verbose > 1 {
         out.write_all(texts::candidates(&off, &on).as_bytes())?;
     }
+    // What the plan does that Ganeti refuses or that breaks what it
+    // keeps (hsqueeze plans the same; reported, the plan left as it is).
+    let cautions = match &decision {
+        Decision::Online { trial, .. } => {
+            squeeze_cautions::cautions(&cluster, &trial.steps, trial.state.as_ref(), &[])
+        }
+        Decision::Offline { nodes, trial } => {
+            squeeze_cautions::cautions(&cluster, &trial.steps, trial.state.as_ref(), nodes)
+        }
+        Decision::NoAction => Vec::new(),
+    };
     if let Some(to) = &o.explain {
         let text = explain::squeeze::render(
             &cluster,
             &decision,
             &why,
+            &cautions,
             o.minimal_resources,
             o.target_resources,
             o.explain_format,
@@ -339,7 +357,7 @@ fn plan_text(
                 trial_data(&cluster, &trial)
             })?;
             let moves = plan::moves_document(&trial.steps, &split_jobs(&moves), &names);
-            document("online", &nodes, Some(enough), moves)
+            document("online", &nodes, Some(enough), moves, &cautions)
         }
         Decision::NoAction => {
             out.write_all(texts::decision("No action", &[], o.no_headers).as_bytes())?;
@@ -348,7 +366,7 @@ fn plan_text(
             save_final(o, out, err, "after hsqueeze doing nothing", || {
                 text::serialize_cluster(&cluster)
             })?;
-            document("no-action", &[], None, Vec::new())
+            document("no-action", &[], None, Vec::new(), &cautions)
         }
         Decision::Offline { nodes, trial } => {
             let heading = texts::decision("Nodes to offline", &full_names(&nodes), o.no_headers);
@@ -367,7 +385,7 @@ fn plan_text(
                 trial_data(&cluster, &trial)
             })?;
             let moves = plan::moves_document(&trial.steps, &split_jobs(&moves), &names);
-            document("offline", &nodes, None, moves)
+            document("offline", &nodes, None, moves, &cautions)
         }
     };
     out.flush()?;

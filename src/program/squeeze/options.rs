@@ -56,6 +56,7 @@ pub const COMMAND_LINE: Program = Program {
         description: &[
             "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or an iallocator request (-I). When every node keeps at least --target-resources standard instances free after moving the instances of some nodes away, it prints those nodes to power off; when a node has less than --minimal-resources free, it prints the standby nodes (offline, tagged htools:standby:...) to power on. -C prints the commands (the moves, the tags, the power commands), -X carries them out (with -L).",
             "--json prints one JSON document instead of the text: the decision, the nodes and the moves with their commands.",
+            "On a cluster of several groups the plan, as hsqueeze's, balances all nodes as one group: a move may take an instance into a group whose instance policy Ganeti then refuses it by (its disk template or specs; -X stops at that job), or leave it with its primary and secondary in different groups; a node that only holds forthcoming instances looks empty and may be powered off. --explain and --json name each such caution; the plan is left as hsqueeze makes it.",
         ],
         exit_status: &[
             (ExitStatus::Done, "the plan was printed (also when there is nothing to do), or carried out with -X"),

@@ -55,14 +55,25 @@ pub struct MemoryParts {
 }
 
 /// A node's figures: memory (MiB), disk (MiB), vCPUs (against the vCPU
-/// ratio's limit) and spindles (against the spindle ratio's limit).
+/// ratio's limit) and spindles (against the spindle ratio's limit; with
+/// exclusive storage, against the node's spindles).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Figures {
     pub mem: Amount,
     pub mem_parts: MemoryParts,
     pub dsk: Amount,
+    /// `used` is the node's own CPUs and its primaries' vCPUs, as Ganeti
+    /// counts them against the ratio's limit (`uCpu` starts at `nCpu`).
     pub cpu: Amount,
+    /// The node's own CPUs (`nCpu`), part of `cpu.used`.
+    pub cpu_node: f64,
+    /// Without exclusive storage the primaries' spindle use
+    /// (`instSpindles`) against the ratio's limit (`hiSpindles`); with it
+    /// the spindles taken (`tSpindles - fSpindles`) of the node's
+    /// spindles, as Ganeti checks them (`addPri`'s free spindles).
     pub spn: Amount,
+    /// Whether the spindles are the node's (exclusive storage).
+    pub spn_exclusive: bool,
 }
 
 impl Figures {
@@ -107,12 +118,19 @@ impl Figures {
             },
             dsk,
             cpu: plain(read.t_cpu * read.vcpu_ratio, after.u_cpu as f64),
-            spn: plain(read.hi_spindles, after.inst_spindles),
+            cpu_node: read.info.n_cpu as f64,
+            spn: if read.excl_storage {
+                let total = read.t_spindles as f64;
+                plain(total, total - after.f_spindles as f64)
+            } else {
+                plain(read.hi_spindles, after.inst_spindles)
+            },
+            spn_exclusive: read.excl_storage,
         }
     }
 
     /// The figures in the order of [`KEYS`].
-    fn values(&self) -> [f64; 19] {
+    fn values(&self) -> [f64; 20] {
         let a = |x: &Amount| [x.total, x.used, x.reserved, x.free];
         let [mt, mu, mr, mf] = a(&self.mem);
         let [dt, du, dr, df] = a(&self.dsk);
@@ -135,6 +153,7 @@ impl Figures {
             cu,
             cr,
             cf,
+            self.cpu_node,
             st,
             su,
             sr,
@@ -145,7 +164,7 @@ impl Figures {
 
 /// The names of the figures in the page (`data-` attributes), in the
 /// order of [`Figures::values`].
-pub const KEYS: [&str; 19] = [
+pub const KEYS: [&str; 20] = [
     "mem-total",
     "mem-used",
     "mem-reserved",
@@ -161,6 +180,7 @@ pub const KEYS: [&str; 19] = [
     "cpu-used",
     "cpu-reserved",
     "cpu-free",
+    "cpu-node",
     "spn-total",
     "spn-used",
     "spn-reserved",

@@ -143,20 +143,29 @@ fn bar(f: &Figures, r: Resource) -> Bar {
                 over: (-d.free).max(0.0),
             }
         }
-        Resource::Cpu => capped(f.cpu.used, f.cpu.total),
-        Resource::Spindles => capped(f.spn.used, f.spn.total),
+        Resource::Cpu => capped(Some(f.cpu_node), f.cpu.used, f.cpu.total),
+        Resource::Spindles => capped(None, f.spn.used, f.spn.total),
     }
 }
 
-/// A bar of `used` against a limit.
-fn capped(used: f64, limit: f64) -> Bar {
+/// A bar of `used` against a limit, of which `own` is the node's own
+/// (its CPUs, which Ganeti counts against the limit: drawn as `node`
+/// below the instances' part). Every bar of a resource has the same
+/// parts (bins average them part by part).
+fn capped(own: Option<f64>, used: f64, limit: f64) -> Bar {
+    let room = limit.max(0.0);
+    let mut parts = Vec::new();
+    let mut below = 0.0;
+    if let Some(own) = own {
+        below = own.clamp(0.0, used.max(0.0)).min(room);
+        parts.push(part("node", "node", below));
+    }
+    parts.push(part("used", "instances", used.min(room) - below));
+    parts.push(part("free", "free", limit - used));
     Bar {
-        parts: vec![
-            part("used", "instances", used.min(limit.max(0.0))),
-            part("free", "free", limit - used),
-        ],
-        capacity: limit.max(0.0),
-        over: (used - limit.max(0.0)).max(0.0),
+        parts,
+        capacity: room,
+        over: (used - room).max(0.0),
     }
 }
 
@@ -232,6 +241,9 @@ fn drawn_node(s: &Shown<'_>, r: Resource, was: Option<&Shown<'_>>) -> Drawn {
             "\n(the node reports {} more free than its records leave)",
             amount(-x, r)
         );
+    }
+    if r == Resource::Spindles && s.figures.spn_exclusive {
+        title.push_str("\nexclusive storage: of the node's spindles");
     }
     let before = was.map(|w| scaled_bar(&w.figures, r).fill());
     if let Some(f) = before {
@@ -616,15 +628,38 @@ mod tests {
     fn bins_keep_the_mean_and_the_peak() {
         let shares: Vec<f64> = (0..250).map(|k| f64::from(k) / 250.0).collect();
         // A bar per share of a 1000-unit capacity.
-        let bars: Vec<Bar> = shares.iter().map(|s| capped(s * 1000.0, 1000.0)).collect();
+        let bars: Vec<Bar> = shares
+            .iter()
+            .map(|s| capped(None, s * 1000.0, 1000.0))
+            .collect();
         assert!((bars[100].fill() - 0.4).abs() < 1e-12);
         assert!(bars.iter().all(|b| b.over == 0.0));
-        let over = capped(1500.0, 1000.0);
+        let over = capped(None, 1500.0, 1000.0);
         assert_eq!(
             (over.parts[0].value, over.parts[1].value, over.over),
             (1000.0, 0.0, 500.0)
         );
         assert!((over.fill() - 1.5).abs() < 1e-12);
+    }
+
+    /// A vCPU bar draws the node's own CPUs (which Ganeti counts against
+    /// the ratio's limit) below the instances' vCPUs; beyond the limit
+    /// the instances' part is what fits.
+    #[test]
+    fn vcpu_bars_name_the_nodes_own_cpus() {
+        let values =
+            |b: &Bar| -> Vec<(&str, f64)> { b.parts.iter().map(|p| (p.name, p.value)).collect() };
+        let b = capped(Some(4.0), 20.0, 64.0);
+        assert_eq!(
+            values(&b),
+            [("node", 4.0), ("instances", 16.0), ("free", 44.0)]
+        );
+        let b = capped(Some(4.0), 70.0, 64.0);
+        assert_eq!(
+            values(&b),
+            [("node", 4.0), ("instances", 60.0), ("free", 0.0)]
+        );
+        assert_eq!(b.over, 6.0);
     }
 
     /// A memory bar's parts add up to the node's total, whatever the plan

@@ -58,7 +58,7 @@ pub fn numbers(nodes: &[Shown<'_>], tags: &TagTable, when: &str) -> String {
 /// too), as an HTML table of `scope` marked `when`.
 pub fn figures(nodes: &[Shown<'_>], scope: &str, when: &str) -> String {
     let mut out = format!(
-        r#"<table class="figures" data-scope="{}" data-when="{when}"><thead><tr><th>node</th><th class="num">memory total</th><th class="num">node's own</th><th class="num">reported beyond instances</th><th class="num">instances</th><th class="num">kept for N+1</th><th class="num">free</th><th class="num">disk total (GiB)</th><th class="num">used</th><th class="num">free</th><th class="num">vCPU limit</th><th class="num">used</th><th class="num">spindle limit</th><th class="num">used</th></tr></thead><tbody>"#,
+        r#"<table class="figures" data-scope="{}" data-when="{when}"><thead><tr><th>node</th><th class="num">memory total</th><th class="num">node's own</th><th class="num">reported beyond instances</th><th class="num">instances</th><th class="num">kept for N+1</th><th class="num">free</th><th class="num">disk total (GiB)</th><th class="num">used</th><th class="num">free</th><th class="num">vCPU limit</th><th class="num">node's own</th><th class="num">used</th><th class="num">spindle limit</th><th class="num">used</th></tr></thead><tbody>"#,
         escape(scope)
     );
     for s in nodes {
@@ -86,6 +86,7 @@ pub fn figures(nodes: &[Shown<'_>], scope: &str, when: &str) -> String {
             gib(f.dsk.used),
             gib(f.dsk.free),
             one(f.cpu.total),
+            mib(f.cpu_node),
             mib(f.cpu.used),
             one(f.spn.total),
             one(f.spn.used),
