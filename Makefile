@@ -87,11 +87,15 @@ miri: ## Run the unit tests of the modules with unsafe code (the JSON scans' SSE
 
 # The programs installed in $(PREFIX)/bin.
 PLANNERS := hailstone-balance hailstone-squeeze hailstone-groups hailstone-space hailstone-check hailstone-info hailstone-scan hailstone-roll hailstone-repair hailstone-htools
+# The programs installed in $(PREFIX)/lib/ganeti/iallocators, where Ganeti
+# looks for allocators (hailstone itself is RELEASE_BIN).
+ALLOCATORS := hailstone-shadow
 
-install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone and the planners and checkers ($(PLANNERS)) in $(PREFIX)/bin (built without the development tools).
+install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone, beside it $(ALLOCATORS), and the planners and checkers ($(PLANNERS)) in $(PREFIX)/bin (built without the development tools).
 	$(CARGO) build --release --locked -p hailstone
 	install -d $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators/hailstone
+	for p in $(ALLOCATORS); do install -m 0755 target/release/$$p $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators/$$p; done
 	for p in $(PLANNERS); do install -m 0755 target/release/$$p $(DESTDIR)$(PREFIX)/bin/$$p; done
 
 DEB_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
@@ -113,7 +117,7 @@ define man_page
 	  > $(COMPLETIONS)/$(1)
 endef
 
-deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/ganeti/iallocators/hailstone, the planners in /usr/bin, their man pages, bash completions and the documentation; lintian checks it (installed if missing).
+deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/ganeti/iallocators/hailstone, hailstone-shadow beside it, the planners in /usr/bin, their man pages, bash completions and the documentation; lintian checks it (installed if missing).
 	rm -rf $(DEB_ROOT) target/deb/man
 	$(CARGO) run --release --locked -p hailstone-devtools --bin hailstone-manpages -- target/deb/man
 	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_ROOT)
@@ -129,14 +133,16 @@ deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/g
 	$(call man_page,hailstone-roll)
 	$(call man_page,hailstone-repair)
 	$(call man_page,hailstone-htools)
+	$(call man_page,hailstone-shadow)
 	install -m 0644 README.md $(DEB_ROOT)/usr/share/doc/hailstone/README.md
 	install -m 0644 docs/*.md docs/accepted-differences.txt $(DEB_ROOT)/usr/share/doc/hailstone/docs/
 	install -m 0644 LICENSE $(DEB_ROOT)/usr/share/doc/hailstone/copyright
 	printf 'hailstone (%s) unstable; urgency=medium\n\n  * Built from the hailstone source tree (git log has the history).\n\n -- %s  %s\n' \
 	  '$(DEB_VERSION)' '$(DEB_MAINTAINER)' "$$(date -R -u -d @$(DEB_DATE))" | gzip -9n > $(DEB_ROOT)/usr/share/doc/hailstone/changelog.gz
 	strip --strip-unneeded --remove-section=.comment --remove-section=.note \
-	  $(DEB_ROOT)/usr/lib/ganeti/iallocators/hailstone $(addprefix $(DEB_ROOT)/usr/bin/,$(PLANNERS))
-	printf 'Package: hailstone\nVersion: %s\nArchitecture: %s\nMaintainer: %s\nDepends: libc6\nRecommends: ganeti-3.0\nSection: admin\nPriority: optional\nDescription: Ganeti iallocator and cluster planners compatible with the htools\n hailstone replaces hail, hbal, hsqueeze, hspace, hcheck, hinfo, hscan,\n hroller and harep, with their decisions, faster.\n .\n hailstone answers Ganeti'"'"'s iallocator requests with hail 3.0.2'"'"'s decisions,\n refuses bad input with clear errors and explains its answers (--explain).\n hailstone-balance and hailstone-squeeze plan as hbal and hsqueeze do;\n hailstone-space counts free capacity as hspace does;\n hailstone-check, hailstone-info, hailstone-scan and hailstone-roll\n report and plan as hcheck, hinfo, hscan and hroller do;\n hailstone-repair repairs instances as harep does.\n' \
+	  $(DEB_ROOT)/usr/lib/ganeti/iallocators/hailstone $(addprefix $(DEB_ROOT)/usr/lib/ganeti/iallocators/,$(ALLOCATORS)) \
+	  $(addprefix $(DEB_ROOT)/usr/bin/,$(PLANNERS))
+	printf 'Package: hailstone\nVersion: %s\nArchitecture: %s\nMaintainer: %s\nDepends: libc6\nRecommends: ganeti-3.0\nSection: admin\nPriority: optional\nDescription: Ganeti iallocator and cluster planners compatible with the htools\n hailstone replaces hail, hbal, hsqueeze, hspace, hcheck, hinfo, hscan,\n hroller and harep, with their decisions, faster.\n .\n hailstone answers Ganeti'"'"'s iallocator requests with hail 3.0.2'"'"'s decisions,\n refuses bad input with clear errors and explains its answers (--explain).\n hailstone-balance and hailstone-squeeze plan as hbal and hsqueeze do;\n hailstone-space counts free capacity as hspace does;\n hailstone-check, hailstone-info, hailstone-scan and hailstone-roll\n report and plan as hcheck, hinfo, hscan and hroller do;\n hailstone-repair repairs instances as harep does;\n hailstone-shadow lets a cluster try hailstone in the shadow of hail first.\n' \
 	  '$(DEB_VERSION)' '$(DEB_ARCH)' '$(DEB_MAINTAINER)' > $(DEB_ROOT)/DEBIAN/control
 	printf '#!/bin/sh\n# Removing hailstone gives the htools names back to the originals.\nset -e\nif [ "$$1" = remove ] && command -v hailstone-htools >/dev/null; then hailstone-htools disable >/dev/null; fi\n' > $(DEB_ROOT)/DEBIAN/prerm
 	chmod 0755 $(DEB_ROOT)/DEBIAN/prerm
@@ -148,9 +154,10 @@ deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/g
 e2e: ## Build and install the Debian package, build a 4-node Ganeti 3.0.2 lab cluster (../shared/tools/ganeti-lab), run every allocator operation through Ganeti's own commands, compare each captured request's answer with hail's, compare the planners and checkers with the originals on the live cluster, carry out plans under faults (a second planner, kill -9, Ctrl-C), reboots (hailstone-roll -X) and repairs (against harep), switch the htools names and back, tear down (about 13 minutes; needs root and Linux namespaces; HAILSTONE_E2E=skip skips on purpose).
 	bash tests/e2e/run.sh
 
-lint: ## Check formatting and clippy warnings, and that the fuzz targets build (fuzz/ is its own workspace; installs g++ for libFuzzer if missing).
+lint: ## Check formatting, clippy warnings, the code documentation's links (every module's, private items too), and that the fuzz targets build (fuzz/ is its own workspace; installs g++ for libFuzzer if missing).
 	$(CARGO) fmt --check
 	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings -A rustdoc::private_intra_doc_links" $(CARGO) doc --locked --no-deps --document-private-items --workspace
 	command -v c++ >/dev/null || (apt-get update && apt-get install -y --no-install-recommends g++)
 	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) check --locked --bins
 

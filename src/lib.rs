@@ -8,7 +8,7 @@
 //! * [`model`] — the validated, index-based cluster and request;
 //! * [`score`] — hail's cluster metric and the bounded argmin;
 //! * [`search`] — the what-if state, moves, allocation, N+1, evacuation;
-//! * [`write`] — every byte the programs print;
+//! * [`write`](mod@write) — every byte the programs print;
 //! * [`haskell`] — GHC's `reads` and `show`, which reading and writing
 //!   share;
 //! * [`explain`] — why the answer is what it is (`--explain`), after it;

@@ -3,10 +3,11 @@
 //! rather than copied when it can be, or `-` for stdin), prints exactly one
 //! answer line on stdout, and sends everything else to stderr.
 //!
-//! Exit status is decided in one place ([`exit_code`]): 0 when an answer
-//! was printed (also `"success": false`), 1 for bad input or data hail
-//! would fail on (and a `-S` file that cannot be written), 2 for
-//! command-line errors and options whose behaviour is not built yet.
+//! Exit statuses follow the suite's convention
+//! (`hailstone::program::ExitStatus`): 0 when an answer was printed (also
+//! `"success": false`), 1 for bad input or data hail would fail on (and a
+//! `-S` file that cannot be written), 2 for command-line errors, 141
+//! quietly when stdout was closed.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -18,6 +19,7 @@ use hailstone::program::hail::options::{self as cli, Exit, Invocation};
 use hailstone::program::hail::RunError;
 use hailstone::program::hail::{self as pipeline, DataFile, Failure};
 use hailstone::program::input::read_request;
+use hailstone::program::ExitStatus;
 
 /// Writes to stderr, ignoring a stderr that cannot be written (a full
 /// disk, `2>/dev/full`): the answer and the exit status do not depend on
@@ -37,8 +39,23 @@ macro_rules! sayln {
 
 fn exit_code(failure: &Failure) -> u8 {
     match failure {
-        Failure::Input(_) => 1,
-        Failure::Run(RunError::Inconsistent(_)) => 1,
+        Failure::Input(_) => ExitStatus::Failed.code(),
+        Failure::Run(RunError::Inconsistent(_)) => ExitStatus::Failed.code(),
+    }
+}
+
+/// Writes `text` to stdout: [`ExitStatus::Done`], or quietly
+/// [`ExitStatus::ClosedPipe`] when the reader went away, or the error and
+/// [`ExitStatus::Failed`].
+fn print(text: &str) -> u8 {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitStatus::Done.code(),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::ClosedPipe.code(),
+        Err(e) => {
+            sayln!("hailstone: cannot write the answer: {e}");
+            ExitStatus::Failed.code()
+        }
     }
 }
 
@@ -50,10 +67,7 @@ fn run() -> u8 {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let Invocation { options, input } = match cli::parse(&args) {
         Ok(inv) => inv,
-        Err(Exit::Stdout(text)) => {
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
-            return 0;
-        }
+        Err(Exit::Stdout(text)) => return print(&text),
         Err(Exit::Stderr { code, message }) => {
             say!("{message}");
             return code;
@@ -63,7 +77,7 @@ fn run() -> u8 {
         Ok(b) => b,
         Err(message) => {
             sayln!("hailstone: error: {message}");
-            return 1;
+            return ExitStatus::Failed.code();
         }
     };
     // hail reads a data file only when no simulation is asked for.
@@ -81,7 +95,7 @@ fn run() -> u8 {
         if let Err(e) = std::fs::write(&save.path, &save.contents) {
             say!("{}", &outcome.stderr[..save.stderr_at]);
             sayln!("hailstone: error: cannot write {:?}: {e}", save.path);
-            return 1;
+            return ExitStatus::Failed.code();
         }
     }
     say!("{}", outcome.stderr);
@@ -89,14 +103,7 @@ fn run() -> u8 {
         write_explanation(explained, &options);
     }
     match outcome.answer {
-        Ok(answer) => {
-            let mut out = std::io::stdout().lock();
-            if let Err(e) = out.write_all(answer.as_bytes()).and_then(|()| out.flush()) {
-                sayln!("hailstone: cannot write the answer: {e}");
-                return 1;
-            }
-            0
-        }
+        Ok(answer) => print(&answer),
         Err(failure) => {
             match &failure {
                 Failure::Input(message) => sayln!("hailstone: error: {message}"),

@@ -214,18 +214,25 @@ fn explanations_name_the_stopping_rule() {
             if limit.is_some() && length == 2 {
                 assert!(stop.contains("step limit"), "{with:?}: {e}");
             } else if let Some(rest) = stop.strip_prefix("stopped: no move lowers the score; ") {
-                // "... at BEST (current FINAL)": the best is not below.
+                // "... at BEST (GAP above the current FINAL)" or "(equal
+                // to the current FINAL)": the best is not below.
                 let nums: Vec<f64> = rest
                     .split([' ', ')', '('])
                     .filter_map(|w| w.parse().ok())
                     .collect();
-                let (best, fin) = (nums[nums.len() - 2], nums[nums.len() - 1]);
+                let (best, fin) = (nums[0], nums[nums.len() - 1]);
                 assert!(best >= fin, "{with:?}: {e}");
+                if nums.len() == 3 {
+                    assert!(nums[1] > 0.0, "{with:?}: {e}");
+                }
             } else {
                 assert!(
                     stop.contains("is at most")
                         || stop.contains("no instance has a move")
-                        || stop.contains("less than -g"),
+                        || stop.contains("are refused by a check")
+                        || stop.contains("less than -g")
+                        || (stop.contains("the score is not a number")
+                            && stdout.contains("Initial score: NaN")),
                     "{with:?}: {e}"
                 );
             }

@@ -115,11 +115,18 @@ fn enable_and_disable_in_a_copy() {
 #[test]
 fn an_operation_is_required() {
     let o = Command::new(HTOOLS).output().unwrap();
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(o.stdout.is_empty());
     let o = Command::new(HTOOLS)
         .args(["enable", "disable"])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
+    // A misspelt operation is repeated, with the nearest one.
+    let o = Command::new(HTOOLS).arg("enbale").output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "Error: unknown operation 'enbale' (did you mean enable?); the operations are enable, disable or status\nsee hailstone-htools --help\n"
+    );
 }

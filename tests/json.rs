@@ -317,6 +317,85 @@ fn check_documents_carry_the_figures() {
     assert!(unhealthy >= 3, "{unhealthy} clusters need rebalancing");
 }
 
+/// hailstone-info's document: the counts, each group's row of `-v -v`'s
+/// table, the N+1 verdict and the score, as the text prints them.
+#[test]
+fn info_documents_carry_the_summary() {
+    let dir = crate::run::scratch("json-info");
+    let (mut unhappy, mut compared) = (0, 0);
+    for seed in 1..=24u64 {
+        let Some((_, file)) = cluster_file(&dir, seed) else {
+            continue;
+        };
+        let (out, doc, code) = both(hailstone::program::info::main, &["-t", &file, "-v", "-v"]);
+        assert_eq!(code, 0, "seed {seed}");
+        let doc = doc.expect("a document");
+        let loaded = out
+            .lines()
+            .find(|l| {
+                l.strip_prefix("Loaded ")
+                    .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+            })
+            .unwrap();
+        let counts: Vec<i64> = loaded
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|w| !w.is_empty())
+            .map(|w| w.parse().unwrap())
+            .collect();
+        assert_eq!(
+            counts,
+            [&doc["nodes"], &doc["instances"], &doc["node_groups"]].map(|v| v.as_i64().unwrap()),
+            "seed {seed}: {loaded}"
+        );
+        // The group table's rows: name, nodes, instances, bad nodes, bad
+        // instances, N+1, score.
+        let rows: Vec<Vec<&str>> = out
+            .lines()
+            .skip_while(|l| *l != "Node group information:")
+            .skip(2)
+            .take_while(|l| l.starts_with("  "))
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        let groups = doc["groups"].as_array().unwrap();
+        assert_eq!(rows.len(), groups.len(), "seed {seed}: {out}");
+        for (row, g) in rows.iter().zip(groups) {
+            assert_eq!(row[0], g["name"], "seed {seed}");
+            for (cell, field) in row[1..5].iter().zip([
+                "nodes",
+                "instances",
+                "nodes_failing_n1",
+                "instances_on_nodes_failing_n1",
+            ]) {
+                assert_eq!(
+                    cell.parse::<i64>().ok(),
+                    g[field].as_i64(),
+                    "seed {seed} {field}"
+                );
+            }
+            assert_eq!(
+                row[5] == "True",
+                g["n1_happy"] == Value::Bool(true),
+                "seed {seed}"
+            );
+            assert_eq!(row[6], f8(&g["score"]), "seed {seed}");
+            compared += 1;
+        }
+        let happy = out.contains("Cluster is N+1 happy\n");
+        assert_eq!(doc["n1_happy"], Value::Bool(happy), "seed {seed}");
+        unhappy += usize::from(!happy);
+        let score = out
+            .lines()
+            .find_map(|l| l.strip_prefix("Cluster score: "))
+            .unwrap();
+        assert_eq!(score, f8(&doc["score"]), "seed {seed}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        compared >= 30 && unhappy >= 2,
+        "{compared} rows, {unhappy} N+1 unhappy"
+    );
+}
+
 #[test]
 fn space_documents_carry_every_key() {
     let dir = crate::run::scratch("json-space");
@@ -410,8 +489,9 @@ fn groups_documents_carry_health_and_plans() {
             .filter(|g| g["status"] != "healthy")
             .map(|g| g["group"].as_str().unwrap())
             .collect();
-        // Exit status 1 exactly when a group is not healthy, each named.
-        assert_eq!(code == 1, !sick.is_empty(), "seed {seed}: {out}");
+        // Exit status 3 (findings) exactly when a group is not healthy,
+        // each named.
+        assert_eq!(code == 3, !sick.is_empty(), "seed {seed}: {out}");
         assert_eq!(doc["healthy"], Value::Bool(sick.is_empty()));
         for g in &sick {
             assert!(
@@ -420,15 +500,25 @@ fn groups_documents_carry_health_and_plans() {
                 "{g}: {out}"
             );
         }
-        unhealthy += usize::from(code == 1);
+        unhealthy += usize::from(code == 3);
         for op in ["repair", "compress", "balance"] {
             let mut args = vec![op, "-t", file, "-C"];
             if op == "compress" {
                 args.push("--evacuate");
             }
             let (out, doc, code) = both(hailstone::program::groups::main, &args);
-            assert_eq!(code, 0, "seed {seed} {op}");
             let doc = doc.expect("a document");
+            // Findings (3): a group the repair left unhealthy, no group
+            // that compress can empty (and so no move).
+            match op {
+                "balance" => assert_eq!(code, 0, "seed {seed} {op}"),
+                "compress" => assert_eq!(
+                    code == 3,
+                    doc["moves"].as_array().unwrap().is_empty(),
+                    "seed {seed} {op}"
+                ),
+                _ => assert!(code == 0 || code == 3, "seed {seed} {op}: {code}"),
+            }
             assert_eq!(doc["operation"], op);
             assert_eq!(
                 command_lines(&out),
@@ -453,7 +543,8 @@ fn json_and_exec_are_refused_together() {
         hailstone::program::roll::main,
     ] {
         let (code, out, err) = run(main, &["-L/nonexistent", "-X", "--json"]);
-        assert_eq!((code, out.as_str()), (1, ""), "{err}");
+        // A usage error: the two options do not go together.
+        assert_eq!((code, out.as_str()), (2, ""), "{err}");
         assert!(
             err.contains("--json prints the plan and -X carries it out"),
             "{err}"

@@ -14,23 +14,41 @@
 //! * `groups` — `hailstone-groups` plans on 500 multi-group clusters,
 //!   replayed by the same checker: safe steps, nothing lost, repaired
 //!   groups off their offline nodes, compressed groups empty;
+//! * `health` — what `hailstone-groups` reports of the cluster before
+//!   its plan (N+1 figures, group memory and scores) against the data
+//!   file; split instances;
+//! * `verdicts` — `hailstone-check` and `hailstone-groups check` on the
+//!   generated corpus and Ganeti's test data: the same verdict, or a
+//!   difference both `--help` texts state;
 //! * `cli` — command-line behaviour and exit codes;
+//! * `exit_status` — every program into each exit status its manual
+//!   lists, a closed output ending each quietly, the documented table;
 //! * `json` — each planner's and checker's `--json` document against its
 //!   text on generated clusters;
 //! * `datafiles` — `-S`, `-t`, `--simulate`, `-p` and bad data files;
 //! * `explain` — `--explain`: the same answer, snapshots of every
 //!   sample's explanation, the tracker's cases named;
+//! * `explain_stop` — why a balancing stopped: the imbalance left and the
+//!   check, node and numbers that refused the moves that would lower it;
+//!   text rounded, JSON whole;
 //! * `live` — the planners' `-L` (Luxi) and `-m` (RAPI) on captured and
 //!   varied replies, against hscan's, hbal's and hsqueeze's outputs;
 //! * `exec` — the planners' `-X` against a fake master's job queue: the
 //!   plan's job sets and opcodes, a failed job stopping the plan;
 //! * `report` — `--report` pages read back against the texts' numbers;
+//! * `report_figures` — the pages' node figures: a plan keeps every
+//!   node's totals and the memory it reports beyond its instances; the
+//!   figures after a plan are the saved state's; every bar named;
 //! * `repair` — `hailstone-repair` (harep): `--dry-run` against harep's
 //!   output on the same replies, the tag and repair jobs on a fake master;
 //! * `ganeti_version` — `--ganeti-version`: Ganeti 3.0.2's and 3.1.0's
 //!   outputs on a cluster where the two releases differ;
 //! * `htools` — `hailstone-htools enable|disable` in a copy of a file
 //!   system: the htools' names run hailstone's programs, and back;
+//! * `shadow` — `hailstone-shadow`: Ganeti gets the reference's answer
+//!   whatever the shadow or the record folder does, differences reported
+//!   with their reproduction, the report's checks against Ganeti's own,
+//!   the htools in the shadow;
 //! * `manual` — every program's `--help` and man page (`man -l`);
 //! * `layers` — the direction of dependencies between the stage folders;
 //! * `properties` — generated clusters: every answer safe and repeatable;
@@ -44,9 +62,12 @@ mod check;
 mod cli;
 mod datafiles;
 mod exec;
+mod exit_status;
 mod explain;
+mod explain_stop;
 mod ganeti_version;
 mod groups;
+mod health;
 mod hostile;
 mod htools;
 mod json;
@@ -56,11 +77,14 @@ mod manual;
 mod properties;
 mod repair;
 mod report;
+mod report_figures;
 mod roll;
 mod run;
 mod safety_checker;
 mod samples;
+mod shadow;
 mod space;
 mod squeeze;
 mod support;
 mod threads;
+mod verdicts;

@@ -305,9 +305,32 @@ fn an_unwritable_page_is_an_error() {
             &format!("--report={}", missing.display()),
         ],
     );
+    // Refused before the run: a usage error that says why.
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err,
+        "Error: option --report: cannot write /nonexistent-dir/r.html: the folder /nonexistent-dir does not exist; give a FILE in an existing folder\nsee hailstone-balance --help\n"
+    );
+    assert!(o.stdout.is_empty());
+    // A page that cannot be written at the end (no file can be made in
+    // /proc, even by root): the run could not finish (exit status 1).
+    let o = run(
+        env!("CARGO_BIN_EXE_hailstone-balance"),
+        &[
+            "-t",
+            file.to_str().unwrap(),
+            "-G",
+            &group,
+            "--report=/proc/r.html",
+        ],
+    );
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("/nonexistent-dir/r.html"), "{err}");
+    assert!(
+        err.starts_with("Error: cannot write the report to /proc/r.html: "),
+        "{err}"
+    );
 }
 
 /// The pages open in a real browser: headless Chromium (`HAILSTONE_CHROMIUM`,
@@ -315,7 +338,11 @@ fn an_unwritable_page_is_an_error() {
 /// parses every chart, logs nothing to the console and draws a screenshot
 /// of some size; one balance page has one bar per node, another bins 150
 /// nodes; a squeeze page; a space page of both models; the pages of
-/// hailstone-check, hailstone-info and hailstone-groups.
+/// hailstone-check, hailstone-info and hailstone-groups. The summary at
+/// the top of each page, as the browser reads it, says what the
+/// program's text says (the moves and scores of a plan, the nodes
+/// switched, the instances that fit, whether the cluster needs
+/// rebalancing, the cluster's size).
 #[test]
 fn pages_render_in_a_browser() {
     let Some(chromium) = std::env::var_os("HAILSTONE_CHROMIUM") else {
@@ -362,6 +389,7 @@ fn pages_render_in_a_browser() {
             _ => env!("CARGO_BIN_EXE_hailstone-squeeze"),
         };
         let o = Command::new(bin).args(&args).output().unwrap();
+        let o_text = o.stdout.clone();
         // hailstone-check exits 1 when the cluster needs rebalancing.
         let expected = if program == "hailstone-check" {
             o.status.code()
@@ -427,6 +455,156 @@ fn pages_render_in_a_browser() {
             html.matches("<rect").count(),
             "{name}"
         );
+        // The summary the browser shows says what the program's text says.
+        let text = String::from_utf8_lossy(&o_text).into_owned();
+        check_summary(name, &dom, &text);
+    }
+}
+
+/// The phrases of the summary at the top of a page, as a browser's
+/// document has them: key (without `summary-`) to its attributes and
+/// its text.
+fn summary_phrases(
+    dom: &str,
+) -> std::collections::BTreeMap<String, (std::collections::BTreeMap<String, String>, String)> {
+    let start = dom
+        .find("<div class=\"summary\" data-key=\"summary\">")
+        .expect("a summary at the top");
+    assert!(
+        start < dom.find("<h2>").unwrap_or(dom.len()),
+        "the summary first"
+    );
+    let body = &dom[start..];
+    let body = &body[..body.find("</div>").expect("summary closed")];
+    body.split("<span ")
+        .skip(1)
+        .map(|span| {
+            let tag = &span[..span.find('>').unwrap()];
+            let text = unescape(&span[tag.len() + 1..span.find("</span>").unwrap()]);
+            let mut attributes = std::collections::BTreeMap::new();
+            for attribute in tag.split("\" ") {
+                let (k, v) = attribute.split_once("=\"").expect("an attribute");
+                attributes.insert(k.trim().to_owned(), unescape(v.trim_end_matches('"')));
+            }
+            let key = attributes["data-key"]
+                .strip_prefix("summary-")
+                .expect("a summary key")
+                .to_owned();
+            (key, (attributes, text))
+        })
+        .collect()
+}
+
+/// `shown`, a number of the summary, is `exact` to three significant
+/// digits.
+fn close_to(shown: &str, exact: &str) -> bool {
+    let (shown, exact): (f64, f64) = (shown.parse().unwrap(), exact.parse().unwrap());
+    (shown - exact).abs() <= exact.abs() * 0.005 + 1e-8
+}
+
+/// The numbers written in a phrase's text, in order.
+fn numbers_in(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .map(|w| w.trim_matches('.').to_owned())
+        .collect()
+}
+
+/// The step lines of a plan's text ("  1. inst ...").
+fn step_lines(text: &str) -> usize {
+    text.lines()
+        .filter(|l| {
+            l.trim_start()
+                .split_once(". ")
+                .is_some_and(|(n, _)| n.parse::<usize>().is_ok())
+        })
+        .count()
+}
+
+/// The summary of page `name` against its program's text.
+fn check_summary(name: &str, dom: &str, text: &str) {
+    let phrases = summary_phrases(dom);
+    let value = |key: &str| -> String {
+        let (a, _) = phrases
+            .get(key)
+            .unwrap_or_else(|| panic!("{name}: no summary-{key} in {phrases:?}"));
+        a["data-value"].clone()
+    };
+    match name {
+        "balance" | "binned" | "groups" => {
+            let steps = step_lines(text);
+            assert_eq!(value("moves"), steps.to_string(), "{name}: moves");
+            let (_, said) = &phrases["moves"];
+            assert!(
+                said == &format!("{steps} moves") || said == "1 move" || said == "No move",
+                "{name}: {said}"
+            );
+        }
+        _ => {}
+    }
+    match name {
+        "balance" | "binned" => {
+            let initial = text
+                .lines()
+                .find_map(|l| l.strip_prefix("Initial score: "))
+                .expect("the initial score");
+            let fin = text
+                .lines()
+                .find(|l| l.starts_with("Cluster score improved from"))
+                .map_or(initial, |l| l.rsplit(' ').next().unwrap());
+            let (a, said) = &phrases["score"];
+            assert_eq!(
+                (a["data-before"].as_str(), a["data-after"].as_str()),
+                (initial, fin)
+            );
+            let shown = numbers_in(said);
+            assert!(close_to(&shown[0], initial), "{name}: {said} {initial}");
+            assert!(close_to(shown.last().unwrap(), fin), "{name}: {said} {fin}");
+            let bad = text
+                .lines()
+                .find_map(|l| l.strip_prefix("Initial check done: "))
+                .and_then(|l| l.split(' ').next())
+                .expect("the initial check");
+            assert_eq!(phrases["n1"].0["data-before"], bad, "{name}: N+1");
+        }
+        "squeeze" => {
+            let listed = text.lines().skip(1).take_while(|l| !l.is_empty()).count();
+            assert_eq!(value("switched"), listed.to_string(), "{name}");
+        }
+        "space" => {
+            for (phase, heading) in [
+                ("tiered", "Tiered allocation results:"),
+                ("standard", "Normal (fixed-size) allocation results:"),
+            ] {
+                let (placed, _, _) = space_phase(text, heading);
+                assert_eq!(value(&format!("allocator-{phase}")), placed.to_string());
+                // hspace's own count beside, or why it failed.
+                assert!(
+                    phrases.contains_key(&format!("hspace-{phase}"))
+                        || phrases.contains_key("hspace-failed"),
+                    "{phrases:?}"
+                );
+            }
+        }
+        "check" => {
+            let needs = if text.contains("Cluster needs rebalancing") {
+                "yes"
+            } else {
+                "no"
+            };
+            assert_eq!(value("rebalance"), needs, "{name}");
+        }
+        "info" => {
+            let loaded: Vec<&str> = text
+                .lines()
+                .find(|l| l.starts_with("Loaded ") && l.contains(" nodes"))
+                .expect("the size")
+                .split(' ')
+                .collect();
+            assert_eq!(value("nodes"), loaded[1], "{name}");
+            assert_eq!(value("instances"), loaded[3], "{name}");
+        }
+        _ => {}
     }
 }
 

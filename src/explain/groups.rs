@@ -15,10 +15,9 @@ use crate::model::instance::NO_NODE;
 use crate::model::storage::{self, StoragePool};
 use crate::model::Cluster;
 use crate::search::groups::{
-    Compression, GroupRepair, Health, NotCandidate, Outcome, Problem, Refused, Relocation,
-    RepairPlan, Resources, Status, Trial, Usage,
+    Compression, GroupRepair, Health, N1Failure, NotCandidate, Outcome, Problem, Refused,
+    Relocation, RepairPlan, Resources, Status, Trial, Usage,
 };
-use crate::search::state::State;
 use crate::write::json::{s, strs, Json};
 
 /// What the reports read names from.
@@ -41,6 +40,14 @@ impl Context<'_> {
 
     fn group(&self, g: usize) -> &str {
         self.groups.get(g).map_or("?", |g| g.name.as_str())
+    }
+
+    /// The name of node `k`'s group (nodes never change group).
+    fn node_group(&self, k: usize) -> &str {
+        self.cluster
+            .nodes
+            .get(k)
+            .map_or("?", |n| self.group(n.group))
     }
 
     fn nodes(&self, keys: &[usize]) -> String {
@@ -67,6 +74,9 @@ pub struct GroupScore {
     pub score: f64,
     pub optimal: f64,
     pub verdict: Option<Verdict>,
+    /// Why its balancing stopped (with `--explain`, for a group balanced
+    /// or tried).
+    pub stopped: Option<super::stopped::Stopped>,
 }
 
 /// Why a group was or was not balanced.
@@ -88,20 +98,32 @@ pub enum Detail {
     Balance(Vec<GroupScore>),
 }
 
+/// The first five of `names`, then how many more.
+fn some_names(names: &[&str]) -> String {
+    match names.len() {
+        n if n <= 5 => names.join(", "),
+        n => format!("{} and {} more", names[..5].join(", "), n - 5),
+    }
+}
+
+/// The names of a health's split instances.
+fn split_names<'a>(ctx: &'a Context<'_>, h: &Health) -> Vec<&'a str> {
+    h.split.iter().map(|s| ctx.inst(s.inst)).collect()
+}
+
 /// Why a group has the status it has, in one line.
-fn health_reason(ctx: &Context<'_>, state: &State, h: &Health) -> String {
+fn health_reason(ctx: &Context<'_>, h: &Health) -> String {
     let mut parts = Vec::new();
     if !h.offline_hosts.is_empty() {
         let hosts: Vec<String> = h
             .offline_hosts
             .iter()
-            .map(|&k| {
-                let n = state.node_at(k);
+            .map(|o| {
                 format!(
                     "{} ({} primary, {} secondary)",
-                    ctx.node(k),
-                    n.p_list.len(),
-                    n.s_list.len()
+                    ctx.node(o.node),
+                    o.primaries,
+                    o.secondaries
                 )
             })
             .collect();
@@ -111,13 +133,24 @@ fn health_reason(ctx: &Context<'_>, state: &State, h: &Health) -> String {
         ));
     }
     if !h.n1_failing.is_empty() {
-        parts.push(format!("nodes failing N+1: {}", ctx.nodes(&h.n1_failing)));
+        parts.push(format!("nodes failing N+1: {}", ctx.nodes(&n1_nodes(h))));
+    }
+    if !h.split.is_empty() {
+        parts.push(format!(
+            "instances split across groups (secondary in another group): {}",
+            some_names(&split_names(ctx, h))
+        ));
     }
     parts.join("; ")
 }
 
+/// The keys of a health's nodes failing N+1.
+fn n1_nodes(h: &Health) -> Vec<usize> {
+    h.n1_failing.iter().map(|f| f.node).collect()
+}
+
 /// The partitions and the health table.
-pub fn check_text(ctx: &Context<'_>, state: &State, health: &[Health]) -> String {
+pub fn check_text(ctx: &Context<'_>, health: &[Health]) -> String {
     let with_nodes: Vec<usize> = health.iter().map(|h| h.group).collect();
     let mut out = String::from("Storage partitions:\n");
     for (pool, members) in storage::partitions(ctx.groups) {
@@ -137,7 +170,7 @@ pub fn check_text(ctx: &Context<'_>, state: &State, health: &[Health]) -> String
         .max()
         .unwrap_or(0);
     for h in health {
-        let mut reason = health_reason(ctx, state, h);
+        let mut reason = health_reason(ctx, h);
         if !storage::is_connected_among(ctx.groups, h.group, &with_nodes) {
             if !reason.is_empty() {
                 reason.push_str("; ");
@@ -158,6 +191,11 @@ pub fn check_text(ctx: &Context<'_>, state: &State, health: &[Health]) -> String
 fn problem_text(ctx: &Context<'_>, p: &Problem) -> String {
     match *p {
         Problem::OnOffline(k) => format!("on offline node {}", ctx.node(k)),
+        Problem::Split(k) => format!(
+            "split across groups: secondary on {} of group {}",
+            ctx.node(k),
+            ctx.node_group(k)
+        ),
         Problem::SecondaryOnN1(k) => format!("secondary on {}, failing N+1", ctx.node(k)),
         Problem::PrimaryOnN1(k) => format!("primary on {}, failing N+1", ctx.node(k)),
     }
@@ -207,6 +245,9 @@ pub fn repair_text(ctx: &Context<'_>, plan: &RepairPlan) -> String {
     }
     if plan.healthy.is_empty() {
         out.push_str("No connected group is healthy: no group can receive instances, nothing can be repaired.\n");
+        if plan.health.iter().any(|h| !h.split.is_empty()) {
+            out.push_str(SPLIT_FIX);
+        }
         return out;
     }
     let mut pos = 0;
@@ -228,11 +269,18 @@ pub fn repair_text(ctx: &Context<'_>, plan: &RepairPlan) -> String {
                 for f in &r.refused {
                     out.push_str(&refused_line(ctx, f));
                 }
-                out.push_str(&format!(
-                    "  repaired: group {} is healthy after {} moves\n",
-                    ctx.group(g),
-                    r.relocations.len()
-                ));
+                out.push_str(&if r.relocations.is_empty() {
+                    format!(
+                        "  repaired: group {} is healthy after the moves of the groups before it\n",
+                        ctx.group(g)
+                    )
+                } else {
+                    format!(
+                        "  repaired: group {} is healthy after {} moves\n",
+                        ctx.group(g),
+                        r.relocations.len()
+                    )
+                });
             }
             Outcome::NoRepair => {
                 for f in &r.refused {
@@ -254,16 +302,21 @@ pub fn repair_text(ctx: &Context<'_>, plan: &RepairPlan) -> String {
     out
 }
 
+/// What makes a split instance whole without another group.
+const SPLIT_FIX: &str = "A split instance is made whole within its primary's group by gnt-instance replace-disks -n NODE (a node of that group).\n";
+
 /// An unhealthy group no instance can leave (it shares no storage pool
 /// with another group), and what repairs it within itself: hbal's
 /// evacuation mode moves instances off offline nodes; plain balancing,
 /// whose score counts the nodes failing N+1, relieves them.
 fn alone_line(ctx: &Context<'_>, h: &Health) -> String {
     let g = ctx.group(h.group);
-    let fix = if h.offline_hosts.is_empty() {
+    let fix = if !h.offline_hosts.is_empty() {
+        format!("hailstone-balance -G {g} --evac-mode moves what it can off its offline nodes within it")
+    } else if !h.n1_failing.is_empty() {
         format!("hailstone-balance -G {g} rebalances it within itself (its score counts the nodes failing N+1)")
     } else {
-        format!("hailstone-balance -G {g} --evac-mode moves what it can off its offline nodes within it")
+        "gnt-instance replace-disks -n NODE, with a node of its primary's group, makes a split instance whole".to_owned()
     };
     format!(
         "Group {g} ({}) shares storage with no other group, so no instance can leave it: {fix}.\n",
@@ -275,15 +328,22 @@ fn alone_line(ctx: &Context<'_>, h: &Health) -> String {
 fn no_repair_reason(ctx: &Context<'_>, r: &GroupRepair) -> String {
     let mut parts = Vec::new();
     if !r.after.offline_hosts.is_empty() {
+        let hosts: Vec<usize> = r.after.offline_hosts.iter().map(|o| o.node).collect();
         parts.push(format!(
             "offline nodes still hosting instances: {}",
-            ctx.nodes(&r.after.offline_hosts)
+            ctx.nodes(&hosts)
         ));
     }
     if !r.after.n1_failing.is_empty() {
         parts.push(format!(
             "nodes still failing N+1: {}",
-            ctx.nodes(&r.after.n1_failing)
+            ctx.nodes(&n1_nodes(&r.after))
+        ));
+    }
+    if !r.after.split.is_empty() {
+        parts.push(format!(
+            "instances still split across groups: {}",
+            some_names(&split_names(ctx, &r.after))
         ));
     }
     parts.join("; ")
@@ -450,19 +510,34 @@ pub fn scores_text(groups: &[Group], scored: &[GroupScore]) -> String {
 }
 
 /// The `--explain` account of a run.
-pub fn explain(ctx: &Context<'_>, state: &State, detail: &Detail, format: Format) -> String {
+pub fn explain(ctx: &Context<'_>, detail: &Detail, format: Format) -> String {
     match format {
-        Format::Text => explain_text(ctx, state, detail),
-        Format::Json => explain_json(ctx, state, detail).line(),
+        Format::Text => explain_text(ctx, detail),
+        Format::Json => {
+            let mut doc = explain_json(ctx, detail);
+            // Why each balancing stopped: in the explanation only (the
+            // `--json` document's report stays as it is).
+            if let (Detail::Balance(scored), Json::Obj(fields)) = (detail, &mut doc) {
+                let stops = scored
+                    .iter()
+                    .filter_map(|e| {
+                        let st = e.stopped.as_ref()?;
+                        let mut f = vec![("group", s(ctx.group(e.group)))];
+                        f.extend(super::stopped::json_fields(st));
+                        Some(Json::Obj(f))
+                    })
+                    .collect();
+                fields.push(("stopped", Json::Arr(stops)));
+            }
+            doc.line()
+        }
     }
 }
 
-fn node_numbers(state: &State, k: usize) -> String {
-    let n = state.node_at(k);
+fn node_numbers(f: &N1Failure) -> String {
     format!(
         "{} MiB free for instances, {} MiB needed to take over its largest peer's instances",
-        n.unallocated_mem(),
-        n.r_mem
+        f.memory.free, f.memory.needed
     )
 }
 
@@ -490,20 +565,30 @@ fn searches_text(ctx: &Context<'_>, out: &mut String, rels: &[Relocation], refus
     }
 }
 
-fn explain_text(ctx: &Context<'_>, state: &State, detail: &Detail) -> String {
+fn explain_text(ctx: &Context<'_>, detail: &Detail) -> String {
     let mut out = String::new();
     let health_detail = |out: &mut String, h: &Health| {
-        for &k in &h.n1_failing {
+        for f in &h.n1_failing {
             out.push_str(&format!(
                 "  node {} fails N+1: {}\n",
-                ctx.node(k),
-                node_numbers(state, k)
+                ctx.node(f.node),
+                node_numbers(f)
             ));
         }
-        for &k in &h.offline_hosts {
+        for o in &h.offline_hosts {
             out.push_str(&format!(
-                "  node {} is offline and hosts instances\n",
-                ctx.node(k)
+                "  node {} is offline and hosts instances ({} primary, {} secondary)\n",
+                ctx.node(o.node),
+                o.primaries,
+                o.secondaries
+            ));
+        }
+        for sp in &h.split {
+            out.push_str(&format!(
+                "  instance {} is split across groups: its secondary is on {} of group {}\n",
+                ctx.inst(sp.inst),
+                ctx.node(sp.secondary),
+                ctx.group(sp.secondary_group)
             ));
         }
     };
@@ -553,6 +638,12 @@ fn explain_text(ctx: &Context<'_>, state: &State, detail: &Detail) -> String {
         }
         Detail::Balance(scored) => {
             out.push_str(&scores_text(ctx.groups, scored));
+            for e in scored {
+                if let Some(st) = &e.stopped {
+                    out.push_str(&format!("Balancing of group {}:\n", ctx.group(e.group)));
+                    out.push_str(&super::stopped::text(st, "  "));
+                }
+            }
         }
     }
     out
@@ -573,7 +664,7 @@ fn usage_json(u: &Usage) -> Json {
     ])
 }
 
-fn health_json(ctx: &Context<'_>, state: &State, h: &Health) -> Json {
+fn health_json(ctx: &Context<'_>, h: &Health) -> Json {
     Json::Obj(vec![
         ("group", s(ctx.group(h.group))),
         ("status", s(h.status().name())),
@@ -582,7 +673,7 @@ fn health_json(ctx: &Context<'_>, state: &State, h: &Health) -> Json {
             strs(
                 &h.offline_hosts
                     .iter()
-                    .map(|&k| ctx.node(k).to_owned())
+                    .map(|o| ctx.node(o.node).to_owned())
                     .collect::<Vec<_>>(),
             ),
         ),
@@ -591,12 +682,26 @@ fn health_json(ctx: &Context<'_>, state: &State, h: &Health) -> Json {
             Json::Arr(
                 h.n1_failing
                     .iter()
-                    .map(|&k| {
-                        let n = state.node_at(k);
+                    .map(|f| {
                         Json::Obj(vec![
-                            ("node", s(ctx.node(k))),
-                            ("free_memory", Json::Int(n.unallocated_mem())),
-                            ("needed_memory", Json::Int(n.r_mem)),
+                            ("node", s(ctx.node(f.node))),
+                            ("free_memory", Json::Int(f.memory.free)),
+                            ("needed_memory", Json::Int(f.memory.needed)),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ),
+        (
+            "split_instances",
+            Json::Arr(
+                h.split
+                    .iter()
+                    .map(|sp| {
+                        Json::Obj(vec![
+                            ("instance", s(ctx.inst(sp.inst))),
+                            ("secondary", s(ctx.node(sp.secondary))),
+                            ("secondary_group", s(ctx.group(sp.secondary_group))),
                         ])
                     })
                     .collect(),
@@ -634,13 +739,13 @@ fn refused_json(ctx: &Context<'_>, r: &Refused) -> Json {
 
 /// The operation's account as JSON: the explanation of
 /// `--explain-format=json`, and the `report` of `--json`.
-pub fn explain_json(ctx: &Context<'_>, state: &State, detail: &Detail) -> Json {
+pub fn explain_json(ctx: &Context<'_>, detail: &Detail) -> Json {
     match detail {
         Detail::Check(health) => Json::Obj(vec![
             ("operation", s("check")),
             (
                 "groups",
-                Json::Arr(health.iter().map(|h| health_json(ctx, state, h)).collect()),
+                Json::Arr(health.iter().map(|h| health_json(ctx, h)).collect()),
             ),
         ]),
         Detail::Repair(plan) => Json::Obj(vec![
@@ -672,7 +777,7 @@ pub fn explain_json(ctx: &Context<'_>, state: &State, detail: &Detail) -> Json {
                         .iter()
                         .map(|r| {
                             Json::Obj(vec![
-                                ("before", health_json(ctx, state, &r.before)),
+                                ("before", health_json(ctx, &r.before)),
                                 (
                                     "problems",
                                     Json::Arr(

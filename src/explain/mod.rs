@@ -6,7 +6,10 @@
 //! * [`allocate`]: allocations (allocate, multi-allocate), group by group.
 //! * [`moves`]: one-node moves of existing instances (relocate, and
 //!   node-evacuate's new secondaries and shared-storage primaries).
-//! * [`balance`]: `hailstone-balance`'s plans: the limits, why it stopped.
+//! * [`balance`]: `hailstone-balance`'s plans: the limits, the targets.
+//! * [`stopped`]: why a balancing stopped (`hailstone-balance`,
+//!   `hailstone-groups balance`): the imbalance left in its largest score
+//!   terms, and what refused the moves that would lower it.
 //! * [`squeeze`]: `hailstone-squeeze`'s plans: the reserves, each node
 //!   tried and why it was kept.
 //! * [`reasons`]: refusals in words, counted by reason.
@@ -27,6 +30,7 @@ pub mod recorder;
 pub mod render;
 pub mod space;
 pub mod squeeze;
+pub mod stopped;
 pub mod verdict;
 
 pub use recorder::Recorder;

@@ -101,6 +101,26 @@ pub fn num(x: f64) -> String {
     }
 }
 
+/// A score or a statistic as people read it: four significant digits,
+/// trailing zeros dropped, never an exponent (`0.2661`, `46.95`,
+/// `0.005208`, `16`). The JSON keeps the whole number.
+pub fn sig(x: f64) -> String {
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    if x == 0.0 {
+        return "0".to_owned();
+    }
+    let magnitude = x.abs().log10().floor() as i64;
+    let decimals = (3 - magnitude).max(0) as usize;
+    let s = format!("{x:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s
+    }
+}
+
 /// Where a node's memory goes: total, the node's own, the instances',
 /// and what the node reports in use beyond them (hail's `xMem`: a dom0
 /// or hypervisor larger than declared shows here).
@@ -122,6 +142,9 @@ fn memory_parts(node: &Node) -> String {
 /// `primary` the candidate's primary (for a secondary's reservation).
 pub fn describe(r: &Refusal, node: &Node, primary: Option<usize>, names: &Names<'_>) -> String {
     let text = match r.check {
+        Check::Memory { need, free } if r.forthcoming && need == free => {
+            format!("needs {need} MiB of memory and 1 MiB to spare, {free} MiB free")
+        }
         Check::Memory { need, free } if r.forthcoming => {
             format!("needs {need} MiB of memory, {free} MiB free")
         }
@@ -135,6 +158,9 @@ pub fn describe(r: &Refusal, node: &Node, primary: Option<usize>, names: &Names<
                 memory_parts(node)
             )
         }
+        Check::FailoverMemory { need, free } if need == free => format!(
+            "needs {need} MiB to take the instance over on a failover and 1 MiB to spare, {free} MiB free"
+        ),
         Check::FailoverMemory { need, free } => {
             format!("needs {need} MiB to take the instance over on a failover, {free} MiB free")
         }
@@ -150,9 +176,18 @@ pub fn describe(r: &Refusal, node: &Node, primary: Option<usize>, names: &Names<
                 Some(p) => format!("{}'s instances", names.node(p)),
                 None => "other nodes' instances".to_owned(),
             };
+            // The check refuses a node left with at most its reserve.
+            let than = if left == reserved {
+                "no more than"
+            } else {
+                "less than"
+            };
             format!(
-                "would keep {left} MiB free, less than the {reserved} MiB reserved to take over {whose} (N+1)"
+                "would keep {left} MiB free, {than} the {reserved} MiB reserved to take over {whose} (N+1)"
             )
+        }
+        Check::Disk { need, free } if need == free => {
+            format!("needs {need} MiB of disk and 1 MiB to spare, {free} MiB free")
         }
         Check::Disk { need, free } => format!("needs {need} MiB of disk, {free} MiB free"),
         Check::DiskReserve { left, reserve } => {
@@ -317,9 +352,21 @@ pub const PAIRS_LISTED: usize = 2000;
 #[derive(Debug, Default)]
 pub struct Tally {
     pub reasons: Vec<ReasonCount>,
+    /// Whether every role's misses are listed up to [`PAIRS_LISTED`] (not
+    /// only the pairs'): for searches whose candidates are not one node
+    /// each (a balancing's moves).
+    capped: bool,
 }
 
 impl Tally {
+    /// A tally listing at most [`PAIRS_LISTED`] misses of each reason.
+    pub fn capped() -> Tally {
+        Tally {
+            reasons: Vec::new(),
+            capped: true,
+        }
+    }
+
     /// Counts `count` candidates (`nodes`) refused with `r` for `role`,
     /// `shortfall` from passing; `detail` says it in words (called only
     /// for a miss that is listed).
@@ -329,6 +376,20 @@ impl Tally {
         r: &Refusal,
         count: u64,
         nodes: Vec<String>,
+        shortfall: Option<f64>,
+        detail: impl FnOnce() -> String,
+    ) {
+        self.add_named(role, r, count, || nodes, shortfall, detail);
+    }
+
+    /// [`Tally::add`] with the candidate's names made only for a miss
+    /// that is listed.
+    pub fn add_named(
+        &mut self,
+        role: Role,
+        r: &Refusal,
+        count: u64,
+        nodes: impl FnOnce() -> Vec<String>,
         shortfall: Option<f64>,
         detail: impl FnOnce() -> String,
     ) {
@@ -353,10 +414,11 @@ impl Tally {
         };
         let entry = &mut self.reasons[pos];
         entry.count += count;
-        if role == Role::Secondary && entry.every.len() >= PAIRS_LISTED {
+        if (role == Role::Secondary || self.capped) && entry.every.len() >= PAIRS_LISTED {
             entry.unlisted += count;
             return;
         }
+        let nodes = nodes();
         // A node refused for each of its pairs is one miss.
         if entry.every.last().is_some_and(|m| m.nodes == nodes) {
             return;
@@ -372,5 +434,30 @@ impl Tally {
     pub fn sorted(mut self) -> Vec<ReasonCount> {
         self.reasons.sort_by_key(|r| std::cmp::Reverse(r.count));
         self.reasons
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sig;
+
+    #[test]
+    fn sig_keeps_four_significant_digits() {
+        let cases = [
+            (0.0052083343333333325, "0.005208"),
+            (0.031250001, "0.03125"),
+            (46.94539252933034, "46.95"),
+            (0.2660674201318386, "0.2661"),
+            (16.0, "16"),
+            (0.75, "0.75"),
+            (12345.678, "12346"),
+            (9.99996, "10"),
+            (1e-9, "0.000000001"),
+            (-0.5, "-0.5"),
+            (0.0, "0"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(sig(x), want, "{x}");
+        }
     }
 }

@@ -126,7 +126,7 @@ fn group_text(out: &mut String, g: &GroupPart, count: i64, score_terms: bool) {
     }
 }
 
-fn reasons_text(out: &mut String, reasons: &[ReasonCount]) {
+pub(super) fn reasons_text(out: &mut String, reasons: &[ReasonCount]) {
     let width = reasons
         .iter()
         .map(|r| r.count.to_string().len())
@@ -151,8 +151,13 @@ fn reasons_text(out: &mut String, reasons: &[ReasonCount]) {
         }
         let more = r.not_shown();
         if more > 0 {
+            let listed = if r.unlisted > 0 {
+                format!("the first {}", r.every.len())
+            } else {
+                "them".to_owned()
+            };
             out.push_str(&format!(
-                "      {:width$}    ... and {more} more (--explain-format=json lists them)\n",
+                "      {:width$}    ... and {more} more (--explain-format=json lists {listed})\n",
                 ""
             ));
         }
@@ -358,7 +363,7 @@ fn group_json(g: &GroupPart) -> Json {
     ])
 }
 
-fn reason_json(r: &ReasonCount) -> Json {
+pub(super) fn reason_json(r: &ReasonCount) -> Json {
     Json::Obj(vec![
         ("mode", s(r.mode.name())),
         ("role", s(r.role.name())),

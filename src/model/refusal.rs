@@ -118,6 +118,24 @@ impl Refusal {
         }
     }
 
+    /// Whether the check is a soft one, which `--ignore-soft-errors` (and
+    /// a move off an offline node) skips: every check on forthcoming
+    /// resources, and all but free memory, free disk, free spindles, a
+    /// disk template without a secondary and a migration
+    /// (`Node::check_add_pri`, `Node::check_add_sec`).
+    pub fn is_soft(&self) -> bool {
+        self.forthcoming
+            || !matches!(
+                self.check,
+                Check::Memory { .. }
+                    | Check::Disk { .. }
+                    | Check::Spindles { .. }
+                    | Check::NoSecondary
+                    | Check::Migration
+                    | Check::Unexplained
+            )
+    }
+
     /// How far the candidate was from passing, in the check's own unit
     /// (MiB, spindles, vCPUs); `None` for the checks that are not about an
     /// amount. Smaller is closer.

@@ -7,6 +7,7 @@
 use std::io::Write;
 
 use crate::program::cli::{Exit, ExplainTo};
+use crate::write::exit_status::ExitStatus;
 
 /// Why a run stopped early: the exit status and the text for stderr.
 #[derive(Debug)]
@@ -18,19 +19,46 @@ pub struct Stop {
     pub named: bool,
 }
 
-/// A stop with exit status 1.
+/// A stop with exit status 1: the program could not run
+/// ([`ExitStatus::Failed`]).
 pub fn stop(message: String) -> Stop {
     Stop {
-        code: 1,
+        code: ExitStatus::Failed.code(),
         message,
         named: false,
     }
 }
 
+/// The stop of a run that found the cluster unhealthy or could not make
+/// all of the plan asked for: its report is printed, nothing more is said
+/// ([`ExitStatus::Findings`]).
+pub fn findings() -> Stop {
+    Stop {
+        code: ExitStatus::Findings.code(),
+        message: String::new(),
+        named: false,
+    }
+}
+
+/// The stop of a run whose standard output was closed (`| head`): no
+/// message, [`ExitStatus::ClosedPipe`].
+pub fn closed_pipe() -> Stop {
+    Stop {
+        code: ExitStatus::ClosedPipe.code(),
+        message: String::new(),
+        named: false,
+    }
+}
+
+/// A failed write to stdout: quietly [`closed_pipe`] when the reader went
+/// away, else the error as Haskell's runtime reports it (exit 1).
 impl From<std::io::Error> for Stop {
     fn from(e: std::io::Error) -> Stop {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            return closed_pipe();
+        }
         Stop {
-            code: 1,
+            code: ExitStatus::Failed.code(),
             message: format!("<stdout>: {e}\n"),
             named: true,
         }
@@ -66,16 +94,19 @@ pub fn write_file(program: &str, path: &str, text: &str) -> Result<(), Stop> {
     std::fs::write(path, text).map_err(|e| stop(format!("{program}: {}\n", open_error(path, &e))))
 }
 
+/// Writes a file that only hailstone's own options ask for (`--report`,
+/// `--explain=FILE`): the error says which file, and why, in hailstone's
+/// words (exit status 1).
+pub fn write_own_file(what: &str, path: &str, text: &str) -> Result<(), Stop> {
+    std::fs::write(path, text)
+        .map_err(|e| stop(format!("Error: cannot write the {what} to {path}: {e}\n")))
+}
+
 /// A planner's `--explain` text: on stderr, or in the file named.
-pub fn write_explanation(
-    program: &str,
-    to: &ExplainTo,
-    text: &str,
-    err: &mut dyn Write,
-) -> Result<(), Stop> {
+pub fn write_explanation(to: &ExplainTo, text: &str, err: &mut dyn Write) -> Result<(), Stop> {
     match to {
         ExplainTo::Stderr => Ok(err.write_all(text.as_bytes())?),
-        ExplainTo::Path(path) => write_file(program, path, text),
+        ExplainTo::Path(path) => write_own_file("explanation", path, text),
     }
 }
 
@@ -108,9 +139,9 @@ pub fn main<O>(
     let options = match parsed {
         Ok(o) => o,
         Err(Exit::Stdout(text)) => {
-            return match out.write_all(text.as_bytes()) {
-                Ok(()) => 0,
-                Err(_) => 1,
+            return match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Ok(()) => ExitStatus::Done.code(),
+                Err(e) => Stop::from(e).code,
             };
         }
         Err(Exit::Stderr { code, message }) => {
@@ -118,9 +149,12 @@ pub fn main<O>(
             return code;
         }
     };
-    match run(&options, out, err) {
-        Ok(()) => 0,
+    // The last bytes are flushed here: a reader that went away before
+    // them is a closed pipe too.
+    match run(&options, out, err).and_then(|()| Ok(out.flush()?)) {
+        Ok(()) => ExitStatus::Done.code(),
         Err(s) => {
+            // After a closed pipe, the flush fails again: ignored.
             let _ = out.flush();
             let _ = err.write_all(s.text(program).as_bytes());
             s.code
@@ -152,7 +186,15 @@ pub fn text_or_document(
     plan: impl FnOnce(&mut dyn Write, &mut dyn Write) -> Result<crate::write::json::Json, Stop>,
 ) -> Result<(), Stop> {
     if o.json && o.exec {
-        return Err(stop(crate::write::document::JSON_AND_EXEC.to_owned()));
+        return Err(Stop {
+            code: ExitStatus::Usage.code(),
+            message: format!(
+                "{}{}",
+                crate::write::document::JSON_AND_EXEC,
+                crate::program::cli::suggest::see_help(program)
+            ),
+            named: false,
+        });
     }
     let _lock = match (o.exec, o.luxi.as_deref()) {
         (true, Some(socket)) => {
@@ -179,7 +221,7 @@ pub fn text_or_document(
 pub fn guarded(program: &'static str, run: impl FnOnce() -> u8 + std::panic::UnwindSafe) -> u8 {
     if let Err(e) = crate::threads::check() {
         let _ = writeln!(std::io::stderr(), "{program}: {e}");
-        return 2;
+        return ExitStatus::Usage.code();
     }
     std::panic::set_hook(Box::new(move |info| {
         let _ = writeln!(
@@ -187,7 +229,7 @@ pub fn guarded(program: &'static str, run: impl FnOnce() -> u8 + std::panic::Unw
             "{program}: internal error (please report it): {info}"
         );
     }));
-    std::panic::catch_unwind(run).unwrap_or(1)
+    std::panic::catch_unwind(run).unwrap_or(ExitStatus::Failed.code())
 }
 
 /// A program's `main(args, stdout, stderr)`.

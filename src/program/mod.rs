@@ -3,7 +3,7 @@
 //!
 //! * Owns: [`hail`] — the iallocator (`hailstone INPUT [OPTIONS]`): its
 //!   options, the request pipeline and the dispatch by request type;
-//!   [`getopt`], GHC's option scanner that every htools program uses;
+//!   [`cli::getopt`], GHC's option scanner that every htools program uses;
 //!   [`input`], the request's bytes for `hailstone` (a mapped file or
 //!   stdin);
 //!   [`datafile`], cluster data files converted and normalised;
@@ -39,13 +39,14 @@ pub mod repair;
 pub mod replies;
 pub mod roll;
 pub mod scan;
+pub mod shadow;
 pub mod source;
 pub mod space;
 pub mod squeeze;
 
 /// Every program's command line, the allocator first (for the man pages
 /// and the tests that check every `--help`).
-pub const PROGRAMS: [&cli::Program; 11] = [
+pub const PROGRAMS: [&cli::Program; 12] = [
     &hail::options::COMMAND_LINE,
     &balance::options::COMMAND_LINE,
     &squeeze::options::COMMAND_LINE,
@@ -57,7 +58,16 @@ pub const PROGRAMS: [&cli::Program; 11] = [
     &roll::options::COMMAND_LINE,
     &repair::options::COMMAND_LINE,
     &htools::options::COMMAND_LINE,
+    &shadow::options::COMMAND_LINE,
 ];
+
+pub use crate::write::exit_status::ExitStatus;
+
+/// The exit-status convention every program follows, as the Markdown
+/// table `docs/json.md` carries (a test keeps the two the same).
+pub fn exit_status_table() -> String {
+    crate::write::exit_status::markdown()
+}
 
 /// The man page of every program: its name and roff text.
 pub fn man_pages() -> Vec<(&'static str, String)> {

@@ -419,7 +419,7 @@ pub fn combine(t: &Terms) -> (f64, f64) {
 }
 
 /// A group's score prepared for many candidates that each replace the
-/// values of a few online nodes ([`ScoreBase::approx`]): per component the
+/// values of a few online nodes ([`ScoreBase::approx_leaving`]): per component the
 /// group's sum, variance and term, and the weighted sums of the terms, so
 /// that a candidate costs a few operations per changed component and no
 /// copy. The approximation and its bound are those of
@@ -457,7 +457,7 @@ pub(crate) struct BaseComp {
 }
 
 impl GroupSums {
-    /// The group prepared for [`ScoreBase::approx`], or `None` when the
+    /// The group prepared for [`ScoreBase::approx_leaving`], or `None` when the
     /// shortcut does not apply (no online node, or unusable values).
     pub fn base(&self, map_value: i64) -> Option<ScoreBase> {
         if !self.usable || self.n_online < 0.5 {
@@ -521,7 +521,7 @@ impl ScoreBase {
 
     /// A margin covering the distance between hail's floating-point
     /// score and the true score of any candidate that changes a few nodes
-    /// of this group: far above the error bounds of [`ScoreBase::approx`]
+    /// of this group: far above the error bounds of [`ScoreBase::approx_leaving`]
     /// (a billionth of the score, plus four times the group's own bound).
     pub(crate) fn margin(&self) -> f64 {
         4.0 * (self.w_err
@@ -558,7 +558,8 @@ impl ScoreBase {
         self.approx_leaving(changes, &[], observe)
     }
 
-    /// [`ScoreBase::approx`] for a candidate that also changes some
+    /// The approximate score and its error bound with some online nodes'
+    /// values replaced (`changes`, `(old, new)` pairs), for a candidate that also changes some
     /// offline nodes (`offline`, `(old, new)` pairs), as a move off an
     /// offline node does: an offline node counts only in the offline
     /// components, plain sums that change by the difference of its values.

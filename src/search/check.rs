@@ -94,10 +94,7 @@ pub fn node_verdicts(state: &State, keys: &[usize], rule: N1Rule) -> NodeVerdict
         let n = state.node_at(k);
         let failing = match rule {
             N1Rule::Flag => n.fail_n1,
-            N1Rule::AsRead => match state.ganeti() {
-                GanetiVersion::V30 => n.f_mem < n.r_mem,
-                GanetiVersion::V31 => n.recorded_free_mem().min(n.f_mem) <= n.r_mem,
-            },
+            N1Rule::AsRead => as_read(state, k).fails(state.ganeti()),
         };
         if n.offline {
             v.offline.push(k);
@@ -106,6 +103,45 @@ pub fn node_verdicts(state: &State, keys: &[usize], rule: N1Rule) -> NodeVerdict
         }
     }
     v
+}
+
+/// The two memory figures the [`N1Rule::AsRead`] judgement of a node
+/// compares (MiB).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct N1Memory {
+    /// The memory free for instances as read back: 3.0.2 the node's
+    /// reported free memory (`fMem`); 3.1 the lesser of it and what the
+    /// records leave.
+    pub free: i64,
+    /// The memory its largest failover needs (`rMem`): the most that the
+    /// secondaries of one primary node take.
+    pub needed: i64,
+}
+
+impl N1Memory {
+    /// Whether the node fails N+1 by the release's rule: 3.0.2 when `free`
+    /// is below `needed` (`buildPeers`), 3.1 when it is at most `needed`.
+    pub fn fails(self, ganeti: GanetiVersion) -> bool {
+        match ganeti {
+            GanetiVersion::V30 => self.free < self.needed,
+            GanetiVersion::V31 => self.free <= self.needed,
+        }
+    }
+}
+
+/// Node `k`'s figures of the [`N1Rule::AsRead`] judgement, by the Ganeti
+/// version the state follows: the figures a report of that judgement
+/// prints.
+pub fn as_read(state: &State, k: usize) -> N1Memory {
+    let n = state.node_at(k);
+    let free = match state.ganeti() {
+        GanetiVersion::V30 => n.f_mem,
+        GanetiVersion::V31 => n.recorded_free_mem().min(n.f_mem),
+    };
+    N1Memory {
+        free,
+        needed: n.r_mem,
+    }
 }
 
 /// How far the global N+1 check goes for each node.

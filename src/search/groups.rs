@@ -5,7 +5,11 @@
 //! A group is *unhealthy* when an offline node of it still hosts
 //! instances, *weakly unhealthy* when an online node fails N+1 (its free
 //! memory below its largest failover reservation, as `hcheck` judges a
-//! saved cluster), healthy otherwise. Groups are connected through a storage pool they share
+//! saved cluster) or an instance whose primary node is in it has its
+//! secondary in another group (a split instance), healthy otherwise. A
+//! [`Health`] keeps the figures of its judgement, so that a report of the
+//! cluster before a plan never reads the state after it. Groups are
+//! connected through a storage pool they share
 //! ([`crate::model::storage`]); an instance moves only to a group of its
 //! own pool.
 //!
@@ -42,7 +46,7 @@ use crate::model::instance::Instance;
 use crate::model::storage::{self, StoragePool};
 use crate::model::types::{DiskTemplate, RunState};
 use crate::search::allocate::{AllocOptions, GroupSearch};
-use crate::search::check::{self, N1Rule};
+use crate::search::check::{self, N1Memory, N1Rule};
 use crate::search::evacuate;
 use crate::search::moves::Move;
 use crate::search::state::{Changes, Crash, State};
@@ -51,7 +55,7 @@ use crate::search::state::{Changes, Crash, State};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
     Healthy,
-    /// Online nodes fail N+1.
+    /// Online nodes fail N+1, or instances are split across groups.
     WeaklyUnhealthy,
     /// Offline nodes host instances.
     Unhealthy,
@@ -68,20 +72,52 @@ impl Status {
     }
 }
 
-/// What makes a group unhealthy: its offline nodes that host instances
-/// and its online nodes failing N+1 (node keys, ascending).
+/// An offline node that hosts instances, and how many.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OfflineHost {
+    pub node: usize,
+    pub primaries: usize,
+    pub secondaries: usize,
+}
+
+/// An online node failing N+1, with the figures of that judgement as they
+/// were when it was made ([`check::as_read`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct N1Failure {
+    pub node: usize,
+    pub memory: N1Memory,
+}
+
+/// An instance of the group (its primary node is in it) whose secondary
+/// node is in another group (Ganeti's `findSplitInstances`; `gnt-cluster
+/// verify` warns of it, hbal leaves it where it is, hcheck 3.0.2 dies on
+/// it with its capacity checks on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitInstance {
+    pub inst: usize,
+    /// Its secondary node and that node's group.
+    pub secondary: usize,
+    pub secondary_group: usize,
+}
+
+/// What makes a group unhealthy, as it was when judged: its offline nodes
+/// that host instances and its online nodes failing N+1 (node keys,
+/// ascending), its instances split across groups (by index). Every figure
+/// a report gives is here: a report never reads a state, which a plan may
+/// have changed since.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Health {
     pub group: usize,
-    pub offline_hosts: Vec<usize>,
-    pub n1_failing: Vec<usize>,
+    pub offline_hosts: Vec<OfflineHost>,
+    pub n1_failing: Vec<N1Failure>,
+    pub split: Vec<SplitInstance>,
 }
 
 impl Health {
     pub fn status(&self) -> Status {
         if !self.offline_hosts.is_empty() {
             Status::Unhealthy
-        } else if !self.n1_failing.is_empty() {
+        } else if !self.n1_failing.is_empty() || !self.split.is_empty() {
             Status::WeaklyUnhealthy
         } else {
             Status::Healthy
@@ -90,23 +126,54 @@ impl Health {
 }
 
 /// The health of group `g` in `state`: its offline nodes that host
-/// instances, and its online nodes failing N+1 as reading the state back
+/// instances, its online nodes failing N+1 as reading the state back
 /// would judge them (hcheck judges the states hailstone-groups saves),
-/// by hailstone-check's node verdicts.
+/// by hailstone-check's node verdicts, and its primaries whose secondary
+/// is in another group.
 pub fn health(state: &State, g: usize) -> Health {
-    let v = check::node_verdicts(state, state.group_keys(g), N1Rule::AsRead);
+    let keys = state.group_keys(g);
+    let v = check::node_verdicts(state, keys, N1Rule::AsRead);
     let offline_hosts = v
         .offline
         .into_iter()
-        .filter(|&k| {
+        .map(|k| {
             let n = state.node_at(k);
-            !n.p_list.is_empty() || !n.s_list.is_empty()
+            OfflineHost {
+                node: k,
+                primaries: n.p_list.len(),
+                secondaries: n.s_list.len(),
+            }
+        })
+        .filter(|h| h.primaries + h.secondaries > 0)
+        .collect();
+    let n1_failing = v
+        .n1_failing
+        .into_iter()
+        .map(|k| N1Failure {
+            node: k,
+            memory: check::as_read(state, k),
         })
         .collect();
+    let mut split: Vec<SplitInstance> = keys
+        .iter()
+        .flat_map(|&k| state.node_at(k).p_list.iter())
+        .filter_map(|&i| {
+            let inst = state.inst(i).ok()?;
+            let secondary = usize::try_from(inst.s_node).ok()?;
+            let secondary_group = state.node(inst.s_node).ok()?.group;
+            (secondary_group != g).then_some(SplitInstance {
+                inst: usize::try_from(i).ok()?,
+                secondary,
+                secondary_group,
+            })
+        })
+        .collect();
+    split.sort_unstable_by_key(|s| s.inst);
     Health {
         group: g,
         offline_hosts,
-        n1_failing: v.n1_failing,
+        n1_failing,
+        split,
     }
 }
 
@@ -115,6 +182,8 @@ pub fn health(state: &State, g: usize) -> Health {
 pub enum Problem {
     /// It lives on this offline node.
     OnOffline(usize),
+    /// Its secondary is on this node of another group.
+    Split(usize),
     /// It is a secondary on this node failing N+1.
     SecondaryOnN1(usize),
     /// It is a primary on this node failing N+1.
@@ -122,8 +191,9 @@ pub enum Problem {
 }
 
 /// The instances causing a group's problems, in the seed's order: every
-/// instance on an offline node, then every secondary on a node failing
-/// N+1, then every primary there; nodes in key order, each node's
+/// instance on an offline node, then every instance split across groups
+/// (it must leave whatever else moves), then every secondary on a node
+/// failing N+1, then every primary there; nodes in key order, each node's
 /// instances by index, each instance once (for its first reason).
 pub fn problem_instances(state: &State, h: &Health) -> Vec<(usize, Problem)> {
     let mut out: Vec<(usize, Problem)> = Vec::new();
@@ -139,17 +209,23 @@ pub fn problem_instances(state: &State, h: &Health) -> Vec<(usize, Problem)> {
             }
         }
     };
-    for &k in &h.offline_hosts {
-        let n = state.node_at(k);
+    for o in &h.offline_hosts {
+        let n = state.node_at(o.node);
         let mut all: Vec<i32> = n.p_list.to_vec();
         all.extend_from_slice(&n.s_list);
-        push(&all, Problem::OnOffline(k));
+        push(&all, Problem::OnOffline(o.node));
     }
-    for &k in &h.n1_failing {
-        push(&state.node_at(k).s_list, Problem::SecondaryOnN1(k));
+    for s in &h.split {
+        push(&[s.inst as i32], Problem::Split(s.secondary));
     }
-    for &k in &h.n1_failing {
-        push(&state.node_at(k).p_list, Problem::PrimaryOnN1(k));
+    for f in &h.n1_failing {
+        push(
+            &state.node_at(f.node).s_list,
+            Problem::SecondaryOnN1(f.node),
+        );
+    }
+    for f in &h.n1_failing {
+        push(&state.node_at(f.node).p_list, Problem::PrimaryOnN1(f.node));
     }
     out
 }
@@ -158,7 +234,7 @@ pub fn problem_instances(state: &State, h: &Health) -> Vec<(usize, Problem)> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Relocation {
     pub inst: usize,
-    /// Primary and secondary before ([`NO_NODE`] for none).
+    /// Primary and secondary before ([`NO_NODE`](crate::model::instance::NO_NODE) for none).
     pub old_nodes: (i32, i32),
     /// The group it went to.
     pub group: usize,
@@ -277,7 +353,9 @@ pub enum Outcome {
 /// The repair of one unhealthy group.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GroupRepair {
+    /// Its health before any repair (the figures of the cluster as read).
     pub before: Health,
+    /// Its problem instances when its repair starts, in the order tried.
     pub problems: Vec<(usize, Problem)>,
     /// The relocations, in order (rolled back when there is no repair).
     pub relocations: Vec<Relocation>,
@@ -354,11 +432,15 @@ pub fn repair(
         .collect();
     let mut repairs = Vec::new();
     if !healthy.is_empty() {
-        for &g in &connected {
-            if status(g) == Status::Healthy || only.is_some_and(|o| o != g) {
+        for h in &health {
+            let g = h.group;
+            if !connected.contains(&g)
+                || h.status() == Status::Healthy
+                || only.is_some_and(|o| o != g)
+            {
                 continue;
             }
-            repairs.push(repair_group(node_groups, state, g, &healthy, opts)?);
+            repairs.push(repair_group(node_groups, state, h, &healthy, opts)?);
         }
     }
     Ok(RepairPlan {
@@ -369,16 +451,20 @@ pub fn repair(
     })
 }
 
-/// One group's repair (seed 004, step 5).
+/// One group's repair (seed 004, step 5), `before` being its health
+/// before any repair. Its problems are those of the state the repairs of
+/// the groups before it left (which change its nodes only through the
+/// instances they share with it).
 fn repair_group(
     node_groups: &[Group],
     state: &mut State,
-    g: usize,
+    before: &Health,
     healthy: &[usize],
     opts: &AllocOptions,
 ) -> Result<GroupRepair, Crash> {
-    let before = health(state, g);
-    let problems = problem_instances(state, &before);
+    let g = before.group;
+    let before = before.clone();
+    let problems = problem_instances(state, &health(state, g));
     let cp = state.checkpoint();
     let mut relocations = Vec::new();
     let mut refused = Vec::new();

@@ -3,7 +3,7 @@
 //! rebalancing, for people (`printStats` at verbosity 1 and more) or as
 //! `HCHECK_*` shell keys (`--machine-readable`), and with
 //! `--true-counts` the nodes that cannot be evacuated and why; the
-//! `--json` figures and document ([`document`]).
+//! `--json` figures and document ([`document`](fn@document)).
 
 use crate::haskell::show::printf_fixed;
 use crate::write::document;

@@ -1,9 +1,13 @@
 //! hinfo's texts (`Program/Hinfo.hs`): the counts of the loaded cluster,
 //! the instances split between groups, the table of node groups with their
-//! N+1 state and score, the instance map and the cluster's coefficients.
+//! N+1 state and score, the instance map and the cluster's coefficients;
+//! and the same figures as `hailstone-info --json`'s document.
 
 use crate::haskell::show::printf_fixed;
+use crate::model::types::GanetiVersion;
 use crate::write::balance::stats_table;
+use crate::write::document as doc;
+use crate::write::json::Json;
 use crate::write::table::print_table;
 
 /// `plural`: the singular for one, the plural otherwise.
@@ -109,6 +113,62 @@ pub fn groups(rows: &[GroupRow<'_>], verbose: i64) -> String {
         "Cluster is N+1 unhappy\n"
     });
     s
+}
+
+/// What `--json` carries of a summary: the figures the text prints.
+pub struct Summary<'a> {
+    pub tags: &'a [String],
+    pub nodes: usize,
+    pub instances: usize,
+    pub groups: usize,
+    /// The instances whose nodes are in two groups.
+    pub split: &'a [&'a str],
+    /// The groups that have nodes, with their UUIDs.
+    pub rows: &'a [(GroupRow<'a>, &'a str)],
+    /// The cluster's score components (name, value, weight).
+    pub components: &'a [(&'a str, f64, f64)],
+    pub score: f64,
+}
+
+/// The `--json` document of a summary (`docs/json.md`).
+pub fn document(program: &str, ganeti: GanetiVersion, m: &Summary<'_>) -> Json {
+    let groups = m
+        .rows
+        .iter()
+        .map(|(r, uuid)| {
+            Json::Obj(vec![
+                ("name", Json::Str(r.name.to_owned())),
+                ("uuid", Json::Str((*uuid).to_owned())),
+                ("nodes", Json::Int(doc::count(r.nodes))),
+                ("instances", Json::Int(doc::count(r.instances))),
+                ("nodes_failing_n1", Json::Int(doc::count(r.bad_nodes))),
+                (
+                    "instances_on_nodes_failing_n1",
+                    Json::Int(doc::count(r.bad_instances)),
+                ),
+                ("n1_happy", Json::Bool(r.bad_nodes == 0)),
+                ("score", Json::Num(r.score)),
+            ])
+        })
+        .collect();
+    doc::document(
+        program,
+        ganeti,
+        vec![
+            ("cluster_tags", doc::names(m.tags)),
+            ("nodes", Json::Int(doc::count(m.nodes))),
+            ("instances", Json::Int(doc::count(m.instances))),
+            ("node_groups", Json::Int(doc::count(m.groups))),
+            ("split_instances", doc::names(m.split)),
+            ("groups", Json::Arr(groups)),
+            (
+                "n1_happy",
+                Json::Bool(m.rows.iter().all(|(r, _)| r.bad_nodes == 0)),
+            ),
+            ("score", Json::Num(m.score)),
+            ("components", doc::components(m.components)),
+        ],
+    )
 }
 
 /// The coefficients table and the score of the whole cluster.

@@ -2,7 +2,10 @@
 //! `--help` after the option table (what the program does, its exit
 //! statuses, examples) and the man page (roff, with the sections of
 //! `man-pages(7)`: NAME, SYNOPSIS, DESCRIPTION, OPTIONS, EXIT STATUS,
-//! ENVIRONMENT, EXAMPLES, FILES, SEE ALSO).
+//! ENVIRONMENT, EXAMPLES, FILES, SEE ALSO). The exit statuses follow the
+//! one convention of [`crate::write::exit_status`].
+
+pub use crate::write::exit_status::ExitStatus;
 
 /// What a program's manual says beyond its options.
 #[derive(Debug)]
@@ -11,12 +14,31 @@ pub struct Manual {
     pub summary: &'static str,
     /// What it does, in paragraphs.
     pub description: &'static [&'static str],
-    /// Each exit status and when the program ends with it.
-    pub exit_status: &'static [(u8, &'static str)],
+    /// Each exit status the program gives (besides
+    /// [`ExitStatus::ClosedPipe`], which every program gives) and when
+    /// it ends with it, in its own words after the convention's name.
+    pub exit_status: &'static [(ExitStatus, &'static str)],
     /// Command lines and what each does.
     pub examples: &'static [(&'static str, &'static str)],
     /// The files it reads or writes, and what they are.
     pub files: &'static [(&'static str, &'static str)],
+}
+
+/// A program's exit statuses: its own list, then the closed output every
+/// program shares; each as its code and what it means here.
+fn statuses(m: &Manual) -> Vec<(u8, String)> {
+    m.exit_status
+        .iter()
+        .map(|(status, what)| (status.code(), format!("{}: {what}", status.name())))
+        .chain(std::iter::once((
+            ExitStatus::ClosedPipe.code(),
+            format!(
+                "{}: {}",
+                ExitStatus::ClosedPipe.name(),
+                ExitStatus::ClosedPipe.meaning()
+            ),
+        )))
+        .collect()
 }
 
 /// What every man page says of `HAILSTONE_THREADS` (`crate::threads`).
@@ -67,9 +89,9 @@ pub fn help_tail(m: &Manual) -> String {
         s.push_str(&wrap(p, ""));
     }
     s.push_str("\nExit status:\n");
-    for (code, what) in m.exit_status {
-        let lead = format!("  {code}  ");
-        let text = wrap(what, "     ");
+    for (code, what) in statuses(m) {
+        let lead = format!("  {code:<3}  ");
+        let text = wrap(&what, "       ");
         s.push_str(&lead);
         s.push_str(text.trim_start());
     }
@@ -137,8 +159,8 @@ pub fn man_page(
         item(&mut s, "B", &o.names, &o.help);
     }
     s.push_str(".SH EXIT STATUS\n");
-    for (code, what) in m.exit_status {
-        item(&mut s, "B", &code.to_string(), what);
+    for (code, what) in statuses(m) {
+        item(&mut s, "B", &code.to_string(), &what);
     }
     s.push_str(".SH ENVIRONMENT\n");
     item(&mut s, "B", "HAILSTONE_THREADS", THREADS);
@@ -176,7 +198,7 @@ mod tests {
     const M: Manual = Manual {
         summary: "do a thing",
         description: &["First paragraph, long enough to be wrapped at the width of a terminal of seventy-nine columns.", ".dot"],
-        exit_status: &[(0, "done"), (1, "failed")],
+        exit_status: &[(ExitStatus::Done, "ran"), (ExitStatus::Failed, "failed")],
         examples: &[("prog -t x.data", "run on x")],
         files: &[("/etc/x", "the x")],
     };
@@ -187,7 +209,7 @@ mod tests {
         assert!(t.lines().all(|l| l.len() <= WIDTH), "{t}");
         assert!(t.starts_with("\nFirst paragraph,"), "{t}");
         assert!(
-            t.contains("\nExit status:\n  0  done\n  1  failed\n"),
+            t.contains("\nExit status:\n  0    done: ran\n  1    could not run: failed\n  141  output closed: "),
             "{t}"
         );
         assert!(

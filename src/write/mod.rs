@@ -3,7 +3,8 @@
 //!
 //! * Owns: the one JSON writer ([`json`]); the planners' and checkers'
 //!   `--json` documents ([`document`]); the text of `--help` after the
-//!   options and the man pages ([`manual`]); the iallocator answer with its
+//!   options and the man pages ([`manual`]), with the exit-status
+//!   convention every program follows ([`exit_status`]); the iallocator answer with its
 //!   info text and evacuation jobs ([`iallocator`]); Ganeti's opcodes
 //!   ([`opcodes`]) and Luxi requests ([`luxi`]); cluster data files
 //!   ([`text`]); text tables and the node table of `-p` ([`table`],
@@ -19,6 +20,7 @@
 pub mod balance;
 pub mod check;
 pub mod document;
+pub mod exit_status;
 pub mod iallocator;
 pub mod info;
 pub mod json;

@@ -12,7 +12,11 @@
 # put every instance where hailstone's answer said and that the jobs
 # succeeded; every request Ganeti sent is captured and answered again by
 # hail 3.0.2, which must give the same bytes, and Ganeti's own client code
-# (ganeti_validate.py) must accept each answer. Then the lab is torn down
+# (ganeti_validate.py) must accept each answer. Last, hailstone-shadow
+# becomes the default allocator: hail answers Ganeti, hailstone is
+# recorded, and the report must show every answer identical; a refusing
+# stub reference, primary=hailstone and the htools in the shadow (hbal -L
+# -C, hcheck -L) are checked too. Then the lab is torn down
 # and the package removed (unless it was installed before).
 #
 # Environment:
@@ -42,7 +46,8 @@ fi
 failures=0
 started=$(date +%s)
 say()  { echo "=== e2e [$(( $(date +%s) - started ))s] $*"; }
-fail() { echo "=== e2e FAILED: $*"; failures=$((failures + 1)); }
+failed=()
+fail() { echo "=== e2e FAILED: $*"; failures=$((failures + 1)); failed+=("$*"); }
 die()  { echo "=== e2e CANNOT RUN: $*"; echo "=== (set HAILSTONE_E2E=skip to skip it on purpose)"; exit 1; }
 
 # --- can this machine run the lab at all? --------------------------------
@@ -107,7 +112,8 @@ dpkg -i "$DEB" >"$OUT/dpkg.log" 2>&1 || die "dpkg -i $DEB failed (see $OUT/dpkg.
 for f in /usr/bin/hailstone-balance /usr/bin/hailstone-squeeze /usr/bin/hailstone-groups \
          /usr/bin/hailstone-space /usr/bin/hailstone-check /usr/bin/hailstone-info /usr/bin/hailstone-scan /usr/bin/hailstone-roll /usr/bin/hailstone-repair \
          /usr/share/man/man1/hailstone-check.1.gz /usr/share/man/man1/hailstone-info.1.gz /usr/share/man/man1/hailstone-repair.1.gz \
-         /usr/share/man/man1/hailstone.1.gz /usr/share/bash-completion/completions/hailstone; do
+         /usr/share/man/man1/hailstone.1.gz /usr/share/bash-completion/completions/hailstone \
+         /usr/lib/ganeti/iallocators/hailstone-shadow /usr/share/man/man1/hailstone-shadow.1.gz; do
   [ -e "$f" ] || fail "the package did not install $f"
 done
 zcat /usr/share/man/man1/hailstone.1.gz | sed 's/\\-/-/g' | grep -q -- '--no-capacity-checks' ||
@@ -836,11 +842,180 @@ else
   fail "hailstone-htools enable (see $OUT/htools-enable.out)"
 fi
 
+# --- hailstone-shadow: hail answers, hailstone is recorded ------------------
+# The lab's default allocator becomes hailstone-shadow (settings in the
+# master's /etc/ganeti/hailstone-shadow.conf, no iallocator parameter).
+# Every allocator operation Ganeti can carry out here goes through it:
+# each instance must land where hail's recorded answer put it, and the
+# report must show every answer identical. Then a stub reference that
+# refuses shows up as a difference (Ganeti gets its refusal); with
+# primary=hailstone Ganeti's job gets hailstone's answer (the stub still
+# refusing in the shadow); and with hailstone-htools enable --shadow,
+# hbal -L -C and hcheck -L run through the wrappers and are recorded.
+SHADOW_PKG=/usr/lib/ganeti/iallocators/hailstone-shadow
+SHADOW_DIR=/var/log/ganeti/hailstone-shadow
+SHADOW_CONF=/etc/ganeti/hailstone-shadow.conf
+SHADOW_OUT=$OUT/shadow
+mkdir -p "$SHADOW_OUT"
+shadow_conf() { nx 1 sh -c "printf '%s\n' \"\$@\" > $SHADOW_CONF" sh "$@"; }
+# shadow_list [PATTERN]: the master's records, oldest first.
+shadow_list() { nx 1 sh -c "ls -d $SHADOW_DIR/2*Z-${1:-}* 2>/dev/null | sort"; }
+# shadow_wait N: waits (60 s at most) until the master has N records.
+shadow_wait() {
+  for _ in $(seq 120); do
+    [ "$(shadow_list | wc -l)" -ge "$1" ] && return 0
+    sleep 0.5
+  done
+  return 1
+}
+# shadow_call REC WHICH: the request and WHICH answer (reference or
+# hailstone) of the record REC as a call of expect.py; its prefix.
+shadow_call() {
+  local call=$SHADOW_OUT/$(basename "$1")
+  nx 1 zcat "$1/request.json.gz" >"$call.request.json"
+  nx 1 cat "$1/$2.out" >"$call.answer.json"
+  echo "$call"
+}
+# shadow_op DESCRIPTION COMMAND...: a Ganeti command through the shadow;
+# it must succeed, and every instance must be where hail's answer (the
+# reference's, recorded) put it.
+shadow_count=0
+shadow_op() {
+  local what=$1 before rec call
+  shift
+  before=$(shadow_list)
+  g "$@" || { fail "shadow: $what: rc $? (see $OUT/commands.log)"; return; }
+  shadow_wait $((shadow_count + 1)) || { fail "shadow: $what: not recorded"; return; }
+  for rec in $(shadow_list | grep -vxF -e "${before:-none}"); do
+    shadow_count=$((shadow_count + 1))
+    call=$(shadow_call "$rec" reference)
+    check_placed "$call"
+    say "shadow: $what: $($EXPECT describe "$call"), recorded as $(basename "$rec")"
+  done
+}
+[ -x "$SHADOW_PKG" ] || fail "the package did not install $SHADOW_PKG"
+shadow_conf "record-dir=$SHADOW_DIR" "keep=500"
+g gnt-cluster modify -I hailstone-shadow || fail "gnt-cluster modify -I hailstone-shadow"
+shadow_op "allocate diskless (cluster default)" $ADD -t diskless -B memory=128 inst51.$D
+shadow_op "allocate sharedfile (-I)" $ADD -I hailstone-shadow -t sharedfile --disk 0:size=1G -B memory=128 inst52.$D
+shadow_op "migrate -I (sharedfile)" gnt-instance migrate -f -I hailstone-shadow inst52.$D
+shadow_op "failover -I (diskless)" gnt-instance failover -f -I hailstone-shadow inst51.$D
+printf '%s\n' '[' \
+  ' {"instance_name": "inst53.'$D'", "mode": "create", "disk_template": "diskless",' \
+  '  "disks": [], "nics": [{}], "os_type": "noop", "hypervisor": "fake",' \
+  '  "ip_check": false, "name_check": false, "start": false, "beparams": {"memory": 128}},' \
+  ' {"instance_name": "inst54.'$D'", "mode": "create", "disk_template": "sharedfile",' \
+  '  "disks": [{"size": 1024}], "nics": [{}], "os_type": "noop", "hypervisor": "fake",' \
+  '  "ip_check": false, "name_check": false, "start": false, "beparams": {"memory": 128}}' \
+  ']' >"$SHADOW_OUT/batch.json"
+shadow_op "batch-create (multi-allocate)" gnt-instance batch-create -I hailstone-shadow "$SHADOW_OUT/batch.json"
+# A node holding only diskless and sharedfile primaries, and no secondary.
+evac=$(nx 1 gnt-instance list --no-headers --separator=' ' -o pnode,snodes,disk_template |
+  awk 'NF == 2 {n[$1]++; if ($2 != "diskless" && $2 != "sharedfile") bad[$1] = 1}
+       NF == 3 {bad[$1] = 1; bad[$2] = 1}
+       END {for (x in n) if (!bad[x]) print n[x], x}' | sort -rn | head -n 1 | cut -d' ' -f2)
+online=$(nx 1 gnt-node list --no-headers -o name,offline | awk '$2 == "N"' | wc -l)
+if [ -n "$evac" ] && [ "$online" -ge 3 ]; then
+  shadow_op "node-evacuate --primary-only $evac" gnt-node evacuate -f -I hailstone-shadow --primary-only "$evac"
+else
+  say "shadow: no online node holds only diskless and sharedfile instances: node-evacuate not run"
+fi
+if nx 1 hailstone-shadow report >"$SHADOW_OUT/report.txt" 2>&1; then
+  identical=$(sed -n 's/^Allocator runs: \([0-9]*\), \([0-9]*\) identical.*/\1 \2/p' "$SHADOW_OUT/report.txt")
+  [ "$identical" = "$shadow_count $shadow_count" ] ||
+    fail "shadow: the report does not show the $shadow_count runs identical (see $SHADOW_OUT/report.txt)"
+  say "shadow: report: $shadow_count allocator runs, all identical; hailstone's time over hail's: $(grep -o 'median [0-9.]*, 99th percentile [0-9.]*' "$SHADOW_OUT/report.txt")"
+else
+  fail "shadow: hailstone-shadow report exits $? after identical runs (see $SHADOW_OUT/report.txt)"
+fi
+nx 1 hailstone-shadow report --json >"$SHADOW_OUT/report.json" || true
+# A reference that refuses: Ganeti gets its refusal, the report the difference.
+printf '%s\n' '#!/bin/sh' \
+  "echo '{\"success\":false,\"info\":\"the stub reference refuses\",\"result\":[]}'" \
+  >"$SHADOW_OUT/stub-reference"
+chmod 0755 "$SHADOW_OUT/stub-reference"
+shadow_conf "record-dir=$SHADOW_DIR" "reference=$SHADOW_OUT/stub-reference"
+if g $ADD -t diskless -B memory=128 inst55.$D; then
+  fail "shadow: the stub reference's refusal did not reach Ganeti"
+else
+  grep -q "the stub reference refuses" "$OUT/last.log" ||
+    fail "shadow: Ganeti's error is not the stub reference's refusal (see $OUT/commands.log)"
+fi
+shadow_wait $((shadow_count + 1)) || fail "shadow: the stub's run was not recorded"
+shadow_count=$((shadow_count + 1))
+nx 1 hailstone-shadow report >"$SHADOW_OUT/report-stub.txt" 2>&1; rc=$?
+[ "$rc" = 3 ] || fail "shadow: report exits $rc after a difference, not 3"
+grep -q "success: false (reference), true (hailstone)" "$SHADOW_OUT/report-stub.txt" &&
+  grep -q "^    zcat $SHADOW_DIR/.*/request.json.gz > /tmp/r.json$" "$SHADOW_OUT/report-stub.txt" &&
+  grep -q "^    $SHADOW_OUT/stub-reference /tmp/r.json$" "$SHADOW_OUT/report-stub.txt" ||
+  fail "shadow: the stub's difference or its reproduction is not in the report (see $SHADOW_OUT/report-stub.txt)"
+say "shadow: a refusing stub reference: Ganeti got its refusal, report exits 3 with the difference and its reproduction"
+# primary=hailstone: Ganeti's job gets hailstone's answer (the stub, which
+# refuses, runs in the shadow).
+shadow_conf "record-dir=$SHADOW_DIR" "reference=$SHADOW_OUT/stub-reference" "primary=hailstone"
+before=$(shadow_list)
+if g $ADD -t diskless -B memory=128 inst56.$D; then
+  shadow_wait $((shadow_count + 1)) || fail "shadow: primary=hailstone: not recorded"
+  shadow_count=$((shadow_count + 1))
+  rec=$(shadow_list | grep -vxF -e "$before" | tail -n 1)
+  call=$(shadow_call "$rec" hailstone)
+  nx 1 cat "$rec/record.json" | grep -q '"primary":"hailstone"' ||
+    fail "shadow: primary=hailstone: the record does not say so"
+  check_placed "$call"
+  say "shadow: primary=hailstone: Ganeti placed the instance as hailstone's answer said ($($EXPECT describe "$call")), the refusing reference in the shadow"
+else
+  fail "shadow: primary=hailstone: Ganeti did not get hailstone's answer (see $OUT/commands.log)"
+fi
+shadow_conf "record-dir=$SHADOW_DIR"
+# The htools in the shadow.
+if /usr/bin/hailstone-htools enable --shadow >"$SHADOW_OUT/enable.out" 2>&1; then
+  grep -q "^hbal: the original, hailstone-balance in the shadow$" "$SHADOW_OUT/enable.out" ||
+    fail "shadow: enable --shadow did not make hbal a wrapper (see $SHADOW_OUT/enable.out)"
+  for run in "hbal -L -C" "hcheck -L"; do
+    name=${run%% *}
+    before=$(shadow_list "htools-$name")
+    nx 1 $run >"$SHADOW_OUT/$name.wrapped.out" 2>"$SHADOW_OUT/$name.wrapped.err"; rc_w=$?
+    nx 1 bash -c "exec -a $name /usr/bin/$name.htools ${run#* }" >"$SHADOW_OUT/$name.direct.out" 2>"$SHADOW_OUT/$name.direct.err"; rc_d=$?
+    [ "$rc_w" = "$rc_d" ] || fail "shadow: $run through the wrapper exits $rc_w, the original $rc_d"
+    mask_drift "$SHADOW_OUT/$name.wrapped.out" "$SHADOW_OUT/$name.direct.out"
+    cmp -s "$SHADOW_OUT/$name.wrapped.out" "$SHADOW_OUT/$name.direct.out" ||
+      fail "shadow: $run through the wrapper printed otherwise than the original (see $SHADOW_OUT/$name.*.out)"
+    rec=""
+    for _ in $(seq 120); do
+      rec=$(shadow_list "htools-$name" | grep -vxF -e "${before:-none}" | tail -n 1)
+      [ -n "$rec" ] && break
+      sleep 0.5
+    done
+    if [ -z "$rec" ]; then
+      fail "shadow: $run was not recorded"
+      continue
+    fi
+    verdict=$(nx 1 cat "$rec/record.json" | python3 -c 'import json,sys; m=json.load(sys.stdin); print(m["verdict"], "-", m["state"]["how"], "-", m["difference"])')
+    case "$name:$verdict" in
+      *:identical*) ;;
+      hcheck:*) say "shadow: hcheck -L differs on its snapshot (possibly drifted): $verdict" ;;
+      *) fail "shadow: $run: hailstone's program differs: $verdict" ;;
+    esac
+    say "shadow: $run through the wrapper: rc $rc_w as the original's; recorded: $verdict"
+  done
+  /usr/bin/hailstone-htools disable >"$SHADOW_OUT/disable.out" 2>&1 || fail "shadow: hailstone-htools disable"
+  [ "$(readlink /usr/bin/hbal)" = "$original_hbal" ] || fail "shadow: hbal is not the original after disable"
+  nx 1 hailstone-shadow report >"$SHADOW_OUT/report-final.txt" 2>&1
+  grep -q "^htools runs: 2, " "$SHADOW_OUT/report-final.txt" ||
+    fail "shadow: the report does not list the two htools runs (see $SHADOW_OUT/report-final.txt)"
+else
+  fail "shadow: hailstone-htools enable --shadow (see $SHADOW_OUT/enable.out)"
+fi
+nx 1 rm -f "$SHADOW_CONF"
+g gnt-cluster modify -I hailstone || fail "gnt-cluster modify -I hailstone (after the shadow)"
+
 trap - EXIT
 cleanup
 if [ "$failures" = 0 ]; then
   say "PASSED: $total requests answered as hail answers them, every operation carried out by Ganeti"
 else
-  say "$failures failure(s)"
+  say "$failures failure(s):"
+  # Again at the end, where a log's tail shows them.
+  for f in "${failed[@]}"; do echo "=== e2e FAILED: $f"; done
 fi
 [ "$failures" = 0 ]

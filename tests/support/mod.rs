@@ -1,3 +1,4 @@
 pub mod master;
+pub mod n1;
 pub mod plan;
 pub mod safety;

@@ -2,7 +2,7 @@
 //! (`hailstone_devtools::generate`).
 //!
 //! This file owns the CLI only: it turns options into a
-//! [`CaseSpec`](hailstone_devtools::generate::CaseSpec), prints one request, or writes
+//! [`CaseSpec`], prints one request, or writes
 //! a whole corpus (`<id>.json` plus `<id>.args` per case) to a directory.
 
 use hailstone_devtools::cases::{parse_range, write_case};

@@ -3,8 +3,20 @@
 //! its class.
 
 /// The classes of deliberate differences the tool can check
-/// ([`explained_by_class`] and the datafiles suite's `hail-save-crash`).
-pub(super) const KNOWN_CLASSES: [&str; 2] = ["class:drained-target", "class:hail-save-crash"];
+/// ([`explained_by_class`], the datafiles suite's `hail-save-crash`, and
+/// `hint`: the read-only and space suites' check that an error is the
+/// original's, word for word, followed by lines saying what is valid).
+pub(super) const KNOWN_CLASSES: [&str; 3] =
+    ["class:drained-target", "class:hail-save-crash", HINT_CLASS];
+
+/// The class of an original's error followed by hailstone's lines saying
+/// what is valid.
+pub(super) const HINT_CLASS: &str = "class:hint";
+
+/// Whether the list accepts the class `class` wherever its check passes.
+pub(super) fn accepts_class(allow: &[String], class: &str) -> bool {
+    allow.iter().any(|p| p == class)
+}
 
 /// Reads the accepted-differences file: one `PATTERN<TAB>REASON` per line,
 /// blank lines and lines starting with `#` ignored. Returns the patterns in

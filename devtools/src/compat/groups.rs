@@ -7,7 +7,10 @@
 //!   nodes failing N+1 (hcheck's `N1_FAIL`), the instances whose primary
 //!   node is offline (`OFFLINE_PRI`), and "unhealthy" exactly when an
 //!   offline node of the group hosts an instance (counted here from the
-//!   data file, since hcheck's `OFFLINE_SEC` counts offline nodes).
+//!   data file, since hcheck's `OFFLINE_SEC` counts offline nodes),
+//!   "weakly unhealthy" otherwise exactly when a node fails N+1 or an
+//!   instance of the group has its secondary in another group (from the
+//!   data file: hcheck dies on such an instance).
 //! * `repair -S`, `compress --evacuate -S` and `balance -S`: hcheck runs on
 //!   each saved state after the plan. Every group the repair says it
 //!   repaired has `N1_FAIL=0` and `OFFLINE_PRI=0`; no plan makes a group
@@ -259,14 +262,14 @@ fn judge_in(
         format!("--explain={}", explain.display()),
         "--explain-format=json".to_string(),
     ];
-    // check exits with status 1 when a group is not healthy.
+    // check exits with status 3 (findings) when a group is not healthy.
     let status = run_status(s, s.groups_bin, dir, &args)?;
     let report = read_json(&explain)?;
     let groups = report["groups"]
         .as_array()
         .ok_or("check's explanation has no groups")?;
     let sick = groups.iter().any(|g| g["status"] != "healthy");
-    if (status == 1) != sick {
+    if (status == 3) != sick {
         v.problems.push(format!(
             "check: exit status {status} with {} group",
             if sick { "an unhealthy" } else { "no unhealthy" }
@@ -311,7 +314,7 @@ fn judge_in(
         let status = entry["status"].as_str().unwrap_or("?");
         let expected_status = if !hosting.is_empty() {
             "unhealthy"
-        } else if figures.n1_fail > 0 {
+        } else if figures.n1_fail > 0 || has_split_instance(&data, name) {
             "weakly unhealthy"
         } else {
             "healthy"
@@ -411,18 +414,19 @@ fn judge_in(
 }
 
 /// Runs a program in `dir`: its stdout; an error unless it exits with
-/// status 0 (or 1, for `check`).
+/// status 0 (or 3, hailstone-groups' findings).
 fn run(s: &Shared<'_>, program: &Path, dir: &Path, args: &[String]) -> Result<Vec<u8>, String> {
     execute(s, program, dir, args).map(|(_, stdout)| stdout)
 }
 
-/// Runs a check in `dir`: its exit status, an error unless 0 or 1.
+/// Runs a check in `dir`: its exit status, an error unless 0 or 3.
 fn run_status(s: &Shared<'_>, program: &Path, dir: &Path, args: &[String]) -> Result<i32, String> {
     execute(s, program, dir, args).map(|(status, _)| status)
 }
 
-/// Runs a program in `dir`: its exit status (0 or 1, anything else is an
-/// error, as is 1 for a program other than a check) and its stdout.
+/// Runs a program in `dir`: its exit status (0, or 3 for hailstone-groups'
+/// findings: an unhealthy group, a repair left incomplete, no group to
+/// empty; anything else is an error) and its stdout.
 fn execute(
     s: &Shared<'_>,
     program: &Path,
@@ -440,10 +444,10 @@ fn execute(
         measure_rss: false,
         scratch: &scratch,
     });
-    let check = args.first().is_some_and(|a| a == "check");
+    let findings = program == s.groups_bin;
     match r.status {
         Status::Exited(0) => Ok((0, r.stdout)),
-        Status::Exited(1) if check => Ok((1, r.stdout)),
+        Status::Exited(3) if findings => Ok((3, r.stdout)),
         _ => Err(format!(
             "{} {}: {}: {}",
             program.display(),
@@ -548,6 +552,18 @@ fn offline_hosts(data: &DataFile, name: &str) -> BTreeSet<String> {
         })
         .map(|nd| nd[node::NAME].clone())
         .collect()
+}
+
+/// Whether an instance with its primary node in group `name` has its
+/// secondary node in another group (a split instance, which makes its
+/// primary's group weakly unhealthy).
+fn has_split_instance(data: &DataFile, name: &str) -> bool {
+    let members: BTreeSet<String> = data.nodes_of_group(name).into_iter().collect();
+    data.instances().iter().any(|i| {
+        i.get(inst::PNODE).is_some_and(|p| members.contains(p))
+            && i.get(inst::SNODE)
+                .is_some_and(|s| !s.is_empty() && !members.contains(s))
+    })
 }
 
 /// Instances whose primary node is one of `nodes`.

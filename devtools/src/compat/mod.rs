@@ -480,6 +480,22 @@ fn fail(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// The data files of the check suite's generated corpus in its `ci`
+/// profile (what `--suite check --dump DIR` writes): each cluster's id and
+/// text, in order. For the tests that run other programs on the clusters
+/// the suite compares hcheck on (`tests/verdicts.rs`).
+///
+/// # Errors
+///
+/// A generated cluster hailstone's reader refuses (a generator bug).
+pub fn check_corpus() -> Result<Vec<(String, String)>, String> {
+    let c = parse_args(&["--suite".to_owned(), "check".to_owned()])?;
+    let corpus = check::SPEC.corpus.corpus(&c);
+    (0..corpus.count)
+        .map(|k| corpus.cluster(k).map(|cl| (cl.id, cl.data.text())))
+        .collect()
+}
+
 /// The tool: `args` are its options (without the program name).
 pub fn main(args: &[String]) -> ExitCode {
     if args.iter().any(|a| a == "-h" || a == "--help") {

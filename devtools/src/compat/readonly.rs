@@ -20,7 +20,7 @@
 //! * `datafiles` — every `data/htools/*.data` file of the test suite with
 //!   the suite's option sets.
 //!
-//! Then it prints the report ([`report`]).
+//! Then it prints the report ([`report`](fn@report)).
 //!
 //! A run where the original reaches the cap is listed apart, not
 //! compared. A difference is accepted when it is one of the known kinds
@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use super::accepted::{glob_match, is_accepted};
+use super::accepted::{accepts_class, glob_match, is_accepted, HINT_CLASS};
 use super::balance::side::{self, Folders, Side};
 use super::balance::testsuite;
 use super::balance::{BalanceOptions, Part};
@@ -760,8 +760,12 @@ fn judge(out: &mut Compared, sides: ((&Side, &Path), (&Side, &Path)), sh: &Share
     }
     let (ht, qt) = (texts(h, h_out), texts(q, q_out));
     let names = sh.suite.names;
-    let pattern = is_accepted(sh.allow, &format!("{}:{}", sh.suite.name, out.id));
-    match known::known_kind(names, &ht, &sh.reference) {
+    let listed = is_accepted(sh.allow, &format!("{}:{}", sh.suite.name, out.id));
+    let kind = known::known_kind(names, &ht, &sh.reference)
+        .or_else(|| known::is_hint(&ht.stderr, &qt.stderr).then_some(Known::Hint));
+    // An error followed by what is valid is accepted by its class.
+    let pattern = listed || (kind == Some(Known::Hint) && accepts_class(sh.allow, HINT_CLASS));
+    match kind {
         Some(k) => match known::check(k, names, &ht, &qt, &sh.reference) {
             Ok(()) if pattern => out.accepted = Acceptance::Known(k),
             Ok(()) => out.differences.insert(

@@ -354,7 +354,7 @@ pub struct HailOptions {
     pub no_capacity_checks: bool,
     /// `--ignore-soft-errors`.
     pub ignore_soft_errors: bool,
-    /// `--restrict-allocation-to=<some online nodes>` (the list is drawn by [`generate`]).
+    /// `--restrict-allocation-to=<some online nodes>` (the list is drawn by [`generate`](super::generate)).
     pub restrict_allocation: bool,
     /// `--static-kvm-node-memory=<N>`.
     pub static_kvm_node_memory: Option<i64>,
@@ -422,7 +422,7 @@ pub enum JsonStyle {
 /// Everything that determines one generated case.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CaseSpec {
-    /// Seed of all random choices made by [`generate`].
+    /// Seed of all random choices made by [`generate`](super::generate).
     pub seed: u64,
     /// The request type.
     pub kind: RequestKind,

@@ -158,10 +158,17 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
             optimal: opt_cv,
             fin,
             steps,
-            stop: balance::why_stopped(state, &movable, &options, fin, steps),
+            stopped: explain::stopped::Stopped::new(
+                state,
+                &cluster.tags,
+                &movable,
+                &options,
+                fin,
+                steps,
+            ),
         };
         let text = explain::balance::render(&run, o.explain_format);
-        exit::write_explanation(PROGRAM, to, &text, err)
+        exit::write_explanation(to, &text, err)
     };
     let report = |status: &str,
                   after: &[&Node],
@@ -189,7 +196,7 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
                 scores: (ini_cv, fin, opt_cv),
                 status,
             });
-        exit::write_file(PROGRAM, path, &page)
+        exit::write_own_file("report", path, &page)
     };
     if ini_cv - opt_cv < o.min_score {
         explain(&state, ini_cv, 0, err)?;

@@ -10,8 +10,8 @@
 
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{take, take_as, Opt, Program};
-use crate::write::manual::Manual;
+use crate::program::cli::{take, take_as, take_own, take_own_as, Opt, Program};
+use crate::write::manual::{ExitStatus, Manual};
 
 /// hbal's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -62,14 +62,14 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
-        take_as(
+        take_own_as(
             Opt::Explain,
             "explain the plan (the scores, the limits, why the balancing stopped) on stderr or in the file PATH",
         ),
-        take(Opt::ExplainFormat),
-        take(Opt::GanetiVersion),
-        take(Opt::Json),
-        take(Opt::Report),
+        take_own(Opt::ExplainFormat),
+        take_own(Opt::GanetiVersion),
+        take_own(Opt::Json),
+        take_own(Opt::Report),
     ],
     arguments: "",
     flag_values: false,
@@ -80,9 +80,9 @@ pub const COMMAND_LINE: Program = Program {
             "-C prints the gnt-instance commands in job sets whose jobs can run side by side; -X submits them over Luxi, one job set after the other. --evac-mode only moves instances off offline and drained nodes. --json prints one JSON document instead of the text: the group, the scores and every move with its nodes, score and commands (/usr/share/doc/hailstone/docs/json.md).",
         ],
         exit_status: &[
-            (0, "the plan was printed (also when there is nothing to do), or carried out with -X"),
-            (1, "bad input, a cluster that cannot be read, or with -X a job that failed: an error on stderr, and with --json nothing on stdout"),
-            (2, "the command line is wrong: the error and this help on stderr"),
+            (ExitStatus::Done, "the plan was printed (also when there is nothing to do), or carried out with -X"),
+            (ExitStatus::Failed, "bad input, a cluster that cannot be read, a file that cannot be written, or with -X a job that failed; with --json nothing on stdout; also, as hbal exits, arguments given to it or a bad value of one of hbal's options (a bad value of an option only hailstone has is a usage error)"),
+            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --explain-format or --ganeti-version"),
         ],
         examples: &[
             ("hailstone-balance -L -C", "plan on the local cluster (on the master) and print the commands"),

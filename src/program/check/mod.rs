@@ -382,7 +382,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
                 .collect::<Result<Vec<_>, _>>()?,
         };
         let page = write_page(o, &cluster, need_rebalance, initial, finals)?;
-        exit::write_file(PROGRAM, path, &page)?;
+        exit::write_own_file("report", path, &page)?;
     }
     if o.no_simulation || !need_rebalance {
         Ok(())

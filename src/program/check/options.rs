@@ -4,8 +4,8 @@
 
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{take, take_as, Opt, Program};
-use crate::write::manual::Manual;
+use crate::program::cli::{take, take_own, take_own_as, Opt, Program};
+use crate::write::manual::{ExitStatus, Manual};
 
 /// hcheck's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -41,13 +41,13 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
-        take(Opt::TrueCounts),
-        take_as(
+        take_own(Opt::TrueCounts),
+        take_own_as(
             Opt::Report,
             "also write the check as a self-contained HTML page to FILE: each group's counts before and after the simulated rebalancing, the unhealthy nodes and why, each node's memory, disk, vCPUs and spindles (the normal output is unchanged)",
         ),
-        take(Opt::GanetiVersion),
-        take(Opt::Json),
+        take_own(Opt::GanetiVersion),
+        take_own(Opt::Json),
     ],
     arguments: "",
     flag_values: false,
@@ -56,11 +56,12 @@ pub const COMMAND_LINE: Program = Program {
         description: &[
             "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints, for each node group and the whole cluster, the online nodes failing N+1, the nodes with conflicting primary instances, the instances on offline nodes and the nodes that could not be evacuated (the global N+1 check), before and after a simulated rebalancing, for people or with --machine-readable as HCHECK_ shell variables, or with --json as one JSON document.",
             "--true-counts corrects the two counting faults of hcheck and names, for each node that cannot be evacuated, the instance that cannot leave it.",
+            "The verdict is hcheck's, so it may differ from hailstone-groups check's, which judges a group by what moving instances between groups repairs: both count the nodes failing N+1 and the instances on offline nodes alike, but here the cluster also needs rebalancing for an offline node that hosts nothing (hcheck counts the offline nodes), for primaries sharing an exclusion tag and for a node the global N+1 check cannot evacuate. A cluster with a split instance (its secondary node in another group than its primary) is refused with the capacity checks on, where hcheck 3.0.2 dies, and passed over with --no-capacity-checks; hailstone-groups check reports it as a problem of the primary's group.",
         ],
         exit_status: &[
-            (0, "no problem found (or --no-simulation)"),
-            (1, "the cluster needs rebalancing (the report is on stdout); or bad input or a cluster that cannot be read (an error on stderr, nothing on stdout)"),
-            (2, "the command line is wrong: the error and this help on stderr"),
+            (ExitStatus::Done, "no problem found (or --no-simulation)"),
+            (ExitStatus::Failed, "bad input, a cluster that cannot be read or a file that cannot be written (an error on stderr, nothing on stdout); also, as hcheck exits, when the cluster needs rebalancing (the report is on stdout: hailstone-groups check gives 3 for an unhealthy group), and arguments given to it or a bad value of one of hcheck's options"),
+            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --ganeti-version"),
         ],
         examples: &[
             ("hailstone-check -L", "the local cluster's N+1 health (exit status 1 when it needs rebalancing)"),

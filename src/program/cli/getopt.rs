@@ -7,6 +7,9 @@
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 
+use super::suggest;
+use crate::write::exit_status::ExitStatus;
+
 /// What the process should do instead of running, when a command line does
 /// not give a program something to run.
 #[derive(Debug, PartialEq)]
@@ -300,9 +303,17 @@ fn short_option<Id: Copy>(
 
 /// GetOpt's error report, when the scan found any: every scanning error at
 /// once, first the ambiguous, missing-argument and unexpected-argument
-/// errors, then the unrecognised options, each group in command-line order,
-/// followed by `usage`. Exit status 2.
-pub fn command_line_error<Id>(scan: &Scan<Id>, usage: &str) -> Option<Exit> {
+/// errors, then the unrecognised options, each group in command-line order
+/// (GetOpt's words). Then, where the original prints its whole usage,
+/// hailstone names the nearest long option of `table` to each unknown one
+/// (`--explian: did you mean --explain?`) and ends with `see PROGRAM
+/// --help`. Exit
+/// status 2 ([`ExitStatus::Usage`]).
+pub fn command_line_error<Id>(
+    scan: &Scan<Id>,
+    table: &[OptDescr<Id>],
+    program: &str,
+) -> Option<Exit> {
     if scan.errors.is_empty() && scan.unrecognized.is_empty() {
         return None;
     }
@@ -313,9 +324,20 @@ pub fn command_line_error<Id>(scan: &Scan<Id>, usage: &str) -> Option<Exit> {
     for option in &scan.unrecognized {
         message.push_str(&format!("unrecognized option `{option}'\n"));
     }
-    message.push('\n');
-    message.push_str(usage);
-    Some(Exit::Stderr { code: 2, message })
+    for option in &scan.unrecognized {
+        let Some(long) = option.strip_prefix("--") else {
+            continue;
+        };
+        let name = long.split_once('=').map_or(long, |(n, _)| n);
+        if let Some(near) = suggest::nearest(name, table.iter().map(|o| o.long)) {
+            message.push_str(&format!("--{name}: did you mean --{near}?\n"));
+        }
+    }
+    message.push_str(&suggest::see_help(program));
+    Some(Exit::Stderr {
+        code: ExitStatus::Usage.code(),
+        message,
+    })
 }
 
 /// An option value's text for the program's fold: `None` when no value was
@@ -332,19 +354,31 @@ pub fn value_text<'a, Id>(given: &'a Given<Id>, name: &str) -> Result<Option<&'a
     }
 }
 
-/// Ganeti's report of a bad option value (exit 1).
+/// Ganeti's report of a bad value of one of the original's options: exit
+/// 1, as the originals exit ([`crate::write::exit_status::ExitStatus::Failed`]).
 pub fn value_error(message: &str) -> Exit {
     Exit::Stderr {
-        code: 1,
+        code: ExitStatus::Failed.code(),
         message: format!("Error while parsing command line arguments:\n{message}\n"),
     }
 }
 
-/// An `Error: <msg>` exit with status 1, as Ganeti's `exitErr` prints it.
+/// An `Error: <msg>` exit with status 1, as Ganeti's `exitErr` prints it
+/// (the originals' own argument checks).
 pub fn error_exit(message: &str) -> Exit {
     Exit::Stderr {
-        code: 1,
+        code: ExitStatus::Failed.code(),
         message: format!("Error: {message}\n"),
+    }
+}
+
+/// A usage error of hailstone's own (an option or an argument only
+/// hailstone has): `Error: <msg>` saying what is valid, then
+/// `see PROGRAM --help`; exit status 2.
+pub fn usage_error(program: &str, message: &str) -> Exit {
+    Exit::Stderr {
+        code: ExitStatus::Usage.code(),
+        message: format!("Error: {message}\n{}", suggest::see_help(program)),
     }
 }
 

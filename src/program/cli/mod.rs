@@ -7,21 +7,27 @@
 //! A command line is checked in Ganeti's order:
 //!
 //! 1. GetOpt errors: exit 2, `Command line error: ...` followed by the
-//!    usage.
-//! 2. Option values, first failing option in command-line order: exit 1.
+//!    nearest option to each unknown one and `see PROGRAM --help`
+//!    (where the originals print their whole usage).
+//! 2. Option values, first failing option in command-line order: exit 1
+//!    with Ganeti's words for an option the original takes, as it exits;
+//!    exit 2 ([`getopt::usage_error`]) for an option only hailstone has.
 //! 3. `--help`, then `--version`, then `--help-completion`: stdout, exit 0.
 //! 4. The program's own argument checks, on the arguments [`parse`]
 //!    returns.
 
 pub mod getopt;
 pub mod options;
+pub mod suggest;
 pub mod table;
 
 use std::ffi::OsString;
 
 pub use getopt::Exit;
 use getopt::{ArgKind, OptDescr};
-pub use options::{ExplainTo, Options, DEFAULT_LUXI_SOCKET};
+pub use options::{
+    ExplainTo, Options, Primary, ShadowSettings, DEFAULT_LUXI_SOCKET, DEFAULT_SHADOW_CONFIG,
+};
 pub use table::Opt;
 
 use crate::read::loader::GanetiVersion;
@@ -34,18 +40,47 @@ pub struct Use {
     pub opt: Opt,
     /// The program's own help text, where it narrows the option's meaning.
     pub help: Option<&'static str>,
+    /// Whether only hailstone's program has it (the original it mirrors
+    /// does not): its value errors are usage errors (exit 2), where the
+    /// original's options keep the original's status (exit 1).
+    pub own: bool,
 }
 
-/// An option with the table's help text.
+/// An option the original program also takes, with the table's help text.
 pub const fn take(opt: Opt) -> Use {
-    Use { opt, help: None }
+    Use {
+        opt,
+        help: None,
+        own: false,
+    }
 }
 
-/// An option with the program's own help text.
+/// An option the original program also takes, with the program's own
+/// help text.
 pub const fn take_as(opt: Opt, help: &'static str) -> Use {
     Use {
         opt,
         help: Some(help),
+        own: false,
+    }
+}
+
+/// An option only hailstone's program has, with the table's help text.
+pub const fn take_own(opt: Opt) -> Use {
+    Use {
+        opt,
+        help: None,
+        own: true,
+    }
+}
+
+/// An option only hailstone's program has, with the program's own help
+/// text.
+pub const fn take_own_as(opt: Opt, help: &'static str) -> Use {
+    Use {
+        opt,
+        help: Some(help),
+        own: true,
     }
 }
 
@@ -81,6 +116,18 @@ impl Program {
         let (options, arguments) = parse(self, args)?;
         no_arguments(&arguments)?;
         Ok(options)
+    }
+
+    /// The exit for a bad value `message` of the option `opt` (long name
+    /// `long`): Ganeti's report and exit 1 for an option the original
+    /// takes, a usage error (exit 2) for one only hailstone has.
+    fn value_error(&self, opt: Opt, long: &str, message: &str) -> Exit {
+        let own = self.options.iter().any(|u| u.opt == opt && u.own);
+        if own {
+            getopt::usage_error(self.name, &format!("option --{long}: {message}"))
+        } else {
+            getopt::value_error(message)
+        }
     }
 
     /// The GetOpt table of the program: the table's rows in its order,
@@ -166,7 +213,7 @@ impl Program {
 pub fn parse(program: &Program, args: &[OsString]) -> Result<(Options, Vec<OsString>), Exit> {
     let table = program.table();
     let scan = getopt::scan(&table, args);
-    if let Some(exit) = getopt::command_line_error(&scan, &program.usage()) {
+    if let Some(exit) = getopt::command_line_error(&scan, &table, program.name) {
         return Err(exit);
     }
     let mut options = Options::default();
@@ -174,7 +221,7 @@ pub fn parse(program: &Program, args: &[OsString]) -> Result<(Options, Vec<OsStr
         let long = table::descr(given.id).long;
         getopt::value_text(given, long)
             .and_then(|value| options::apply(&mut options, given.id, value))
-            .map_err(|message| getopt::value_error(&message))?;
+            .map_err(|message| program.value_error(given.id, long, &message))?;
     }
     if options.show_help {
         return Err(Exit::Stdout(program.usage()));

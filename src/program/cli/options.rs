@@ -7,6 +7,7 @@
 //! type: the loader's [`LoadOptions`] and the searches' [`AlgorithmOptions`]
 //! are fields of the record, so no stage sees the command line.
 
+use super::suggest;
 use super::table::Opt;
 use crate::explain::Format as ExplainFormat;
 use crate::haskell::read::{
@@ -180,12 +181,90 @@ pub struct Options {
     /// `--root`: the file system whose drop-in names hailstone-htools
     /// switches.
     pub root: String,
+    /// `--shadow` (hailstone-htools enable): the originals run, hailstone's
+    /// programs beside them.
+    pub htools_shadow: bool,
+    /// hailstone-shadow's settings.
+    pub shadow: ShadowSettings,
     /// `--help`.
     pub show_help: bool,
     /// `--version`.
     pub show_version: bool,
     /// `--help-completion`.
     pub show_completion: bool,
+}
+
+/// Whose answer Ganeti gets from hailstone-shadow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Primary {
+    /// The reference allocator (hail): hailstone runs in the shadow.
+    Reference,
+    /// hailstone: the reference runs in the shadow.
+    Hailstone,
+}
+
+/// hailstone-shadow's settings (`--reference`, `--hailstone`,
+/// `--primary`, `--record-dir`, `--shadow-timeout`, `--keep`,
+/// `--keep-size`, `--config`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShadowSettings {
+    /// The reference allocator's path.
+    pub reference: String,
+    /// hailstone's path; `None`: `hailstone` in the program's folder.
+    pub hailstone: Option<String>,
+    /// Whose answer Ganeti gets.
+    pub primary: Primary,
+    /// Where the records go.
+    pub record_dir: String,
+    /// The shadow's time limit, in seconds.
+    pub timeout: f64,
+    /// The most records kept (0: no limit).
+    pub keep: usize,
+    /// The most bytes of records kept (0: no limit).
+    pub keep_size: u64,
+    /// The settings file; `None`: the default one, if it exists.
+    pub config: Option<String>,
+}
+
+/// Where hailstone-shadow reads its settings when `--config` is not given.
+pub const DEFAULT_SHADOW_CONFIG: &str = "/etc/ganeti/hailstone-shadow.conf";
+
+impl Default for ShadowSettings {
+    fn default() -> Self {
+        ShadowSettings {
+            reference: "/usr/lib/ganeti/iallocators/hail".to_owned(),
+            hailstone: None,
+            primary: Primary::Reference,
+            record_dir: "/var/log/ganeti/hailstone-shadow".to_owned(),
+            timeout: 300.0,
+            keep: 1000,
+            keep_size: 512 << 20,
+            config: None,
+        }
+    }
+}
+
+/// A size in bytes: digits, then nothing (bytes) or `K`, `M`, `G` or `T`
+/// (powers of 1024, `KiB`, `KB`, ... and lower case taken alike).
+fn size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = t.split_at(digits);
+    let unit = unit.trim().to_ascii_uppercase();
+    let shift = match unit.trim_end_matches('B').trim_end_matches('I') {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => u32::MAX,
+    };
+    match number.parse::<u64>() {
+        Ok(n) if shift != u32::MAX && n.leading_zeros() >= shift => Ok(n << shift),
+        _ => Err(format!(
+            "'{text}' is not a size: give bytes, or a number with K, M or G (512M)"
+        )),
+    }
 }
 
 /// hroller's switches.
@@ -269,6 +348,8 @@ impl Default for Options {
             job_delay: 10.0,
             dry_run: false,
             root: "/".to_owned(),
+            htools_shadow: false,
+            shadow: ShadowSettings::default(),
             show_help: false,
             show_version: false,
             show_completion: false,
@@ -282,9 +363,54 @@ fn double(what: &str, text: &str) -> Result<f64, String> {
     read_double(text).map_err(|e: ReadError| e.message(what, text))
 }
 
+/// A path option's value, refused when empty.
+fn nonempty(what: &str, text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        Err(format!("the {what} is empty; give a path"))
+    } else {
+        Ok(text.to_owned())
+    }
+}
+
 /// An integer option. A number outside `Int`'s range is refused where
 /// the originals wrap it around (`-l 99999999999999999999999` would be a
 /// short limit, or none).
+/// A file a hailstone-only option writes at the end of the run (`NAME`
+/// in the help): refused at once when it cannot be made, saying why.
+///
+/// # Errors
+///
+/// The empty name, a name that is a folder, a folder that does not exist
+/// or is no folder.
+fn writable_file(name: &str, path: &str) -> Result<(), String> {
+    if path.is_empty() {
+        return Err(format!(
+            "the {name} name is empty; give a {name} in an existing folder"
+        ));
+    }
+    let file = std::path::Path::new(path);
+    if file.is_dir() {
+        return Err(format!(
+            "cannot write {path}: it is a folder; give a {name} in it"
+        ));
+    }
+    let folder = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    match std::fs::metadata(folder) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(format!(
+            "cannot write {path}: {} is not a folder; give a {name} in an existing folder",
+            folder.display()
+        )),
+        Err(_) => Err(format!(
+            "cannot write {path}: the folder {} does not exist; give a {name} in an existing folder",
+            folder.display()
+        )),
+    }
+}
+
 fn int(what: &str, text: &str) -> Result<i64, String> {
     read_int_in_range(text)
         .map_err(|e| e.message(what, text))?
@@ -443,9 +569,15 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::AcceptExistingErrors => o.accept_existing = switch()?,
         Opt::DiskTemplate => {
             o.disk_template = Some(DiskTemplate::from_raw(text).ok_or_else(|| {
+                // hspace's words, then the valid templates.
+                let names = DiskTemplate::ALL.map(DiskTemplate::raw);
+                let near = suggest::nearest(text, names)
+                    .map(|n| format!("did you mean {n}? "))
+                    .unwrap_or_default();
                 format!(
-                    "Invalid string value for type DiskTemplate: {}",
-                    show_string(text)
+                    "Invalid string value for type DiskTemplate: {}\n{near}the disk templates are {}",
+                    show_string(text),
+                    suggest::one_of(&names)
                 )
             })?);
         }
@@ -482,30 +614,34 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::Explain => {
             o.explain = Some(match value {
                 None | Some("-") => ExplainTo::Stderr,
-                Some("") => return Err("--explain: the path is empty".to_owned()),
+                Some("") => {
+                    return Err("the path is empty; give a PATH, or no value for stderr".to_owned())
+                }
                 Some(path) => ExplainTo::Path(path.to_owned()),
             });
         }
         Opt::Report => {
-            if text.is_empty() {
-                return Err("--report: the file name is empty".to_owned());
-            }
+            writable_file("FILE", text)?;
             o.report = Some(text.to_owned());
         }
         Opt::ExplainKeep => {
-            let n = int("--explain-keep", text)?;
-            o.explain_keep = usize::try_from(n).map_err(|_| {
-                format!("--explain-keep: {n} is negative; 0 keeps every explanation")
+            let n = text.parse::<i64>().map_err(|_| {
+                format!("'{text}' is not a number of explanations to keep (0 keeps them all)")
             })?;
+            o.explain_keep = usize::try_from(n)
+                .map_err(|_| format!("{n} is negative; 0 keeps every explanation"))?;
         }
         Opt::ExplainFormat => {
             o.explain_format = match text {
                 "text" => ExplainFormat::Text,
                 "json" => ExplainFormat::Json,
                 other => {
+                    let near = suggest::nearest(other, ["text", "json"])
+                        .map(|n| format!(" (did you mean {n}?)"))
+                        .unwrap_or_default();
                     return Err(format!(
-                        "Invalid explanation format '{other}', pass one of 'text' or 'json'"
-                    ))
+                        "Invalid explanation format '{other}'{near}, pass one of 'text' or 'json'"
+                    ));
                 }
             };
         }
@@ -515,12 +651,52 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::JobDelay => o.job_delay = double("job delay", text)?,
         Opt::DryRun => o.dry_run = switch()?,
         Opt::Root => o.root = text.to_owned(),
+        Opt::Shadow => o.htools_shadow = switch()?,
+        Opt::Reference => o.shadow.reference = nonempty("reference allocator", text)?,
+        Opt::ShadowHailstone => o.shadow.hailstone = Some(nonempty("hailstone allocator", text)?),
+        Opt::Primary => {
+            o.shadow.primary = match text {
+                "hail" | "reference" => Primary::Reference,
+                "hailstone" => Primary::Hailstone,
+                other => {
+                    let near = suggest::nearest(other, ["hail", "hailstone"])
+                        .map(|n| format!(" (did you mean {n}?)"))
+                        .unwrap_or_default();
+                    return Err(format!(
+                        "'{other}' is not an allocator{near}; pass 'hail' (the reference) or 'hailstone'"
+                    ));
+                }
+            };
+        }
+        Opt::RecordDir => o.shadow.record_dir = nonempty("record folder", text)?,
+        Opt::ShadowTimeout => {
+            o.shadow.timeout = match text.parse::<f64>() {
+                Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => v,
+                _ => {
+                    return Err(format!(
+                        "'{text}' is not a time limit: give seconds, more than 0 and at most 86400"
+                    ))
+                }
+            };
+        }
+        Opt::Keep => {
+            o.shadow.keep = text.parse::<usize>().map_err(|_| {
+                format!("'{text}' is not a number of records to keep (0 keeps them all)")
+            })?;
+        }
+        Opt::KeepSize => o.shadow.keep_size = size(text)?,
+        Opt::ShadowConfig => o.shadow.config = Some(nonempty("settings file", text)?),
         Opt::Priority => {
             o.priority = match text {
                 "low" => 10,
                 "normal" => 0,
                 "high" => -10,
-                _ => return Err(format!("Unknown priority '{text}'")),
+                // hbal's words, then the valid values.
+                _ => {
+                    return Err(format!(
+                        "Unknown priority '{text}'\nthe priorities are low, normal or high"
+                    ))
+                }
             };
         }
         Opt::Version => o.show_version = true,

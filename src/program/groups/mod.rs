@@ -100,6 +100,11 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
             .collect(),
         None => Vec::new(),
     };
+    // And their health, for the page's summary.
+    let health_before: Vec<groups::Health> = match o.report {
+        Some(_) => groups::all_health(&state, node_groups.len()),
+        None => Vec::new(),
+    };
     let opts = AllocOptions {
         soft: o.algorithm.soft,
         // Health is the seed's: per-node N+1, which every placement keeps
@@ -122,14 +127,14 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
     let (plan, detail) = match invocation.operation {
         Operation::Check => {
             let health = groups::all_health(&state, node_groups.len());
-            out.write_all(report::check_text(&ctx, &state, &health).as_bytes())?;
+            out.write_all(report::check_text(&ctx, &health).as_bytes())?;
             (None, report::Detail::Check(health))
         }
         Operation::Repair => {
-            let health = groups::all_health(&state, node_groups.len());
-            out.write_all(report::check_text(&ctx, &state, &health).as_bytes())?;
             let repair = groups::repair(&node_groups, &mut state, &opts, only)
                 .map_err(|c| stop(format!("Error: {}\n", c.0)))?;
+            // The health before the repair, as the repair judged it.
+            out.write_all(report::check_text(&ctx, &repair.health).as_bytes())?;
             out.write_all(report::repair_text(&ctx, &repair).as_bytes())?;
             let relocations: Vec<&Relocation> = repair
                 .repairs
@@ -170,6 +175,18 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         }
         _ => false,
     };
+    // Findings (exit status 3): a group not healthy (check), a group the
+    // repair asked for left unhealthy, no group to empty (compress
+    // --evacuate).
+    let findings = match &detail {
+        report::Detail::Check(_) => unhealthy,
+        report::Detail::Repair(_) => groups::all_health(&state, node_groups.len())
+            .iter()
+            .enumerate()
+            .any(|(g, h)| only.is_none_or(|o| o == g) && h.status() != groups::Status::Healthy),
+        report::Detail::Compress(c) => o.evacuate && c.chosen.is_none(),
+        _ => false,
+    };
     let said = String::from_utf8_lossy(tee.copy.as_deref().unwrap_or_default()).into_owned();
     let out: &mut dyn Write = tee.out;
     if let Some(plan) = &plan {
@@ -188,8 +205,8 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         }
     }
     if let Some(to) = &o.explain {
-        let text = report::explain(&ctx, &state, &detail, o.explain_format);
-        exit::write_explanation(PROGRAM, to, &text, err)?;
+        let text = report::explain(&ctx, &detail, o.explain_format);
+        exit::write_explanation(to, &text, err)?;
     }
     out.flush()?;
     let page = o.report.as_ref().map(|path| {
@@ -198,6 +215,7 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
             cluster: &cluster,
             state: &state,
             scores_before: &scores_before,
+            health_before: &health_before,
             said: &said,
             healthy: matches!(detail, report::Detail::Check(_)).then_some(!unhealthy),
             plan: plan.as_ref(),
@@ -220,17 +238,17 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
             o.load.ganeti,
             invocation.operation.name(),
             !unhealthy,
-            report::explain_json(&ctx, &state, &detail),
+            report::explain_json(&ctx, &detail),
             &sets,
         );
         stdout.write_all(document.line().as_bytes())?;
         stdout.flush()?;
     }
     if let Some((path, page)) = page {
-        exit::write_file(PROGRAM, path, &page)?;
+        exit::write_own_file("report", path, &page)?;
     }
-    if unhealthy {
-        return Err(stop(String::new()));
+    if findings {
+        return Err(exit::findings());
     }
     Ok(())
 }
@@ -262,6 +280,8 @@ struct Run<'a> {
     /// The cluster after the plan (as read, without one).
     state: &'a State,
     scores_before: &'a [f64],
+    /// The health of the groups with nodes before the plan, in order.
+    health_before: &'a [groups::Health],
     said: &'a str,
     healthy: Option<bool>,
     plan: Option<&'a Plan>,
@@ -291,12 +311,27 @@ fn write_page(r: &Run<'_>) -> String {
                 .instances()
                 .filter(|i| group_of(i.p_node) == Some(g))
                 .count();
+            let health = |h: &groups::Health| crate::write::report::groups::Health {
+                status: h.status().name(),
+                n1_failing: h.n1_failing.len(),
+                offline_hosts: h.offline_hosts.len(),
+            };
+            let health_before = r
+                .health_before
+                .iter()
+                .find(|h| h.group == g)
+                .map(health)
+                .unwrap_or_default();
             crate::write::report::groups::GroupView {
                 name: &cluster.groups[g].name,
                 before,
                 after: r.plan.map(|_| after),
                 instances: (instances_before, instances_after),
                 scores: (r.scores_before[g], r.state.group_score_with(g, &[])),
+                health: (
+                    health_before,
+                    r.plan.map(|_| health(&groups::health(r.state, g))),
+                ),
             }
         })
         .collect();
@@ -391,6 +426,7 @@ fn balance_worst(
                 score: state.group_score_with(g, &[]),
                 optimal: optimal_score(&nodes),
                 verdict: None,
+                stopped: None,
             }
         })
         .collect();
@@ -454,11 +490,21 @@ fn balance_worst(
             lines.push(line);
             jobs.push(job);
         });
+        let fin = steps.last().map_or(entry.score, |p| p.score);
+        if o.explain.is_some() {
+            entry.stopped = Some(crate::explain::stopped::Stopped::new(
+                &local,
+                &cluster.tags,
+                &movable,
+                &options,
+                fin,
+                steps.len(),
+            ));
+        }
         if steps.is_empty() {
             entry.verdict = Some(report::Verdict::NoMove);
             continue;
         }
-        let fin = steps.last().map_or(entry.score, |p| p.score);
         entry.verdict = Some(report::Verdict::Balanced {
             steps: steps.len(),
             fin,

@@ -2,17 +2,20 @@
 //! `compress` or `balance`) and its options (the options themselves are
 //! [`crate::program::cli`]'s).
 //!
-//! After Ganeti's checks ([`cli::parse`]) comes the operation (exit 1 when
-//! missing, unknown or followed by other arguments) and the options that
-//! apply to some operations only.
+//! After Ganeti's checks ([`cli::parse`]) comes the operation and the
+//! options that apply to some operations only: a usage error (exit 2,
+//! with the nearest operation to a misspelt one) when the operation is
+//! missing, unknown or followed by other arguments, or an option does not
+//! apply to it.
 
 use std::ffi::OsString;
 
-use crate::program::cli::getopt::error_exit;
+use crate::program::cli::getopt::usage_error;
+use crate::program::cli::suggest;
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{self, take, take_as, Opt, Program};
-use crate::write::manual::Manual;
+use crate::program::cli::{self, take_own, take_own_as, Opt, Program};
+use crate::write::manual::{ExitStatus, Manual};
 
 /// The program's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -20,40 +23,40 @@ pub const COMMAND_LINE: Program = Program {
     original: "the htools of Ganeti",
     synopsis: "check|repair|compress|balance [OPTION...]",
     options: &[
-        take(Opt::TextData),
-        take(Opt::IallocSrc),
-        take(Opt::Master),
-        take(Opt::Luxi),
-        take(Opt::StaticKvmNodeMemory),
-        take_as(Opt::Group, "the node group to repair or balance (name or UUID)"),
-        take(Opt::Evacuate),
-        take(Opt::PrintCommands),
-        take_as(
+        take_own(Opt::TextData),
+        take_own(Opt::IallocSrc),
+        take_own(Opt::Master),
+        take_own(Opt::Luxi),
+        take_own(Opt::StaticKvmNodeMemory),
+        take_own_as(Opt::Group, "the node group to repair or balance (name or UUID)"),
+        take_own(Opt::Evacuate),
+        take_own(Opt::PrintCommands),
+        take_own_as(
             Opt::Save,
             "Save cluster state before (FILE.original) and after the plan (FILE.repaired, FILE.compressed, FILE.balanced)",
         ),
-        take_as(
+        take_own_as(
             Opt::IgnoreSoftErrors,
             "ignore soft errors (policy violations other than the disk template) when balancing",
         ),
-        take_as(
+        take_own_as(
             Opt::MinScore,
             "balance: a group within EPSILON of its optimal score is balanced enough",
         ),
-        take_as(
+        take_own_as(
             Opt::Explain,
             "explain the plan (group health, each instance's search), on stderr or in the file PATH",
         ),
-        take(Opt::ExplainFormat),
-        take_as(
+        take_own(Opt::ExplainFormat),
+        take_own_as(
             Opt::Report,
             "also write the operation as a self-contained HTML page to FILE: its report, each group's nodes, instances and score before and after the plan, the moves, each node's memory, disk, vCPUs and spindles (the normal output is unchanged)",
         ),
-        take(Opt::Version),
-        take(Opt::Help),
-        take(Opt::HelpCompletion),
-        take(Opt::GanetiVersion),
-        take(Opt::Json),
+        take_own(Opt::Version),
+        take_own(Opt::Help),
+        take_own(Opt::HelpCompletion),
+        take_own(Opt::GanetiVersion),
+        take_own(Opt::Json),
     ],
     arguments: "choices=check,repair,compress,balance 1 1\n",
     flag_values: true,
@@ -61,19 +64,21 @@ pub const COMMAND_LINE: Program = Program {
         summary: "check, repair, compress and balance a Ganeti cluster across node groups",
         description: &[
             "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m), or an iallocator request (-I), and runs one operation:",
-            "check: each node group's health (healthy; weakly unhealthy: online nodes fail N+1; unhealthy: offline nodes host instances) and which groups share storage; exits with status 1 when a group is not healthy.",
+            "check: each node group's health (healthy; weakly unhealthy: online nodes fail N+1, or a split instance: its primary node in the group, its secondary node in another group; unhealthy: offline nodes host instances) and which groups share storage; exits with status 3 when a group is not healthy.",
+            "check judges a group by what moving instances between groups repairs, so its verdict may differ from hailstone-check's, which is hcheck 3.0.2's: both count the nodes failing N+1 and the instances on offline nodes alike, but hailstone-check also finds that the cluster needs rebalancing for an offline node that hosts nothing (hcheck counts the offline nodes), for primaries sharing an exclusion tag and for a node its global N+1 check cannot evacuate (problems hcheck leaves to a rebalancing within the group: hailstone-balance); and it refuses a cluster with a split instance (hcheck dies on one with its capacity checks on, and passes it over without them), which check reports.",
             "repair: moves the instances that make groups unhealthy into healthy groups sharing their storage; a group alone in its storage is named with what repairs it within itself (hailstone-balance -G GROUP --evac-mode).",
             "compress: which groups could be emptied into the others; with --evacuate, the plan that empties the one freeing the most.",
             "balance: every group's score, and the worst group that can improve balanced as hailstone-balance would (-G chooses the group).",
             "-C prints the plan's gnt-instance commands; -S FILE saves the cluster before (FILE.original) and after the plan (FILE.repaired, FILE.compressed, FILE.balanced) for hailstone-check -t. --json prints one JSON document instead of the text.",
         ],
         exit_status: &[
-            (0, "the report or plan was printed; for check, every group is healthy"),
-            (1, "check found a group that is not healthy (the report is on stdout); or bad input or a cluster that cannot be read (an error on stderr, nothing on stdout)"),
-            (2, "the command line is wrong: the error and this help on stderr"),
+            (ExitStatus::Done, "the report or plan was printed; for check, every group is healthy; for repair, every unhealthy group was repaired; for compress --evacuate, a group can be emptied"),
+            (ExitStatus::Failed, "bad input, a cluster that cannot be read or a file that cannot be written (an error on stderr, nothing on stdout)"),
+            (ExitStatus::Usage, "no operation or an unknown one, an option the operation does not take, an unknown or ambiguous option, a missing or bad value"),
+            (ExitStatus::Findings, "check found a group that is not healthy, repair left a group unhealthy, or compress --evacuate found no group that can be emptied (the report is on stdout)"),
         ],
         examples: &[
-            ("hailstone-groups check -L", "the health of every group (exit status 1 when one is not healthy: for cron and monitoring)"),
+            ("hailstone-groups check -L", "the health of every group (exit status 3 when one is not healthy, 1 when the cluster cannot be read: for cron and monitoring)"),
             ("hailstone-groups repair -L -C", "plan moving instances out of unhealthy groups, with the commands"),
             ("hailstone-groups compress -t cluster.data --evacuate -S after", "plan emptying a group, the cluster after it in after.compressed"),
         ],
@@ -96,6 +101,17 @@ pub enum Operation {
 }
 
 impl Operation {
+    /// Every operation, in the order the help names them.
+    pub const ALL: [Operation; 4] = [
+        Operation::Check,
+        Operation::Repair,
+        Operation::Compress,
+        Operation::Balance,
+    ];
+
+    /// The operations for a sentence.
+    const LIST: &'static str = "check, repair, compress or balance";
+
     /// The operation's word on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -130,36 +146,45 @@ pub fn parse(args: &[OsString]) -> Result<Invocation, Exit> {
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
+    let usage = |message: String| Err(usage_error(PROGRAM, &message));
     let operation = match words.as_slice() {
-        [one] => match one.as_str() {
-            "check" => Operation::Check,
-            "repair" => Operation::Repair,
-            "compress" => Operation::Compress,
-            "balance" => Operation::Balance,
-            other => {
-                return Err(error_exit(&format!(
-                    "Unknown operation '{other}': use check, repair, compress or balance."
-                )))
+        [one] => match Operation::ALL.iter().find(|op| op.name() == one) {
+            Some(op) => *op,
+            None => {
+                let near = suggest::nearest(one, Operation::ALL.map(Operation::name))
+                    .map(|w| format!(" (did you mean {w}?)"))
+                    .unwrap_or_default();
+                return usage(format!(
+                    "unknown operation '{one}'{near}; the operations are {}",
+                    Operation::LIST
+                ));
             }
         },
         [] => {
-            return Err(error_exit(
-                "No operation given: use check, repair, compress or balance.",
+            return usage(format!(
+                "no operation given; the operations are {}",
+                Operation::LIST
             ))
         }
-        _ => {
-            return Err(error_exit(
-                "Exactly one operation is taken: check, repair, compress or balance.",
-            ))
+        [_, rest @ ..] => {
+            return usage(format!(
+            "one operation is taken, then options; '{}' is not an option (the operations are {})",
+            rest[0],
+            Operation::LIST
+        ))
         }
     };
     if options.group.is_some() && !matches!(operation, Operation::Repair | Operation::Balance) {
-        return Err(error_exit(
-            "-G/--group chooses the group to repair or balance; it does not apply to check or compress.",
+        return usage(format!(
+            "-G/--group chooses the group to repair or balance; {} does not take it",
+            operation.name()
         ));
     }
     if options.evacuate && operation != Operation::Compress {
-        return Err(error_exit("--evacuate applies to compress only."));
+        return usage(format!(
+            "--evacuate applies to compress only; {} does not take it",
+            operation.name()
+        ));
     }
     Ok(Invocation { operation, options })
 }
@@ -207,11 +232,23 @@ mod tests {
             &["check", "-G", "g"],
             &["repair", "--evacuate"],
         ] {
-            let Err(Exit::Stderr { code, .. }) = run(bad) else {
+            let Err(Exit::Stderr { code, message }) = run(bad) else {
                 panic!("{bad:?} accepted")
             };
-            assert_eq!(code, 1, "{bad:?}");
+            assert_eq!(code, 2, "{bad:?}");
+            assert!(
+                message.ends_with("\nsee hailstone-groups --help\n"),
+                "{message}"
+            );
+            assert_eq!(message.lines().count(), 2, "{message}");
         }
+        let Err(Exit::Stderr { message, .. }) = run(&["chek", "-t", "f"]) else {
+            panic!("chek accepted")
+        };
+        assert_eq!(
+            message,
+            "Error: unknown operation 'chek' (did you mean check?); the operations are check, repair, compress or balance\nsee hailstone-groups --help\n"
+        );
         let Err(Exit::Stderr { code, .. }) = run(&["check", "--bogus"]) else {
             panic!("expected a GetOpt error")
         };

@@ -2,7 +2,7 @@
 //!
 //! [`options`] reads the command line; [`run`] is the whole request
 //! pipeline without IO: bytes in, the answer line (or the reason there is
-//! none) out, with what goes to stderr collected on the side; [`dispatch`]
+//! none) out, with what goes to stderr collected on the side; [`request::run`]
 //! runs a loaded request by its type. `main.rs` wraps it with file
 //! reading, printing and exit codes; the fuzz targets and tests call it
 //! directly.

@@ -13,10 +13,12 @@ use std::ffi::OsString;
 pub use crate::explain::Format as ExplainFormat;
 pub use crate::model::types::SoftChecks;
 use crate::program::cli::getopt::error_exit;
-pub use crate::program::cli::{self, take, take_as, Exit, ExplainTo, Opt, Options, Program};
+pub use crate::program::cli::{
+    self, take, take_as, take_own, Exit, ExplainTo, Opt, Options, Program,
+};
 pub use crate::read::loader::{GanetiVersion, LoadOptions};
 pub use crate::search::AlgorithmOptions;
-use crate::write::manual::Manual;
+use crate::write::manual::{ExitStatus, Manual};
 pub use crate::write::nodes::PrintNodes;
 
 /// The iallocator's command line.
@@ -34,18 +36,21 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Simulate),
         take(Opt::Verbose),
         take(Opt::IgnoreDynu),
-        take(Opt::IgnoreSoftErrors),
+        take_as(
+            Opt::IgnoreSoftErrors,
+            "ignore soft policy violations (every instance-policy limit but the disk template) when placing instances",
+        ),
         take(Opt::NoCapacityChecks),
         take(Opt::RestrictAllocationTo),
         take(Opt::Mond),
         take(Opt::MondXen),
         take(Opt::StaticKvmNodeMemory),
-        take(Opt::GanetiVersion),
-        take(Opt::N1Rule),
-        take(Opt::Explain),
-        take(Opt::ExplainFormat),
-        take(Opt::ExplainKeep),
-        take(Opt::InterGroupEvacuation),
+        take_own(Opt::GanetiVersion),
+        take_own(Opt::N1Rule),
+        take_own(Opt::Explain),
+        take_own(Opt::ExplainFormat),
+        take_own(Opt::ExplainKeep),
+        take_own(Opt::InterGroupEvacuation),
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
@@ -60,9 +65,9 @@ pub const COMMAND_LINE: Program = Program {
             "-t FILE answers on the cluster of a data file instead of the request's, --simulate on empty node groups; -p prints the node table before and after on stderr, -S FILE saves the cluster before and after (FILE.pre-ialloc, FILE.post-ialloc). --explain[=PATH] says why each group, node and pair was refused or chosen, and what would change the answer.",
         ],
         exit_status: &[
-            (0, "an answer was printed (a success, or Ganeti's \"success\": false saying why nothing fits)"),
-            (1, "the request, a data file or an option value is wrong: an error on stderr naming where, nothing on stdout"),
-            (2, "the command line is wrong (an unknown option, a missing value): the error and this help on stderr"),
+            (ExitStatus::Done, "an answer was printed (a success, or Ganeti's \"success\": false saying why nothing fits)"),
+            (ExitStatus::Failed, "the request or a data file is wrong (the error names where, nothing on stdout) or a -S file cannot be written; also, as hail exits, no input file or more than one, or a bad value of one of hail's options (a bad value of an option only hailstone has is a usage error)"),
+            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --explain-format, --explain-keep, --ganeti-version or --n1-rule"),
         ],
         examples: &[
             ("hailstone request.json", "answer a request as Ganeti asks it"),
@@ -118,10 +123,10 @@ mod tests {
     const TABLE: &str = "  -p[FIELDS]  --print-nodes[=FIELDS]             print the node table before and after, on stderr (FIELDS: the columns, comma-separated; +FIELD,... adds to the default ones)
   -S FILE     --save=FILE                        save the cluster before (FILE.pre-ialloc) and after the answer (FILE.post-ialloc) as data files
   -t FILE     --text-data=FILE                   the cluster data FILE
-              --simulate=SPEC                    simulate an empty cluster, given as 'alloc_policy,num_nodes,disk,ram,cpu'
+              --simulate=SPEC                    simulate an empty node group of identical nodes, given as 'policy,nodes,disk,memory,cpus[,spindles[,exclusive_storage]]' (policy p, a or u: preferred, last_resort, unallocable; sizes in MiB or with a unit: m, g, t binary, M, G, T decimal; exclusive_storage True or False); repeat it for more groups
   -v          --verbose                          increase the verbosity level
               --ignore-dynu                      Ignore any dynamic utilisation information
-              --ignore-soft-errors               Ignore any soft restrictions in balancing
+              --ignore-soft-errors               ignore soft policy violations (every instance-policy limit but the disk template) when placing instances
               --no-capacity-checks               disable capacity checks (like global N+1 redundancy)
               --restrict-allocation-to=NODE,...  Restrict allocations to the given set of nodes
               --mond[=CHOICE]                    pass either 'yes' or 'no' to query all monDs
@@ -172,7 +177,10 @@ mod tests {
     }
 
     fn command_line_error(errors: &str) -> (u8, String) {
-        (2, format!("Command line error: {errors}\n{}", usage()))
+        (
+            2,
+            format!("Command line error: {errors}see hailstone --help\n"),
+        )
     }
 
     fn value_error(msg: &str) -> (u8, String) {
@@ -241,7 +249,7 @@ file 1 1
             command_line_error(
                 "option `--ign' is ambiguous; could be one of:
     --ignore-dynu         Ignore any dynamic utilisation information
-    --ignore-soft-errors  Ignore any soft restrictions in balancing
+    --ignore-soft-errors  ignore soft policy violations (every instance-policy limit but the disk template) when placing instances
 "
             )
         );
@@ -280,7 +288,7 @@ file 1 1
             command_line_error(
                 "option `--ign' is ambiguous; could be one of:
     --ignore-dynu         Ignore any dynamic utilisation information
-    --ignore-soft-errors  Ignore any soft restrictions in balancing
+    --ignore-soft-errors  ignore soft policy violations (every instance-policy limit but the disk template) when placing instances
 option `--save' requires an argument FILE
 unrecognized option `-x'
 unrecognized option `-y'
@@ -365,9 +373,13 @@ unrecognized option `-y'
             fail(&["--static-kvm-node-memory=x", "--help"]),
             value_error("static node memory: cannot parse string 'x'")
         );
+        // An option only hailstone has: a usage error.
         assert_eq!(
             fail(&["--n1-rule=3.2", "x"]),
-            value_error("Invalid Ganeti version '3.2', pass one of '3.0' or '3.1'")
+            (
+                2,
+                "Error: option --n1-rule: Invalid Ganeti version '3.2', pass one of '3.0' or '3.1'\nsee hailstone --help\n".to_owned()
+            )
         );
     }
 
@@ -558,11 +570,11 @@ unrecognized option `-y'
             result.err(),
             Some(Exit::Stderr {
                 code: 2,
-                message: format!(
-                    "Command line error: unrecognized option `-\u{FFFD}'\n\
-                     unrecognized option `--sa\u{FFFD}ve=1'\n\n{}",
-                    usage()
-                )
+                message: "Command line error: unrecognized option `-\u{FFFD}'\n\
+                          unrecognized option `--sa\u{FFFD}ve=1'\n\
+                          --sa\u{FFFD}ve: did you mean --save?\n\
+                          see hailstone --help\n"
+                    .to_owned()
             })
         );
     }

@@ -11,6 +11,14 @@
 //! * `disable` — the links removed and the originals put back;
 //! * `status` — what each name runs.
 //!
+//! `enable --shadow` keeps the originals answering: hbal, hsqueeze,
+//! hspace, hcheck, hinfo and hroller become links to `hailstone-shadow`,
+//! which runs the original exactly as called and hailstone's program
+//! beside it, recording where they differ
+//! (`crate::program::shadow::planners`); harep and hscan stay the
+//! originals. `enable` without it, or `disable`, switches from the shadow
+//! mode as from the originals.
+//!
 //! `--root=DIR` does it in a copy of the file system (its own dpkg
 //! database), for trying it out and for the tests.
 
@@ -41,6 +49,39 @@ pub const NAMES: [(&str, &str); 8] = [
 
 /// Where the package installs this binary (what the links point to).
 const INSTALLED: &str = "/usr/bin/hailstone-htools";
+
+/// Where the package installs `hailstone-shadow` (what the links of the
+/// shadow mode point to).
+const SHADOW_INSTALLED: &str = "/usr/lib/ganeti/iallocators/hailstone-shadow";
+
+/// What the two modes link to.
+struct Targets {
+    /// hailstone's programs.
+    ours: PathBuf,
+    /// The originals with hailstone's programs in the shadow.
+    shadow: PathBuf,
+}
+
+impl Targets {
+    fn of(root: &str) -> Result<Targets, Stop> {
+        if root == "/" {
+            return Ok(Targets {
+                ours: PathBuf::from(INSTALLED),
+                shadow: PathBuf::from(SHADOW_INSTALLED),
+            });
+        }
+        // In a copy, the links run this very binary, or hailstone-shadow
+        // beside it.
+        let exe = std::env::current_exe().map_err(|e| stop(format!("Error: {PROGRAM}: {e}\n")))?;
+        let shadow = exe.with_file_name("hailstone-shadow");
+        Ok(Targets { ours: exe, shadow })
+    }
+
+    /// Whether `link` points to one of them.
+    fn is_ours(&self, link: &Path) -> bool {
+        std::fs::read_link(link).is_ok_and(|t| t == self.ours || t == self.shadow)
+    }
+}
 
 fn program_of(name: &str) -> Option<Main> {
     use crate::program as p;
@@ -73,28 +114,38 @@ pub fn main(argv0: &OsStr, args: &[OsString], out: &mut dyn Write, err: &mut dyn
 fn run(i: &Invocation, out: &mut dyn Write, _err: &mut dyn Write) -> Result<(), Stop> {
     let root = PathBuf::from(&i.options.root);
     let bin = root.join("usr/bin");
-    let target = if i.options.root == "/" {
-        PathBuf::from(INSTALLED)
-    } else {
-        // In a copy, the links run this very binary.
-        std::env::current_exe().map_err(|e| stop(format!("Error: {PROGRAM}: {e}\n")))?
+    let targets = Targets::of(&i.options.root)?;
+    let shadowed = |name: &str| {
+        crate::program::shadow::planners::WRAPPED
+            .iter()
+            .any(|(w, _)| *w == name)
     };
     match i.operation {
         Operation::Status => {
             for (name, ours) in NAMES {
-                writeln!(out, "{name}: {}", describe(&bin.join(name), &target, ours))?;
+                writeln!(out, "{name}: {}", describe(&bin.join(name), &targets, ours))?;
+            }
+        }
+        Operation::Enable if i.options.htools_shadow => {
+            for (name, ours) in NAMES {
+                if shadowed(name) {
+                    enable(&root, &bin, name, &targets.shadow, &targets)?;
+                } else {
+                    disable(&root, &bin, name, &targets)?;
+                }
+                writeln!(out, "{name}: {}", describe(&bin.join(name), &targets, ours))?;
             }
         }
         Operation::Enable => {
             for (name, ours) in NAMES {
-                enable(&root, &bin, name, &target)?;
+                enable(&root, &bin, name, &targets.ours, &targets)?;
                 writeln!(out, "{name}: {ours}")?;
             }
         }
         Operation::Disable => {
             for (name, _) in NAMES {
-                disable(&root, &bin, name, &target)?;
-                writeln!(out, "{name}: {}", describe(&bin.join(name), &target, ""))?;
+                disable(&root, &bin, name, &targets)?;
+                writeln!(out, "{name}: {}", describe(&bin.join(name), &targets, ""))?;
             }
         }
     }
@@ -102,9 +153,10 @@ fn run(i: &Invocation, out: &mut dyn Write, _err: &mut dyn Write) -> Result<(), 
 }
 
 /// What `path` runs now.
-fn describe(path: &Path, target: &Path, ours: &str) -> String {
+fn describe(path: &Path, targets: &Targets, ours: &str) -> String {
     match std::fs::read_link(path) {
-        Ok(t) if t == target => ours.to_owned(),
+        Ok(t) if t == targets.ours => ours.to_owned(),
+        Ok(t) if t == targets.shadow => format!("the original, {ours} in the shadow"),
         Ok(t) => format!("the original ({})", t.display()),
         Err(_) if path.exists() => "the original".to_owned(),
         Err(_) => "not installed".to_owned(),
@@ -139,14 +191,26 @@ fn divert(root: &Path, add: bool, name: &str) -> Result<(), Stop> {
     }
 }
 
-/// `name` runs hailstone: the original diverted aside, the link made
-/// (nothing changes when it already runs hailstone).
-fn enable(root: &Path, bin: &Path, name: &str, target: &Path) -> Result<(), Stop> {
+/// `name` runs `target` (hailstone's program, or the shadow wrapper):
+/// the original diverted aside, the link made (nothing changes when it
+/// already runs `target`; a link to the other mode is replaced).
+fn enable(
+    root: &Path,
+    bin: &Path,
+    name: &str,
+    target: &Path,
+    targets: &Targets,
+) -> Result<(), Stop> {
     let path = bin.join(name);
     if std::fs::read_link(&path).is_ok_and(|t| t == target) {
         return Ok(());
     }
-    divert(root, true, name)?;
+    if targets.is_ours(&path) {
+        std::fs::remove_file(&path)
+            .map_err(|e| stop(format!("Error: {PROGRAM}: {}: {e}\n", path.display())))?;
+    } else {
+        divert(root, true, name)?;
+    }
     if std::fs::symlink_metadata(&path).is_ok() {
         return Err(stop(format!(
             "Error: {PROGRAM}: {} is still there after dpkg-divert: not replaced\n",
@@ -157,11 +221,11 @@ fn enable(root: &Path, bin: &Path, name: &str, target: &Path) -> Result<(), Stop
         .map_err(|e| stop(format!("Error: {PROGRAM}: {}: {e}\n", path.display())))
 }
 
-/// `name` runs the original again: our link removed, the diversion
-/// undone (nothing changes when it is not ours).
-fn disable(root: &Path, bin: &Path, name: &str, target: &Path) -> Result<(), Stop> {
+/// `name` runs the original again: our link (of either mode) removed,
+/// the diversion undone (nothing changes when it is not ours).
+fn disable(root: &Path, bin: &Path, name: &str, targets: &Targets) -> Result<(), Stop> {
     let path = bin.join(name);
-    if std::fs::read_link(&path).is_ok_and(|t| t == target) {
+    if targets.is_ours(&path) {
         std::fs::remove_file(&path)
             .map_err(|e| stop(format!("Error: {PROGRAM}: {}: {e}\n", path.display())))?;
     } else if std::fs::symlink_metadata(&path).is_ok() {

@@ -22,6 +22,7 @@ use crate::search::balance::group::{check_group, split_instances};
 use crate::search::state::State;
 use crate::write::balance as balance_texts;
 use crate::write::info::{self as texts, GroupRow};
+use crate::write::json::Json;
 use crate::write::nodes::{print_nodes, PrintNodes};
 use crate::write::notes;
 use options::{Options, PROGRAM};
@@ -39,6 +40,11 @@ pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
+    exit::text_or_document(PROGRAM, o, out, err, |out, err| summary(o, out, err))
+}
+
+/// The run: its text on `out`, its `--json` document returned.
+fn summary(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Json, Stop> {
     let (mut cluster, _) = load(PROGRAM, o, err)?;
     writeln!(
         out,
@@ -112,6 +118,25 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let score = state.score_with(&[]);
     out.write_all(texts::coefficients(&components, score).as_bytes())?;
     out.flush()?;
+    let uuids: Vec<(GroupRow<'_>, &str)> = rows
+        .iter()
+        .zip(&with_nodes)
+        .map(|(r, &g)| (r.clone(), cluster.groups[g].uuid.as_str()))
+        .collect();
+    let document = texts::document(
+        PROGRAM,
+        o.load.ganeti,
+        &texts::Summary {
+            tags: &cluster.cluster_tags,
+            nodes: cluster.nodes.len(),
+            instances: cluster.instances.len(),
+            groups: cluster.groups.len(),
+            split: &split,
+            rows: &uuids,
+            components: &components,
+            score,
+        },
+    );
     if let Some(path) = &o.report {
         let groups = rows
             .into_iter()
@@ -129,7 +154,7 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             score,
             components: &components,
         });
-        exit::write_file(PROGRAM, path, &page)?;
+        exit::write_own_file("report", path, &page)?;
     }
-    Ok(())
+    Ok(document)
 }

@@ -4,8 +4,8 @@
 
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{take, take_as, Opt, Program};
-use crate::write::manual::Manual;
+use crate::program::cli::{take, take_as, take_own, take_own_as, Opt, Program};
+use crate::write::manual::{ExitStatus, Manual};
 
 /// hinfo's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -32,11 +32,12 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
-        take_as(
+        take_own_as(
             Opt::Report,
             "also write the summary as a self-contained HTML page to FILE: each group's nodes, instances, N+1 failures and score, each node's memory, disk, vCPUs and spindles, the score's components (the normal output is unchanged)",
         ),
-        take(Opt::GanetiVersion),
+        take_own(Opt::GanetiVersion),
+        take_own(Opt::Json),
     ],
     arguments: "",
     flag_values: false,
@@ -44,11 +45,12 @@ pub const COMMAND_LINE: Program = Program {
         summary: "summarise a Ganeti cluster as hinfo 3.0.2 does",
         description: &[
             "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints its size, the instances split between node groups, the nodes, instances, N+1 failures and score of each group (-v -v), the instance map (--print-instances) and node table (-p) on stderr, and the score of the cluster with its components.",
+            "--json prints one JSON document instead of the text, with the same figures (docs/json.md).",
         ],
         exit_status: &[
-            (0, "the summary was printed"),
-            (1, "bad input or a cluster that cannot be read: an error on stderr"),
-            (2, "the command line is wrong: the error and this help on stderr"),
+            (ExitStatus::Done, "the summary was printed"),
+            (ExitStatus::Failed, "bad input, a cluster that cannot be read or a file that cannot be written; also, as hinfo exits, arguments given to it or a bad value of one of hinfo's options (a bad value of an option only hailstone has is a usage error)"),
+            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --ganeti-version"),
         ],
         examples: &[
             ("hailstone-info -L -v -v", "the local cluster and each group's figures"),
@@ -66,12 +68,12 @@ mod tests {
     use super::*;
     use std::ffi::OsString;
 
-    /// hinfo 3.0.2's help rows, in its order.
+    /// hinfo 3.0.2's options, in its order, then hailstone's own.
     #[test]
     fn help_rows_are_hinfos() {
         let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
-        assert_eq!(rows.len(), 18);
+        assert_eq!(rows.len(), 19);
         assert_eq!(
             rows[0],
             "  -p[FIELDS]  --print-nodes[=FIELDS]      print the node table on stderr (FIELDS: the columns, comma-separated; +FIELD,... adds to the default ones)"

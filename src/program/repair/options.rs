@@ -5,7 +5,7 @@
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
 use crate::program::cli::{take, Opt, Program};
-use crate::write::manual::Manual;
+use crate::write::manual::{ExitStatus, Manual};
 
 /// harep's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -29,9 +29,9 @@ pub const COMMAND_LINE: Program = Program {
             "Reads the cluster over Luxi (-L) and carries out the auto-repair tags of the instances (ganeti:watcher:autorepair:TYPE on the cluster, a node group or the instance, with ganeti:watcher:autorepair:suspend:[TIME]): the pending repairs whose jobs ended become results, and every drbd or plain instance with an offline node gets, as far as its policy allows, a new secondary (fix-storage), a failover (failover) or its disks recreated and its OS reinstalled (reinstall), recorded in pending and result tags; the new nodes are chosen by the default iallocator of the cluster. --dry-run prints the jobs instead of submitting them; --job-delay waits before each repair so that its tag is set first. Run it from cron on the master, as harep.",
         ],
         exit_status: &[
-            (0, "the repairs were submitted (or printed, with --dry-run)"),
-            (1, "the cluster cannot be read or a job cannot be submitted: an error on stderr"),
-            (2, "the command line is wrong: the error and this help on stderr"),
+            (ExitStatus::Done, "the repairs were submitted (or printed, with --dry-run)"),
+            (ExitStatus::Failed, "the cluster cannot be read or a job cannot be submitted; also, as harep exits, arguments given to it or a bad value of one of harep's options"),
+            (ExitStatus::Usage, "an unknown or ambiguous option or a missing value"),
         ],
         examples: &[
             ("hailstone-repair -L --dry-run", "the repairs the tags ask for, without submitting them"),
@@ -49,7 +49,7 @@ mod tests {
     use super::*;
     use std::ffi::OsString;
 
-    /// harep 3.0.2's help rows, in its order.
+    /// harep 3.0.2's options, in its order (texts that say what each does).
     #[test]
     fn help_rows_are_hareps() {
         let text = COMMAND_LINE.usage();
@@ -58,7 +58,7 @@ mod tests {
             rows,
             [
                 "  -L[SOCKET]  --luxi[=SOCKET]      collect data via Luxi, optionally using the given SOCKET path [/var/run/ganeti/socket/ganeti-query]",
-                "              --job-delay=SECONDS  insert this much delay before the execution of repair jobs to allow the tool to continue processing instances",
+                "              --job-delay=SECONDS  wait this many seconds before each repair job runs, so that the other instances are processed meanwhile [10]",
                 "              --reason=REASON      The reason to pass to the submitted jobs",
                 "              --dry-run            do not execute any commands and just report what would be done",
                 "  -V          --version            show the version of the program",

@@ -20,6 +20,7 @@ use std::io::Write;
 
 use crate::haskell::show::show_string_list;
 use crate::program::balance::load;
+use crate::program::cli::suggest;
 use crate::program::exit::{self, stop, Stop};
 use crate::read::select;
 use crate::search::roll::{self, Clearing, Conf};
@@ -62,9 +63,11 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
         0 if o.roll.force => {
             err.write_all(b"Warning: No master node found (maybe not supported by backend).\n")?;
         }
+        // hroller's words, then what lets the run go on.
         0 => {
             return Err(error(
-                "No master node found (maybe not supported by backend).",
+                "No master node found (maybe not supported by backend).\n\
+                 a data file (-t) names no master, only a live cluster (-L, -m) does: -f (--force) plans the reboots without one",
             ))
         }
         1 => {}
@@ -85,7 +88,16 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
         None => None,
         Some(name) => match cluster.groups.iter().position(|g| g.has_name(name)) {
             Some(g) => Some(g),
-            None => return Err(error("Cannot find target group.")),
+            None => {
+                let names: Vec<&str> = cluster.groups.iter().map(|g| g.name.as_str()).collect();
+                let near = suggest::nearest(name, names.iter().copied())
+                    .map(|n| format!("did you mean {n}? "))
+                    .unwrap_or_default();
+                return Err(error(&format!(
+                    "Cannot find target group.\n{near}-G takes a node group's name or UUID: {}",
+                    names.join(", ")
+                )));
+            }
         },
     };
     let conf = Conf {

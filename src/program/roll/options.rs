@@ -5,8 +5,8 @@
 
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{take, take_as, Opt, Program};
-use crate::write::manual::Manual;
+use crate::program::cli::{take, take_as, take_own, take_own_as, Opt, Program};
+use crate::write::manual::{ExitStatus, Manual};
 
 /// hroller's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -39,13 +39,13 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
-        take(Opt::SharedStorageMovable),
-        take_as(Opt::Exec, "carry out the reboot groups via Luxi, one after the other: evacuate, reboot (see --reboot-command), wait for the nodes, bring the instances back"),
-        take(Opt::RebootCommand),
-        take(Opt::Reason),
-        take(Opt::Priority),
-        take(Opt::GanetiVersion),
-        take(Opt::Json),
+        take_own(Opt::SharedStorageMovable),
+        take_own_as(Opt::Exec, "carry out the reboot groups via Luxi, one after the other: evacuate, reboot (see --reboot-command), wait for the nodes, bring the instances back"),
+        take_own(Opt::RebootCommand),
+        take_own(Opt::Reason),
+        take_own(Opt::Priority),
+        take_own(Opt::GanetiVersion),
+        take_own(Opt::Json),
     ],
     arguments: "",
     flag_values: false,
@@ -56,9 +56,9 @@ pub const COMMAND_LINE: Program = Program {
             "With -L, -X carries the groups out one after the other: evacuates the nodes of their running instances, reboots them with --reboot-command (or waits for the operator), waits until Ganeti reaches them, resynchronises the drbd disks and brings every instance back; it never reboots the master node.",
         ],
         exit_status: &[
-            (0, "the reboot groups were printed, or carried out with -X"),
-            (1, "bad input, groups that cannot be cleared, or with -X a job or reboot that failed (what is left to do is said on stderr)"),
-            (2, "the command line is wrong: the error and this help on stderr"),
+            (ExitStatus::Done, "the reboot groups were printed, or carried out with -X"),
+            (ExitStatus::Failed, "bad input, groups that cannot be cleared, or with -X a job or reboot that failed (what is left to do is said on stderr); also, as hroller exits, arguments given to it or a bad value of one of hroller's options (a bad value of an option only hailstone has is a usage error)"),
+            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --priority or --ganeti-version"),
         ],
         examples: &[
             ("hailstone-roll -L --full-evacuation --print-moves", "the reboot groups of the local cluster, with every instance moved away first"),
@@ -76,7 +76,7 @@ mod tests {
     use super::*;
     use std::ffi::OsString;
 
-    /// hroller 3.0.2's help rows, in its order.
+    /// hroller 3.0.2's options, in its order (texts that say what each does).
     #[test]
     fn help_rows_are_hrollers() {
         let text = COMMAND_LINE.usage();
@@ -84,7 +84,7 @@ mod tests {
         assert_eq!(rows.len(), 29);
         assert_eq!(
             rows[5],
-            "              --offline-maintenance       Schedule offline maintenance, i.e., pretend that all instance are offline."
+            "              --offline-maintenance       plan reboots for offline maintenance: take every instance as shut down, so no instance needs to move"
         );
         assert_eq!(
             rows[16],

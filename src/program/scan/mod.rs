@@ -156,8 +156,9 @@ fn run(
     if all_read {
         Ok(())
     } else {
+        // hscan's status for a cluster that could not be read, kept.
         Err(Stop {
-            code: 2,
+            code: crate::program::ExitStatus::Usage.code(),
             message: String::new(),
             named: false,
         })

@@ -7,8 +7,8 @@ use std::ffi::OsString;
 
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{self, take, take_as, Opt, Program};
-use crate::write::manual::Manual;
+use crate::program::cli::{self, take, take_as, take_own_as, Opt, Program};
+use crate::write::manual::{ExitStatus, Manual};
 
 /// hscan's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -28,7 +28,7 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
-        take_as(
+        take_own_as(
             Opt::GanetiVersion,
             "follow Ganeti VERSION's hscan: 3.0 (3.0.2, default) or 3.1 (3.1.0: a node's initial N+1 state from its unallocated memory; the data file saved as corrected, with --static-kvm-node-memory's memory)",
         ),
@@ -41,9 +41,9 @@ pub const COMMAND_LINE: Program = Program {
             "Reads each cluster named on the command line over RAPI (a host name, an https address, or file://DIRECTORY with the four RAPI replies), or without arguments the local cluster over Luxi (-L, as LOCAL), prints one summary line per cluster (nodes, instances, nodes and instances failing N+1, memory, disk, score; -p adds the node table) and writes each as a Ganeti cluster data file NAME.data in the directory of -d (default the current one), for hailstone-balance -t and the other programs.",
         ],
         exit_status: &[
-            (0, "every cluster was read and saved"),
-            (1, "an option value is wrong, a data file cannot be written, or the Luxi socket cannot be reached: an error on stderr"),
-            (2, "a cluster could not be read (the others are saved), or the command line is wrong"),
+            (ExitStatus::Done, "every cluster was read and saved"),
+            (ExitStatus::Failed, "a data file cannot be written or the Luxi socket cannot be reached; also, as hscan exits, a bad value of one of hscan's options"),
+            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --ganeti-version; also, as hscan exits, a cluster that could not be read (the others are saved)"),
         ],
         examples: &[
             ("hailstone-scan -d /var/tmp/clusters cluster1.example.com", "save cluster1 over RAPI as /var/tmp/clusters/cluster1.example.com.data"),

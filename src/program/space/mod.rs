@@ -150,7 +150,7 @@ fn write_page(o: &Options, counted: Option<Counted>) -> Result<(), Stop> {
         existing: counted.cluster.instances.len(),
         models,
     });
-    exit::write_file(PROGRAM, path, &text)
+    exit::write_own_file("report", path, &text)
 }
 
 /// The count: its text (or keys) on `out`; with `keep`, what the page
@@ -379,7 +379,7 @@ fn count(
     if let Some(to) = &o.explain {
         stops.push(phase_stop("standard", &mut state, &standard, &reasons)?);
         let text = explain::space::render(&stops, o.explain_format);
-        exit::write_explanation(PROGRAM, to, &text, err)?;
+        exit::write_explanation(to, &text, err)?;
     }
     out.flush()?;
     if !keep {

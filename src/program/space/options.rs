@@ -6,8 +6,8 @@
 
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{take, take_as, Opt, Program};
-use crate::write::manual::Manual;
+use crate::program::cli::{take, take_as, take_own, take_own_as, Opt, Program};
+use crate::write::manual::{ExitStatus, Manual};
 
 /// hspace's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -43,18 +43,18 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
-        take(Opt::AllocatorModel),
-        take_as(
+        take_own(Opt::AllocatorModel),
+        take_own_as(
             Opt::Explain,
             "explain what stopped each allocation (the resource or the rule, and the node) on stderr or in the file PATH",
         ),
-        take(Opt::ExplainFormat),
-        take_as(
+        take_own(Opt::ExplainFormat),
+        take_own_as(
             Opt::Report,
             "also write the count as a self-contained HTML page to FILE: how the cluster fills instance after instance, what stopped each phase, each node before and after (with --allocator-model, hspace's count beside it; the normal output is unchanged)",
         ),
-        take(Opt::GanetiVersion),
-        take(Opt::Json),
+        take_own(Opt::GanetiVersion),
+        take_own(Opt::Json),
     ],
     arguments: "",
     flag_values: false,
@@ -65,9 +65,9 @@ pub const COMMAND_LINE: Program = Program {
             "With --allocator-model it counts what the allocator itself (hailstone, as hail) would accept, one instance at a time: its choice of group, the global N+1 check for every disk template and the lost-allocations metric on exclusive storage. --json prints the HTS_ keys as one JSON document.",
         ],
         exit_status: &[
-            (0, "the counts were printed"),
-            (1, "bad input or a cluster that cannot be read: an error on stderr"),
-            (2, "the command line is wrong: the error and this help on stderr"),
+            (ExitStatus::Done, "the counts were printed"),
+            (ExitStatus::Failed, "bad input, a cluster that cannot be read or a file that cannot be written; also, as hspace exits, arguments given to it or a bad value of one of hspace's options (a bad value of an option only hailstone has is a usage error)"),
+            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --explain-format or --ganeti-version"),
         ],
         examples: &[
             ("hailstone-space -L", "how many instances of the policy's sizes still fit on the local cluster"),
@@ -131,7 +131,7 @@ mod tests {
         for (args, message) in [
             (
                 &["--disk-template=foo"][..],
-                "Invalid string value for type DiskTemplate: \"foo\"",
+                "Invalid string value for type DiskTemplate: \"foo\"\nthe disk templates are diskless, file, sharedfile, plain, blockdev, drbd, rbd, ext or gluster",
             ),
             (
                 &["--standard-alloc=1,2"],

@@ -269,7 +269,7 @@ fn plan_text(
             o.target_resources,
             o.explain_format,
         );
-        exit::write_explanation(PROGRAM, to, &text, err)?;
+        exit::write_explanation(to, &text, err)?;
     }
     let report = |decision: &str, nodes: &[usize], trial: Option<&Trial>| {
         let Some(path) = &o.report else {
@@ -291,6 +291,8 @@ fn plan_text(
             || ini_components.clone(),
             |s| metric::components(s.statistics()),
         );
+        let ini_score = loaded.score_with(&[]);
+        let fin_score = state.map_or(ini_score, |s| s.score_with(&[]));
         let node_name = |k: i32| plan::node_name(&names, k);
         let instance_name = |k: usize| cluster.instances[k].name.to_string();
         let page =
@@ -299,6 +301,7 @@ fn plan_text(
                 decision,
                 switched: &full_names(nodes),
                 reserves: (o.minimal_resources, o.target_resources),
+                scores: (ini_score, fin_score),
                 plan: crate::write::report::Plan {
                     tags: &cluster.tags,
                     before: &before,
@@ -309,7 +312,7 @@ fn plan_text(
                     components: (&ini_components, &fin_components),
                 },
             });
-        exit::write_file(PROGRAM, path, &page)
+        exit::write_own_file("report", path, &page)
     };
     let result = match decision {
         Decision::Online {

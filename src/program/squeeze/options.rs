@@ -11,8 +11,8 @@
 
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
-use crate::program::cli::{take, take_as, Opt, Program};
-use crate::write::manual::Manual;
+use crate::program::cli::{take, take_as, take_own, take_own_as, Opt, Program};
+use crate::write::manual::{ExitStatus, Manual};
 
 /// hsqueeze's command line.
 pub const COMMAND_LINE: Program = Program {
@@ -22,7 +22,7 @@ pub const COMMAND_LINE: Program = Program {
     options: &[
         take(Opt::Luxi),
         take(Opt::TextData),
-        take(Opt::IallocSrc),
+        take_own(Opt::IallocSrc),
         take(Opt::Exec),
         take(Opt::MinimalResources),
         take(Opt::TargetResources),
@@ -37,14 +37,14 @@ pub const COMMAND_LINE: Program = Program {
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
-        take_as(
+        take_own_as(
             Opt::Explain,
             "explain why each node is powered off or kept, on stderr or in the file PATH",
         ),
-        take(Opt::ExplainFormat),
-        take(Opt::GanetiVersion),
-        take(Opt::Json),
-        take_as(
+        take_own(Opt::ExplainFormat),
+        take_own(Opt::GanetiVersion),
+        take_own(Opt::Json),
+        take_own_as(
             Opt::Report,
             "also write the plan as a self-contained HTML page to FILE: the nodes to power off or on, each node's memory, disk, vCPUs and spindles before and after, the score's components and the moves (the normal output is unchanged)",
         ),
@@ -58,9 +58,9 @@ pub const COMMAND_LINE: Program = Program {
             "--json prints one JSON document instead of the text: the decision, the nodes and the moves with their commands.",
         ],
         exit_status: &[
-            (0, "the plan was printed (also when there is nothing to do), or carried out with -X"),
-            (1, "bad input, a cluster that cannot be read, or with -X a job that failed: an error on stderr, and with --json nothing on stdout"),
-            (2, "the command line is wrong: the error and this help on stderr"),
+            (ExitStatus::Done, "the plan was printed (also when there is nothing to do), or carried out with -X"),
+            (ExitStatus::Failed, "bad input, a cluster that cannot be read, a file that cannot be written, or with -X a job that failed; with --json nothing on stdout; also, as hsqueeze exits, arguments given to it or a bad value of one of hsqueeze's options (a bad value of an option only hailstone has is a usage error)"),
+            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --explain-format or --ganeti-version"),
         ],
         examples: &[
             ("hailstone-squeeze -L -C", "which nodes could be powered off now, and the commands"),
@@ -91,7 +91,7 @@ mod tests {
         assert_eq!(rows.len(), 19);
         assert_eq!(
             rows[4],
-            "              --minimal-resources=FACTOR  minimal resources to be present on each in multiples of the standard allocation for not onlining standby nodes"
+            "              --minimal-resources=FACTOR  bring standby nodes online when some online node could not host one more instance of FACTOR times the policy's standard spec (memory, CPUs, spindles) [2.0]"
         );
         assert_eq!(
             rows[9],

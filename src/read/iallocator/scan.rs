@@ -12,9 +12,9 @@ use crate::model::types::{DiskTemplate, RunState};
 use crate::read::json::Scan;
 
 /// Reads a node member, `"name": {...}`, straight from the input: the
-/// node [`read_node`] reads, or `None` when anything is not in the common
+/// node [`read_node`](super::records::read_node) reads, or `None` when anything is not in the common
 /// shape (as for [`scan_instance`]); the member is then parsed and read by
-/// [`read_node`].
+/// [`read_node`](super::records::read_node).
 pub(crate) fn scan_node<'a>(s: &mut Scan<'a>) -> Option<(&'a str, WireNode<'a>)> {
     let name = s.member_name()?;
     let mut seen = Seen::default();
@@ -133,11 +133,11 @@ fn scan_ndparams(s: &mut Scan<'_>) -> Option<(bool, Option<i64>)> {
 }
 
 /// Reads an instance member, `"name": {...}`, straight from the input:
-/// the instance [`read_instance`] reads, or `None` when anything is not
+/// the instance [`read_instance`](super::records::read_instance) reads, or `None` when anything is not
 /// in the common shape (an escape, a repeated key, a missing field, a
 /// value of another type or a number that is not a plain integer, an
 /// unknown disk template, a NIC mode hail refuses): the member is then
-/// parsed and read by [`read_instance`], which finds the same instance or
+/// parsed and read by [`read_instance`](super::records::read_instance), which finds the same instance or
 /// the error.
 pub(crate) fn scan_instance<'a>(s: &mut Scan<'a>) -> Option<(&'a str, WireInstance<'a>)> {
     let name = s.member_name()?;

@@ -31,7 +31,7 @@ impl Hypervisor {
 }
 
 /// The iallocator message apart from its nodes and instances, which went
-/// to the [`ClusterSink`] while it was read.
+/// to the [`ClusterSink`](super::ClusterSink) while it was read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Message<'a> {
     /// Node groups in input order, keyed by UUID.

@@ -325,7 +325,7 @@ pub fn boot_ids(result: Value<'_>) -> Result<Vec<(String, Option<String>)>, Live
     Ok(out)
 }
 
-/// Builds the cluster from the four results, given in [`QUERIES`]' order
+/// Builds the cluster from the four results, given in [`CLUSTER_QUERIES`](crate::write::luxi::CLUSTER_QUERIES)' order
 /// (nodes, instances, cluster info, groups), read in hbal's order
 /// (`parseData`).
 ///

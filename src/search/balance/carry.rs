@@ -4,7 +4,7 @@
 //!
 //! A candidate's values on its target and on the nodes it does not touch
 //! are those of the group; on its own nodes they are one of a few
-//! [`Variant`]s (the node without the instance, with it as secondary,
+//! [`Variant`](super::candidates::Variant)s (the node without the instance, with it as secondary,
 //! ...), the same for most targets. The step changed an own node from
 //! `x` to `x'`; the instance's context computed afresh gives each
 //! variant's new values `y'` beside the kept `y`. Their discrepancies

@@ -15,8 +15,12 @@
 //! * [`step`]: one step's search, its bounds carried from step to step in
 //!   a [`record`] per instance; [`carry`] carries a record over a change
 //!   of the instance's own nodes.
+//! * [`blocked`]: for explanations, the candidate moves of a final state
+//!   that a check refuses, the check with its numbers, and what each would
+//!   score with the soft checks ignored.
 //! * here: the options, the loop and its stopping rules.
 
+pub mod blocked;
 mod candidates;
 mod carry;
 pub mod group;

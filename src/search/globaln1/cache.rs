@@ -253,7 +253,7 @@ impl N1Slot {
     }
 }
 
-/// [`redundant`] from the verdicts of the state.
+/// [`redundant`](super::redundant) from the verdicts of the state.
 pub fn redundant_cached(state: &mut State, cache: &N1Cache) -> Result<bool, Crash> {
     redundant_with(state, cache, &[])
 }

@@ -1,10 +1,9 @@
-//! `hailstone-balance --report`: the group's nodes before and after the
-//! plan, the score and its components before and after, and the moves.
+//! `hailstone-balance --report`: what the plan does in a sentence or two
+//! (the moves by kind, the score, the nodes failing N+1), the group's
+//! nodes before and after the plan, the score and its components before
+//! and after, and the moves.
 
-use crate::model::node::Node;
-use crate::search::squeeze::has_standby_tag;
-
-use super::nodes::{Marks, Shown};
+use super::summary::{self, Summary};
 use super::{score, Page, Plan};
 
 /// What the balance page shows.
@@ -19,31 +18,40 @@ pub struct BalanceReport<'a> {
     pub status: &'a str,
 }
 
-/// The marks of a node: offline, master, standby.
-pub fn marks(n: &Node) -> Marks {
-    Marks {
-        offline: n.offline,
-        master: n.info.master,
-        standby: has_standby_tag(n),
-    }
-}
-
-/// `nodes` with their marks.
-pub fn shown<'a>(nodes: &[&'a Node]) -> Vec<Shown<'a>> {
-    nodes
-        .iter()
-        .map(|n| Shown {
-            node: n,
-            marks: marks(n),
-        })
-        .collect()
-}
-
 /// The page.
 pub fn page(r: &BalanceReport<'_>) -> String {
     let (initial, fin, optimal) = r.scores;
     let plan = &r.plan;
     let mut page = Page::new(r.program, &format!("Balancing node group {}", r.group));
+    let mut s = Summary::new();
+    if plan.steps.is_empty() {
+        s.say(&[
+            summary::moves(plan.steps),
+            format!(
+                "node group {} is {}",
+                super::svg::escape(r.group),
+                super::svg::escape(r.status)
+            ),
+            format!(
+                "{} (the best N+1 allows: {})",
+                summary::phrase(
+                    "score",
+                    &[("before", score(initial)), ("after", score(initial))],
+                    &format!("score {}", summary::short(initial)),
+                ),
+                summary::short(optimal)
+            ),
+        ]);
+        s.say(&[summary::count_change(
+            "n1",
+            "Nodes failing N+1",
+            summary::n1_failing(plan.before),
+            summary::n1_failing(plan.before),
+        )]);
+    } else {
+        summary::plan(&mut s, plan.steps, plan.before, plan.after, (initial, fin));
+    }
+    page.summary(s);
     page.fact("status", "outcome", r.status);
     page.fact("nodes", "nodes", plan.before.len().to_string());
     page.fact("moves", "moves", plan.steps.len().to_string());
@@ -54,6 +62,6 @@ pub fn page(r: &BalanceReport<'_>) -> String {
     if offline > 0 {
         page.fact("offline", "offline nodes", offline.to_string());
     }
-    plan.sections(&mut page);
+    plan.sections(&mut page, r.group);
     page.finish()
 }

@@ -1,5 +1,8 @@
-//! `hailstone-check --report`: each node group's counts before and after
-//! the simulated rebalancing (hcheck's figures), its nodes, and the
+//! `hailstone-check --report`: the cluster's health in a few sentences
+//! (whether it needs rebalancing, its unhealthy nodes by what is wrong,
+//! what the simulated rebalancing changes), each node group's counts
+//! before and after the simulated rebalancing (hcheck's figures), its
+//! nodes, and the
 //! unhealthy nodes with why: offline with instances, failing N+1 (with
 //! the memory it has and the memory its worst failover needs), hosting
 //! primaries that share an exclusion tag, or not evacuable (with the
@@ -11,6 +14,7 @@ use crate::model::node::Node;
 use crate::model::TagTable;
 use crate::write::check::common_data;
 
+use super::summary::{self, Summary};
 use super::svg::escape;
 use super::{score, table, Page};
 
@@ -144,6 +148,7 @@ fn counts(g: &GroupCheck<'_>, capacity: bool) -> String {
 /// The page.
 pub fn page(r: &CheckReport<'_>) -> String {
     let mut page = Page::new(r.program, "Cluster check");
+    page.summary(summarised(r));
     page.fact(
         "need-rebalance",
         "needs rebalancing",
@@ -180,22 +185,22 @@ pub fn page(r: &CheckReport<'_>) -> String {
         }
         html.push_str(".</p><h3>Unhealthy nodes</h3>");
         html.push_str(&unhealthy(&g.initial, r.tags, "initial"));
-        let before = super::balance::shown(&g.initial.nodes);
         match &g.rebalanced {
             Some(fin) => {
                 html.push_str("<h3>Unhealthy nodes after the simulated rebalancing</h3>");
                 html.push_str(&unhealthy(fin, r.tags, "rebalanced"));
                 html.push_str("<h3>Nodes</h3>");
                 html.push_str(&super::nodes::before_after(
-                    &before,
-                    &super::balance::shown(&fin.nodes),
+                    &g.initial.nodes,
+                    &fin.nodes,
                     r.tags,
+                    g.name,
                     "after rebalancing",
                 ));
             }
             None => {
                 html.push_str("<h3>Nodes</h3>");
-                html.push_str(&super::nodes::current(&before, r.tags));
+                html.push_str(&super::nodes::current(&g.initial.nodes, r.tags, g.name));
             }
         }
         page.section(&format!("Node group {}", g.name), html);
@@ -204,4 +209,91 @@ pub fn page(r: &CheckReport<'_>) -> String {
         page.fact("simulated", "rebalancing simulated", "no");
     }
     page.finish()
+}
+
+/// The summary: whether the cluster needs rebalancing, its unhealthy
+/// nodes by what is wrong with them, and what the simulated rebalancing
+/// changes in each group.
+fn summarised(r: &CheckReport<'_>) -> Summary {
+    let mut s = Summary::new();
+    s.say(&[summary::phrase(
+        "rebalance",
+        &[(
+            "value",
+            (if r.need_rebalance { "yes" } else { "no" }).to_owned(),
+        )],
+        if r.need_rebalance {
+            "The cluster needs rebalancing"
+        } else {
+            "The cluster does not need rebalancing"
+        },
+    )]);
+    let (mut unhealthy, mut nodes) = (0, 0);
+    let mut kinds = [0usize; 4];
+    for g in &r.groups {
+        for n in &g.initial.nodes {
+            nodes += 1;
+            let wrong = [
+                !n.offline && n.fail_n1,
+                n.offline && (!n.p_list.is_empty() || !n.s_list.is_empty()),
+                n.conflicting_primaries() > 0,
+                g.initial
+                    .unevacuable
+                    .iter()
+                    .any(|(name, _)| *name == n.info.name),
+            ];
+            for (k, w) in kinds.iter_mut().zip(wrong) {
+                *k += usize::from(w);
+            }
+            if wrong.iter().any(|&w| w) {
+                unhealthy += 1;
+            }
+        }
+    }
+    let words = [
+        "failing N+1",
+        "offline with instances",
+        "with primaries sharing an exclusion tag",
+        "not evacuable",
+    ];
+    let why: Vec<String> = kinds
+        .iter()
+        .zip(words)
+        .filter(|(k, _)| **k > 0)
+        .map(|(k, w)| format!("{k} {w}"))
+        .collect();
+    let head = summary::phrase(
+        "unhealthy",
+        &[("value", unhealthy.to_string())],
+        &format!(
+            "{} of {nodes} unhealthy",
+            summary::count(unhealthy, "node", "nodes")
+        ),
+    );
+    if why.is_empty() {
+        s.say(&[head]);
+    } else {
+        s.say(&[format!("{head}: {}", escape(&why.join(", ")))]);
+    }
+    for g in &r.groups {
+        let Some(fin) = &g.rebalanced else { continue };
+        let n1 = |p: &GroupPhase<'_>| p.counts.first().copied().unwrap_or(0);
+        s.say(&[format!(
+            "The simulated rebalancing of {}: {}, {}",
+            escape(g.name),
+            summary::count_change(
+                &format!("n1-{}", g.name),
+                "nodes failing N+1",
+                n1(&g.initial),
+                n1(fin)
+            ),
+            summary::score_change(
+                &format!("score-{}", g.name),
+                "score",
+                g.initial.score,
+                fin.score
+            ),
+        )]);
+    }
+    s
 }

@@ -2,23 +2,27 @@
 //! script, no font or image from anywhere) that shows what a plan does to
 //! a cluster, for the people who review it before it runs.
 //!
-//! * Owns: the page's frame and styles ([`Page`]), the facts list, the
-//!   score's components before and after, the moves table; the node
-//!   charts ([`nodes`]) on the SVG writer of [`svg`]; each program's page
-//!   ([`balance`], [`squeeze`], [`space`], [`check`], [`info`],
-//!   [`groups`]).
+//! * Owns: the page's frame and styles ([`Page`]): the plain-language
+//!   summary at the top ([`summary`]), the facts list, the score's
+//!   components before and after, the moves table; the node charts
+//!   ([`nodes`], on the figures of [`figures`], the numbers behind them
+//!   in [`tables`]) on the SVG writer of [`svg`]; each program's page ([`balance`], [`squeeze`], [`space`],
+//!   [`check`], [`info`], [`groups`]).
 //! * Every number a page shows comes from the same values the program's
 //!   text prints (the `-p` table's formatting for the nodes); the page
 //!   carries no time, so the same run writes the same bytes.
 
 pub mod balance;
 pub mod check;
+pub mod figures;
 pub mod groups;
 pub mod info;
 pub mod nodes;
 pub mod space;
 pub mod squeeze;
+pub mod summary;
 pub mod svg;
+pub mod tables;
 
 use std::fmt::Write;
 
@@ -29,9 +33,10 @@ use crate::search::balance::Placement;
 use crate::write::document::move_kind;
 use svg::{escape, Canvas};
 
-/// A page being built: a title, facts, then sections.
+/// A page being built: a title, a summary, facts, then sections.
 pub struct Page {
     title: String,
+    summary: summary::Summary,
     facts: Vec<(String, String, String)>,
     sections: Vec<(String, String)>,
     program: String,
@@ -42,13 +47,19 @@ impl Page {
     pub fn new(program: &str, title: &str) -> Page {
         Page {
             title: title.to_owned(),
+            summary: summary::Summary::new(),
             facts: Vec::new(),
             sections: Vec::new(),
             program: program.to_owned(),
         }
     }
 
-    /// A fact of the summary: `key` (a stable name, for scripts), its
+    /// The summary at the top of the page.
+    pub fn summary(&mut self, summary: summary::Summary) {
+        self.summary = summary;
+    }
+
+    /// A fact of the facts list: `key` (a stable name, for scripts), its
     /// label and its value.
     pub fn fact(&mut self, key: &str, label: &str, value: impl Into<String>) {
         self.facts
@@ -70,6 +81,7 @@ impl Page {
             space::CSS,
             t = escape(&self.title)
         );
+        out.push_str(&self.summary.html());
         out.push_str("<dl class=\"facts\">");
         for (key, label, value) in &self.facts {
             let _ = write!(
@@ -97,7 +109,7 @@ impl Page {
 /// The page's own styles (the charts add theirs).
 const CSS: &str = "\
 body{font-family:sans-serif;margin:16px 24px;color:#222;max-width:1400px}p{font-size:14px}\
-h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ddd}\
+h1{font-size:20px}.summary{font-size:15px;background:#f1f6ff;border-left:4px solid #3a86ff;padding:4px 12px;margin:0 0 14px}.summary p{font-size:15px;margin:6px 0}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ddd}\
 h3{font-size:14px}h4{font-size:13px;margin:10px 0 4px}\
 .facts{display:flex;flex-wrap:wrap;gap:6px 28px;margin:0}.facts dt{font-size:11px;color:#666}\
 .facts dd{margin:0;font-size:15px;font-variant-numeric:tabular-nums}\
@@ -126,16 +138,12 @@ pub struct Plan<'a> {
 }
 
 impl Plan<'_> {
-    /// The plan's three sections: nodes, score components, moves.
-    pub fn sections(&self, page: &mut Page) {
+    /// The plan's three sections: nodes (`scope` naming them in the
+    /// figures' tables), score components, moves.
+    pub fn sections(&self, page: &mut Page, scope: &str) {
         page.section(
             "Nodes",
-            nodes::before_after(
-                &balance::shown(self.before),
-                &balance::shown(self.after),
-                self.tags,
-                "after",
-            ),
+            nodes::before_after(self.before, self.after, self.tags, scope, "after the plan"),
         );
         page.section(
             "Score components",

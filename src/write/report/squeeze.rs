@@ -1,9 +1,12 @@
-//! `hailstone-squeeze --report`: the nodes to power off (or on), the
-//! cluster's nodes before and after the switch and its balancing, the
-//! score's components, and the moves that empty the nodes.
+//! `hailstone-squeeze --report`: the decision in a sentence or two (the
+//! nodes to power off or on, the moves, the score, the nodes failing
+//! N+1), the nodes to power off (or on), the cluster's nodes before and
+//! after the switch and its balancing, the score's components, and the
+//! moves that empty the nodes.
 
 use crate::haskell::show::show_double;
 
+use super::summary::{self, Summary};
 use super::svg::escape;
 use super::{Page, Plan};
 
@@ -18,6 +21,8 @@ pub struct SqueezeReport<'a> {
     pub reserves: (f64, f64),
     /// Every node, the moves, the components.
     pub plan: Plan<'a>,
+    /// The cluster's score before and after the plan.
+    pub scores: (f64, f64),
 }
 
 /// The page.
@@ -29,6 +34,26 @@ pub fn page(r: &SqueezeReport<'_>) -> String {
     };
     let plan = &r.plan;
     let mut page = Page::new(r.program, &format!("Squeezing: {what} nodes"));
+    let mut s = Summary::new();
+    let switched = summary::phrase(
+        "switched",
+        &[("value", r.switched.len().to_string())],
+        &summary::count(r.switched.len(), "node", "nodes"),
+    );
+    let names = escape(&r.switched.join(", "));
+    match r.decision {
+        "offline" => s.say(&[format!("Power off {switched}: {names}")]),
+        "online" => s.say(&[format!("Power on {switched}: {names}")]),
+        _ => s.say(&[format!(
+            "No node to power off or on ({switched}); the reserves asked for: {} to {} standard instances",
+            show_double(r.reserves.0),
+            show_double(r.reserves.1)
+        )]),
+    }
+    if !plan.steps.is_empty() || r.decision != "no-action" {
+        summary::plan(&mut s, plan.steps, plan.before, plan.after, r.scores);
+    }
+    page.summary(s);
     page.fact("decision", "decision", r.decision);
     page.fact("switched", "nodes switched", r.switched.len().to_string());
     page.fact("nodes", "nodes", plan.before.len().to_string());
@@ -54,6 +79,6 @@ pub fn page(r: &SqueezeReport<'_>) -> String {
         format!("<ul class=\"switched\">{items}</ul>")
     };
     page.section(heading, list);
-    plan.sections(&mut page);
+    plan.sections(&mut page, "cluster");
     page.finish()
 }

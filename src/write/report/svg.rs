@@ -33,6 +33,15 @@ pub fn px(v: f64) -> String {
     }
 }
 
+/// The shape that marks the points of a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    Circle,
+    Square,
+    Triangle,
+    Diamond,
+}
+
 /// An SVG drawing being built.
 pub struct Canvas {
     width: f64,
@@ -125,6 +134,48 @@ impl Canvas {
         );
     }
 
+    /// Text read from the bottom up, ending at (`x`, `y`) and running
+    /// down from there (a name under a bar); `x` is its baseline.
+    pub fn vertical_text(&mut self, x: f64, y: f64, class: &str, text: &str) {
+        let _ = write!(
+            self.body,
+            r#"<text transform="translate({},{}) rotate(-90)" text-anchor="end" class="{class}">{}</text>"#,
+            px(x),
+            px(y),
+            escape(text)
+        );
+    }
+
+    /// A marker of CSS class `class` centred on (`x`, `y`), about 6
+    /// pixels wide.
+    pub fn marker(&mut self, shape: Marker, x: f64, y: f64, class: &str) {
+        const R: f64 = 3.0;
+        let points: &[(f64, f64)] = match shape {
+            Marker::Circle => {
+                let _ = write!(
+                    self.body,
+                    r#"<circle cx="{}" cy="{}" r="{}" class="{class}"/>"#,
+                    px(x),
+                    px(y),
+                    px(R)
+                );
+                return;
+            }
+            Marker::Square => &[(-0.85, -0.85), (0.85, -0.85), (0.85, 0.85), (-0.85, 0.85)],
+            Marker::Triangle => &[(0.0, -1.15), (1.05, 0.8), (-1.05, 0.8)],
+            Marker::Diamond => &[(0.0, -1.2), (1.2, 0.0), (0.0, 1.2), (-1.2, 0.0)],
+        };
+        let joined: Vec<String> = points
+            .iter()
+            .map(|&(dx, dy)| format!("{},{}", px(x + dx * R), px(y + dy * R)))
+            .collect();
+        let _ = write!(
+            self.body,
+            r#"<polygon points="{}" class="{class}"/>"#,
+            joined.join(" ")
+        );
+    }
+
     /// Opens a group whose tooltip is `title`, for several shapes that
     /// are one thing (a node's bar).
     pub fn open_group(&mut self, title: &str, data: &[(&str, String)]) {
@@ -138,6 +189,17 @@ impl Canvas {
     /// Closes the group [`Canvas::open_group`] opened.
     pub fn close_group(&mut self) {
         self.body.push_str("</g>");
+    }
+
+    /// The `<svg>` element of a drawing that only decorates (a legend's
+    /// sample): screen readers skip it.
+    pub fn finish_decorative(self) -> String {
+        format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" aria-hidden="true">{body}</svg>"#,
+            w = px(self.width),
+            h = px(self.height),
+            body = self.body
+        )
     }
 
     /// The `<svg>` element.

@@ -19,7 +19,13 @@
 //!   expected in parentheses after them;
 //! * a runtime error (a file that cannot be opened) that names the
 //!   program: `<ours>: ` where the original's runtime prints
-//!   `<original>: `.
+//!   `<original>: `;
+//! * the usage text after a command-line error: where the original
+//!   prints its whole help after its error, ours names the nearest option
+//!   to each unknown one (`--x: did you mean --y?`) and ends with
+//!   `see <ours> --help` ([`usage_lead`]);
+//! * an error that says what is valid: ours is the original's error,
+//!   word for word, then lines naming the valid values ([`hint`]).
 //!
 //! The originals' own texts ([`Reference`]) are asked once per run of the
 //! suite, so a kind is recognised by the original's output being exactly
@@ -65,6 +71,8 @@ pub enum Known {
     DataFileError,
     /// A runtime error prefixed with the program's name.
     RuntimeError,
+    /// The original's error, then lines of ours saying what is valid.
+    Hint,
 }
 
 impl Known {
@@ -76,6 +84,7 @@ impl Known {
             Known::Usage => "the usage text after a command-line error",
             Known::DataFileError => "a data file error's location",
             Known::RuntimeError => "a runtime error naming the program",
+            Known::Hint => "the original's error followed by what is valid",
         }
     }
 }
@@ -144,11 +153,14 @@ pub fn check(kind: Known, names: Names, h: &Texts, q: &Texts, r: &Reference) -> 
                 .stderr
                 .strip_suffix(r.help.as_str())
                 .ok_or("the original's usage text")?;
-            let q_lead = q.stderr.strip_suffix(r.our_help.as_str()).ok_or_else(|| {
-                format!("{}'s stderr does not end with its --help text", names.ours)
-            })?;
-            same_error_lead(h_lead, q_lead)?;
+            // GetOpt's error ends with an empty line before the usage.
+            let h_lead = h_lead.strip_suffix('\n').unwrap_or(h_lead);
+            same_error_lead(h_lead, usage_lead(names.ours, &q.stderr)?)?;
             help_text(names, &r.help, &r.our_help)
+        }
+        Known::Hint => {
+            same(&h.stdout, &q.stdout, "stdout")?;
+            hint(&h.stderr, &q.stderr)
         }
         Known::DataFileError => {
             same(&h.stdout, &q.stdout, "stdout")?;
@@ -163,6 +175,50 @@ pub fn check(kind: Known, names: Names, h: &Texts, q: &Texts, r: &Reference) -> 
             same(&format!("{}: {rest}", names.ours), &q.stderr, "stderr")
         }
     }
+}
+
+/// Our usage error without what it adds after the error's own lines: the
+/// nearest option to each unknown one (`--x: did you mean --y?`) and the
+/// last line, `see <ours> --help`.
+///
+/// # Errors
+///
+/// Our text does not end so.
+pub fn usage_lead<'a>(ours: &str, q: &'a str) -> Result<&'a str, String> {
+    let rest = q
+        .strip_suffix(&format!("see {ours} --help\n"))
+        .ok_or_else(|| format!("{ours}'s usage error does not end with 'see {ours} --help'"))?;
+    let nearest =
+        |l: &&str| l.starts_with("--") && l.contains(": did you mean --") && l.ends_with("?\n");
+    let mut lines: Vec<&str> = rest.split_inclusive('\n').collect();
+    while lines.last().is_some_and(nearest) {
+        lines.pop();
+    }
+    let end: usize = lines.iter().map(|l| l.len()).sum();
+    Ok(&rest[..end])
+}
+
+/// Whether our stderr `q` is the original's `h`, word for word, with
+/// lines added after it.
+pub fn is_hint(h: &str, q: &str) -> bool {
+    !h.is_empty() && h.ends_with('\n') && q.len() > h.len() && q.starts_with(h)
+}
+
+/// An error that says what is valid: the original's error `h`, then our
+/// lines (none of them another error).
+///
+/// # Errors
+///
+/// Ours does not start with the original's, or adds an error.
+pub fn hint(h: &str, q: &str) -> Result<(), String> {
+    if !is_hint(h, q) {
+        return Err("our error does not start with the original's".to_owned());
+    }
+    let added = &q[h.len()..];
+    if !added.ends_with('\n') || added.lines().any(|l| l.starts_with("Error")) {
+        return Err(format!("our added lines are not only hints: {added:?}"));
+    }
+    Ok(())
 }
 
 fn same(a: &str, b: &str, what: &str) -> Result<(), String> {

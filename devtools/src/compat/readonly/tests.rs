@@ -483,17 +483,47 @@ fn help_checks() {
 #[test]
 fn usage_checks() {
     let r = reference();
-    let lead = "Command line error: unrecognized option `--bogus'\n\n";
-    let h = texts(2, "", &format!("{lead}{}", h_help()));
+    let lead = "Command line error: unrecognized option `--bogus'\n";
+    let h = texts(2, "", &format!("{lead}\n{}", h_help()));
     assert_eq!(known::known_kind(NAMES, &h, &r), Some(Known::Usage));
-    let q = texts(2, "", &format!("{lead}{}", q_help()));
+    let see = format!("see {} --help\n", NAMES.ours);
+    let q = texts(2, "", &format!("{lead}{see}"));
     assert_eq!(known::check(Known::Usage, NAMES, &h, &q, &r), Ok(()));
-    let other = texts(2, "", &format!("Command line error: x\n\n{}", q_help()));
+    // The nearest option named before the last line.
+    let q = texts(
+        2,
+        "",
+        &format!("{lead}--bogus: did you mean --bogon?\n{see}"),
+    );
+    assert_eq!(known::check(Known::Usage, NAMES, &h, &q, &r), Ok(()));
+    let other = texts(2, "", &format!("Command line error: x\n{see}"));
     assert!(known::check(Known::Usage, NAMES, &h, &other, &r).is_err());
-    let no_help = texts(2, "", lead);
-    assert!(known::check(Known::Usage, NAMES, &h, &no_help, &r).is_err());
-    let status = texts(1, "", &format!("{lead}{}", q_help()));
+    let no_see = texts(2, "", lead);
+    assert!(known::check(Known::Usage, NAMES, &h, &no_see, &r).is_err());
+    let more = texts(2, "", &format!("{lead}something else\n{see}"));
+    assert!(known::check(Known::Usage, NAMES, &h, &more, &r).is_err());
+    let status = texts(1, "", &format!("{lead}{see}"));
     assert!(known::check(Known::Usage, NAMES, &h, &status, &r).is_err());
+}
+
+#[test]
+fn hint_checks() {
+    let r = reference();
+    let h = texts(1, "", "Error: Cannot find target group.\n");
+    let q = texts(
+        1,
+        "",
+        "Error: Cannot find target group.\n-G takes a node group's name or UUID: a, b\n",
+    );
+    assert!(known::is_hint(&h.stderr, &q.stderr));
+    assert_eq!(known::check(Known::Hint, NAMES, &h, &q, &r), Ok(()));
+    // Other words, another error added, another status: not a hint.
+    let other = texts(1, "", "Error: Cannot find the group.\nvalid: a\n");
+    assert!(known::check(Known::Hint, NAMES, &h, &other, &r).is_err());
+    let error = texts(1, "", "Error: Cannot find target group.\nError: more\n");
+    assert!(known::check(Known::Hint, NAMES, &h, &error, &r).is_err());
+    let status = texts(2, "", &q.stderr);
+    assert!(known::check(Known::Hint, NAMES, &h, &status, &r).is_err());
 }
 
 #[test]

@@ -4,11 +4,15 @@
 //! is allowed, and the check here makes sure that the difference found
 //! there is the one the pattern's reason describes and nothing more.
 //!
-//! * help, usage, completion and version texts: hailstone-space names
-//!   itself and lists its own options after hspace's (the read-only
-//!   suites' check of the help text, then its extra options in order);
+//! * help, completion and version texts: hailstone-space names itself and
+//!   lists its own options after hspace's (the read-only suites' check of
+//!   the help text, then its extra options in order); after a
+//!   command-line error, where hspace prints its help, hailstone-space
+//!   names the nearest option and ends with `see hailstone-space --help`;
 //! * a data file error: hailstone-space names the file, the line, the
 //!   object and the field before hspace's own words;
+//! * an error that says what is valid: hspace's error, word for word,
+//!   then lines of hailstone-space naming the valid values;
 //! * hspace's crash on an instance whose nodes are in two groups
 //!   (`IntMap.!: key N is not an element of the map`), where
 //!   hailstone-space goes on: everything hspace printed before it died is
@@ -52,6 +56,8 @@ pub enum Known {
     /// A runtime error (a file that cannot be opened) prefixed with the
     /// program's name.
     RuntimeError,
+    /// hspace's error, then lines of ours saying what is valid.
+    Hint,
 }
 
 impl Known {
@@ -65,6 +71,7 @@ impl Known {
             Known::SplitCrash => "hspace's crash on an instance in two groups",
             Known::HeadCrash => "hspace's crash on -l 0",
             Known::RuntimeError => "a runtime error names hailstone-space",
+            Known::Hint => "hspace's error followed by what is valid",
         }
     }
 }
@@ -135,11 +142,9 @@ pub fn check(kind: Known, h: &Texts, q: &Texts, helps: (&str, &str)) -> Result<(
             same_files(h, q)?;
             let (h_help, q_help) = helps;
             let h_lead = h.stderr.strip_suffix(h_help).ok_or("hspace's usage text")?;
-            let q_lead = q
-                .stderr
-                .strip_suffix(q_help)
-                .ok_or("hailstone-space's stderr does not end with its --help text")?;
-            known::same_error_lead(h_lead, q_lead)?;
+            // GetOpt's error ends with an empty line before the usage.
+            let h_lead = h_lead.strip_suffix('\n').unwrap_or(h_lead);
+            known::same_error_lead(h_lead, known::usage_lead("hailstone-space", &q.stderr)?)?;
             help_text(h_help, q_help)
         }
         Known::DataFileError => {
@@ -154,6 +159,11 @@ pub fn check(kind: Known, h: &Texts, q: &Texts, helps: (&str, &str)) -> Result<(
             same_files(h, q)?;
             let rest = h.stderr.strip_prefix("hspace: ").ok_or("hspace's error")?;
             same(&format!("hailstone-space: {rest}"), &q.stderr, "stderr")
+        }
+        Known::Hint => {
+            same(&h.stdout, &q.stdout, "stdout")?;
+            same_files(h, q)?;
+            known::hint(&h.stderr, &q.stderr)
         }
     }
 }

@@ -177,16 +177,26 @@ fn help_and_usage_checks() {
     assert!(checks::check(Known::Help, &h, &texts(0, Q_HELP, "x"), (H_HELP, Q_HELP)).is_err());
     assert!(checks::check(Known::Help, &h, &texts(1, Q_HELP, ""), (H_HELP, Q_HELP)).is_err());
 
-    let lead = "Command line error: unrecognized option `--bogus'\n\n";
-    let h = texts(2, "", &format!("{lead}{H_HELP}"));
+    let lead = "Command line error: unrecognized option `--bogus'\n";
+    let h = texts(2, "", &format!("{lead}\n{H_HELP}"));
     assert_eq!(checks::known_kind(&h, H_HELP), Some(Known::Usage));
-    let q = texts(2, "", &format!("{lead}{Q_HELP}"));
+    let q = texts(2, "", &format!("{lead}see hailstone-space --help\n"));
     assert_eq!(
         checks::check(Known::Usage, &h, &q, (H_HELP, Q_HELP)),
         Ok(())
     );
-    let other = texts(2, "", &format!("Command line error: x\n\n{Q_HELP}"));
+    let other = texts(2, "", "Command line error: x\nsee hailstone-space --help\n");
     assert!(checks::check(Known::Usage, &h, &other, (H_HELP, Q_HELP)).is_err());
+    // An error that says what is valid: hspace's words, then ours.
+    let h = texts(1, "", "Error while parsing command line arguments:\nInvalid string value for type DiskTemplate: \"x\"\n");
+    let q = texts(
+        1,
+        "",
+        &format!("{}the disk templates are a or b\n", h.stderr),
+    );
+    assert_eq!(checks::check(Known::Hint, &h, &q, (H_HELP, Q_HELP)), Ok(()));
+    let q = texts(1, "", "Error while parsing command line arguments:\nno\n");
+    assert!(checks::check(Known::Hint, &h, &q, (H_HELP, Q_HELP)).is_err());
 }
 
 #[test]

@@ -564,7 +564,7 @@ impl<'a> Parser<'a> {
 
     /// Advances past any JSON whitespace. Compact JSON has none between
     /// tokens, so the first byte is checked here and a run is skipped out
-    /// of line ([`whitespace_end`]).
+    /// of line ([`whitespace_end`](super::bytes::whitespace_end)).
     #[inline]
     fn skip_whitespace(&mut self) {
         if self.input.get(self.pos).is_some_and(|&b| is_whitespace(b)) {
