@@ -274,3 +274,110 @@ grp-00|17024,2,3584,1,1,1|7872,1,1024,1,1,1;10304,4,1024,1,8,4;15744,1,1024,1,1,
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A self-made cluster for the policy tests: a group of three nodes
+/// without exclusive storage (one holding an instance) and a group of two
+/// with it; `POLICY` stands for the fields of each policy line.
+const HUGE_POLICY_CLUSTER: &str = "\
+grp-a|11111111-aaaa-4aaa-8aaa-aaaaaaaaaaaa|preferred||
+grp-b|22222222-bbbb-4bbb-8bbb-bbbbbbbbbbbb|preferred||
+
+node-a1|98304|2048|96256|1536000|1536000|16|N|11111111-aaaa-4aaa-8aaa-aaaaaaaaaaaa|4||N|4
+node-a2|98304|2048|96256|1536000|1536000|16|N|11111111-aaaa-4aaa-8aaa-aaaaaaaaaaaa|4||N|4
+node-a3|65536|2048|47104|1024000|921600|8|N|11111111-aaaa-4aaa-8aaa-aaaaaaaaaaaa|4||N|4
+node-b1|131072|4096|126976|2048000|2048000|24|N|22222222-bbbb-4bbb-8bbb-bbbbbbbbbbbb|6||Y|6
+node-b2|131072|4096|126976|2048000|2048000|24|N|22222222-bbbb-4bbb-8bbb-bbbbbbbbbbbb|6||Y|6
+
+web-1|16384|102400|2|running|Y|node-a3||plain||1|-|N
+
+
+|POLICY
+grp-a|POLICY
+grp-b|POLICY
+";
+
+/// The fields of a policy line whose maximum takes `field` (0 memory, 1
+/// CPUs, 2 disk, 5 spindles) as `value`.
+fn policy_with_max(field: usize, value: &str) -> String {
+    let mut max: Vec<String> = "49152,4,409600,4,8,3"
+        .split(',')
+        .map(str::to_owned)
+        .collect();
+    max[field] = value.to_owned();
+    format!(
+        "1024,1,10240,1,1,1|512,1,2048,1,1,1;{}|plain,drbd,diskless,file,sharedfile,blockdev,rbd,ext|4.0|32.0",
+        max.join(",")
+    )
+}
+
+/// Policies whose maximum memory, disk, CPUs or spindles are far beyond
+/// any node, up to 2^62: hspace's tiered count shrinks them one unit at a
+/// time (a recursion and a search per unit: hours, or out of memory; the
+/// count before this fix overflowed its stack); `hailstone-space` skips
+/// the sizes no search tells apart and ends within seconds, in both
+/// models, with a template that keeps its disks elsewhere (where disk
+/// size is nothing to a node). Sizes a whole number of units apart in
+/// that range give the same output but for the maximum itself (printed,
+/// and counted in the statistics, where it is not shrunk). (Above
+/// 2^62 a node's sums can wrap around as Haskell's `Int` does; the
+/// compat suite's policy runs compare those with hspace.)
+#[test]
+fn huge_policy_maxima_end_within_seconds() {
+    let dir = crate::run::scratch("space-huge-policy");
+    let counted = |field: usize, value: i64, extra: &[&str]| -> Vec<String> {
+        let value = value.to_string();
+        let file = dir.join(format!("p{field}-{value}.data"));
+        let text = HUGE_POLICY_CLUSTER.replace("POLICY", &policy_with_max(field, &value));
+        std::fs::write(&file, text).unwrap();
+        let mut args = vec!["-t", file.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let start = std::time::Instant::now();
+        let out = space(&args);
+        let took = start.elapsed().as_secs_f64();
+        assert!(out.status.success(), "{field} {value} {extra:?}: {out:?}");
+        assert!(took < 20.0, "{field} {value} {extra:?}: {took:.1} s");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let spec = text
+            .lines()
+            .skip_while(|l| !l.starts_with("Tiered (initial size)"))
+            .nth(1)
+            .expect("the tiered phase");
+        assert!(spec.contains(&value), "{field} {value}: {spec}");
+        // The resource's value, where it is not shrunk, is the only change;
+        // the tiered phase's statistics then count it too and are left out.
+        let lines: Vec<String> = text.lines().map(|l| l.replace(&value, "MAX")).collect();
+        let unshrunk = lines
+            .iter()
+            .any(|l| l.contains("instances of spec") && l.contains("MAX"));
+        let mut tiered = false;
+        lines
+            .into_iter()
+            .filter(|l| {
+                if l.starts_with("Tiered allocation results") || l.starts_with("Standard") {
+                    tiered = l.starts_with("Tiered");
+                }
+                !(unshrunk && tiered && (l.contains("score") || l.contains("efficiency")))
+            })
+            .collect::<Vec<_>>()
+    };
+    let models: [&[&str]; 4] = [
+        &[],
+        &["--allocator-model"],
+        &["--disk-template=drbd"],
+        &["--disk-template=diskless", "--allocator-model"],
+    ];
+    let far = 1i64 << 41;
+    // (field, unit): memory, CPUs, disk, spindles.
+    for (field, unit) in [(0usize, 64i64), (1, 1), (2, 256), (5, 1)] {
+        for extra in models {
+            let at_far = counted(field, far, extra);
+            assert_eq!(
+                at_far,
+                counted(field, far + 1000 * unit, extra),
+                "{field} {extra:?}"
+            );
+            assert_eq!(at_far, counted(field, 1 << 62, extra), "{field} {extra:?}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,7 +1,8 @@
 //! GHC's Prelude as Ganeti's programs use it: how text becomes a value
 //! ([`read`]: `reads` at `Int`, `Double` and `Bool`, `sepSplit`) and how a
 //! value becomes text ([`show`]: `show`, `printf "%.Nf"`; [`json`]:
-//! Text.JSON's string literals; [`time`]: dates and `ClockTime`).
+//! Text.JSON's string literals; [`time`]: dates and `ClockTime`), and
+//! [`num`]: `fromIntegral` from `Integer` to `Double`.
 //!
 //! * Owns: the exact Haskell renderings and readings that both the readers
 //!   (option values, data files, error messages quoting names) and the
@@ -11,6 +12,7 @@
 //!   derived `show` of records is `write::records`.
 
 pub mod json;
+pub mod num;
 pub mod read;
 pub mod show;
 pub mod time;

@@ -589,6 +589,13 @@ impl Node {
     }
 
     /// [`Node::probe_add_pri`] with the refused check's numbers.
+    ///
+    /// Every check compares an amount that grows with one resource of the
+    /// instance (memory, disk, vCPUs, spindles) or with none, and fails
+    /// when the amount is too large, as long as no sum wraps around
+    /// ([`Node::add_pri_wraps`]): `search::space::steady` skips the sizes
+    /// of the tiered count on that ground. A new check must keep it so and
+    /// name its resource in `Check::grows_with`.
     #[inline]
     pub fn check_add_pri(&self, soft: SoftChecks, inst: &Instance) -> Result<PriProbe, Refusal> {
         let strict = soft == SoftChecks::Enforce;
@@ -748,6 +755,49 @@ impl Node {
             u_cpu_forth,
             util: inst.util,
         })
+    }
+
+    /// Whether a sum or difference of [`Node::check_add_pri`] on `inst`
+    /// wraps around (leaves `i64`, where Haskell's `Int` wraps too): the
+    /// checks are then no longer monotone in the instance's resources.
+    pub fn add_pri_wraps(&self, inst: &Instance) -> bool {
+        let uses_disk = inst.uses_local_storage();
+        let mem_need = if inst.uses_memory() { inst.mem } else { 0 };
+        let memory = self.f_mem_forth.checked_sub(inst.mem).is_none()
+            || self
+                .i_mem
+                .checked_add(mem_need)
+                .and_then(|i_mem| {
+                    truncate(self.t_mem)
+                        .checked_sub(self.n_mem)?
+                        .checked_sub(i_mem)?
+                        .checked_sub(self.x_mem.max(0))
+                })
+                .is_none();
+        let disk = uses_disk
+            && (self.f_dsk.checked_sub(inst.dsk).is_none()
+                || self.f_dsk_forth.checked_sub(inst.dsk).is_none());
+        let spindles = self.excl_storage
+            && match inst
+                .disks
+                .iter()
+                .map(|d| d.spindles)
+                .collect::<Option<Vec<i64>>>()
+            {
+                None => false,
+                Some(each) => each
+                    .iter()
+                    .try_fold(0i64, |sum, s| sum.checked_add(*s))
+                    .and_then(|total| {
+                        self.f_spindles.checked_sub(total)?;
+                        self.f_spindles_forth.checked_sub(total)
+                    })
+                    .is_none(),
+            };
+        let cpu = inst.not_offline()
+            && (self.u_cpu.checked_add(inst.vcpus).is_none()
+                || self.u_cpu_forth.checked_add(inst.vcpus).is_none());
+        memory || disk || spindles || cpu
     }
 
     /// The spindle-ratio check's numbers for `used` spindles.

@@ -193,6 +193,32 @@ fn check_bound(
     Ok(())
 }
 
+/// Every comparison [`check_bound`] can make of `inst` against `spec`, in
+/// its order, with its verdict (`None` for an unknown spindle count).
+fn verdicts<'a>(
+    inst: &'a Instance,
+    spec: &'a ISpec,
+    bound: PolicyBound,
+    excl_storage: bool,
+) -> impl Iterator<Item = Option<bool>> + 'a {
+    let spindles = if excl_storage {
+        inst.total_spindles()
+    } else {
+        Some(inst.spindle_use)
+    };
+    let count = (inst.disk_template != DiskTemplate::Diskless).then_some(inst.disks.len() as i64);
+    [Some(inst.mem), Some(inst.vcpus), spindles, count]
+        .into_iter()
+        .zip([
+            spec.memory_size,
+            spec.cpu_count,
+            spec.spindle_use,
+            spec.disk_count,
+        ])
+        .chain(inst.disks.iter().map(|d| (Some(d.size), spec.disk_size)))
+        .map(move |(value, limit)| value.map(|v| bound.violated(v, limit)))
+}
+
 /// Checks an instance against one min/max pair: the min bound first.
 fn check_minmax(
     inst: &Instance,
@@ -212,6 +238,29 @@ impl IPolicy {
     #[inline]
     pub fn check(&self, inst: &Instance, excl_storage: bool) -> Result<(), FailMode> {
         self.check_detail(inst, excl_storage).map_err(|r| r.mode)
+    }
+
+    /// Whether every comparison of the check (each resource against each
+    /// bound of each pair, the template) comes out the same for `a` and
+    /// `b`, instances of one template and as many disks: the check then
+    /// refuses both the same way or neither. Each comparison is monotone
+    /// in its resource, so two instances that differ in one resource and
+    /// pass this have the same verdicts as every instance between them.
+    pub fn same_verdicts(&self, a: &Instance, b: &Instance, excl_storage: bool) -> bool {
+        a.disk_template == b.disk_template
+            && a.disks.len() == b.disks.len()
+            && self.minmax.iter().all(|mm| {
+                [(&mm.min, PolicyBound::Min), (&mm.max, PolicyBound::Max)]
+                    .into_iter()
+                    .all(|(spec, bound)| {
+                        verdicts(a, spec, bound, excl_storage).eq(verdicts(
+                            b,
+                            spec,
+                            bound,
+                            excl_storage,
+                        ))
+                    })
+            })
     }
 
     /// [`IPolicy::check`] with the refused bound.

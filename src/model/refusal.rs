@@ -158,4 +158,42 @@ impl Refusal {
             | Check::Unexplained => None,
         }
     }
+
+    /// Whether `other` was refused by the same check as this one: the same
+    /// mode, the same resources (current or forthcoming), the same kind
+    /// of check (for a policy bound, the same pair, bound and resource),
+    /// whatever the numbers. Each check of `Node::check_add_pri` and of a
+    /// policy bound is one such kind.
+    pub fn same_check(&self, other: &Refusal) -> bool {
+        let policy = |c: &Check| match *c {
+            Check::Policy {
+                pair,
+                bound,
+                resource,
+                ..
+            } => Some((pair, bound, resource)),
+            _ => None,
+        };
+        self.mode == other.mode
+            && self.forthcoming == other.forthcoming
+            && std::mem::discriminant(&self.check) == std::mem::discriminant(&other.check)
+            && policy(&self.check) == policy(&other.check)
+    }
+}
+
+impl Check {
+    /// The instance's resource whose growth makes a check of
+    /// `Node::check_add_pri` fail (the one it compares), as the mode that
+    /// shrinks it; `None` for the checks no resource of a spec changes
+    /// (the spindle ratio counts the instance's spindle use, a tag is a
+    /// tag) and for the checks of other places.
+    pub fn grows_with(&self) -> Option<FailMode> {
+        match self {
+            Check::Memory { .. } | Check::N1Reserve { .. } => Some(FailMode::Mem),
+            Check::Disk { .. } | Check::DiskReserve { .. } => Some(FailMode::Disk),
+            Check::Spindles { .. } => Some(FailMode::Spindles),
+            Check::VcpuRatio { .. } => Some(FailMode::Cpu),
+            _ => None,
+        }
+    }
 }

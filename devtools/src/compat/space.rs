@@ -23,7 +23,10 @@
 //! * `model` — `--allocator-model` against hail asked one instance at a
 //!   time on the same generated clusters ([`model`]).
 //! * `datafiles` — every `data/htools/*.data` file of the test suite with
-//!   three option sets (seven in the full profile).
+//!   three option sets (seven in the full profile), and the tiered data
+//!   files (and `hspace-existing.data`) with one resource of their
+//!   instance policies set far above the nodes ([`policies`]: 13 runs,
+//!   29 in the full profile).
 //!
 //! A run where hspace reaches the cap is listed apart as an hspace
 //! timeout, not as a difference. Differences are accepted only by a
@@ -36,6 +39,7 @@
 mod checks;
 mod clusters;
 mod model;
+mod policies;
 mod report;
 #[cfg(test)]
 mod tests;
@@ -82,6 +86,8 @@ pub(super) struct Corpus {
     pub(super) extra: usize,
     /// The option sets of the data files.
     pub(super) datafile_sets: &'static [(&'static str, &'static [&'static str])],
+    /// The rewritten policies of the tiered data files.
+    pub(super) policy_rewrites: &'static [policies::Rewrite],
     /// The cap per run.
     pub(super) cap: Duration,
 }
@@ -144,6 +150,7 @@ pub(super) fn corpus(c: &Common) -> Corpus {
         } else {
             &DATAFILE_SETS_CI
         },
+        policy_rewrites: if full { policies::FULL } else { policies::CI },
         cap: c.cap(if full {
             Duration::from_secs(300)
         } else {
@@ -559,7 +566,11 @@ pub(super) fn run_space(
             }
         }
         if wants("datafiles") {
-            match datafile_runs(&testdata, corpus.datafile_sets) {
+            let runs = datafile_runs(&testdata, corpus.datafile_sets).and_then(|mut runs| {
+                runs.extend(policies::runs(&testdata, corpus.policy_rewrites)?);
+                Ok(runs)
+            });
+            match runs {
                 Ok(runs) => {
                     work.extend(runs.into_iter().filter(|r| selected(&r.id)).map(Work::Run))
                 }

@@ -290,18 +290,15 @@ fn count(
     let cp = state.checkpoint();
     let mut tiered = Allocated::default();
     if !stopping {
-        space::with_deep_stack(|| {
-            for spec in &tspecs {
-                if limit.is_some_and(|n| n <= tiered.placed.len() as i64) {
-                    break;
-                }
-                let left = limit.map(|n| n - tiered.placed.len() as i64);
-                counter.tiered(&mut state, &shape(spec), &nodes, left, &mut tiered)?;
+        for spec in &tspecs {
+            if limit.is_some_and(|n| n <= tiered.placed.len() as i64) {
+                break;
             }
-            Ok(())
-        })
-        .and_then(|r| r)
-        .map_err(failed)?;
+            let left = limit.map(|n| n - tiered.placed.len() as i64);
+            counter
+                .tiered(&mut state, &shape(spec), &nodes, left, &mut tiered)
+                .map_err(failed)?;
+        }
     }
     phase.report(&state, &tiered, tspec, SpecType::Tiered, out, err)?;
     let trl = stats_of(&state);

@@ -16,10 +16,17 @@
 //!   allocator's answer to one request (`--allocator-model`).
 //! * [`stats`]: the cluster's resource statistics (`CStats`,
 //!   `totalResources`, `computeAllocationDelta`).
+//! * [`tiered`]: the tiered count, a loop over the sizes it shrinks
+//!   through, and [`steady`]: the sizes it can skip, which every search
+//!   refuses the same way.
 //! * here: the instance of a spec, the phases, the shrinking.
 
 pub mod model;
 pub mod stats;
+pub mod steady;
+#[cfg(test)]
+mod tests;
+pub mod tiered;
 
 pub use model::{Attempt, Engine, Refusal};
 
@@ -91,53 +98,68 @@ pub fn spec_of(inst: &Instance) -> RSpec {
     }
 }
 
+/// The unit step of shrinking by `mode`, for the modes that are a
+/// resource.
+fn unit(mode: FailMode) -> Option<i64> {
+    match mode {
+        FailMode::Mem => Some(UNIT_MEM),
+        FailMode::Disk => Some(UNIT_DSK),
+        FailMode::Cpu => Some(UNIT_CPU),
+        FailMode::Spindles => Some(UNIT_SPINDLE),
+        _ => None,
+    }
+}
+
 /// `shrinkByType`: the instance one unit smaller in the resource `mode`
 /// failed on, or `None` when it cannot shrink further (or `mode` is not a
 /// resource).
 pub fn shrink(inst: &Instance, mode: FailMode) -> Option<Instance> {
+    shrink_by(inst, mode, 1)
+}
+
+/// `shrinkByType` `k` times (`k` at least 1): the instance `k` units
+/// smaller in the resource `mode`, or `None` when one of the steps cannot
+/// shrink (each stops below one unit; for more than one step, also where
+/// a step would wrap around, which one step does as Haskell's `Int`).
+pub fn shrink_by(inst: &Instance, mode: FailMode, k: i64) -> Option<Instance> {
+    let unit = unit(mode)?;
+    let less = |v: i64| -> Option<i64> {
+        let v = if k == 1 {
+            v.wrapping_sub(unit)
+        } else {
+            v.checked_sub(unit.checked_mul(k)?)?
+        };
+        (v >= unit).then_some(v)
+    };
     let mut out = inst.clone();
     match mode {
-        FailMode::Mem => {
-            let v = inst.mem - UNIT_MEM;
-            if v < UNIT_MEM {
-                return None;
-            }
-            out.mem = v;
-        }
+        FailMode::Mem => out.mem = less(inst.mem)?,
         FailMode::Disk => {
-            let disks: Vec<Disk> = inst
+            let disks = inst
                 .disks
                 .iter()
-                .map(|d| Disk {
-                    size: d.size - UNIT_DSK,
-                    ..*d
+                .map(|d| {
+                    Some(Disk {
+                        size: less(d.size)?,
+                        ..*d
+                    })
                 })
-                .collect();
-            if disks.iter().any(|d| d.size < UNIT_DSK) {
-                return None;
-            }
-            out.dsk = inst.dsk - inst.disks.len() as i64 * UNIT_DSK;
+                .collect::<Option<Vec<Disk>>>()?;
+            let total = (inst.disks.len() as i64)
+                .checked_mul(unit)?
+                .checked_mul(k)?;
+            out.dsk = inst.dsk.wrapping_sub(total);
             out.disks = std::sync::Arc::from(disks);
         }
-        FailMode::Cpu => {
-            let v = inst.vcpus - UNIT_CPU;
-            if v < UNIT_CPU {
-                return None;
-            }
-            out.vcpus = v;
-        }
+        FailMode::Cpu => out.vcpus = less(inst.vcpus)?,
         FailMode::Spindles => match &inst.disks[..] {
             [Disk {
                 size,
                 spindles: Some(sp),
             }] => {
-                let v = sp - UNIT_SPINDLE;
-                if v < UNIT_SPINDLE {
-                    return None;
-                }
                 out.disks = std::sync::Arc::from([Disk {
                     size: *size,
-                    spindles: Some(v),
+                    spindles: Some(less(*sp)?),
                 }]);
             }
             _ => return None,
@@ -230,27 +252,6 @@ fn modes_by_count(failures: &FailTally) -> Vec<FailMode> {
     modes
 }
 
-/// Runs `count` on a thread with a stack deep enough for the tiered
-/// count's recursion (one level per unit the instance shrinks, thousands
-/// for a large spec: Haskell's stack grows, a thread's does not).
-///
-/// # Errors
-///
-/// No such thread can be started.
-pub fn with_deep_stack<T: Send>(count: impl FnOnce() -> T + Send) -> Result<T, PhaseError> {
-    const STACK: usize = 1 << 30;
-    std::thread::scope(|s| {
-        let handle = std::thread::Builder::new()
-            .stack_size(STACK)
-            .spawn_scoped(s, count)
-            .map_err(|e| format!("cannot start the counting thread: {e}"))?;
-        match handle.join() {
-            Ok(v) => Ok(v),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    })
-}
-
 /// The key of an attempt whose outcome does not change while the state
 /// does not: the instance's resources, disks and index, and whether the
 /// N+1 check ran.
@@ -263,18 +264,23 @@ type AttemptKey = (
     bool,
 );
 
+/// Where a shrinking walk ended (the instance that finds a place, if
+/// any) and whether it met only instances every node refuses.
+type WalkEnd = (Option<Arc<Instance>>, bool);
+
 /// What was found on the present state, so that the tiered count's
 /// shrinking, which tries the same smaller instances again at each step
 /// down (quadratically many searches for a large spec), searches each
 /// once: the refused attempts, and where shrinking an instance by a mode
-/// ends (`sufficesShrinking`'s answer). Entries are by the state's
+/// ends (`sufficesShrinking`'s answer, and whether its walk met only
+/// instances every node refuses). Entries are by the state's
 /// undo-log length, logged in the order they were made: the state only
 /// grows between rollbacks, so a rollback forgets the newest entries, those
 /// of the states undone, and nothing else.
 #[derive(Debug, Default)]
 struct Memo {
     refused: FastMap<(usize, AttemptKey), (FailTally, Option<Refusal>)>,
-    shrunk: FastMap<(usize, AttemptKey, FailMode), Option<Arc<Instance>>>,
+    shrunk: FastMap<(usize, AttemptKey, FailMode), WalkEnd>,
     log: Vec<(usize, AttemptKey, Option<FailMode>)>,
 }
 
@@ -301,9 +307,10 @@ impl Memo {
         key: AttemptKey,
         mode: FailMode,
         to: Option<Arc<Instance>>,
+        clean: bool,
     ) {
         self.log.push((at, key.clone(), Some(mode)));
-        self.shrunk.insert((at, key, mode), to);
+        self.shrunk.insert((at, key, mode), (to, clean));
     }
 
     /// Forgets what was found on the states after `checkpoint`.
@@ -519,102 +526,5 @@ impl<'a> Counter<'a> {
             }
             return self.small_steps(state, template, nodes, limit, capacity, done);
         }
-    }
-
-    /// `sufficesShrinking`: the first instance, from `inst` shrinking by
-    /// `mode` one unit at a time, that finds a place, as long as each one
-    /// before it failed at least once on `mode`. The walk visits only the
-    /// instances that can shrink once more (`iterateOk` stops at the
-    /// first that cannot, without it): the smallest instance of a
-    /// resource is never tried, nor is any instance for a mode that is
-    /// not a resource. A walk remembers where
-    /// it ended, so that a walk from a larger instance that reaches its
-    /// start (the tiered count's next larger spec) stops there; the
-    /// instances within it are searched once and forgotten.
-    fn suffices_shrinking(
-        &mut self,
-        state: &mut State,
-        inst: &Instance,
-        nodes: &AllocNodes,
-        mode: FailMode,
-    ) -> Option<Instance> {
-        let mut cur = inst.clone();
-        let alloc = self.opts.alloc.clone();
-        let at = state.checkpoint();
-        let start = Memo::key(&cur, &alloc);
-        let mut first = true;
-        let end = loop {
-            let key = Memo::key(&cur, &alloc);
-            if let Some(end) = self.memo.shrunk.get(&(at, key, mode)) {
-                break end.clone();
-            }
-            let Some(next) = shrink(&cur, mode) else {
-                break None;
-            };
-            // A search that cannot run counts as an empty solution here.
-            let failed_on = match self.attempt(state, &cur, nodes, &alloc, first) {
-                Ok(Attempt::Placed { .. }) => break Some(Arc::new(cur)),
-                Ok(Attempt::Refused { failures, .. }) => failures.counts[mode as usize] > 0,
-                Err(_) => false,
-            };
-            if !failed_on {
-                break None;
-            }
-            first = false;
-            cur = next;
-        };
-        self.memo.shrinks_to(at, start, mode, end.clone());
-        end.map(Arc::unwrap_or_clone)
-    }
-
-    /// `tieredAlloc`: places `template` as [`Self::iterate`] does, then shrinks it
-    /// by the resource that failed most and goes on while that places more;
-    /// otherwise shrinks by the first resource, most failed first, whose
-    /// shrinking alone lets an instance fit.
-    pub fn tiered(
-        &mut self,
-        state: &mut State,
-        template: &Instance,
-        nodes: &AllocNodes,
-        limit: Option<i64>,
-        done: &mut Allocated,
-    ) -> Result<(), PhaseError> {
-        self.iterate(state, template, nodes, limit, done)?;
-        let count = done.placed.len() as i64;
-        let (stop, next_limit) = match limit {
-            None => (false, None),
-            Some(n) => (n <= count, Some(n - count)),
-        };
-        if stop {
-            return Ok(());
-        }
-        let sorted = modes_by_count(&done.failures);
-        // The smaller instance, on as long as it places more.
-        if let Some(smaller) = sorted.last().and_then(|&m| shrink(template, m)) {
-            let cp = state.checkpoint();
-            let before = done.placed.len();
-            let (failures, refusal) = (done.failures, done.refusal.take());
-            match self.tiered(state, &smaller, nodes, next_limit, done) {
-                Ok(()) if done.placed.len() > before => return Ok(()),
-                _ => {
-                    self.rollback(state, cp);
-                    done.placed.truncate(before);
-                    done.failures = failures;
-                    done.refusal = refusal;
-                }
-            }
-        }
-        // A resource whose shrinking alone lets one fit.
-        for &mode in sorted.iter().rev() {
-            if let Some(next) = self.suffices_shrinking(state, template, nodes, mode) {
-                if next == *template {
-                    // hspace would retry the same instance forever; nothing
-                    // more fits.
-                    break;
-                }
-                return self.tiered(state, &next, nodes, next_limit, done);
-            }
-        }
-        Ok(())
     }
 }

@@ -3,6 +3,7 @@
 //! available, used and total memory, disk, CPUs and spindles, summed over
 //! the nodes in key order, and the cluster score.
 
+use crate::haskell::num::integer_to_double;
 use crate::model::node::Node;
 
 /// `CStats`: sums over the nodes (integers without overflow, doubles in
@@ -57,6 +58,9 @@ pub struct ClusterStats {
     pub ninst: usize,
 }
 
+/// The efficiencies (`memEff`, `dskEff`, `cpuEff`, `spnEff`) convert the
+/// sums as GHC's `fromIntegral` does ([`integer_to_double`]): sums that
+/// leave `Int` (a huge tiered spec's wrapped usage) are truncated.
 impl ClusterStats {
     /// `totalResources`: the statistics of `nodes` (in key order) with the
     /// cluster `score`.
@@ -95,22 +99,22 @@ impl ClusterStats {
 
     /// Memory efficiency: instance memory over total memory.
     pub fn mem_eff(&self) -> f64 {
-        self.imem as f64 / self.tmem
+        integer_to_double(self.imem) / self.tmem
     }
 
     /// Disk efficiency.
     pub fn dsk_eff(&self) -> f64 {
-        self.idsk as f64 / self.tdsk
+        integer_to_double(self.idsk) / self.tdsk
     }
 
     /// CPU efficiency: used over allowed virtual CPUs.
     pub fn cpu_eff(&self) -> f64 {
-        self.icpu as f64 / self.vcpu as f64
+        integer_to_double(self.icpu) / integer_to_double(self.vcpu)
     }
 
     /// Spindle efficiency.
     pub fn spn_eff(&self) -> f64 {
-        self.ispn as f64 / self.tspn
+        integer_to_double(self.ispn) / self.tspn
     }
 }
 

@@ -2,6 +2,7 @@
 
 use super::checks::{self, Known, Texts};
 use super::clusters::{self, Scale, FAMILIES};
+use super::policies;
 use super::*;
 use crate::compat::accepted::{is_accepted, parse_accepted};
 use crate::compat::config::parse_args;
@@ -29,6 +30,7 @@ fn options_and_profiles() {
     assert_eq!(ci.scale.nodes, (2, 6));
     assert_eq!(ci.extra, 3);
     assert_eq!(ci.datafile_sets.len(), 3);
+    assert_eq!(ci.policy_rewrites.len(), 13);
     assert_eq!(ci.cap, Duration::from_secs(60));
     assert_eq!(ci.seed, 1);
 
@@ -549,4 +551,48 @@ fn a_started_instance_takes_its_primarys_memory() {
     assert!(fixed.contains("\nn1|1000|100|800|5000|"), "{fixed}");
     assert_eq!(fixed.len(), saved.len());
     assert!(super::model::started(saved, "new-1").is_none());
+}
+
+/// A policy rewrite sets one resource of one spec in every policy line
+/// (the cluster's and each group's), and nothing else.
+#[test]
+fn policy_rewrites() {
+    let text = "g|uuid|preferred||\n\nn1|1024|0|1024|2048|2048|4|N|uuid|1\n\n\n\
+|100,1,1000,1,1,1|50,1,500,1,1,1;200,2,2000,4,4,4;10,1,100,1,1,1;20,2,200,2,2,2|plain|4.0|32.0\n\
+g|100,1,1000,1,1,1|50,1,500,1,1,1;200,2,2000,4,4,4|plain|4.0|32.0\n";
+    let lines = |t: &str| t.lines().map(str::to_owned).collect::<Vec<_>>();
+    let max = policies::rewrite(text, "max", "mem", 1 << 40).unwrap();
+    let l = lines(&max);
+    assert_eq!(l[..5], lines(text)[..5]);
+    assert_eq!(
+        l[5],
+        "|100,1,1000,1,1,1|50,1,500,1,1,1;1099511627776,2,2000,4,4,4;10,1,100,1,1,1;20,2,200,2,2,2|plain|4.0|32.0"
+    );
+    assert_eq!(
+        l[6],
+        "g|100,1,1000,1,1,1|50,1,500,1,1,1;1099511627776,2,2000,4,4,4|plain|4.0|32.0"
+    );
+    let std = policies::rewrite(text, "std", "spindles", 9).unwrap();
+    assert!(lines(&std)[6].starts_with("g|100,1,1000,1,1,9|50,"));
+    let min1 = policies::rewrite(text, "min1", "disk", 7);
+    assert_eq!(min1, Err("the policy has no spec min1".to_owned()));
+    let text1 = text.replace(
+        "g|100,1,1000,1,1,1|50,1,500,1,1,1;200,2,2000,4,4,4|",
+        "g|100,1,1000,1,1,1|50,1,500,1,1,1;200,2,2000,4,4,4;1,1,1,1,1,1;2,2,2,2,2,2|",
+    );
+    let min1 = policies::rewrite(&text1, "min1", "cpu", 7).unwrap();
+    assert!(lines(&min1)[5].contains(";10,7,100,1,1,1;"));
+    assert!(lines(&min1)[6].contains(";1,7,1,1,1,1;"));
+    assert!(policies::rewrite(text, "max", "nics", 1).is_err());
+    assert!(policies::rewrite(text, "mid", "mem", 1).is_err());
+    assert!(policies::rewrite(text, "mx", "mem", 1).is_err());
+    assert!(policies::rewrite("g|u|preferred||\n", "max", "mem", 1).is_err());
+    // Every rewrite of both profiles names a spec and a resource it knows.
+    for &(_, spec, resource, value) in policies::FULL.iter().chain(policies::CI) {
+        let with_pairs = text1.clone();
+        assert!(
+            policies::rewrite(&with_pairs, spec, resource, value).is_ok(),
+            "{spec} {resource}"
+        );
+    }
 }
