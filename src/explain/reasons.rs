@@ -141,6 +141,35 @@ fn memory_parts(node: &Node) -> String {
 /// The refusal in words, with its numbers; `node` is the node checked and
 /// `primary` the candidate's primary (for a secondary's reservation).
 pub fn describe(r: &Refusal, node: &Node, primary: Option<usize>, names: &Names<'_>) -> String {
+    describe_with(r, node, primary, names, true)
+}
+
+/// [`describe`] without the node's memory breakdown, for a check made on
+/// the node as a move would leave it, which the breakdown of `node` (the
+/// node as it is) would not add up to.
+pub fn describe_checked(
+    r: &Refusal,
+    node: &Node,
+    primary: Option<usize>,
+    names: &Names<'_>,
+) -> String {
+    describe_with(r, node, primary, names, false)
+}
+
+fn describe_with(
+    r: &Refusal,
+    node: &Node,
+    primary: Option<usize>,
+    names: &Names<'_>,
+    breakdown: bool,
+) -> String {
+    let parts = |node: &Node| {
+        if breakdown {
+            memory_parts(node)
+        } else {
+            String::new()
+        }
+    };
     let text = match r.check {
         Check::Memory { need, free } if r.forthcoming && need == free => {
             format!("needs {need} MiB of memory and 1 MiB to spare, {free} MiB free")
@@ -150,12 +179,12 @@ pub fn describe(r: &Refusal, node: &Node, primary: Option<usize>, names: &Names<
         }
         Check::Memory { need, free } if need == free => format!(
             "needs {need} MiB of memory and 1 MiB to spare, {free} MiB free{}",
-            memory_parts(node)
+            parts(node)
         ),
         Check::Memory { need, free } => {
             format!(
                 "needs {need} MiB of memory, {free} MiB free{}",
-                memory_parts(node)
+                parts(node)
             )
         }
         Check::FailoverMemory { need, free } if need == free => format!(

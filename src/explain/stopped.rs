@@ -389,7 +389,9 @@ fn refusal_detail(state: &State, names: &Names<'_>, m: &RefusedMove) -> String {
     let primary = (!m.why.as_primary)
         .then(|| usize::try_from(m.new_nodes.0).ok())
         .flatten();
-    reasons::describe(&m.why.refusal, state.node_at(m.why.node), primary, names)
+    // The check saw the node as the move would leave it: no breakdown of
+    // the node as it is.
+    reasons::describe_checked(&m.why.refusal, state.node_at(m.why.node), primary, names)
 }
 
 fn refusal_part(state: &State, names: &Names<'_>, m: &RefusedMove) -> RefusalPart {
