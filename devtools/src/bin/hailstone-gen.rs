@@ -97,7 +97,7 @@ struct Opts {
     /// Disk template of the request (allocate, multi-allocate, relocate).
     #[arg(long, value_name = "T", value_parser = template)]
     template: Option<DiskTemplate>,
-    /// The existing instances' templates, weighted: T[:W],... (e.g. ext or
+    /// The existing instances' templates, weighted: `T[:W],...` (e.g. ext or
     /// ext:3,sharedfile:1).
     #[arg(long, value_name = "L", value_parser = instance_templates)]
     instance_templates: Option<::std::vec::Vec<(DiskTemplate, u32)>>,

@@ -68,8 +68,8 @@ pub(super) struct Config {
         hide_possible_values = true
     )]
     pub(super) suite: Suite,
-    /// Write the generated corpus (<name>.json + <name>.args; with --suite
-    /// space, check, info, roll or scan the clusters as <name>.data; <name>
+    /// Write the generated corpus (NAME.json + NAME.args; with --suite
+    /// space, check, info, roll or scan the clusters as NAME.data; NAME
     /// = case id with '/' replaced by '_') and exit without running
     /// anything.
     #[arg(long, value_name = "DIR")]
