@@ -18,7 +18,7 @@ use crate::support::figures::{self, NodeFigures};
 use crate::support::plan::{self, Cluster};
 
 use super::groups::{after_verdicts, loaded_verdicts};
-use super::{aliases, corpus, read, report, run, Case, Findings};
+use super::{aliases, corpus, report, run, Case, Findings};
 
 /// The exclusion tag prefixes of the cluster tags (`htools:iextags:P`).
 fn exclusion_prefixes(c: &Cluster) -> Vec<String> {
@@ -211,22 +211,15 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize) {
             sums[k],
         );
     }
-    let Some(page) = read(Path::new(&page)) else {
-        f.fault(&at, "no report page".to_owned());
-        return;
-    };
-    f.count("report pages");
-    // The page shows the state before the plan (or the only one) and
-    // the state after it.
-    let (b, a) = (&before, &after);
-    let figs_of = move |state: &str| {
-        Some(if state == "before" || state.is_empty() {
-            b
-        } else {
-            a
-        })
-    };
-    report::compare_page(f, &at, &page, &figs_of, &names, &input.node_order);
+    report::compare_plan_page(
+        f,
+        &at,
+        Path::new(&page),
+        &before,
+        &after,
+        &names,
+        &input.node_order,
+    );
 }
 
 #[test]

@@ -485,6 +485,33 @@ pub fn compare_rows(
     }
 }
 
+/// Reads the report page of a plan at `path` and holds it to the
+/// figures: the state before the plan (or the only one) and the state
+/// after it.
+pub fn compare_plan_page(
+    f: &mut Findings,
+    at: &str,
+    path: &std::path::Path,
+    before: &BTreeMap<String, NodeFigures>,
+    after: &BTreeMap<String, NodeFigures>,
+    aliases: &BTreeMap<String, String>,
+    nodes: &[String],
+) {
+    let Some(page) = super::read(path) else {
+        f.fault(at, "no report page".to_owned());
+        return;
+    };
+    f.count("report pages");
+    let figs_of = |state: &str| {
+        Some(if state == "before" || state.is_empty() {
+            before
+        } else {
+            after
+        })
+    };
+    compare_page(f, at, &page, &figs_of, aliases, nodes);
+}
+
 /// Holds a page's node figures to the recomputed ones: its bars and its
 /// figures tables. `figs_of` gives the figures of a state the page shows
 /// (`before`, `after the plan`, empty on a page of one state); a state it

@@ -385,22 +385,15 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize) {
         &before,
     );
     check_memory_parts(f, &format!("{at}: --explain"), &explained, &before);
-    let Some(page) = read(Path::new(&page)) else {
-        f.fault(&at, "no report page".to_owned());
-        return;
-    };
-    f.count("report pages");
-    // The page shows the state before the plan (or the only one) and
-    // the state after it.
-    let (b, a) = (&before, &after);
-    let figs_of = move |state: &str| {
-        Some(if state == "before" || state.is_empty() {
-            b
-        } else {
-            a
-        })
-    };
-    report::compare_page(f, &at, &page, &figs_of, &names, &input.node_order);
+    report::compare_plan_page(
+        f,
+        &at,
+        Path::new(&page),
+        &before,
+        &after,
+        &names,
+        &input.node_order,
+    );
 }
 
 #[test]
