@@ -15,8 +15,8 @@ use crate::support::plan;
 
 use super::groups::{after_verdicts, loaded_verdicts};
 use super::{
-    aliases, check_original, check_replay, check_saved_group, components, corpus, explain,
-    group_instances, read, report, run, table, Case, Findings,
+    aliases, check_original, check_replay, check_saved_group, commands, components, corpus,
+    explain, group_instances, read, report, run, table, Case, Findings,
 };
 
 /// The nodes of `group` in a table's terms: alias → (figures, verdict).
@@ -31,17 +31,6 @@ pub fn table_nodes<'a>(
         .filter(|(_, full)| figs[*full].group == group)
         .map(|(alias, full)| (alias.clone(), (&figs[full], verdicts[full])))
         .collect()
-}
-
-fn commands(doc: &Value) -> String {
-    doc["moves"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|m| m["commands"].as_array().cloned().unwrap_or_default())
-        .filter_map(|c| c.as_str().map(str::to_owned))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, group: &str) {

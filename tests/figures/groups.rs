@@ -16,7 +16,8 @@ use crate::support::plan::{self, Cluster};
 
 use super::explain::{int, scan};
 use super::{
-    aliases, check_original, check_replay, check_saved, corpus, read, report, run, Case, Findings,
+    aliases, check_original, check_replay, check_saved, commands, corpus, read, report, run, Case,
+    Findings,
 };
 
 /// A group's health: its offline nodes hosting instances (with their
@@ -565,18 +566,6 @@ fn check_too_big(
         triple(&v[3..]),
         others,
     );
-}
-
-/// The plan's commands of the document.
-fn commands(doc: &Value) -> String {
-    doc["moves"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|m| m["commands"].as_array().cloned().unwrap_or_default())
-        .filter_map(|c| c.as_str().map(str::to_owned))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, op: &str) {

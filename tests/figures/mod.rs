@@ -395,3 +395,15 @@ pub fn cleanup(dir: &Path) {
 pub fn scratch(test: &str) -> PathBuf {
     crate::run::scratch(test)
 }
+
+/// The plan's commands of a `--json` document (its `moves`), one a line.
+pub fn commands(doc: &serde_json::Value) -> String {
+    doc["moves"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|m| m["commands"].as_array().cloned().unwrap_or_default())
+        .filter_map(|c| c.as_str().map(str::to_owned))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
