@@ -349,6 +349,30 @@ for source in "-L" "-m $RAPI"; do
 done
 say "planners: -L and -m read the live cluster; plans equal to those from the saved state and to hbal's and hsqueeze's"
 
+# The package declares what it runs: with a PATH of only the programs that
+# the packages named in its Depends install, -m reads RAPI and gives the
+# plan hbal gives on the state it saved; with an empty PATH (no curl) it
+# must fail, so the PATH is what is tested.
+declared="$OUT/declared-bin"
+rm -rf "$declared" "$OUT/empty-bin"; mkdir -p "$declared" "$OUT/empty-bin"
+depends=$(dpkg-deb -f "$DEB" Depends | sed 's/([^)]*)//g; s/|[^,]*//g; s/,/ /g')
+for pkg in $depends; do
+  dpkg -L "$pkg" 2>/dev/null | grep -E '^(/usr)?/s?bin/[^/]+$' | while read -r f; do
+    [ -f "$f" ] && [ -x "$f" ] && ln -sf "$f" "$declared/"
+  done
+done
+if p env -i PATH="$declared" $PLANNER_BIN/hailstone-balance -m "$RAPI" -C -S "$OUT/declared"; then
+  cp "$OUT/p.out" "$OUT/declared.plan"
+  p /usr/lib/ganeti/3.0/usr/bin/hbal -t "$OUT/declared.original" -C
+  cmp -s "$OUT/p.out" "$OUT/declared.plan" &&
+    say "declared dependencies: with only the programs of $(echo $depends | sed 's/ /, /g') on its PATH ($(ls "$declared" | wc -l) programs), hailstone-balance -m read RAPI and planned as hbal on the state it read" ||
+    fail "declared dependencies: hailstone-balance -m and hbal on the state it read give different plans"
+else
+  fail "declared dependencies: hailstone-balance -m with only the programs of $depends on its PATH: rc $? ($(head -c 300 "$OUT/p.err"))"
+fi
+p env -i PATH="$OUT/empty-bin" $PLANNER_BIN/hailstone-balance -m "$RAPI" -C &&
+  fail "hailstone-balance -m read RAPI with no program on its PATH: the declared-dependency check above tests nothing"
+
 # The checkers and the scanner on the live cluster: hcheck's, hinfo's and
 # hscan's bytes (and files) and exit status (hcheck exits 1 when the
 # cluster needs rebalancing). The lab's nodes report their free memory
