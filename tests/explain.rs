@@ -290,6 +290,16 @@ fn the_first_line_names_the_cause_and_the_fix() {
         v["nodes"] = nodes.into();
         v["instances"] = insts.into();
     });
+    // node1 (with big1) alone in a second group: every placement in
+    // default leaves it unevacuable, and hail's N+1 check covers every
+    // node of the cluster.
+    let other_group = variant(|v| {
+        let groups = v["nodegroups"].as_object_mut().unwrap();
+        let mut g2 = groups.values().next().unwrap().clone();
+        g2["name"] = "g2".into();
+        groups.insert("00000000-0000-4000-8000-0000000000g2".into(), g2);
+        v["nodes"]["node1.example.com"]["group"] = "00000000-0000-4000-8000-0000000000g2".into();
+    });
     let empty = variant(|v| {
         v["nodes"] = serde_json::json!({});
         v["instances"] = serde_json::json!({});
@@ -299,13 +309,22 @@ fn the_first_line_names_the_cause_and_the_fix() {
             g["alloc_policy"] = "unallocable".into();
         }
     });
-    let cases: [(&str, &serde_json::Value, &[&str]); 4] = [
+    let cases: [(&str, &serde_json::Value, &[&str]); 5] = [
         (
             "one-node",
             &one_node,
             &[
-                "group default has one node, so the N+1 check can never pass",
+                "group default has one online node, so the N+1 check can never pass",
                 "add a node to the group or set no-capacity-checks=yes",
+            ],
+        ),
+        (
+            "other-group",
+            &other_group,
+            &[
+                "the N+1 check covers every node of the cluster, and node1.example.com cannot pass it",
+                "its group g2 has no other online node",
+                "add a node to group g2 or set no-capacity-checks=yes",
             ],
         ),
         (

@@ -118,6 +118,10 @@ impl Shortage {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Shortage {
     pub instance: Option<String>,
+    /// The group of the node that could not be evacuated: hail's N+1
+    /// check covers every node of the cluster (`GlobalN1.redundant`), so
+    /// it can be another group than the candidate's.
+    pub group: String,
     pub others: usize,
     pub closest: Option<(String, String)>,
 }
@@ -440,6 +444,7 @@ fn shortage(
     });
     Shortage {
         instance: inst.map(|i| i.name.to_string()),
+        group: String::new(),
         others: others.len(),
         closest,
     }
@@ -514,7 +519,8 @@ fn group_part<M: Shown>(
         };
         let (unevacuable, blocker, shortage) = match unevacuable {
             Some((node, k, blocker, name)) => {
-                let shortage = shortage(state, ctx.tags, &changed, k, name.as_deref());
+                let mut shortage = shortage(state, ctx.tags, &changed, k, name.as_deref());
+                shortage.group = ctx.groups[state.node_at(k).group].name.clone();
                 (Some(node), blocker, Some(shortage))
             }
             None => (None, None, None),

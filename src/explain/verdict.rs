@@ -101,10 +101,16 @@ fn n1_verdict(inst: &str, g: &GroupPart) -> String {
     let fix = "free memory in the group or add a node, or set no-capacity-checks=yes \
                (gnt-cluster modify --default-iallocator-params=no-capacity-checks=yes)";
     match (&d.shortage, &d.unevacuable) {
-        (Some(s), _) if s.others == 0 => format!(
-            "{inst} cannot be placed: group {} has one node, so the N+1 check can never pass; \
+        (Some(s), _) if s.others == 0 && s.group == g.name => format!(
+            "{inst} cannot be placed: group {} has one online node, so the N+1 check can never pass; \
              add a node to the group or set no-capacity-checks=yes",
             g.name
+        ),
+        (Some(s), Some(node)) if s.others == 0 => format!(
+            "{inst} cannot be placed: the N+1 check covers every node of the cluster, and {node} \
+             cannot pass it: its group {} has no other online node to take its instances; \
+             add a node to group {} or set no-capacity-checks=yes",
+            s.group, s.group
         ),
         (shortage, Some(node)) => {
             let numbers = shortage
