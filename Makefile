@@ -103,9 +103,11 @@ DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 DEB_ROOT    := target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH)
 MAN1        := $(DEB_ROOT)/usr/share/man/man1
 COMPLETIONS := $(DEB_ROOT)/usr/share/bash-completion/completions
-DEB_MAINTAINER := hailstone developers <hailstone@example.org>
-# The changelog's date: the last commit's (the same package from the same tree).
-DEB_DATE    := $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+# The control file is debian/control's (the source package's), the
+# dependencies on shared libraries found by dpkg-shlibdeps.
+DEB_SUBSTVARS := target/deb/substvars
+DEB_BINARIES = $(DEB_ROOT)/usr/lib/ganeti/iallocators/hailstone $(addprefix $(DEB_ROOT)/usr/lib/ganeti/iallocators/,$(ALLOCATORS)) \
+  $(addprefix $(DEB_ROOT)/usr/bin/,$(PLANNERS))
 
 # man_page PROGRAM: its man page (written by hailstone-manpages from the
 # programs' own option tables and manuals) and its bash completion (the
@@ -118,7 +120,7 @@ define man_page
 endef
 
 deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/ganeti/iallocators/hailstone, hailstone-shadow beside it, the planners in /usr/bin, their man pages, bash completions and the documentation; lintian checks it (installed if missing).
-	rm -rf $(DEB_ROOT) target/deb/man
+	rm -rf $(DEB_ROOT) target/deb/man $(DEB_SUBSTVARS)
 	$(CARGO) run --release --locked -p hailstone-devtools --bin hailstone-manpages -- target/deb/man
 	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_ROOT)
 	install -d $(MAN1) $(COMPLETIONS) $(DEB_ROOT)/usr/share/doc/hailstone/docs $(DEB_ROOT)/DEBIAN
@@ -137,14 +139,13 @@ deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/g
 	install -m 0644 README.md $(DEB_ROOT)/usr/share/doc/hailstone/README.md
 	install -m 0644 docs/*.md docs/accepted-differences.txt $(DEB_ROOT)/usr/share/doc/hailstone/docs/
 	install -m 0644 LICENSE $(DEB_ROOT)/usr/share/doc/hailstone/copyright
-	printf 'hailstone (%s) unstable; urgency=medium\n\n  * Built from the hailstone source tree (git log has the history).\n\n -- %s  %s\n' \
-	  '$(DEB_VERSION)' '$(DEB_MAINTAINER)' "$$(date -R -u -d @$(DEB_DATE))" | gzip -9n > $(DEB_ROOT)/usr/share/doc/hailstone/changelog.gz
-	strip --strip-unneeded --remove-section=.comment --remove-section=.note \
-	  $(DEB_ROOT)/usr/lib/ganeti/iallocators/hailstone $(addprefix $(DEB_ROOT)/usr/lib/ganeti/iallocators/,$(ALLOCATORS)) \
-	  $(addprefix $(DEB_ROOT)/usr/bin/,$(PLANNERS))
-	printf 'Package: hailstone\nVersion: %s\nArchitecture: %s\nMaintainer: %s\nDepends: libc6, libgcc-s1, curl\nRecommends: ganeti-3.0\nSection: admin\nPriority: optional\nDescription: Ganeti iallocator and cluster planners compatible with the htools\n hailstone replaces hail, hbal, hsqueeze, hspace, hcheck, hinfo, hscan,\n hroller and harep, with their decisions, faster.\n .\n hailstone answers Ganeti'"'"'s iallocator requests with hail 3.0.2'"'"'s decisions,\n refuses bad input with clear errors and explains its answers (--explain).\n hailstone-balance and hailstone-squeeze plan as hbal and hsqueeze do;\n hailstone-space counts free capacity as hspace does;\n hailstone-check, hailstone-info, hailstone-scan and hailstone-roll\n report and plan as hcheck, hinfo, hscan and hroller do;\n hailstone-repair repairs instances as harep does;\n hailstone-shadow lets a cluster try hailstone in the shadow of hail first.\n' \
-	  '$(DEB_VERSION)' '$(DEB_ARCH)' '$(DEB_MAINTAINER)' > $(DEB_ROOT)/DEBIAN/control
-	printf '#!/bin/sh\n# Removing hailstone gives the htools names back to the originals.\nset -e\nif [ "$$1" = remove ] && command -v hailstone-htools >/dev/null; then hailstone-htools disable >/dev/null; fi\n' > $(DEB_ROOT)/DEBIAN/prerm
+	gzip -9n < debian/changelog > $(DEB_ROOT)/usr/share/doc/hailstone/changelog.gz
+	strip --strip-unneeded --remove-section=.comment --remove-section=.note $(DEB_BINARIES)
+	[ "$$(dpkg-parsechangelog -SVersion)" = '$(DEB_VERSION)' ] || \
+	  { echo "debian/changelog's version is not Cargo.toml's ($(DEB_VERSION))" >&2; exit 1; }
+	dpkg-shlibdeps -T$(DEB_SUBSTVARS) $(DEB_BINARIES)
+	dpkg-gencontrol -phailstone -P$(DEB_ROOT) -T$(DEB_SUBSTVARS) -ftarget/deb/files -Vmisc:Depends=
+	sed '/^#DEBHELPER#$$/d' debian/hailstone.prerm > $(DEB_ROOT)/DEBIAN/prerm
 	chmod 0755 $(DEB_ROOT)/DEBIAN/prerm
 	dpkg-deb --root-owner-group --build $(DEB_ROOT) target/deb/
 	dpkg-deb --info target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH).deb | sed -n '1,4p'
