@@ -21,7 +21,7 @@ GANETI ?= 3.0
 
 RELEASE_BIN := target/release/hailstone
 
-.PHONY: help build run test compat compat-full oracle-3.1 bench install deb e2e lint fmt clean fuzz miri
+.PHONY: help build run test compat compat-full oracle-3.1 bench install deb deb-source e2e lint fmt clean fuzz miri
 
 help: ## List the targets.
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' | expand -t 16
@@ -100,56 +100,34 @@ install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone,
 
 DEB_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 DEB_ARCH    := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
-DEB_ROOT    := target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH)
-MAN1        := $(DEB_ROOT)/usr/share/man/man1
-COMPLETIONS := $(DEB_ROOT)/usr/share/bash-completion/completions
-DEB_MAINTAINER := hailstone developers <hailstone@example.org>
-# The changelog's date: the last commit's (the same package from the same tree).
-DEB_DATE    := $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+DEB         := target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH)
 
-# man_page PROGRAM: its man page (written by hailstone-manpages from the
-# programs' own option tables and manuals) and its bash completion (the
-# long options of --help-completion), into the package.
-define man_page
-	gzip -9n < target/deb/man/$(1).1 > $(MAN1)/$(1).1.gz
-	printf 'complete -o default -W "%s" %s\n' \
-	  "$$(target/release/$(1) --help-completion | grep -oE -- '--[a-z0-9-]+' | sort -u | tr '\n' ' ')" '$(1)' \
-	  > $(COMPLETIONS)/$(1)
-endef
+vendor: Cargo.lock ## Copy the sources of every crate of Cargo.lock into vendor/ (cargo vendor; about 70 MB, not in git), where the Debian build (debian/rules, debian/cargo/config.toml) takes them from, offline.
+	rm -rf vendor
+	$(CARGO) vendor --locked vendor >/dev/null
+	touch vendor
 
-deb: ## Build target/deb/hailstone_VERSION_ARCH.deb: the allocator as /usr/lib/ganeti/iallocators/hailstone, hailstone-shadow beside it, the planners in /usr/bin, their man pages, bash completions and the documentation; lintian checks it (installed if missing).
-	rm -rf $(DEB_ROOT) target/deb/man
-	$(CARGO) run --release --locked -p hailstone-devtools --bin hailstone-manpages -- target/deb/man
-	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_ROOT)
-	install -d $(MAN1) $(COMPLETIONS) $(DEB_ROOT)/usr/share/doc/hailstone/docs $(DEB_ROOT)/DEBIAN
-	$(call man_page,hailstone)
-	$(call man_page,hailstone-balance)
-	$(call man_page,hailstone-squeeze)
-	$(call man_page,hailstone-groups)
-	$(call man_page,hailstone-space)
-	$(call man_page,hailstone-check)
-	$(call man_page,hailstone-info)
-	$(call man_page,hailstone-scan)
-	$(call man_page,hailstone-roll)
-	$(call man_page,hailstone-repair)
-	$(call man_page,hailstone-htools)
-	$(call man_page,hailstone-shadow)
-	install -m 0644 README.md $(DEB_ROOT)/usr/share/doc/hailstone/README.md
-	install -m 0644 docs/*.md docs/accepted-differences.txt $(DEB_ROOT)/usr/share/doc/hailstone/docs/
-	install -m 0644 LICENSE $(DEB_ROOT)/usr/share/doc/hailstone/copyright
-	printf 'hailstone (%s) unstable; urgency=medium\n\n  * Built from the hailstone source tree (git log has the history).\n\n -- %s  %s\n' \
-	  '$(DEB_VERSION)' '$(DEB_MAINTAINER)' "$$(date -R -u -d @$(DEB_DATE))" | gzip -9n > $(DEB_ROOT)/usr/share/doc/hailstone/changelog.gz
-	strip --strip-unneeded --remove-section=.comment --remove-section=.note \
-	  $(DEB_ROOT)/usr/lib/ganeti/iallocators/hailstone $(addprefix $(DEB_ROOT)/usr/lib/ganeti/iallocators/,$(ALLOCATORS)) \
-	  $(addprefix $(DEB_ROOT)/usr/bin/,$(PLANNERS))
-	printf 'Package: hailstone\nVersion: %s\nArchitecture: %s\nMaintainer: %s\nDepends: libc6\nRecommends: ganeti-3.0\nSection: admin\nPriority: optional\nDescription: Ganeti iallocator and cluster planners compatible with the htools\n hailstone replaces hail, hbal, hsqueeze, hspace, hcheck, hinfo, hscan,\n hroller and harep, with their decisions, faster.\n .\n hailstone answers Ganeti'"'"'s iallocator requests with hail 3.0.2'"'"'s decisions,\n refuses bad input with clear errors and explains its answers (--explain).\n hailstone-balance and hailstone-squeeze plan as hbal and hsqueeze do;\n hailstone-space counts free capacity as hspace does;\n hailstone-check, hailstone-info, hailstone-scan and hailstone-roll\n report and plan as hcheck, hinfo, hscan and hroller do;\n hailstone-repair repairs instances as harep does;\n hailstone-shadow lets a cluster try hailstone in the shadow of hail first.\n' \
-	  '$(DEB_VERSION)' '$(DEB_ARCH)' '$(DEB_MAINTAINER)' > $(DEB_ROOT)/DEBIAN/control
-	printf '#!/bin/sh\n# Removing hailstone gives the htools names back to the originals.\nset -e\nif [ "$$1" = remove ] && command -v hailstone-htools >/dev/null; then hailstone-htools disable >/dev/null; fi\n' > $(DEB_ROOT)/DEBIAN/prerm
-	chmod 0755 $(DEB_ROOT)/DEBIAN/prerm
-	dpkg-deb --root-owner-group --build $(DEB_ROOT) target/deb/
-	dpkg-deb --info target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH).deb | sed -n '1,4p'
+deb: vendor ## Build target/deb/hailstone_VERSION_ARCH.deb from the source package in debian/ (dpkg-buildpackage, offline from vendor/; installs debhelper if missing): the allocator as /usr/lib/ganeti/iallocators/hailstone, hailstone-shadow beside it, the planners in /usr/bin, their man pages, bash completions and the documentation; lintian checks it (installed if missing).
+	command -v dh >/dev/null || (apt-get update && apt-get install -y --no-install-recommends debhelper)
+	[ "$$(dpkg-parsechangelog -SVersion)" = '$(DEB_VERSION)' ] || \
+	  { echo "debian/changelog's version is not Cargo.toml's ($(DEB_VERSION))" >&2; exit 1; }
+	rm -f $(DEB).deb $(DEB).buildinfo $(DEB).changes
+	install -d target/deb
+	HAILSTONE_DEB_DIR=$(CURDIR)/target/deb CARGO='$(CARGO)' dpkg-buildpackage -us -uc -b \
+	  --buildinfo-option=-u$(CURDIR)/target/deb --buildinfo-file=$(DEB).buildinfo \
+	  --changes-option=-u$(CURDIR)/target/deb --changes-file=$(DEB).changes
+	dpkg-deb --info $(DEB).deb | sed -n '1,4p'
 	command -v lintian >/dev/null || (apt-get update && apt-get install -y --no-install-recommends lintian)
-	lintian --fail-on error,warning target/deb/hailstone_$(DEB_VERSION)_$(DEB_ARCH).deb
+	lintian --fail-on error,warning $(DEB).deb
+
+deb-source: vendor ## Build the source package (target/deb/src/hailstone_VERSION.dsc and .tar.xz: the files git knows and vendor/) and check it with lintian.
+	rm -rf target/deb/src
+	install -d target/deb/src/hailstone-$(DEB_VERSION)
+	git ls-files -co --exclude-standard | tar -cf - -T - | tar -xf - -C target/deb/src/hailstone-$(DEB_VERSION)
+	cp -al vendor target/deb/src/hailstone-$(DEB_VERSION)/
+	cd target/deb/src && dpkg-source --build hailstone-$(DEB_VERSION)
+	command -v lintian >/dev/null || (apt-get update && apt-get install -y --no-install-recommends lintian)
+	lintian --fail-on error,warning target/deb/src/hailstone_$(DEB_VERSION).dsc
 
 e2e: ## Build and install the Debian package, build a 4-node Ganeti 3.0.2 lab cluster (../shared/tools/ganeti-lab), run every allocator operation through Ganeti's own commands, compare each captured request's answer with hail's, compare the planners and checkers with the originals on the live cluster, carry out plans under faults (a second planner, kill -9, Ctrl-C), reboots (hailstone-roll -X) and repairs (against harep), switch the htools names and back, tear down (about 13 minutes; needs root and Linux namespaces; HAILSTONE_E2E=skip skips on purpose).
 	bash tests/e2e/run.sh

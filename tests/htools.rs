@@ -2,9 +2,12 @@
 //! database): `enable` moves each original name aside with dpkg-divert
 //! and links it to hailstone, so that `hbal`, `harep`, ... run
 //! hailstone's programs with the originals' command lines; `disable`
-//! puts every original back as it was; both can be repeated.
+//! puts every original back as it was; both can be repeated. The links
+//! name the installed programs (`/usr/bin/hailstone-htools`), as the
+//! system in the copy sees them, never the binary that made them.
 
-use std::path::Path;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const HTOOLS: &str = env!("CARGO_BIN_EXE_hailstone-htools");
@@ -14,6 +17,34 @@ fn htools(root: &Path, op: &str) -> Output {
         .args([op, &format!("--root={}", root.display())])
         .output()
         .expect("hailstone-htools runs")
+}
+
+/// A command running `bin/name` as the system in `root` would: its link
+/// (which must name an installed path, absolute) followed inside `root`,
+/// the program called by the link's name.
+pub fn in_root(root: &Path, name: &str) -> Command {
+    let link = root.join("usr/bin").join(name);
+    let target = std::fs::read_link(&link).unwrap();
+    assert!(target.is_absolute(), "{name} -> {}", target.display());
+    let mut c = Command::new(root.join(target.strip_prefix("/").unwrap()));
+    c.arg0(&link);
+    c
+}
+
+/// `root`'s copy of the installed programs: links to the ones built.
+pub fn install_in(root: &Path) -> PathBuf {
+    let bin = root.join("usr/bin");
+    let iallocators = root.join("usr/lib/ganeti/iallocators");
+    for d in [&bin, &iallocators] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::os::unix::fs::symlink(HTOOLS, bin.join("hailstone-htools")).unwrap();
+    std::os::unix::fs::symlink(
+        env!("CARGO_BIN_EXE_hailstone-shadow"),
+        iallocators.join("hailstone-shadow"),
+    )
+    .unwrap();
+    bin
 }
 
 fn stdout(o: &Output) -> String {
@@ -31,7 +62,7 @@ fn enable_and_disable_in_a_copy() {
         return;
     }
     let root = crate::run::scratch("htools");
-    let bin = root.join("usr/bin");
+    let bin = install_in(&root);
     let dpkg = root.join("var/lib/dpkg");
     for d in [&bin, &dpkg.join("info"), &dpkg.join("updates")] {
         std::fs::create_dir_all(d).unwrap();
@@ -60,6 +91,15 @@ fn enable_and_disable_in_a_copy() {
         );
         assert!(stdout(&o).contains("hbal: hailstone-balance\n"));
     }
+    // Each name runs the installed program, as the system in the copy
+    // sees it.
+    for name in ["hbal", "harep", "hspace"] {
+        assert_eq!(
+            std::fs::read_link(bin.join(name)).unwrap(),
+            Path::new("/usr/bin/hailstone-htools"),
+            "{name}"
+        );
+    }
     assert_eq!(
         std::fs::read_link(bin.join("hbal.htools")).unwrap(),
         Path::new("../lib/ganeti/default/usr/bin/hbal")
@@ -69,10 +109,7 @@ fn enable_and_disable_in_a_copy() {
         ("harep", "hailstone-repair"),
         ("hroller", "hailstone-roll"),
     ] {
-        let v = Command::new(bin.join(name))
-            .arg("--version")
-            .output()
-            .unwrap();
+        let v = in_root(&root, name).arg("--version").output().unwrap();
         assert!(
             stdout(&v).starts_with(&format!("{ours} version ")),
             "{name}: {}",
@@ -80,10 +117,7 @@ fn enable_and_disable_in_a_copy() {
         );
     }
     // A bad command line under an original's name is that program's.
-    let bad = Command::new(bin.join("hcheck"))
-        .arg("--bogus")
-        .output()
-        .unwrap();
+    let bad = in_root(&root, "hcheck").arg("--bogus").output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("hailstone-check"));
 

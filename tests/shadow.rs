@@ -516,7 +516,7 @@ fn the_htools_in_the_shadow() {
         return;
     }
     let root = crate::run::scratch("shadow-htools");
-    let bin = root.join("usr/bin");
+    let bin = crate::htools::install_in(&root);
     let dpkg = root.join("var/lib/dpkg");
     for d in [
         &bin,
@@ -588,7 +588,15 @@ fn the_htools_in_the_shadow() {
     ];
     for (n, (name, original, args)) in runs.iter().enumerate() {
         let direct = Command::new(original).args(args).output().unwrap();
-        let wrapped = Command::new(bin.join(name)).args(args).output().unwrap();
+        assert_eq!(
+            std::fs::read_link(bin.join(name)).unwrap(),
+            Path::new("/usr/lib/ganeti/iallocators/hailstone-shadow"),
+            "{name}"
+        );
+        let wrapped = crate::htools::in_root(&root, name)
+            .args(args)
+            .output()
+            .unwrap();
         assert_eq!(wrapped.status.code(), direct.status.code(), "{name}");
         assert_eq!(
             String::from_utf8_lossy(&wrapped.stdout),

@@ -20,7 +20,10 @@
 //! mode as from the originals.
 //!
 //! `--root=DIR` does it in a copy of the file system (its own dpkg
-//! database), for trying it out and for the tests.
+//! database), for trying it out and for the tests. The links name the
+//! programs where the package installs them (`/usr/bin/hailstone-htools`,
+//! `/usr/lib/ganeti/iallocators/hailstone-shadow`), as the system in DIR
+//! sees its own files, whatever DIR and whichever binary made them.
 
 pub mod options;
 
@@ -63,18 +66,15 @@ struct Targets {
 }
 
 impl Targets {
-    fn of(root: &str) -> Result<Targets, Stop> {
-        if root == "/" {
-            return Ok(Targets {
-                ours: PathBuf::from(INSTALLED),
-                shadow: PathBuf::from(SHADOW_INSTALLED),
-            });
+    /// The installed programs, as the system in the root sees them: the
+    /// same paths for `--root=DIR` as for `/` (a copy's links run that
+    /// system's programs once it is the root, never the binary that made
+    /// them).
+    fn installed() -> Targets {
+        Targets {
+            ours: PathBuf::from(INSTALLED),
+            shadow: PathBuf::from(SHADOW_INSTALLED),
         }
-        // In a copy, the links run this very binary, or hailstone-shadow
-        // beside it.
-        let exe = std::env::current_exe().map_err(|e| stop(format!("Error: {PROGRAM}: {e}\n")))?;
-        let shadow = exe.with_file_name("hailstone-shadow");
-        Ok(Targets { ours: exe, shadow })
     }
 
     /// Whether `link` points to one of them.
@@ -114,7 +114,7 @@ pub fn main(argv0: &OsStr, args: &[OsString], out: &mut dyn Write, err: &mut dyn
 fn run(i: &Invocation, out: &mut dyn Write, _err: &mut dyn Write) -> Result<(), Stop> {
     let root = PathBuf::from(&i.options.root);
     let bin = root.join("usr/bin");
-    let targets = Targets::of(&i.options.root)?;
+    let targets = Targets::installed();
     let shadowed = |name: &str| {
         crate::program::shadow::planners::WRAPPED
             .iter()
