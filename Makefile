@@ -85,16 +85,15 @@ miri: ## Run the unit tests of the modules with unsafe code (the JSON scans' SSE
 	rustup +nightly component list --installed | grep -q '^miri' || rustup component add --toolchain nightly miri rust-src
 	$(CARGO) +nightly miri test --lib -- read::json::bytes read::split::processor program::input
 
-# The programs installed in $(PREFIX)/bin.
-PLANNERS := hailstone-balance hailstone-squeeze hailstone-groups hailstone-space hailstone-check hailstone-info hailstone-scan hailstone-roll hailstone-repair hailstone-htools
-# The programs installed in $(PREFIX)/lib/ganeti/iallocators, where Ganeti
-# looks for allocators (hailstone itself is RELEASE_BIN).
-ALLOCATORS := hailstone-shadow
+# The programs installed in $(PREFIX)/bin, and those installed in
+# $(PREFIX)/lib/ganeti/iallocators, where Ganeti looks for allocators: the
+# one list of programs (programs.list).
+PLANNERS := $(shell awk '!/^\#/ && $$2 == "bin" {print $$1}' programs.list)
+ALLOCATORS := $(shell awk '!/^\#/ && $$2 == "iallocators" {print $$1}' programs.list)
 
-install: ## Install the allocator as $(PREFIX)/lib/ganeti/iallocators/hailstone, beside it $(ALLOCATORS), and the planners and checkers ($(PLANNERS)) in $(PREFIX)/bin (built without the development tools).
+install: ## Install the allocators ($(ALLOCATORS)) in $(PREFIX)/lib/ganeti/iallocators and the planners and checkers ($(PLANNERS)) in $(PREFIX)/bin, as programs.list says (built without the development tools).
 	$(CARGO) build --release --locked -p hailstone
 	install -d $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators/hailstone
 	for p in $(ALLOCATORS); do install -m 0755 target/release/$$p $(DESTDIR)$(PREFIX)/lib/ganeti/iallocators/$$p; done
 	for p in $(PLANNERS); do install -m 0755 target/release/$$p $(DESTDIR)$(PREFIX)/bin/$$p; done
 

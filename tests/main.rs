@@ -63,6 +63,8 @@
 //! * `properties` — generated clusters: every answer safe and repeatable;
 //! * `threads` — the same bytes on 1, 2 and 16 threads
 //!   (`HAILSTONE_THREADS`);
+//! * `programs` — the one list of programs (`programs.list`) against
+//!   `PROGRAMS`, `src/bin/` and `hailstone-htools`' names;
 //! * `safety_checker` — tests of the independent answer checker in
 //!   `support::safety`, which the other tests use to prove answers safe.
 
@@ -84,6 +86,7 @@ mod json;
 mod layers;
 mod live;
 mod manual;
+mod programs;
 mod properties;
 mod readme;
 mod repair;

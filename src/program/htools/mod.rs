@@ -55,7 +55,7 @@ const INSTALLED: &str = "/usr/bin/hailstone-htools";
 
 /// Where the package installs `hailstone-shadow` (what the links of the
 /// shadow mode point to).
-const SHADOW_INSTALLED: &str = "/usr/lib/ganeti/iallocators/hailstone-shadow";
+pub const SHADOW_INSTALLED: &str = "/usr/lib/ganeti/iallocators/hailstone-shadow";
 
 /// What the two modes link to.
 struct Targets {
