@@ -21,9 +21,10 @@ use serde_json::Value;
 
 use crate::support::plan;
 
-/// Runs hailstone-squeeze with `args`: its stdout, and its explanation
-/// (`--explain` written to `explain`) of the same plan.
-fn squeeze(args: &[&str], explain: &std::path::Path) -> (Value, String) {
+/// Runs hailstone-squeeze with `args`: its stdout, its explanation
+/// (`--explain` written to `explain`) and its `--report` page (written
+/// beside it) of the same plan.
+fn squeeze(args: &[&str], explain: &std::path::Path) -> (Value, String, String) {
     let run = |extra: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_hailstone-squeeze"))
             .args(args)
@@ -42,7 +43,32 @@ fn squeeze(args: &[&str], explain: &std::path::Path) -> (Value, String) {
     let opt = format!("--explain={}", explain.display());
     run(&[&opt]);
     let text = std::fs::read_to_string(explain).expect("the explanation");
-    (doc, text)
+    let page = explain.with_extension("html");
+    run(&[&format!("--report={}", page.display())]);
+    let page = std::fs::read_to_string(page).expect("the report");
+    (doc, text, page)
+}
+
+/// The report page's cautions, unescaped: the items of its
+/// `<ul class="cautions">` (none without one).
+fn page_cautions(page: &str) -> Vec<String> {
+    let Some(list) = page
+        .split("<ul class=\"cautions\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</ul>").next())
+    else {
+        return Vec::new();
+    };
+    list.split("<li>")
+        .filter_map(|item| item.strip_suffix("</li>"))
+        .map(|item| {
+            item.replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'")
+                .replace("&amp;", "&")
+        })
+        .collect()
 }
 
 /// The commands of the document's plan in the order `-C` prints them:
@@ -107,7 +133,7 @@ fn split(c: &plan::Cluster) -> BTreeSet<String> {
 
 /// Holds one run's cautions to the checker's replay of its plan; returns
 /// how many cautions of each kind (policy, split, forthcoming) it had.
-fn compare(at: &str, text: &str, doc: &Value, explained: &str) -> [usize; 3] {
+fn compare(at: &str, text: &str, doc: &Value, explained: &str, page: &str) -> [usize; 3] {
     let input = plan::parse(text);
     let mut replayed = input.clone();
     let violations = plan::replay(&mut replayed, &commands(doc));
@@ -170,6 +196,12 @@ fn compare(at: &str, text: &str, doc: &Value, explained: &str) -> [usize; 3] {
         all.len(),
         "{at}: --explain's cautions\n{explained}"
     );
+    let listed: Vec<&str> = block.iter().map(|l| l.trim_start()).collect();
+    assert_eq!(
+        page_cautions(page),
+        listed,
+        "{at}: --report's cautions against --explain's"
+    );
     [policy.len(), left.len(), forthcoming.len()]
 }
 
@@ -205,18 +237,18 @@ fn cautions_are_what_the_checker_finds() {
         };
         let file = dir.join(format!("m{seed}.data"));
         std::fs::write(&file, &text).unwrap();
-        let (doc, explained) = squeeze(&["-t", file.to_str().unwrap()], &explain);
+        let (doc, explained, page) = squeeze(&["-t", file.to_str().unwrap()], &explain);
         plans += usize::from(!doc["moves"].as_array().unwrap().is_empty());
-        let got = compare(&format!("seed {seed}"), &text, &doc, &explained);
+        let got = compare(&format!("seed {seed}"), &text, &doc, &explained, &page);
         for (s, g) in seen.iter_mut().zip(got) {
             *s += g;
         }
     }
     let file = dir.join("forthcoming.data");
     std::fs::write(&file, FORTHCOMING).unwrap();
-    let (doc, explained) = squeeze(&["-t", file.to_str().unwrap()], &explain);
+    let (doc, explained, page) = squeeze(&["-t", file.to_str().unwrap()], &explain);
     assert_eq!(doc["decision"], "offline", "{doc}");
-    let got = compare("forthcoming", FORTHCOMING, &doc, &explained);
+    let got = compare("forthcoming", FORTHCOMING, &doc, &explained, &page);
     assert_eq!(got, [0, 0, 1], "{doc}");
     assert_eq!(
         cautions(&doc, "forthcoming", &["node", "instances"]),

@@ -330,6 +330,24 @@ pub fn cautions_json(cluster: &Cluster, cautions: &[Caution]) -> Json {
     )
 }
 
+/// The plan's cautions in words, as the explanation's text gives them
+/// (the `--report` page's "Cautions").
+pub fn cautions_texts(cluster: &Cluster, cautions: &[Caution]) -> Vec<String> {
+    let state = State::from_lists(
+        cluster.nodes.clone(),
+        cluster.instances.clone(),
+        &cluster.groups,
+    );
+    let names = Names {
+        state: &state,
+        tags: &cluster.tags,
+    };
+    described(cluster, &names, cautions)
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect()
+}
+
 /// The explanation of the plan, in `format`.
 pub fn render(
     cluster: &Cluster,

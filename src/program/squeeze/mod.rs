@@ -320,6 +320,7 @@ fn plan_text(
                 switched: &full_names(nodes),
                 reserves: (o.minimal_resources, o.target_resources),
                 scores: (ini_score, fin_score),
+                cautions: &explain::squeeze::cautions_texts(&cluster, &cautions),
                 plan: crate::write::report::Plan {
                     tags: &cluster.tags,
                     before: &before,

@@ -23,6 +23,9 @@ pub struct SqueezeReport<'a> {
     pub plan: Plan<'a>,
     /// The cluster's score before and after the plan.
     pub scores: (f64, f64),
+    /// What the plan does that Ganeti refuses or that breaks what it
+    /// keeps, in words (`--explain`'s cautions; hsqueeze plans the same).
+    pub cautions: &'a [String],
 }
 
 /// The page.
@@ -53,6 +56,12 @@ pub fn page(r: &SqueezeReport<'_>) -> String {
     if !plan.steps.is_empty() || r.decision != "no-action" {
         summary::plan(&mut s, plan.steps, plan.before, plan.after, r.scores);
     }
+    if !r.cautions.is_empty() {
+        s.say(&[format!(
+            "Read the {} below before carrying the plan out.",
+            summary::count(r.cautions.len(), "caution", "cautions")
+        )]);
+    }
     page.summary(s);
     page.fact("decision", "decision", r.decision);
     page.fact("switched", "nodes switched", r.switched.len().to_string());
@@ -79,6 +88,20 @@ pub fn page(r: &SqueezeReport<'_>) -> String {
         format!("<ul class=\"switched\">{items}</ul>")
     };
     page.section(heading, list);
+    if !r.cautions.is_empty() {
+        let items: String = r
+            .cautions
+            .iter()
+            .map(|c| format!("<li>{}</li>", escape(c)))
+            .collect();
+        page.section(
+            "Cautions",
+            format!(
+                "<p>hsqueeze plans the same; the plan is left as it is.</p><ul class=\"cautions\">{items}</ul>"
+            ),
+        );
+    }
+    page.fact("cautions", "cautions", r.cautions.len().to_string());
     plan.sections(&mut page, "cluster");
     page.finish()
 }
