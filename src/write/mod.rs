@@ -13,8 +13,9 @@
 //!   ([`squeeze`]), hspace's ([`space`]),
 //!   hcheck's ([`check`]), hinfo's ([`info`]), hscan's ([`scan`]) and hroller's ([`roll`]);
 //!   the HTML pages of `--report` ([`report`]).
-//! * May use: the model (the records and the response it writes) and the
-//!   Haskell renderings of [`crate::haskell`].
+//! * May use: the model (the records and the response it writes), the
+//!   Haskell renderings of [`crate::haskell`], and the searches' outcome
+//!   types, never a search function (`tests/layers.rs`).
 //! * Must never: read input, score or search; decide anything.
 
 pub mod balance;
