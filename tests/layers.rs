@@ -18,6 +18,11 @@
 //! edge. Test files (`tests.rs`, files under a `tests/` folder) are left
 //! out, as unit-test modules are. A third holds the development tools'
 //! crate (`devtools/src`) to the same rule, as one folder.
+//!
+//! Two more look at names (issue 60): `write` names only types of the
+//! searches, never a module or a function (`write_names_only_search_types`),
+//! and the searches build no text but the originals' own messages, in the
+//! files listed (`searches_build_no_text`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -270,9 +275,27 @@ fn read_path(text: &str, prefix: &[String], out: &mut Vec<Vec<String>>) -> usize
             pos += 2;
         } else {
             out.push(path);
-            return pos;
+            return pos + rename_len(&text[pos..]);
         }
     }
+}
+
+/// How many bytes a `use` rename (` as name`) at the start of `text`
+/// takes (0 when there is none).
+fn rename_len(text: &str) -> usize {
+    let skipped = blank_len(text);
+    let Some(rest) = text[skipped..].strip_prefix("as") else {
+        return 0;
+    };
+    let gap = blank_len(rest);
+    let name = rest[gap..]
+        .chars()
+        .take_while(|&c| is_ident_char(c))
+        .count();
+    if gap == 0 || name == 0 {
+        return 0;
+    }
+    skipped + 2 + gap + name
 }
 
 /// The module paths that `code` (a file's code lines, joined) names
@@ -514,6 +537,419 @@ fn no_circle_between_files_of_devtools() {
         found.is_empty(),
         "files of devtools/src that use each other (in a circle):\n{}",
         found.join("\n")
+    );
+}
+
+/// The type names declared in the files of `src/{stage}` (structs, enums,
+/// type aliases and traits, public or not), test modules left out.
+fn declared_types(src: &Path, stage: &str) -> BTreeSet<String> {
+    let mut files = Vec::new();
+    rust_files(&src.join(stage), &mut files);
+    let mut types = BTreeSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("source is UTF-8");
+        for line in code_lines(&text) {
+            let mut decl = line.trim_start();
+            for vis in ["pub(crate) ", "pub(super) ", "pub "] {
+                decl = decl.strip_prefix(vis).unwrap_or(decl);
+            }
+            for kind in ["struct ", "enum ", "type ", "trait "] {
+                if let Some(rest) = decl.strip_prefix(kind) {
+                    let name: String = rest.chars().take_while(|&c| is_ident_char(c)).collect();
+                    types.insert(name);
+                }
+            }
+        }
+    }
+    types
+}
+
+/// What is wrong with `path` (from the crate root, `search::…`) as a name
+/// that `write` uses: it must name a type of the search (`types`), or one
+/// of an enum's variants; a module or a function is refused. `None` when
+/// it is such a type.
+fn not_a_search_type(path: &[String], types: &BTreeSet<String>) -> Option<String> {
+    let upper = |seg: &String| seg.starts_with(|c: char| c.is_ascii_uppercase());
+    let Some(at) = path.iter().position(upper) else {
+        return Some("a module or a function (no type)".to_owned());
+    };
+    if !types.contains(&path[at]) {
+        return Some(format!(
+            "{}, which is no type declared in src/search",
+            path[at]
+        ));
+    }
+    path[at + 1..]
+        .iter()
+        .find(|seg| !upper(seg))
+        .map(|item| format!("{}::{item}, a function of a type", path[at]))
+}
+
+/// `write` turns the searches' outcomes into text and searches nothing
+/// itself: what its code names in `crate::search` (in `use` lines, groups
+/// expanded, and in qualified paths) is a type, never a module or a
+/// function (issue 60). A helper both need is the model's.
+#[test]
+fn write_names_only_search_types() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let types = declared_types(&src, "search");
+    // The scan sees the search's outcome types.
+    assert!(types.contains("Relocation") && types.contains("Placement"));
+    let mut files = Vec::new();
+    rust_files(&src.join("write"), &mut files);
+    let mut violations = Vec::new();
+    let mut named = 0;
+    for file in files {
+        let rel = file.strip_prefix(&src).unwrap_or(&file).to_path_buf();
+        if is_test_file(&rel) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("source is UTF-8");
+        for path in named_paths(&code_lines(&text), &module_of(&rel)) {
+            if path.first().is_some_and(|s| s == "search") {
+                named += 1;
+                if let Some(what) = not_a_search_type(&path, &types) {
+                    violations.push(format!(
+                        "src/{}: crate::{} names {what}",
+                        rel.display(),
+                        path.join("::")
+                    ));
+                }
+            }
+        }
+    }
+    assert!(named > 0, "the scan finds write's search types");
+    assert!(
+        violations.is_empty(),
+        "write names search items other than types:\n{}",
+        violations.join("\n")
+    );
+}
+
+#[test]
+fn the_name_checker_refuses_functions_and_modules() {
+    let types: BTreeSet<String> = ["ClusterStats", "AllocInfo", "Action"]
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let code = [
+        "use crate::search::space::stats::{allocation_delta, AllocInfo,",
+        "    ClusterStats as Stats};",
+        "use crate::search::reboot::{self, Action};",
+        "fn f(a: crate::search::reboot::Action) -> bool {",
+        "    a == crate::search::reboot::Action::Resync",
+        "        && crate::search::space::spec_of(&x).cpu > 0",
+        "        && crate::search::space::stats::ClusterStats::of(n, 0.0).fmem > 0",
+        "}",
+    ];
+    let module = vec!["write".to_owned(), "space".to_owned()];
+    let refused: Vec<String> = named_paths(&code, &module)
+        .iter()
+        .filter(|p| not_a_search_type(p, &types).is_some())
+        .map(|p| p.join("::"))
+        .collect();
+    assert_eq!(
+        refused,
+        vec![
+            "search::space::stats::allocation_delta",
+            "search::reboot",
+            "search::space::spec_of",
+            "search::space::stats::ClusterStats::of",
+        ]
+    );
+    assert!(not_a_search_type(&["search".into(), "x".into(), "Missing".into()], &types).is_some());
+}
+
+/// The files of `src/search` that build text, and what it is: the
+/// originals' own messages, which the answers and outputs carry as the
+/// originals print them. Any other search returns typed reasons, and
+/// `write` (or `explain`) says them.
+const SEARCH_TEXT_FILES: &[(&str, &str)] = &[
+    (
+        "search/allocate/groups.rs",
+        "hail's group log and failures (`tryMGAlloc`, `findBestAllocGroup`)",
+    ),
+    ("search/allocate/mod.rs", "hail's `Bad` texts of `tryAlloc`"),
+    (
+        "search/allocate/secondary.rs",
+        "hail's `allocateSecondary` refusal",
+    ),
+    (
+        "search/dedicated.rs",
+        "hail's log and failures on exclusive storage",
+    ),
+    (
+        "search/solution.rs",
+        "hail's allocation summary and failure reasons (`describeSolution`)",
+    ),
+    (
+        "search/request.rs",
+        "the answer's refusal of inconsistent data",
+    ),
+    (
+        "search/evacuate/drbd_all.rs",
+        "hail's `nodeEvacInstance` failures",
+    ),
+    (
+        "search/evacuate/node_evac.rs",
+        "hail's `nodeEvacInstance` failures",
+    ),
+    (
+        "search/evacuate/one_node.rs",
+        "hail's `evacOneNodeOnly` failures",
+    ),
+    (
+        "search/evacuate/relocation.rs",
+        "hail's `processRelocate` failures",
+    ),
+    (
+        "search/evacuate/elsewhere.rs",
+        "node-evacuate's failure across groups, hail's two messages joined",
+    ),
+    (
+        "search/balance/group.rs",
+        "hbal's `Bad FailDisk` of its verbose listing",
+    ),
+    (
+        "search/repair.rs",
+        "harep's tags, state names and `Bad` texts",
+    ),
+    (
+        "search/space/mod.rs",
+        "hspace's names of the instances it places (`new-N`)",
+    ),
+];
+
+/// Where code builds text outside assertions and internal errors:
+/// `(line, what)` for every string literal holding a word and a space,
+/// and every text macro (`format!`, `write!`, ...), unless it is inside
+/// an `assert!`-like macro, `panic!`, `unreachable!`, `.expect(…)` or a
+/// `Crash(…)` (hail's crash, an internal error). `lines` are the code
+/// lines with their 1-based numbers in the file.
+fn text_built(lines: &[(usize, &str)]) -> Vec<(usize, String)> {
+    const EXEMPT: &[&str] = &[
+        "assert!",
+        "assert_eq!",
+        "assert_ne!",
+        "debug_assert!",
+        "debug_assert_eq!",
+        "debug_assert_ne!",
+        "panic!",
+        "unreachable!",
+        "todo!",
+        "expect",
+        "Crash",
+    ];
+    const TEXT_MACROS: &[&str] = &[
+        "format!",
+        "format_args!",
+        "write!",
+        "writeln!",
+        "print!",
+        "println!",
+        "eprint!",
+        "eprintln!",
+    ];
+    let mut found = Vec::new();
+    // The callee of each open bracket (empty for `[`, `{` and groups).
+    let mut open: Vec<String> = Vec::new();
+    // Whether a string literal runs on from the line before: its text so
+    // far, its first line and its closing (`"` or `"#…`).
+    let mut literal: Option<(String, usize, String)> = None;
+    for &(number, line) in lines {
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        let exempt = |open: &[String]| open.iter().any(|c| EXEMPT.contains(&c.as_str()));
+        let end_literal = |text: String,
+                           at: usize,
+                           open: &[String],
+                           found: &mut Vec<(usize, String)>| {
+            if text.contains(' ') && text.chars().any(|c| c.is_ascii_alphabetic()) && !exempt(open)
+            {
+                found.push((at, format!("\"{text}\"")));
+            }
+        };
+        while i < chars.len() {
+            if let Some((text, at, close)) = literal.as_mut() {
+                let rest: String = chars[i..].iter().collect();
+                if close == "\"" && chars[i] == '\\' {
+                    text.extend(chars[i..(i + 2).min(chars.len())].iter());
+                    i += 2;
+                } else if rest.starts_with(close.as_str()) {
+                    i += close.chars().count();
+                    let (text, at) = (std::mem::take(text), *at);
+                    literal = None;
+                    end_literal(text, at, &open, &mut found);
+                } else {
+                    text.push(chars[i]);
+                    i += 1;
+                }
+                continue;
+            }
+            let c = chars[i];
+            let before = i.checked_sub(1).map(|j| chars[j]);
+            let word_before = before.is_some_and(is_ident_char);
+            if c == '/' && chars.get(i + 1) == Some(&'/') {
+                break;
+            }
+            if c == '\'' {
+                // A character literal ('x', '\n', '"') or a lifetime.
+                if chars.get(i + 1) == Some(&'\\') {
+                    i += 2;
+                    while i < chars.len() && chars[i] != '\'' {
+                        i += 1;
+                    }
+                    i += 1;
+                } else if chars.get(i + 2) == Some(&'\'') {
+                    i += 3;
+                } else {
+                    i += 1;
+                }
+                continue;
+            }
+            // A string literal: "…", r"…", r#"…"#, b"…".
+            let mut j = i;
+            if !word_before && (c == 'b' || c == 'r') {
+                if chars.get(j) == Some(&'b') {
+                    j += 1;
+                }
+                let raw = chars.get(j) == Some(&'r');
+                if raw {
+                    j += 1;
+                }
+                let hashes = chars[j..].iter().take_while(|&&h| h == '#').count();
+                if chars.get(j + hashes) == Some(&'"') && (raw || hashes == 0) && j > i {
+                    let close = format!("\"{}", "#".repeat(hashes));
+                    literal = Some((String::new(), number, if raw { close } else { "\"".into() }));
+                    i = j + hashes + 1;
+                    continue;
+                }
+            }
+            if c == '"' {
+                literal = Some((String::new(), number, "\"".into()));
+                i += 1;
+                continue;
+            }
+            match c {
+                '(' => {
+                    // The callee: the word before, with a macro's `!`.
+                    let head: String = chars[..i].iter().collect();
+                    let head = head.trim_end();
+                    let bang = head.ends_with('!');
+                    let head = head.trim_end_matches('!');
+                    let name: String = head
+                        .chars()
+                        .rev()
+                        .take_while(|&ch| is_ident_char(ch))
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .collect();
+                    let callee = if bang { format!("{name}!") } else { name };
+                    if TEXT_MACROS.contains(&callee.as_str()) && !exempt(&open) {
+                        found.push((number, callee.clone()));
+                    }
+                    open.push(callee);
+                }
+                '[' | '{' => open.push(String::new()),
+                ')' | ']' | '}' => {
+                    open.pop();
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        if let Some((text, _, _)) = literal.as_mut() {
+            text.push('\n');
+        }
+    }
+    found
+}
+
+/// The code lines of a file with their numbers (as [`code_lines`]).
+fn numbered_code_lines(text: &str) -> Vec<(usize, &str)> {
+    let code = code_lines(text);
+    let mut numbered = Vec::new();
+    let mut next = 0;
+    for (n, line) in text.lines().enumerate() {
+        if code.get(next).is_some_and(|c| std::ptr::eq(*c, line)) {
+            numbered.push((n + 1, line));
+            next += 1;
+        }
+    }
+    numbered
+}
+
+/// A search returns typed outcomes and reasons (a group's `Status`, why an
+/// instance `NoGroup`, a reboot's `Obstacle`, an evacuation's `Departure`),
+/// and `write` or `explain` puts them into words; the one text a search
+/// builds is the originals' own, in the files of [`SEARCH_TEXT_FILES`]
+/// (issue 60). Assertions and internal errors (`Crash`) keep their words.
+#[test]
+fn searches_build_no_text() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src.join("search"), &mut files);
+    let mut violations = Vec::new();
+    let mut listed_with_text = BTreeSet::new();
+    for file in files {
+        let rel = file.strip_prefix(&src).unwrap_or(&file).to_path_buf();
+        if is_test_file(&rel) {
+            continue;
+        }
+        let name = rel.display().to_string();
+        let text = std::fs::read_to_string(&file).expect("source is UTF-8");
+        let built = text_built(&numbered_code_lines(&text));
+        if SEARCH_TEXT_FILES.iter().any(|(f, _)| *f == name) {
+            if !built.is_empty() {
+                listed_with_text.insert(name);
+            }
+            continue;
+        }
+        for (line, what) in built {
+            violations.push(format!("src/{name}:{line}: {what}"));
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "searches that build text (return a typed reason and word it in write):\n{}",
+        violations.join("\n")
+    );
+    // Every file listed still builds the originals' text.
+    for (file, what) in SEARCH_TEXT_FILES {
+        assert!(
+            listed_with_text.contains(*file),
+            "src/{file} is listed for {what} but builds no text (or is gone)"
+        );
+    }
+}
+
+#[test]
+fn the_text_checker_sees_sentences_and_macros() {
+    let code = "fn f() -> Result<(), Unsafe> {\n\
+        \x20   let ok = '\"'; // \"a comment with words\"\n\
+        \x20   debug_assert!(x, \"the {} bound\", y);\n\
+        \x20   let c = state.inst(k).expect(\"an instance here\");\n\
+        \x20   Crash(format!(\"node index {k} is not in the list\"));\n\
+        \x20   let sep = \", \";\n\
+        \x20   let p = r#\"raw \"quoted\" words\"#;\n\
+        \x20   let name = format!(\"new-{}\", n);\n\
+        \x20   Err(unsafe_(\n\
+        \x20       \"its primary and secondary nodes are both in the group\".to_owned(),\n\
+        \x20   ))\n\
+        }\n";
+    let lines = numbered_code_lines(code);
+    let found: Vec<(usize, String)> = text_built(&lines);
+    assert_eq!(
+        found,
+        vec![
+            (7, "\"raw \"quoted\" words\"".to_owned()),
+            (8, "format!".to_owned()),
+            (
+                10,
+                "\"its primary and secondary nodes are both in the group\"".to_owned()
+            ),
+        ]
     );
 }
 

@@ -9,7 +9,8 @@
 //!   capacity primitives (`Node::add_pri` and friends, the instance-policy
 //!   check), the small enums of Ganeti's vocabulary (`types`), the
 //!   resolved request and the iallocator's response as data (`response`),
-//!   the hasher of maps that are never iterated (`hash`),
+//!   the hasher of maps that are never iterated (`hash`), the cluster's
+//!   resource statistics as hspace sums them (`stats`),
 //!   and the derived `show` of its records (`show`, as Haskell derives it
 //!   with the type).
 //! * May use: the Haskell renderings of `crate::haskell`. Every other
@@ -24,6 +25,7 @@ pub mod policy;
 pub mod refusal;
 pub mod response;
 pub mod show;
+pub mod stats;
 pub mod storage;
 pub mod types;
 

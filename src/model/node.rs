@@ -52,7 +52,16 @@ impl NodeInfo {
     pub fn alias(&self) -> &str {
         self.name.get(..self.alias_len).unwrap_or(&self.name)
     }
+
+    /// Whether the node carries a standby tag (hsqueeze's
+    /// [`STANDBY_PREFIX`]: an offline node it may power on).
+    pub fn has_standby_tag(&self) -> bool {
+        self.tags.iter().any(|t| t.starts_with(STANDBY_PREFIX))
+    }
 }
+
+/// The prefix of the node tag that marks a standby node.
+pub const STANDBY_PREFIX: &str = "htools:standby:";
 
 /// A node (`Node.Node`). Fields keep Ganeti's names in their docs. What
 /// never changes lives in the shared [`NodeInfo`]; the lists a node carries

@@ -2,7 +2,7 @@
 //! the allowed disk templates, and the check of an instance against them
 //! (`Instance.instMatchesPolicy`).
 
-use super::instance::Instance;
+use super::instance::{Disk, Instance};
 use super::refusal::{Check, PolicyBound, PolicyResource, Refusal};
 use super::types::{DiskTemplate, FailMode};
 
@@ -38,6 +38,44 @@ impl RSpec {
             dsk: s.disk_size,
             spn: s.spindle_use,
         }
+    }
+
+    /// `specOf`: an instance's spec (its spindles when it has one disk
+    /// with them, else 0).
+    pub fn of(inst: &Instance) -> RSpec {
+        let spn = match &inst.disks[..] {
+            [Disk {
+                spindles: Some(s), ..
+            }] => *s,
+            _ => 0,
+        };
+        RSpec {
+            cpu: inst.vcpus,
+            mem: inst.mem,
+            dsk: inst.dsk,
+            spn,
+        }
+    }
+
+    /// `instFromSpec`: the instance hspace places for this spec: named
+    /// `new`, one disk of the spec's size and spindles, running,
+    /// auto-balanced.
+    pub fn instance(&self, template: DiskTemplate, spindle_use: i64) -> Instance {
+        let mut inst = Instance::for_calculation(
+            "new",
+            self.mem,
+            self.dsk,
+            self.cpu,
+            spindle_use,
+            template,
+            true,
+        );
+        inst.disks = std::sync::Arc::from([Disk {
+            size: self.dsk,
+            spindles: Some(self.spn),
+        }]);
+        inst.util = [1.0; 4];
+        inst
     }
 }
 

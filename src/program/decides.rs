@@ -13,10 +13,10 @@
 //! several pages share ([`score`], [`moves`], [`n_plus_one`], [`stopping`])
 //! are built once.
 
+use crate::model::node::STANDBY_PREFIX;
 use crate::model::types::IMove;
 use crate::program::cli::Options;
 use crate::score::metric::{Aggregation, COMPONENTS};
-use crate::search::squeeze::STANDBY_PREFIX;
 use crate::write::balance::move_commands;
 use crate::write::manual::Block;
 use crate::write::squeeze::STANDBY_TAG;

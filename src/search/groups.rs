@@ -61,17 +61,6 @@ pub enum Status {
     Unhealthy,
 }
 
-impl Status {
-    /// The word the planners print.
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Healthy => "healthy",
-            Status::WeaklyUnhealthy => "weakly unhealthy",
-            Status::Unhealthy => "unhealthy",
-        }
-    }
-}
-
 /// An offline node that hosts instances, and how many.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OfflineHost {
@@ -253,14 +242,25 @@ pub struct Relocation {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refused {
     pub inst: usize,
-    pub reason: String,
+    pub reason: NoGroup,
     /// What the group search said of each group tried (hail's texts).
     pub messages: Vec<String>,
 }
 
+/// Why an instance found no group (its words: `write::groups`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum NoGroup {
+    /// No other group takes its storage pool: no group could be tried.
+    NoPeer(StoragePool),
+    /// The group change failed: hail's message.
+    Failed(String),
+    /// Moving it would leave its target group with this status.
+    WouldLeave { group: usize, status: Status },
+}
+
 /// Moves instance `k` into the best of `targets` (its own group is never
 /// one), as a group change does. On failure the state is unchanged and the
-/// reason is hail's message (or why no group could be tried).
+/// reason is hail's message (or that no group could be tried).
 pub fn relocate(
     node_groups: &[Group],
     state: &mut State,
@@ -279,10 +279,7 @@ pub fn relocate(
     if targets.is_empty() {
         return Ok(Err(Refused {
             inst: k,
-            reason: format!(
-                "no other group takes its storage pool ({})",
-                StoragePool::of(template).name()
-            ),
+            reason: NoGroup::NoPeer(StoragePool::of(template)),
             messages: Vec::new(),
         }));
     }
@@ -305,7 +302,7 @@ pub fn relocate(
         state.rollback(cp);
         return Ok(Err(Refused {
             inst: k,
-            reason,
+            reason: NoGroup::Failed(reason),
             messages,
         }));
     }
@@ -491,11 +488,10 @@ fn repair_group(
                     state.rollback(step);
                     refused.push(Refused {
                         inst: k,
-                        reason: format!(
-                            "moving it would leave group {} {}",
-                            node_groups[r.group].name,
-                            target.status().name()
-                        ),
+                        reason: NoGroup::WouldLeave {
+                            group: r.group,
+                            status: target.status(),
+                        },
                         messages: r.messages,
                     });
                 }
@@ -903,46 +899,6 @@ fn evacuate_group(
         }
     }
     Ok(trial)
-}
-
-/// node-evacuate's fallback across groups (`--inter-group-evacuation`):
-/// each instance the evacuation could not move inside its group is moved,
-/// in order, into the best allocable group of its storage partition as a
-/// group change moves it (its entry becomes `(instance, remote group,
-/// nodes)` with the jobs of the group change; seed 004, "Node evacuation
-/// changes"). One that fits nowhere keeps its failure, with the reason
-/// the other groups gave.
-pub fn evacuate_elsewhere(
-    node_groups: &[Group],
-    state: &mut State,
-    mut sol: evacuate::EvacSolution,
-    opts: &AllocOptions,
-) -> Result<evacuate::EvacSolution, Crash> {
-    let failed = std::mem::take(&mut sol.failed);
-    for (k, reason) in failed {
-        let inst = state.inst(k as i32)?;
-        let own = state.node(inst.p_node)?.group;
-        let template = inst.disk_template;
-        let targets: Vec<usize> = storage::peer_groups(node_groups, own, template)
-            .into_iter()
-            .filter(|&g| node_groups[g].is_allocable() && !state.group_keys(g).is_empty())
-            .collect();
-        if targets.is_empty() {
-            sol.failed.push((k, reason));
-            continue;
-        }
-        match relocate(node_groups, state, k, &targets, opts)? {
-            Ok(r) => {
-                sol.moved.push((k, r.group, r.nodes));
-                sol.moves.push(r.moves);
-            }
-            Err(other) => sol
-                .failed
-                .push((k, format!("{reason}; in other groups: {}", other.reason))),
-        }
-    }
-    state.commit();
-    Ok(sol)
 }
 
 #[cfg(test)]

@@ -68,8 +68,24 @@ pub struct GroupPlan {
 pub struct Unsafe {
     /// The instance (index).
     pub instance: usize,
-    /// What stands in the way, in words.
-    pub reason: String,
+    /// What stands in the way (its words: `write::roll`).
+    pub reason: Obstacle,
+}
+
+/// What stands in the way of an instance leaving a reboot group (nodes by
+/// name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Obstacle {
+    /// Its primary and secondary nodes are both in the group.
+    BothNodesInGroup,
+    /// Its target node is offline.
+    TargetOffline(String),
+    /// Its target node is rebooted in the same group.
+    TargetInGroup(String),
+    /// The node refuses it: the check that failed.
+    Refused(String, FailMode),
+    /// After a migration, its old primary cannot be its secondary.
+    OldPrimaryRefused(FailMode),
 }
 
 /// The plan of reboot group `group` (node indices): the instances'
@@ -101,7 +117,7 @@ pub fn plan(
         if !(p_in || s_in) || !inst.run_state.is_running() {
             continue;
         }
-        let unsafe_ = |reason: String| Unsafe {
+        let unsafe_ = |reason: Obstacle| Unsafe {
             instance: idx,
             reason,
         };
@@ -110,9 +126,7 @@ pub fn plan(
             actions,
         };
         if p_in && s_in {
-            return Err(unsafe_(
-                "its primary and secondary nodes are both in the group".to_owned(),
-            ));
+            return Err(unsafe_(Obstacle::BothNodesInGroup));
         }
         let drbd = inst.disk_template.mirror_type() == MirrorType::Internal;
         if offline_maintenance && p_in {
@@ -179,7 +193,7 @@ fn check(conf: &Conf, p: &GroupPlan) -> Result<(), Unsafe> {
     for j in &p.evacuate {
         for a in &j.actions {
             let inst = insts[j.instance].clone();
-            let unsafe_ = |reason: String| Unsafe {
+            let unsafe_ = |reason: Obstacle| Unsafe {
                 instance: j.instance,
                 reason,
             };
@@ -190,14 +204,12 @@ fn check(conf: &Conf, p: &GroupPlan) -> Result<(), Unsafe> {
             };
             let name = nodes[target].info.name.to_string();
             if nodes[target].offline {
-                return Err(unsafe_(format!("its target node {name} is offline")));
+                return Err(unsafe_(Obstacle::TargetOffline(name)));
             }
             if p.nodes.contains(&target) {
-                return Err(unsafe_(format!(
-                    "its target node {name} is rebooted in the same group"
-                )));
+                return Err(unsafe_(Obstacle::TargetInGroup(name)));
             }
-            let refused = |f: FailMode| unsafe_(format!("node {name} cannot take it ({f})"));
+            let refused = |f: FailMode| unsafe_(Obstacle::Refused(name.clone(), f));
             let (pri, sec) = (inst.p_node as usize, inst.s_node);
             match *a {
                 Action::Migrate(None) => {
@@ -212,9 +224,7 @@ fn check(conf: &Conf, p: &GroupPlan) -> Result<(), Unsafe> {
                     moved.s_node = pri as i32;
                     nodes[pri]
                         .add_sec(false, SoftChecks::Ignore, &moved, s as i32)
-                        .map_err(|f| {
-                            unsafe_(format!("its old primary cannot be its secondary ({f})"))
-                        })?;
+                        .map_err(|f| unsafe_(Obstacle::OldPrimaryRefused(f)))?;
                     insts[j.instance] = moved;
                 }
                 Action::Migrate(Some(t)) | Action::Move(t) => {

@@ -345,8 +345,7 @@ fn search(
             .map_err(crash)?;
             let sol = if algorithm.inter_group_evacuation {
                 let opts = AllocOptions::new(algorithm, None);
-                crate::search::groups::evacuate_elsewhere(groups, state, sol, &opts)
-                    .map_err(crash)?
+                evacuate::evacuate_elsewhere(groups, state, sol, &opts).map_err(crash)?
             } else {
                 sol
             };

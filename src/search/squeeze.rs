@@ -35,9 +35,6 @@ use crate::model::Cluster;
 use crate::search::balance::{self, BalanceOptions, Placement};
 use crate::search::state::State;
 
-/// The prefix of the node tag that marks a standby node.
-pub const STANDBY_PREFIX: &str = "htools:standby:";
-
 /// GHC's `floor :: Double -> Int` (its `floorDoubleInt` rule): truncation
 /// as the x86-64 `cvttsd2si` instruction does it (NaN and out-of-range
 /// values give `i64::MIN`), then one less when that is above `x`.
@@ -86,11 +83,6 @@ pub fn first_short<'a>(
     })
 }
 
-/// Whether a node carries a standby tag.
-pub fn has_standby_tag(node: &Node) -> bool {
-    node.info.tags.iter().any(|t| t.starts_with(STANDBY_PREFIX))
-}
-
 /// The nodes that may be powered off, in the order hsqueeze keeps them:
 /// online, not the master, without secondaries or local-storage primaries,
 /// most primaries first (ties in node order).
@@ -116,7 +108,7 @@ pub fn offline_candidates(cluster: &Cluster) -> Vec<usize> {
 /// order.
 pub fn online_candidates(cluster: &Cluster) -> Vec<usize> {
     (0..cluster.nodes.len())
-        .filter(|&k| cluster.nodes[k].offline && has_standby_tag(&cluster.nodes[k]))
+        .filter(|&k| cluster.nodes[k].offline && cluster.nodes[k].info.has_standby_tag())
         .collect()
 }
 

@@ -5,7 +5,10 @@
 //! `--true-counts` the nodes that cannot be evacuated and why; the
 //! `--json` figures and document ([`document`](fn@document)).
 
+use std::fmt;
+
 use crate::haskell::show::printf_fixed;
+use crate::search::globaln1::Departure;
 use crate::write::document;
 use crate::write::json::Json;
 use crate::write::space::ensure_quoted;
@@ -78,7 +81,19 @@ pub fn verdict(no_simulation: bool, need_rebalance: bool) -> &'static str {
 
 /// A node that cannot be evacuated: its name, and the instance that
 /// cannot leave it with how it was to leave (`--true-counts`).
-pub type UnevacuableNode<'a> = (String, Option<(String, &'a str)>);
+pub type UnevacuableNode = (String, Option<(String, Departure)>);
+
+/// How the instance that stops a node's evacuation was to leave, in the
+/// words that follow its name ("instance X could not ...").
+impl fmt::Display for Departure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Departure::Failover => "could not fail over to its secondary",
+            Departure::Move => "could not move to another node of its group",
+            Departure::Recreate => "could not be re-created on another node of its group",
+        })
+    }
+}
 
 /// How the statistics are printed.
 #[derive(Debug, Clone, Copy)]
@@ -162,12 +177,7 @@ pub fn cluster_stats(style: Style, phase: Phase, counts: &[usize], need_rebalanc
 /// with the instance that cannot leave it and how it was to leave; as
 /// `HCHECK_<phase>_GROUP_<index>_GN1_NODES` (node names, space-separated)
 /// when machine-readable.
-pub fn unevacuable(
-    style: Style,
-    level: &str,
-    phase: Phase,
-    nodes: &[UnevacuableNode<'_>],
-) -> String {
+pub fn unevacuable(style: Style, level: &str, phase: Phase, nodes: &[UnevacuableNode]) -> String {
     if style.machine {
         let names: Vec<&str> = nodes.iter().map(|(n, _)| n.as_str()).collect();
         return keys(&[(
@@ -210,7 +220,7 @@ pub fn figures_document(
     counts: &[usize],
     offline_sec: usize,
     last: Last,
-    unevacuable: Option<&[UnevacuableNode<'_>]>,
+    unevacuable: Option<&[UnevacuableNode]>,
 ) -> Json {
     let mut fields: Vec<(String, Json)> = Vec::new();
     for ((key, _), n) in common_data(capacity).iter().zip(counts) {
@@ -231,7 +241,7 @@ pub fn figures_document(
             .iter()
             .map(|(node, why)| {
                 let (instance, reason) = match why {
-                    Some((i, how)) => (Json::Str(i.clone()), Json::Str((*how).to_owned())),
+                    Some((i, how)) => (Json::Str(i.clone()), Json::Str(how.to_string())),
                     None => (Json::Null, Json::Null),
                 };
                 Json::Obj(vec![

@@ -3,9 +3,9 @@
 //! instead of the text, carrying the same figures. This module owns what
 //! the documents share: their head, a planned move, score components, and
 //! the typed values of the `KEY=value` lines of `--machine-readable`; and
-//! the document of `hailstone-groups`, whose report is written by
-//! `explain::groups` ([`operation_document`]). The other programs'
-//! documents are in their own writers (`write::balance`, `write::check`,
+//! the document of `hailstone-groups` ([`operation_document`]), whose
+//! report is `write::groups::report_json`. The other programs' documents
+//! are in their own writers (`write::balance`, `write::check`,
 //! `write::squeeze`, ...).
 
 use crate::model::types::{GanetiVersion, IMove};

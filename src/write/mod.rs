@@ -12,15 +12,18 @@
 //!   moves, commands, job sets, reports ([`balance`]); hsqueeze's
 //!   ([`squeeze`]), hspace's ([`space`]),
 //!   hcheck's ([`check`]), hinfo's ([`info`]), hscan's ([`scan`]) and hroller's ([`roll`]);
+//!   hailstone-groups' report ([`groups`]);
 //!   the HTML pages of `--report` ([`report`]).
-//! * May use: the model (the records and the response it writes) and the
-//!   Haskell renderings of [`crate::haskell`].
+//! * May use: the model (the records and the response it writes), the
+//!   Haskell renderings of [`crate::haskell`], and the searches' outcome
+//!   types, never a search function (`tests/layers.rs`).
 //! * Must never: read input, score or search; decide anything.
 
 pub mod balance;
 pub mod check;
 pub mod document;
 pub mod exit_status;
+pub mod groups;
 pub mod iallocator;
 pub mod info;
 pub mod json;

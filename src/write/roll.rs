@@ -2,9 +2,13 @@
 //! colourings' statistics (`-v -v`, `-v -v -v`), the heading, each reboot
 //! group (its nodes on one line, or one per line for `--one-step-only`)
 //! and with `--print-moves` the moves it needs; for `-X`, each phase of a
-//! group as the `gnt-instance` commands an operator would type.
+//! group as the `gnt-instance` commands an operator would type, and what
+//! stands in the way of a group that cannot be carried out (`Obstacle`'s
+//! words).
 
-use crate::search::reboot::{Action, Job};
+use std::fmt;
+
+use crate::search::reboot::{Action, Job, Obstacle};
 use crate::search::roll::{Classes, Graph, Move};
 use crate::write::json::Json;
 
@@ -143,6 +147,26 @@ pub fn document(
             ("groups", Json::Arr(groups)),
         ],
     )
+}
+
+/// What stands in the way of an instance leaving its reboot group, as
+/// `-X`'s refusal says it ("... cannot leave: {obstacle}").
+impl fmt::Display for Obstacle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Obstacle::BothNodesInGroup => {
+                f.write_str("its primary and secondary nodes are both in the group")
+            }
+            Obstacle::TargetOffline(name) => write!(f, "its target node {name} is offline"),
+            Obstacle::TargetInGroup(name) => {
+                write!(f, "its target node {name} is rebooted in the same group")
+            }
+            Obstacle::Refused(name, mode) => write!(f, "node {name} cannot take it ({mode})"),
+            Obstacle::OldPrimaryRefused(mode) => {
+                write!(f, "its old primary cannot be its secondary ({mode})")
+            }
+        }
+    }
 }
 
 #[cfg(test)]

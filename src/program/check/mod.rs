@@ -157,7 +157,7 @@ fn phase_text(
             &counts,
             c.figures.score,
         ));
-        let unevacuable: Option<Vec<texts::UnevacuableNode<'_>>> =
+        let unevacuable: Option<Vec<texts::UnevacuableNode>> =
             match (&c.figures.unevacuable, o.true_counts) {
                 (Some(u), true) => Some(
                     u.iter()

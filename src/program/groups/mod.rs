@@ -22,8 +22,7 @@ pub mod options;
 use std::ffi::OsString;
 use std::io::Write;
 
-use crate::explain::groups as report;
-use crate::haskell::show::printf_fixed;
+use crate::explain::stopped::Stopped;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::{find_group, Cluster, NameMatch};
@@ -38,6 +37,7 @@ use crate::search::balance;
 use crate::search::groups::{self, Relocation};
 use crate::search::state::State;
 use crate::write::balance as texts;
+use crate::write::groups as report;
 use crate::write::text;
 use options::{Invocation, Operation, Options, PROGRAM};
 
@@ -46,6 +46,10 @@ use options::{Invocation, Operation, Options, PROGRAM};
 pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     exit::main(PROGRAM, options::parse(args), run, out, err)
 }
+
+/// Why each balancing tried stopped (`--explain`): a group and its stop,
+/// in the order of the group scores.
+type Stops = Vec<(usize, Stopped)>;
 
 /// A plan's jobs: one per relocation or balancing step.
 struct Plan {
@@ -117,13 +121,16 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         groups: &node_groups,
         cluster: &cluster,
     };
-    writeln!(
-        out,
-        "Loaded {} nodes, {} instances in {} node groups",
-        cluster.nodes.len(),
-        cluster.instances.len(),
-        groups::groups_with_nodes(&state, node_groups.len()).len()
+    out.write_all(
+        report::loaded(
+            cluster.nodes.len(),
+            cluster.instances.len(),
+            groups::groups_with_nodes(&state, node_groups.len()).len(),
+        )
+        .as_bytes(),
     )?;
+    // Why each balancing stopped, for --explain.
+    let mut stops = Vec::new();
     let (plan, detail) = match invocation.operation {
         Operation::Check => {
             let health = groups::all_health(&state, node_groups.len());
@@ -161,7 +168,8 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
             (plan, report::Detail::Compress(compression))
         }
         Operation::Balance => {
-            let (plan, detail) = balance_worst(o, &cluster, &mut state, only, out)?;
+            let (plan, detail, stopped) = balance_worst(o, &cluster, &mut state, only, out)?;
+            stops = stopped;
             (plan, detail)
         }
     };
@@ -205,7 +213,7 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         }
     }
     if let Some(to) = &o.explain {
-        let text = report::explain(&ctx, &detail, o.explain_format);
+        let text = crate::explain::groups::explain(&ctx, &detail, &stops, o.explain_format);
         exit::write_explanation(to, &text, err)?;
     }
     out.flush()?;
@@ -238,7 +246,7 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
             o.load.ganeti,
             invocation.operation.name(),
             !unhealthy,
-            report::explain_json(&ctx, &detail),
+            report::report_json(&ctx, &detail),
             &sets,
         );
         stdout.write_all(document.line().as_bytes())?;
@@ -312,7 +320,7 @@ fn write_page(r: &Run<'_>) -> String {
                 .filter(|i| group_of(i.p_node) == Some(g))
                 .count();
             let health = |h: &groups::Health| crate::write::report::groups::Health {
-                status: h.status().name(),
+                status: report::status_name(h.status()),
                 n1_failing: h.n1_failing.len(),
                 offline_hosts: h.offline_hosts.len(),
             };
@@ -404,13 +412,15 @@ fn relocation_job(cluster: &Cluster, r: &Relocation) -> MoveJob {
 
 /// The seed's group balancing: the groups by score, worst first; the first
 /// that is not balanced enough and that the engine improves is balanced.
+/// With `--explain`, also why each balancing tried stopped (in the order
+/// of the scores).
 fn balance_worst(
     o: &Options,
     cluster: &Cluster,
     state: &mut State,
     only: Option<usize>,
     out: &mut dyn Write,
-) -> Result<(Option<Plan>, report::Detail), Stop> {
+) -> Result<(Option<Plan>, report::Detail, Stops), Stop> {
     let node_groups = &cluster.groups;
     let mut scored: Vec<report::GroupScore> = groups::groups_with_nodes(state, node_groups.len())
         .into_iter()
@@ -426,7 +436,6 @@ fn balance_worst(
                 score: state.group_score_with(g, &[]),
                 optimal: optimal_score(&nodes),
                 verdict: None,
-                stopped: None,
             }
         })
         .collect();
@@ -452,6 +461,7 @@ fn balance_worst(
         ..Default::default()
     };
     let mut plan = None;
+    let mut stops = Vec::new();
     for entry in scored.iter_mut() {
         if plan.is_some() {
             break;
@@ -492,13 +502,9 @@ fn balance_worst(
         });
         let fin = steps.last().map_or(entry.score, |p| p.score);
         if o.explain.is_some() {
-            entry.stopped = Some(crate::explain::stopped::Stopped::new(
-                &local,
-                &cluster.tags,
-                &movable,
-                &options,
-                fin,
-                steps.len(),
+            stops.push((
+                g,
+                Stopped::new(&local, &cluster.tags, &movable, &options, fin, steps.len()),
             ));
         }
         if steps.is_empty() {
@@ -524,23 +530,9 @@ fn balance_worst(
     }
     out.write_all(report::scores_text(node_groups, &scored).as_bytes())?;
     let detail = report::Detail::Balance(scored);
-    match plan {
-        None => {
-            writeln!(out, "No group can be improved.")?;
-            Ok((None, detail))
-        }
-        Some((g, lines, plan, ini, fin)) => {
-            writeln!(out, "Balancing group {}:", node_groups[g].name)?;
-            for l in lines {
-                writeln!(out, "{l}")?;
-            }
-            writeln!(
-                out,
-                "Group score improved from {} to {}",
-                printf_fixed(ini, 8),
-                printf_fixed(fin, 8)
-            )?;
-            Ok((Some(plan), detail))
-        }
-    }
+    let balanced = plan.as_ref().map(|(g, lines, _, ini, fin)| {
+        (node_groups[*g].name.as_str(), lines.as_slice(), *ini, *fin)
+    });
+    out.write_all(report::balanced(balanced).as_bytes())?;
+    Ok((plan.map(|(_, _, plan, _, _)| plan), detail, stops))
 }

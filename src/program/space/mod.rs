@@ -15,6 +15,7 @@ use crate::explain;
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
 use crate::model::policy::RSpec;
+use crate::model::stats::ClusterStats;
 use crate::model::types::{DiskTemplate, FailMode};
 use crate::model::Cluster;
 use crate::program::exit::{self, stop, Stop};
@@ -25,7 +26,6 @@ use crate::score::metric;
 use crate::search::allocate::{gen_alloc_nodes, AllocNodes, AllocOptions};
 use crate::search::globaln1::{self, N1Scope};
 use crate::search::request;
-use crate::search::space::stats::ClusterStats;
 use crate::search::space::{self, Allocated, Counter, Engine, SpaceOptions};
 use crate::search::state::State;
 use crate::write::nodes::{print_nodes, PrintNodes};
@@ -244,7 +244,7 @@ fn count(
     };
     let mut counter = Counter::new(opts);
     let shape = |spec: &RSpec| {
-        let inst = space::instance_from_spec(spec, template, spindle_use);
+        let inst = spec.instance(template, spindle_use);
         if o.allocator_model {
             space::as_requested(inst)
         } else {
@@ -302,7 +302,7 @@ fn count(
     }
     phase.report(&state, &tiered, tspec, SpecType::Tiered, out, err)?;
     let trl = stats_of(&state);
-    let specs: Vec<RSpec> = tiered.placed.iter().map(space::spec_of).collect();
+    let specs: Vec<RSpec> = tiered.placed.iter().map(RSpec::of).collect();
     let reasons = plan.reasons(&tiered, stopping);
     let text = texts::tiered(
         o.machine_readable,

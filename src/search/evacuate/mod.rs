@@ -22,11 +22,14 @@
 //!   instance (`tryNodeEvac`, `nodeEvacInstance`, `tryChangeGroup`).
 //! * [`relocation`]: relocation (`processRelocate`), one instance's node
 //!   evacuation with hail's checks.
+//! * [`elsewhere`]: node evacuation's fallback across groups
+//!   (`--inter-group-evacuation`).
 //! * here: the outcome and the explanation notes, and what the moves
 //!   share (a move applied and committed, the group sums of the `argmin`
 //!   shortcut).
 
 mod drbd_all;
+mod elsewhere;
 mod node_evac;
 mod one_node;
 mod relocation;
@@ -42,6 +45,7 @@ use crate::search::allocate::GroupSearch;
 use crate::search::moves::{self, Move, MoveError, Moved, Nodes};
 use crate::search::state::{Crash, State};
 
+pub use elsewhere::evacuate_elsewhere;
 pub use node_evac::{change_group, try_change_group, try_node_evac};
 pub use relocation::relocate;
 

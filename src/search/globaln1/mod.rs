@@ -77,7 +77,7 @@ struct Verdict {
     result: Option<bool>,
     /// On a "no": the instance (key) that could not leave, and how it
     /// was to leave.
-    blocker: Option<(i32, &'static str)>,
+    blocker: Option<(i32, Departure)>,
     /// Nodes whose change invalidates the verdict.
     deps: SmallVec<[usize; 8]>,
 }
@@ -240,7 +240,19 @@ pub fn first_unevacuable(
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unevacuable {
     pub node: usize,
-    pub blocker: Option<(String, &'static str)>,
+    pub blocker: Option<(String, Departure)>,
+}
+
+/// How an instance was to leave a node being evacuated, where hail's
+/// simulation stopped (its words: `write::check`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Departure {
+    /// A drbd instance failing over to its secondary.
+    Failover,
+    /// A shared-storage instance moving to another node of its group.
+    Move,
+    /// An instance re-created on another node of its group.
+    Recreate,
 }
 
 /// Writes a placement into the state as hail's `extractNl` and `updateIl`
@@ -372,7 +384,7 @@ fn evaluate(
             Err(MoveError::Fail(_)) => {
                 return Ok(Verdict {
                     result: Some(false),
-                    blocker: Some((idx, "could not fail over to its secondary")),
+                    blocker: Some((idx, Departure::Failover)),
                     deps,
                 })
             }
@@ -461,7 +473,7 @@ fn evaluate(
         if !evacuate_shared(state, &inst, group, &escape, &mut sums)? {
             return Ok(Verdict {
                 result: Some(false),
-                blocker: Some((idx, "could not move to another node of its group")),
+                blocker: Some((idx, Departure::Move)),
                 deps,
             });
         }
@@ -477,10 +489,7 @@ fn evaluate(
         if !recreate_instance(state, &inst, &escape, &mut sums)? {
             return Ok(Verdict {
                 result: Some(false),
-                blocker: Some((
-                    inst.idx,
-                    "could not be re-created on another node of its group",
-                )),
+                blocker: Some((inst.idx, Departure::Recreate)),
                 deps,
             });
         }

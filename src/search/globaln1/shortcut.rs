@@ -14,6 +14,8 @@ use crate::search::ghc_sort;
 use crate::search::moves::{Nodes, Overlay};
 use crate::search::state::State;
 
+use super::Departure;
+
 /// The instances left on node `n` of `group` once its drbd primaries
 /// failed over (the nodes read through `overlay`): the first `n_shared`
 /// to move by failover, the rest to be recreated.
@@ -246,7 +248,7 @@ impl Earlier {
 /// nodes only lose room until its turn: hail's simulation stops there or
 /// earlier, and the node cannot be evacuated. The verdict depends on
 /// every node of the group.
-pub(super) fn stuck_instance(ev: &Evacuation<'_, '_>) -> Option<(i32, &'static str)> {
+pub(super) fn stuck_instance(ev: &Evacuation<'_, '_>) -> Option<(i32, Departure)> {
     let (state, group, n) = (ev.state, ev.group, ev.n);
     for (inst, source) in ev.order()? {
         let moves = source.is_some();
@@ -260,9 +262,9 @@ pub(super) fn stuck_instance(ev: &Evacuation<'_, '_>) -> Option<(i32, &'static s
         });
         if !taken {
             let how = if moves {
-                "could not move to another node of its group"
+                Departure::Move
             } else {
-                "could not be re-created on another node of its group"
+                Departure::Recreate
             };
             return Some((inst.idx, how));
         }

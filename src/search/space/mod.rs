@@ -14,15 +14,14 @@
 //!
 //! * [`model`]: how the next instance is placed: hspace's search, or the
 //!   allocator's answer to one request (`--allocator-model`).
-//! * [`stats`]: the cluster's resource statistics (`CStats`,
-//!   `totalResources`, `computeAllocationDelta`).
 //! * [`tiered`]: the tiered count, a loop over the sizes it shrinks
 //!   through, and [`steady`]: the sizes it can skip, which every search
 //!   refuses the same way.
-//! * here: the instance of a spec, the phases, the shrinking.
+//! * here: the phases, the shrinking. (A spec's instance and an
+//!   instance's spec are [`RSpec`](crate::model::policy::RSpec)'s; the
+//!   cluster's statistics, `CStats`, are [`crate::model::stats`].)
 
 pub mod model;
-pub mod stats;
 pub mod steady;
 #[cfg(test)]
 mod tests;
@@ -34,7 +33,6 @@ use std::sync::Arc;
 
 use crate::model::hash::FastMap;
 use crate::model::instance::{Disk, Instance};
-use crate::model::policy::RSpec;
 use crate::model::types::{DiskTemplate, FailMode, FailTally};
 use crate::search::allocate::{AllocNodes, AllocOptions, SearchBase, SearchError};
 use crate::search::globaln1;
@@ -46,26 +44,6 @@ pub const UNIT_MEM: i64 = 64;
 pub const UNIT_DSK: i64 = 256;
 pub const UNIT_CPU: i64 = 1;
 pub const UNIT_SPINDLE: i64 = 1;
-
-/// `instFromSpec`: the instance hspace places for a spec: named `new`,
-/// one disk of the spec's size and spindles, running, auto-balanced.
-pub fn instance_from_spec(spec: &RSpec, template: DiskTemplate, spindle_use: i64) -> Instance {
-    let mut inst = Instance::for_calculation(
-        "new",
-        spec.mem,
-        spec.dsk,
-        spec.cpu,
-        spindle_use,
-        template,
-        true,
-    );
-    inst.disks = std::sync::Arc::from([Disk {
-        size: spec.dsk,
-        spindles: Some(spec.spn),
-    }]);
-    inst.util = [1.0; 4];
-    inst
-}
 
 /// The instance as Ganeti's master asks the allocator for it
 /// (`gnt-instance add -t T --disk 0:size=D -B memory=M,vcpus=C`): one
@@ -80,23 +58,6 @@ pub fn as_requested(mut inst: Instance) -> Instance {
 
 /// The disk space of a drbd disk's metadata, in MiB (`DRBD_META_SIZE`).
 const DRBD_META_SIZE: i64 = 128;
-
-/// `specOf`: an instance's spec (its spindles when it has one disk with
-/// them, else 0).
-pub fn spec_of(inst: &Instance) -> RSpec {
-    let spn = match &inst.disks[..] {
-        [Disk {
-            spindles: Some(s), ..
-        }] => *s,
-        _ => 0,
-    };
-    RSpec {
-        cpu: inst.vcpus,
-        mem: inst.mem,
-        dsk: inst.dsk,
-        spn,
-    }
-}
 
 /// The unit step of shrinking by `mode`, for the modes that are a
 /// resource.

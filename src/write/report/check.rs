@@ -20,7 +20,7 @@ use super::{score, table, Page};
 
 /// A node that cannot be evacuated: its name and, when known, the
 /// instance that cannot leave it and how it was to leave.
-pub type Unevacuable = (String, Option<(String, &'static str)>);
+pub type Unevacuable = crate::write::check::UnevacuableNode;
 
 /// One phase of a group: its nodes, counts (hcheck's order), score and
 /// the nodes that cannot be evacuated.

@@ -26,7 +26,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::model::node::{unallocated_mem, Node};
-use crate::search::squeeze::has_standby_tag;
 
 /// One resource's figures. `free` is `total - used` for every resource
 /// but memory, where it is Ganeti's unallocated memory (the truncated
@@ -224,7 +223,7 @@ impl Marks {
         Marks {
             offline: n.offline,
             master: n.info.master,
-            standby: has_standby_tag(n),
+            standby: n.info.has_standby_tag(),
         }
     }
 

@@ -20,9 +20,9 @@ use crate::haskell::show::printf_fixed;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::policy::RSpec;
+use crate::model::stats::ClusterStats;
 use crate::model::types::{DiskTemplate, FailMode};
 use crate::model::TagTable;
-use crate::search::space::stats::ClusterStats;
 use crate::write::space::spec_map;
 
 use super::summary::{self, Summary};
@@ -283,7 +283,7 @@ fn spec_short(s: &RSpec, spindles: bool) -> String {
 fn phase_html(r: &SpaceReport<'_>, model: &Model, p: &Phase, initial: &ClusterStats) -> String {
     let key = format!("{}-{}", model.key, p.name);
     let points = curve(initial, &p.placed, r.spindles);
-    let specs: Vec<RSpec> = p.placed.iter().map(crate::search::space::spec_of).collect();
+    let specs: Vec<RSpec> = p.placed.iter().map(RSpec::of).collect();
     let map = spec_map(&specs);
     let mut changes = Vec::new();
     let mut at = 0;
@@ -491,7 +491,7 @@ fn summarised(r: &SpaceReport<'_>, initial: &ClusterStats) -> Summary {
     for p in &m.phases {
         let key = format!("{}-{}", m.key, p.name);
         let placed = p.placed.len();
-        let specs: Vec<RSpec> = p.placed.iter().map(crate::search::space::spec_of).collect();
+        let specs: Vec<RSpec> = p.placed.iter().map(RSpec::of).collect();
         let map = spec_map(&specs);
         let fit = if placed == 1 { "fits" } else { "fit" };
         let count = summary::phrase(
@@ -612,8 +612,8 @@ mod tests {
             dsk: 1000,
             spn: 1,
         };
-        let drbd = crate::search::space::instance_from_spec(&spec, DiskTemplate::Drbd, 1);
-        let plain = crate::search::space::instance_from_spec(&spec, DiskTemplate::Plain, 1);
+        let drbd = spec.instance(DiskTemplate::Drbd, 1);
+        let plain = spec.instance(DiskTemplate::Plain, 1);
         let points = curve(&initial, &[drbd, plain], false);
         assert_eq!(points.len(), 3);
         assert_eq!(points[0][..3], [0.1, 0.0, 0.2]);
