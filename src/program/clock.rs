@@ -1,8 +1,18 @@
-//! Calendar stamps for file names: the `YYYYmmddTHHMMSS` stamp
-//! `--explain=DIR` names its files with (the civil date is
-//! [`crate::haskell::time`]'s).
+//! The one place the clock is read, and calendar stamps for file names:
+//! the `YYYYmmddTHHMMSS` stamp `--explain=DIR` names its files with (the
+//! civil date is [`crate::haskell::time`]'s).
+//!
+//! Every other file takes the time from here, as a value
+//! (`tests/invariants.rs` lists who may ask).
+
+use std::time::SystemTime;
 
 use crate::haskell::time::civil_from_days;
+
+/// The wall clock's time now.
+pub fn now() -> SystemTime {
+    SystemTime::now()
+}
 
 /// `YYYYmmddTHHMMSS` for seconds since the epoch, in UTC.
 pub fn utc_stamp(secs: u64) -> String {

@@ -171,6 +171,43 @@ pub fn from_file(data: &MondData, collector: Collector, node: &str) -> Option<Re
     decoded[collector as usize].clone()
 }
 
+/// One collector's reports for a cluster, as the program fetched them or
+/// read them from a `--mond-data` file: one per node, in node order
+/// (`None`: missing or not a report), and the nodes whose daemon did not
+/// answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Collected {
+    /// The collector.
+    pub collector: Collector,
+    /// Each node's report.
+    pub reports: Vec<Option<Report>>,
+    /// The nodes whose daemon could not be reached, in node order.
+    pub unreachable: Vec<String>,
+}
+
+/// Applies each collector's reports in turn (`queryAllMonDDCs`). Returns
+/// the lines htools print (for each collector, the daemons not reached,
+/// then its warnings) and whether every collector's data were complete.
+pub fn apply_all(cluster: &mut Cluster, collected: Vec<Collected>) -> (String, bool) {
+    let mut said = String::new();
+    let mut complete = true;
+    for c in collected {
+        for name in &c.unreachable {
+            said.push_str(&format!(
+                "Failed to contact node's {name} MonD for DC {}\n",
+                c.collector.name()
+            ));
+        }
+        let (warnings, ok) = apply(cluster, c.collector, c.reports);
+        for w in warnings {
+            said.push_str(&w);
+            said.push('\n');
+        }
+        complete &= ok;
+    }
+    (said, complete)
+}
+
 /// Applies one collector's reports, one per node in node order
 /// (`queryAllMonDs`). Returns the warnings htools print and whether the
 /// data were complete.
