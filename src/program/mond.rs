@@ -47,6 +47,18 @@ pub fn apply(cluster: &mut Cluster, o: &Options, err: &mut dyn Write) -> Result<
     Ok(())
 }
 
+/// The collectors for the options (`collectors`): none with
+/// `--ignore-dynu`, else Xen's with `--mond-xen`, else the total CPU load.
+fn collectors(o: &Options) -> Vec<Collector> {
+    if o.ignore_dynu {
+        Vec::new()
+    } else if o.mond_xen {
+        vec![Collector::XenCpu]
+    } else {
+        vec![Collector::TotalCpu]
+    }
+}
+
 /// The `--mond-data` file's reports, when one is named.
 ///
 /// # Errors
@@ -67,7 +79,7 @@ pub fn read_data(o: &Options) -> Result<Option<MondData>, Stop> {
 /// order): from `file` when `--mond-data` gave one, else fetched from the
 /// node's daemon, node by node.
 pub fn collect(names: &[&str], file: Option<&MondData>, o: &Options) -> Vec<Collected> {
-    Collector::chosen(o.ignore_dynu, o.mond_xen)
+    collectors(o)
         .into_iter()
         .map(|collector| {
             let mut unreachable = Vec::new();

@@ -81,7 +81,7 @@ pub fn carry_out(
             .copied()
             .filter(|&n| Some(n) != master)
             .collect();
-        let p = reboot::plan(conf, after, &nodes, o.roll.offline_maintenance).map_err(|u| {
+        let p = reboot::plan(conf, after, &nodes, super::maintenance(o)).map_err(|u| {
             error(&format!(
                 "reboot group {} of {} ({}) cannot be carried out safely: {} cannot leave: {}; nothing was run",
                 k + 1,

@@ -2,7 +2,8 @@
 //! use it (`Backend/MonD.hs`): one data collector's report per node, turned
 //! into the instances' and nodes' CPU load.
 //!
-//! Two collectors, chosen as hbal and hail choose (`collectors`): by
+//! Two collectors, chosen as hbal and hail choose (`collectors`, in
+//! `program::mond`): by
 //! default `cpu-avg-load` (category `default`): a node's `cpu_total`
 //! becomes its CPU load, and each of its primary instances gets the share
 //! `cpu_total / used vCPUs * instance vCPUs`; with `--mond-xen`
@@ -31,17 +32,6 @@ pub enum Collector {
 }
 
 impl Collector {
-    /// The collectors for the options (`collectors`).
-    pub fn chosen(ignore_dynu: bool, xen: bool) -> Vec<Collector> {
-        if ignore_dynu {
-            Vec::new()
-        } else if xen {
-            vec![Collector::XenCpu]
-        } else {
-            vec![Collector::TotalCpu]
-        }
-    }
-
     /// The collector's name in reports and URLs.
     pub fn name(self) -> &'static str {
         match self {
