@@ -48,18 +48,38 @@ const IO_NAMES: &[&str] = &[
 const CLOCK_READS: &[&str] = &["SystemTime::now", "Instant::now", ".elapsed()"];
 
 /// `program::clock`'s functions that read it.
-const CLOCK_ASKS: &[&str] = &["clock::now(", "clock::monotonic(", "clock::since(", "clock::age("];
+const CLOCK_ASKS: &[&str] = &[
+    "clock::now(",
+    "clock::monotonic(",
+    "clock::since(",
+    "clock::age(",
+];
 
 /// The files that ask `program::clock` for the time, and what for.
 const CLOCK_USERS: &[(&str, &str)] = &[
     ("program/hail/mod.rs", "--explain=DIR's file names"),
-    ("program/jobs.rs", "-X's reason trail stamp; waits between polls"),
-    ("program/repair/mod.rs", "harep's suspend:UNTIL tags, as harep reads them"),
+    (
+        "program/jobs.rs",
+        "-X's reason trail stamp; waits between polls",
+    ),
+    (
+        "program/repair/mod.rs",
+        "harep's suspend:UNTIL tags, as harep reads them",
+    ),
     ("program/roll/exec.rs", "-X's time limit for rebooted nodes"),
-    ("program/shadow/planners.rs", "the shadow's folder names and durations"),
+    (
+        "program/shadow/planners.rs",
+        "the shadow's folder names and durations",
+    ),
     ("program/shadow/record.rs", "stale unfinished records"),
-    ("program/shadow/recorder.rs", "the shadow's time limit, durations, record names"),
-    ("program/shadow/run.rs", "the primary's duration in the record"),
+    (
+        "program/shadow/recorder.rs",
+        "the shadow's time limit, durations, record names",
+    ),
+    (
+        "program/shadow/run.rs",
+        "the primary's duration in the record",
+    ),
 ];
 
 /// The `bool` parameters of functions other stages can call that are
@@ -206,7 +226,11 @@ fn the_allocators_core_and_the_stages_do_no_io() {
             }
         }
     }
-    assert!(found.is_empty(), "I/O in the pure core:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "I/O in the pure core:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]
@@ -238,7 +262,10 @@ fn the_fuzz_targets_call_the_pure_core() {
     let datafile =
         std::fs::read_to_string(fuzz.join("fuzz_targets/datafile.rs")).expect("fuzz target");
     for text in [&lib, &datafile] {
-        assert!(text.contains("pipeline::run("), "a fuzz target skips the core");
+        assert!(
+            text.contains("pipeline::run("),
+            "a fuzz target skips the core"
+        );
         assert!(!text.contains("hail::main"), "a fuzz target runs the shell");
     }
 }

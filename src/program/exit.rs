@@ -257,7 +257,11 @@ pub fn process_with(
         // stderr is not held locked: a panic on a search thread writes its
         // message through the hook while this thread waits for it.
         let stdout = std::io::stdout();
-        main(&argv, &mut stdout.lock(), &mut Diagnostics(std::io::stderr()))
+        main(
+            &argv,
+            &mut stdout.lock(),
+            &mut Diagnostics(std::io::stderr()),
+        )
     }))
 }
 

@@ -345,7 +345,12 @@ mod tests {
              Instances having a secondary node offline: 1\n    Nodes not directly evacuateable: 3\n    \
              Group score: 0.50000000\n"
         );
-        let c = cluster_stats(style(Audience::Scripts), Phase::Rebalanced, &[0, 0, 0, 0, 0], false);
+        let c = cluster_stats(
+            style(Audience::Scripts),
+            Phase::Rebalanced,
+            &[0, 0, 0, 0, 0],
+            false,
+        );
         assert_eq!(
             c,
             "HCHECK_FINAL_CLUSTER_N1_FAIL=0\nHCHECK_FINAL_CLUSTER_CONFLICT_TAGS=0\n\

@@ -7,8 +7,8 @@ use crate::haskell::show::{printf_fixed, show_double};
 use crate::model::policy::RSpec;
 use crate::model::types::{DiskTemplate, FailMode};
 use crate::search::allocate::AllocNodes;
-use crate::write::Audience;
 use crate::search::space::stats::{allocation_delta, AllocInfo, ClusterStats};
+use crate::write::Audience;
 
 /// Which spec a line is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

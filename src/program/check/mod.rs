@@ -32,9 +32,9 @@ use crate::search::check::{group_figures, Evacuation, GroupFigures, OfflineSec};
 use crate::search::state::{Crash, State};
 use crate::write::balance as balance_texts;
 use crate::write::check::{self as texts, Capacity, Phase, Simulation, Style};
-use crate::write::Audience;
 use crate::write::json::Json;
 use crate::write::report::check as page;
+use crate::write::Audience;
 use options::{Options, PROGRAM};
 
 /// Runs `hailstone-check` with `args` (without `argv[0]`); returns the

@@ -28,7 +28,7 @@ const PROGRAM: &str = "hailstone";
 /// `--version`, `--help-completion`), or a request to answer.
 enum Asked {
     Text(String),
-    Answer(Invocation),
+    Answer(Box<Invocation>),
 }
 
 /// The `hailstone` process: the command line (without `argv[0]`), stdout
@@ -38,7 +38,7 @@ enum Asked {
 /// 141 quietly when stdout was closed).
 pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     let asked = match options::parse(args) {
-        Ok(invocation) => Ok(Asked::Answer(invocation)),
+        Ok(invocation) => Ok(Asked::Answer(Box::new(invocation))),
         // Printed as an answer is (its own text when stdout fails).
         Err(Exit::Stdout(text)) => Ok(Asked::Text(text)),
         Err(e) => Err(e),
@@ -49,9 +49,10 @@ pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
 fn run(asked: &Asked, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
     match asked {
         Asked::Text(text) => print(text, out),
-        Asked::Answer(Invocation { options, input }) => {
-            let request = input::read_request(input)
-                .map_err(|m| stop(format!("{PROGRAM}: error: {m}\n")))?;
+        Asked::Answer(invocation) => {
+            let Invocation { options, input } = &**invocation;
+            let request =
+                input::read_request(input).map_err(|m| stop(format!("{PROGRAM}: error: {m}\n")))?;
             // hail reads a data file only when no simulation is asked for.
             let data_file = match (&options.text_data, options.simulate.is_empty()) {
                 (Some(name), true) => Some(DataFile {
@@ -90,7 +91,7 @@ fn deliver(
 ) -> Result<(), Stop> {
     for save in &outcome.saves {
         if let Err(e) = std::fs::write(&save.path, &save.contents) {
-            err.write_all(outcome.stderr[..save.stderr_at].as_bytes())?;
+            err.write_all(&outcome.stderr.as_bytes()[..save.stderr_at])?;
             return Err(stop(format!(
                 "{PROGRAM}: error: cannot write {:?}: {e}\n",
                 save.path
@@ -152,7 +153,8 @@ fn write_explanation(
             );
         }
     }
-    let path = explain_files::explanation_path(to, &e.subject, options.explain_format, clock::now());
+    let path =
+        explain_files::explanation_path(to, &e.subject, options.explain_format, clock::now());
     let Some(path) = path else {
         return err.write_all(e.text.as_bytes());
     };

@@ -246,5 +246,10 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
         exec::carry_out(o, &conf, shown, out, err)?;
     }
     out.flush()?;
-    Ok(texts::document(PROGRAM, o.load.ganeti, shown_groups, documents))
+    Ok(texts::document(
+        PROGRAM,
+        o.load.ganeti,
+        shown_groups,
+        documents,
+    ))
 }

@@ -48,8 +48,8 @@ use std::time::{Duration, SystemTime};
 
 use super::record::{self, Pending};
 use super::report::shell_word;
-use crate::program::clock;
 use crate::program::cli::{getopt, Opt, Program, ShadowSettings};
+use crate::program::clock;
 use crate::read::json::{parse, Json};
 use crate::write::json::{s, strs, Json as Out};
 

@@ -575,13 +575,7 @@ impl Phase<'_> {
             SpecType::Normal => "Standard",
         };
         let spindles = exclusive(state);
-        let text = texts::spec(
-            self.o.audience(),
-            &spec,
-            kind,
-            self.template,
-            spindles,
-        );
+        let text = texts::spec(self.o.audience(), &spec, kind, self.template, spindles);
         out.write_all(text.as_bytes())?;
         let descr = format!("{name} allocation");
         if self.o.verbose > 1 {
