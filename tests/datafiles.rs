@@ -179,5 +179,21 @@ fn requests_with_indices_outside_the_data_file_fail_as_hail_fails() {
         "{}",
         out.stderr
     );
+    // The indices are checked before `-S` saves anything (hail writes
+    // FILE.pre-ialloc, then crashes: docs/compatibility.md).
+    let save = dir.join("state").display().to_string();
+    let saved = hailstone(
+        &[
+            &sample("node-evacuate-all.json"),
+            "-t",
+            &file.display().to_string(),
+            "-S",
+            &save,
+        ],
+        None,
+    );
+    assert_contract(&saved, "indices -S");
+    assert_eq!((saved.code, &saved.stderr), (out.code, &out.stderr));
+    assert!(!dir.join("state.pre-ialloc").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -60,6 +60,8 @@
 //! * `readme` — every command of the README's shell blocks runs with the
 //!   exit status it says, or is marked as needing a live cluster or root;
 //! * `layers` — the direction of dependencies between the stage folders;
+//! * `invariants` — the allocator's core and the stages do no I/O, no
+//!   setting is passed as a bare `bool`, the clock is read in one place;
 //! * `properties` — generated clusters: every answer safe and repeatable;
 //! * `threads` — the same bytes on 1, 2 and 16 threads
 //!   (`HAILSTONE_THREADS`);
@@ -82,6 +84,7 @@ mod groups;
 mod health;
 mod hostile;
 mod htools;
+mod invariants;
 mod json;
 mod layers;
 mod live;

@@ -240,10 +240,10 @@ fuzz_target!(|data: &[u8]| {
         let what = match &outcome.answer {
             Ok(a) if a.starts_with("{\"success\":true") => "answer-success".to_owned(),
             Ok(_) => "answer-failure".to_owned(),
-            Err(hailstone::program::hail::Failure::Input(m)) => {
+            Err(hailstone::program::hail::pipeline::Failure::Input(m)) => {
                 format!("input: {}", m.split(':').next().unwrap_or(""))
             }
-            Err(hailstone::program::hail::Failure::Run(e)) => {
+            Err(hailstone::program::hail::pipeline::Failure::Run(e)) => {
                 format!("run: {e:?}").chars().take(60).collect()
             }
         };

@@ -10,7 +10,7 @@
 
 use hailstone::program::datafile;
 use hailstone::program::hail::options::{Options, PrintNodes};
-use hailstone::program::hail::{self as pipeline, DataFile};
+use hailstone::program::hail::pipeline::{self, DataFile, Inputs};
 use hailstone_fuzz::check_outcome;
 use libfuzzer_sys::fuzz_target;
 
@@ -43,6 +43,10 @@ fuzz_target!(|data: &[u8]| {
         ..Options::default()
     };
     let request = REQUESTS[data.len() % REQUESTS.len()];
-    let outcome = pipeline::run_with_data_file(request.as_bytes(), Some(&file), &options);
+    let inputs = Inputs {
+        request: request.as_bytes(),
+        data_file: Some(&file),
+    };
+    let outcome = pipeline::run(&inputs, &options);
     check_outcome(&outcome);
 });

@@ -9,6 +9,7 @@
 #![no_main]
 
 use hailstone::program::replies;
+use hailstone::program::replies::Collector;
 use libfuzzer_sys::fuzz_target;
 
 const STATUSES: [&str; 8] = [
@@ -42,8 +43,8 @@ fuzz_target!(|data: &[u8]| {
         replies::job_statuses(data, expected),
         replies::job_statuses(data, expected)
     );
-    let _ = replies::mond_report(data, false);
-    let _ = replies::mond_report(data, true);
+    let _ = replies::mond_report(data, Collector::TotalCpu);
+    let _ = replies::mond_report(data, Collector::XenCpu);
     match replies::mond_data(data) {
         Ok(_) => {}
         Err(message) => assert!(!message.is_empty()),

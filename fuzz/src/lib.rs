@@ -13,7 +13,7 @@
 
 use hailstone::haskell::json::write_string;
 use hailstone::program::hail::options::Options;
-use hailstone::program::hail::{self as pipeline, Failure, Outcome};
+use hailstone::program::hail::pipeline::{self, Failure, Inputs, Outcome};
 use hailstone::read::json::{self, Json};
 
 #[path = "../../tests/support/safety/mod.rs"]
@@ -425,10 +425,14 @@ pub fn once() -> bool {
 /// that both runs give the same outcome (answer and stderr text), and
 /// returns the outcome.
 pub fn run_checked(bytes: &[u8], options: &Options) -> Outcome {
-    let first = pipeline::run(bytes, options);
+    let inputs = Inputs {
+        request: bytes,
+        data_file: None,
+    };
+    let first = pipeline::run(&inputs, options);
     check_outcome(&first);
     if !once() {
-        let second = pipeline::run(bytes, options);
+        let second = pipeline::run(&inputs, options);
         assert_eq!(first, second, "two runs differ");
     }
     first

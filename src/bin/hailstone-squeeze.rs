@@ -7,7 +7,12 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     hailstone::program::exit::process_with("hailstone-squeeze", |argv, out, err| {
         // Progress only where a person watches: never in a file or a pipe.
-        let progress = std::io::stderr().is_terminal();
-        hailstone::program::squeeze::main_showing(argv.get(1..).unwrap_or(&[]), out, err, progress)
+        use hailstone::program::squeeze::{main_showing, ProgressLine};
+        let progress = if std::io::stderr().is_terminal() {
+            ProgressLine::Shown
+        } else {
+            ProgressLine::Hidden
+        };
+        main_showing(argv.get(1..).unwrap_or(&[]), out, err, progress)
     })
 }

@@ -254,8 +254,14 @@ pub fn process_with(
 ) -> std::process::ExitCode {
     std::process::ExitCode::from(guarded(program, || {
         let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
-        let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
-        main(&argv, &mut stdout.lock(), &mut Diagnostics(stderr.lock()))
+        // stderr is not held locked: a panic on a search thread writes its
+        // message through the hook while this thread waits for it.
+        let stdout = std::io::stdout();
+        main(
+            &argv,
+            &mut stdout.lock(),
+            &mut Diagnostics(std::io::stderr()),
+        )
     }))
 }
 

@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
 use std::time::Duration;
 
+use crate::program::clock;
 use crate::program::exit::{stop, Stop};
 use crate::program::luxi::{Client, LuxiError, Reply, DEFAULT_TIMEOUT};
 use crate::program::plan::MoveJob;
@@ -42,9 +43,7 @@ pub struct JobSet {
 /// the priority (`--priority`: -10 high, 0 normal, 10 low).
 pub fn annotation(program: &str, comment: &str, reason: Option<&str>, priority: i32) -> Annotation {
     let version = env!("CARGO_PKG_VERSION");
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    let now = i64::try_from(clock::since_epoch(clock::now()).as_nanos()).unwrap_or(i64::MAX);
     Annotation {
         priority,
         comment: comment.to_owned(),
@@ -141,7 +140,7 @@ enum Pause {
 /// the first one is announced on `out` (the jobs `ids` are waited for,
 /// nothing more is submitted), the second ends the wait.
 fn pause(delay: Duration, ids: &[i64], out: &mut dyn Write) -> Pause {
-    let end = std::time::Instant::now() + delay;
+    let end = clock::monotonic() + delay;
     loop {
         if CANCEL.swap(false, Ordering::SeqCst) {
             if STOPPING.swap(true, Ordering::SeqCst) {
@@ -155,7 +154,7 @@ fn pause(delay: Duration, ids: &[i64], out: &mut dyn Write) -> Pause {
             );
             let _ = out.flush();
         }
-        let now = std::time::Instant::now();
+        let now = clock::monotonic();
         if now >= end {
             return Pause::Done;
         }

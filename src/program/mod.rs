@@ -2,12 +2,12 @@
 //! into typed settings and running the stages with them.
 //!
 //! * Owns: [`hail`] — the iallocator (`hailstone INPUT [OPTIONS]`): its
-//!   options, the request pipeline and the dispatch by request type;
+//!   options, its shell and its pure core ([`hail::pipeline`]);
 //!   [`cli::getopt`], GHC's option scanner that every htools program uses;
 //!   [`input`], the request's bytes for `hailstone` (a mapped file or
 //!   stdin);
 //!   [`datafile`], cluster data files converted and normalised;
-//!   [`clock`], calendar dates for file names and reports;
+//!   [`clock`], the one reader of the clock, and file-name stamps;
 //!   [`explain_files`], where `--explain=PATH` writes and its rotation; the planners'
 //!   live backends' I/O: [`luxi`], a Luxi client on a unix socket, and
 //!   [`rapi`], RAPI resources from a directory or fetched by `curl`;

@@ -7,7 +7,9 @@
 //! in node order; a node that does not answer is reported ("Failed to
 //! contact node's NODE MonD for DC COLLECTOR") and the collector's data
 //! are then ignored for the whole cluster, as htools do. The decoding and
-//! the update are `read::live::mond`'s.
+//! the update are `read::live::mond`'s: [`collect`] only fetches (the
+//! allocator's shell calls it between its pure steps), [`apply`] is the
+//! planners' fetch and update in one.
 
 use std::io::Write;
 
@@ -15,7 +17,7 @@ use crate::model::Cluster;
 use crate::program::cli::Options;
 use crate::program::exit::{open_error, stop, Stop};
 use crate::program::rapi::curl_get;
-use crate::read::live::mond::{self, Collector, Report};
+use crate::read::live::mond::{self, Collected, Collector, MondData};
 
 /// The port of Ganeti's monitoring daemon (`defaultMondPort`).
 const MOND_PORT: u16 = 1815;
@@ -34,49 +36,74 @@ pub fn apply(cluster: &mut Cluster, o: &Options, err: &mut dyn Write) -> Result<
     if !o.mond {
         return Ok(());
     }
-    let file = match &o.mond_data {
-        None => None,
-        Some(path) => {
-            let bytes = std::fs::read(path)
-                .map_err(|e| stop(format!("Error: {}\n", open_error(path, &e))))?;
-            Some(
-                mond::parse_mond_data(&bytes)
-                    .map_err(|m| stop(format!("Error: can't parse MonD data: {path}: {m}\n")))?,
-            )
-        }
-    };
-    let mut complete = true;
-    for collector in Collector::chosen(o.ignore_dynu, o.mond_xen) {
-        let mut reports: Vec<Option<Report>> = Vec::with_capacity(cluster.nodes.len());
-        for node in &cluster.nodes {
-            let name = &node.info.name;
-            let report = match &file {
-                Some(data) => mond::from_file(data, collector, name),
-                None => {
-                    let url = format!("{name}:{MOND_PORT}{}", collector.report_path());
-                    match curl_get(&url) {
-                        Ok(body) => mond::decode_fetched(collector, &body),
-                        Err(_) => {
-                            writeln!(
-                                err,
-                                "Failed to contact node's {name} MonD for DC {}",
-                                collector.name()
-                            )?;
-                            None
-                        }
-                    }
-                }
-            };
-            reports.push(report);
-        }
-        let (warnings, ok) = mond::apply(cluster, collector, reports);
-        for w in warnings {
-            writeln!(err, "{w}")?;
-        }
-        complete &= ok;
-    }
+    let file = read_data(o)?;
+    let names: Vec<&str> = cluster.nodes.iter().map(|n| n.info.name.as_str()).collect();
+    let collected = collect(&names, file.as_ref(), o);
+    let (said, complete) = mond::apply_all(cluster, collected);
+    err.write_all(said.as_bytes())?;
     if o.mond_exit_on_missing && !complete {
         return Err(stop("Error: Not all required data available\n".to_owned()));
     }
     Ok(())
+}
+
+/// The collectors for the options (`collectors`): none with
+/// `--ignore-dynu`, else Xen's with `--mond-xen`, else the total CPU load.
+fn collectors(o: &Options) -> Vec<Collector> {
+    if o.ignore_dynu {
+        Vec::new()
+    } else if o.mond_xen {
+        vec![Collector::XenCpu]
+    } else {
+        vec![Collector::TotalCpu]
+    }
+}
+
+/// The `--mond-data` file's reports, when one is named.
+///
+/// # Errors
+///
+/// The file cannot be read or parsed (hbal: "can't parse MonD data").
+pub fn read_data(o: &Options) -> Result<Option<MondData>, Stop> {
+    let Some(path) = &o.mond_data else {
+        return Ok(None);
+    };
+    let bytes =
+        std::fs::read(path).map_err(|e| stop(format!("Error: {}\n", open_error(path, &e))))?;
+    mond::parse_mond_data(&bytes)
+        .map(Some)
+        .map_err(|m| stop(format!("Error: can't parse MonD data: {path}: {m}\n")))
+}
+
+/// Each chosen collector's report for each node of `names` (in that
+/// order): from `file` when `--mond-data` gave one, else fetched from the
+/// node's daemon, node by node.
+pub fn collect(names: &[&str], file: Option<&MondData>, o: &Options) -> Vec<Collected> {
+    collectors(o)
+        .into_iter()
+        .map(|collector| {
+            let mut unreachable = Vec::new();
+            let reports = names
+                .iter()
+                .map(|&name| match file {
+                    Some(data) => mond::from_file(data, collector, name),
+                    None => {
+                        let url = format!("{name}:{MOND_PORT}{}", collector.report_path());
+                        match curl_get(&url) {
+                            Ok(body) => mond::decode_fetched(collector, &body),
+                            Err(_) => {
+                                unreachable.push(name.to_owned());
+                                None
+                            }
+                        }
+                    }
+                })
+                .collect();
+            Collected {
+                collector,
+                reports,
+                unreachable,
+            }
+        })
+        .collect()
 }

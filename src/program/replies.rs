@@ -14,6 +14,9 @@ use crate::read::merge::MergeOptions;
 use crate::read::select;
 use crate::write::text::serialize_cluster;
 
+/// The monitoring daemons' collectors, for [`mond_report`].
+pub use crate::read::live::mond::Collector;
+
 /// The cluster in hbal's four Luxi replies (nodes, instances, cluster
 /// info, node groups; each message without its end byte), merged as
 /// `-L` merges it: as the data file `-S` would save, with the loader's
@@ -65,15 +68,9 @@ pub fn submitted_ids(reply: &[u8], expected: usize) -> Result<Vec<i64>, String> 
     })
 }
 
-/// A node's report fetched from its monitoring daemon, for the
-/// `cpu-avg-load` collector (`xen` false) or `xen-cpu-avg-load`: whether
-/// it is a report hbal would use.
-pub fn mond_report(body: &[u8], xen: bool) -> bool {
-    let collector = if xen {
-        mond::Collector::XenCpu
-    } else {
-        mond::Collector::TotalCpu
-    };
+/// A node's report fetched from its monitoring daemon, for `collector`:
+/// whether it is a report hbal would use.
+pub fn mond_report(body: &[u8], collector: Collector) -> bool {
     mond::decode_fetched(collector, body).is_some()
 }
 

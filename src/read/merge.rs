@@ -37,7 +37,7 @@ pub(crate) struct Parts {
 /// A node's unchanging parts as a backend reads them (`Node.create`,
 /// `setNodeTags`, `setCpuSpeed`; `setMaster` for the master): no location
 /// or migration tags yet, the alias the whole name until [`merge`].
-pub(crate) fn node_info(
+pub(in crate::read) fn node_info(
     name: &str,
     tags: Vec<String>,
     master: bool,

@@ -37,19 +37,26 @@ pub struct GroupFigures {
     pub score: f64,
 }
 
+/// What the fourth count, hcheck's `OFFLINE_SEC`, counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OfflineSec {
+    /// The offline nodes, as hcheck counts them.
+    Nodes,
+    /// The instances whose secondary node is offline (`--true-counts`).
+    Instances,
+}
+
 impl GroupFigures {
     /// hcheck's five counts, in its order (`GN1_FAIL` only with the
-    /// capacity checks); with `true_counts` the instances whose secondary
-    /// is offline instead of the offline nodes.
-    pub fn counts(&self, true_counts: bool) -> Vec<usize> {
+    /// capacity checks), the fourth as `offline_sec` says.
+    pub fn counts(&self, offline_sec: OfflineSec) -> Vec<usize> {
         let mut c = vec![
             self.n1_fail,
             self.conflict_tags,
             self.offline_pri,
-            if true_counts {
-                self.offline_sec
-            } else {
-                self.offline_nodes
+            match offline_sec {
+                OfflineSec::Instances => self.offline_sec,
+                OfflineSec::Nodes => self.offline_nodes,
             },
         ];
         if let Some(u) = &self.unevacuable {

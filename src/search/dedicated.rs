@@ -426,7 +426,7 @@ pub fn choose_mg(
 /// when no single group has that name. With `describe`, the log is the
 /// group's description (hail's dedicated allocate); without, the search's
 /// own (multi-allocate).
-pub fn choose_named(
+pub(in crate::search) fn choose_named(
     node_groups: &[Group],
     group_name: &str,
     results: GroupResults,

@@ -658,8 +658,17 @@ pub struct Compression {
 /// At most this many compression trials run side by side.
 const MAX_TRIAL_THREADS: usize = 4;
 
-/// Finds the groups that can be emptied into their peers; with `plan`,
-/// empties the one that frees the most (its moves stay in the state).
+/// What a compression does with the group it chooses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compress {
+    /// Only says which group (and why not the others).
+    Report,
+    /// Empties it (`--evacuate`): its moves stay in the state.
+    Empty,
+}
+
+/// Finds the groups that can be emptied into their peers; with
+/// [`Compress::Empty`], empties the one that frees the most.
 ///
 /// The trials are independent (each starts from the state as it is
 /// here), so they run side by side on up to [`MAX_TRIAL_THREADS`]
@@ -670,14 +679,14 @@ pub fn compress(
     node_groups: &[Group],
     state: &mut State,
     opts: &AllocOptions,
-    plan: bool,
+    mode: Compress,
 ) -> Result<Compression, Crash> {
     let threads = crate::threads::available();
     compress_on(
         node_groups,
         state,
         opts,
-        plan,
+        mode == Compress::Empty,
         threads.min(MAX_TRIAL_THREADS),
     )
 }

@@ -25,7 +25,7 @@
 
 use crate::model::instance::Instance;
 use crate::model::types::{FailMode, MirrorType, SoftChecks};
-use crate::search::roll::Conf;
+use crate::search::roll::{Conf, Maintenance};
 
 /// What a job does to one instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,7 +102,7 @@ pub fn plan(
     before: &Conf,
     after: &Conf,
     group: &[usize],
-    offline_maintenance: bool,
+    maintenance: Maintenance,
 ) -> Result<GroupPlan, Unsafe> {
     let in_group = |k: i32| usize::try_from(k).is_ok_and(|k| group.contains(&k));
     let mut p = GroupPlan {
@@ -129,14 +129,17 @@ pub fn plan(
             return Err(unsafe_(Obstacle::BothNodesInGroup));
         }
         let drbd = inst.disk_template.mirror_type() == MirrorType::Internal;
-        if offline_maintenance && p_in {
+        if maintenance == Maintenance::Offline && p_in {
             p.evacuate.push(job(vec![Action::Shutdown]));
             p.restore.push(job(vec![Action::Startup]));
             continue;
         }
         if !p_in {
             // A drbd secondary in the group, replaced in the plan or not.
-            if !offline_maintenance && planned.s_node != inst.s_node && planned.s_node >= 0 {
+            if maintenance == Maintenance::Online
+                && planned.s_node != inst.s_node
+                && planned.s_node >= 0
+            {
                 let to = planned.s_node as usize;
                 let back = inst.s_node as usize;
                 p.evacuate.push(job(vec![Action::ReplaceSecondary(to)]));

@@ -189,15 +189,15 @@ fn evacuated(groups: &[Group], state: &State, sol: &EvacSolution) -> Evacuated {
 }
 
 /// Searches the request. The search takes over the loaded node and
-/// instance lists as its state (they are not copied). With `want_final`,
-/// also hail's final node and instance lists (`None` when they are the
-/// initial ones).
+/// instance lists as its state (they are not copied). With
+/// [`FinalLists::Keep`], also hail's final node and instance lists (`None`
+/// when they are the initial ones).
 pub fn run(
     cluster: Cluster,
     request: Request,
     algorithm: &AlgorithmOptions,
     teardown: Teardown,
-    want_final: bool,
+    want: FinalLists,
     observer: Option<&mut dyn Observer>,
 ) -> Result<(Response, Option<Final>), RunError> {
     let dedicated = allocation_group(&request).is_some_and(|g| is_dedicated(&cluster, g));
@@ -208,7 +208,6 @@ pub fn run(
         ..
     } = cluster;
     let mut state = State::from_lists(nodes, instances, &groups);
-    let want = Want(want_final);
     let found = search(
         &groups, &mut state, &request, dedicated, algorithm, want, observer,
     );
@@ -226,7 +225,7 @@ fn search(
     request: &Request,
     dedicated: bool,
     algorithm: &AlgorithmOptions,
-    want: Want,
+    want: FinalLists,
     mut obs: Option<&mut (dyn Observer + '_)>,
 ) -> Result<(Response, Option<Final>), RunError> {
     if let (true, Some(o)) = (dedicated, obs.as_deref_mut()) {
@@ -513,7 +512,7 @@ fn multi_allocate(
     instances: &[(crate::model::instance::Instance, i64)],
     group_name: Option<&str>,
     opts: &AllocOptions,
-    want: Want,
+    want: FinalLists,
     mut obs: Option<&mut (dyn Observer + '_)>,
 ) -> Result<MultiOutcome, RunError> {
     let mut rows = Vec::with_capacity(instances.len());
@@ -566,7 +565,7 @@ fn multi_allocate_dedicated(
     instances: &[(crate::model::instance::Instance, i64)],
     group_name: Option<&str>,
     opts: &AllocOptions,
-    want: Want,
+    want: FinalLists,
     mut obs: Option<&mut (dyn Observer + '_)>,
 ) -> Result<MultiOutcome, RunError> {
     let mut state = original.restricted(|_| true, |_| true);
@@ -606,7 +605,7 @@ fn multi_allocate_dedicated(
             globaln1::apply_placement(&mut next, &changed, &best.inst, new_key);
             next.commit();
             state = next;
-            if want.0 && group_name.is_some() {
+            if want == FinalLists::Keep && group_name.is_some() {
                 last_placement = Some((g, best.nodes.clone()));
             }
         }
@@ -623,13 +622,19 @@ fn multi_allocate_dedicated(
     Ok(Ok((rows, fin)))
 }
 
-/// Whether hail's final lists are wanted (for `-S` and `-p`).
-#[derive(Debug, Clone, Copy)]
-struct Want(bool);
+/// Whether hail's final node and instance lists are made (for `-S` and
+/// `-p`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FinalLists {
+    /// Made, when they differ from the initial ones.
+    Keep,
+    /// Not made.
+    Drop,
+}
 
-impl Want {
+impl FinalLists {
     fn then(self, f: impl FnOnce() -> Final) -> Option<Final> {
-        self.0.then(f)
+        (self == FinalLists::Keep).then(f)
     }
 
     /// The state's lists as they are after the run.

@@ -54,10 +54,19 @@ fn pri_of(insts: &[Instance], k: i32) -> Option<usize> {
         .and_then(|i| usize::try_from(i.p_node).ok())
 }
 
-/// `mkNodeGraph` (`reboot` false) or `mkRebootNodeGraph` (true, the
-/// primaries of instances sharing a secondary joined too) over the nodes
-/// `members` (ascending indices); `None` when there are none.
-pub fn node_graph(conf: &Conf, members: &[usize], reboot: bool) -> Option<Graph> {
+/// How a reboot group's nodes are cleared: their running instances moved
+/// away (hroller's default), or shut down with the nodes
+/// (`--offline-maintenance`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Maintenance {
+    Online,
+    Offline,
+}
+
+/// `mkRebootNodeGraph` (online maintenance: the primaries of instances
+/// sharing a secondary joined too) or `mkNodeGraph` (offline) over the
+/// nodes `members` (ascending indices); `None` when there are none.
+pub fn node_graph(conf: &Conf, members: &[usize], maintenance: Maintenance) -> Option<Graph> {
     let (&lo, &hi) = (members.first()?, members.last()?);
     let mut edges: Vec<(usize, usize)> = Vec::new();
     for i in &conf.insts {
@@ -68,7 +77,7 @@ pub fn node_graph(conf: &Conf, members: &[usize], reboot: bool) -> Option<Graph>
             }
         }
     }
-    if reboot {
+    if maintenance == Maintenance::Online {
         // `union`: the shared-secondary cliques, each edge once, those
         // not already among the instances' edges.
         let mut seen: std::collections::BTreeSet<(usize, usize)> = edges.iter().copied().collect();

@@ -322,7 +322,7 @@ impl<'a> Squeeze<'a> {
     /// One trial: `nodes` switched to `offline`, the cluster balanced, the
     /// outcome checked against `reserve`. With `precheck`, a trial that
     /// surely fails is not balanced.
-    pub fn trial(
+    fn trial(
         &self,
         nodes: &[usize],
         offline: bool,

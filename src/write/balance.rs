@@ -7,7 +7,7 @@
 use crate::haskell::show::{printf_fixed, printf_general, show_string, show_string_list};
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::node::Node;
-use crate::model::types::{GanetiVersion, IMove};
+use crate::model::types::{GanetiVersion, IMove, SoftChecks};
 use crate::model::Cluster;
 use crate::search::balance::group::{GroupCheck, SelectError};
 use crate::search::groups::Relocation;
@@ -289,8 +289,8 @@ pub fn instance_map(heading: &str, instances: &[&Instance], names: &[(String, us
 }
 
 /// `checkGroup`'s report on stdout, at verbosity `verbose`, for the group
-/// `name` with `ignore_soft` (`--ignore-soft-errors`).
-pub fn group_check(check: &GroupCheck<'_>, name: &str, verbose: i64, ignore_soft: bool) -> String {
+/// `name`, the soft checks as `--ignore-soft-errors` says.
+pub fn group_check(check: &GroupCheck<'_>, name: &str, verbose: i64, soft: SoftChecks) -> String {
     let mut text = format!(
         "Group size {} nodes, {} instances\nSelected node group: {name}\n",
         check.nodes.len(),
@@ -337,7 +337,7 @@ pub fn group_check(check: &GroupCheck<'_>, name: &str, verbose: i64, ignore_soft
         text.push_str(&format!(
             "The cluster contains {policy_bad} policy-violating nodes.\n"
         ));
-        text.push_str(if ignore_soft {
+        text.push_str(if soft == SoftChecks::Ignore {
             "Continuing, ignoring soft errors.\n"
         } else {
             "Continuing, but the set of moves might be too restricted; consider using the --ignore-soft-errors option.\n"

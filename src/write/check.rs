@@ -12,6 +12,7 @@ use crate::search::globaln1::Departure;
 use crate::write::document;
 use crate::write::json::Json;
 use crate::write::space::ensure_quoted;
+use crate::write::Audience;
 
 /// Before or after the simulated rebalancing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,16 +37,24 @@ impl Phase {
     }
 }
 
+/// Whether the capacity checks ran, so that hcheck counts the nodes that
+/// cannot be evacuated (`GN1_FAIL`); not with `--no-capacity-checks`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capacity {
+    Checked,
+    Unchecked,
+}
+
 /// `commonData`: the keys and descriptions of the counts, `GN1_FAIL` only
 /// with the capacity checks.
-pub fn common_data(capacity: bool) -> Vec<(&'static str, &'static str)> {
+pub fn common_data(capacity: Capacity) -> Vec<(&'static str, &'static str)> {
     let mut d = vec![
         ("N1_FAIL", "Nodes not N+1 happy"),
         ("CONFLICT_TAGS", "Nodes with conflicting instances"),
         ("OFFLINE_PRI", "Instances having the primary node offline"),
         ("OFFLINE_SEC", "Instances having a secondary node offline"),
     ];
-    if capacity {
+    if capacity == Capacity::Checked {
         d.push(("GN1_FAIL", "Nodes not directly evacuateable"));
     }
     d
@@ -68,9 +77,17 @@ pub fn group_mappings(groups: &[(usize, &str)]) -> String {
     keys(&pairs)
 }
 
+/// Whether the rebalancing is simulated: by default when the cluster
+/// needs it, never with `--no-simulation`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Simulation {
+    Run,
+    Skipped,
+}
+
 /// The opening verdict (`-v` level 1, not machine-readable).
-pub fn verdict(no_simulation: bool, need_rebalance: bool) -> &'static str {
-    if no_simulation {
+pub fn verdict(simulation: Simulation, need_rebalance: bool) -> &'static str {
+    if simulation == Simulation::Skipped {
         "Running in no-simulation mode.\n"
     } else if need_rebalance {
         "Cluster needs rebalancing.\n"
@@ -98,9 +115,9 @@ impl fmt::Display for Departure {
 /// How the statistics are printed.
 #[derive(Debug, Clone, Copy)]
 pub struct Style {
-    pub machine: bool,
+    pub audience: Audience,
     pub verbose: i64,
-    pub capacity: bool,
+    pub capacity: Capacity,
 }
 
 /// `printStats`: the values of one level in one phase; `level` is the
@@ -113,7 +130,7 @@ fn stats(
     data: &[(&str, &str)],
     values: &[String],
 ) -> String {
-    if style.machine {
+    if style.audience == Audience::Scripts {
         let pairs: Vec<(String, String)> = data
             .iter()
             .zip(values)
@@ -165,10 +182,10 @@ pub fn cluster_stats(style: Style, phase: Phase, counts: &[usize], need_rebalanc
     let mut data = common_data(style.capacity);
     data.push(("NEED_REBALANCE", "Cluster is not healthy"));
     let mut values: Vec<String> = counts.iter().map(ToString::to_string).collect();
-    values.push(match (style.machine, need_rebalance) {
-        (true, true) => "1".to_owned(),
-        (true, false) => "0".to_owned(),
-        (false, b) => if b { "True" } else { "False" }.to_owned(),
+    values.push(match (style.audience, need_rebalance) {
+        (Audience::Scripts, true) => "1".to_owned(),
+        (Audience::Scripts, false) => "0".to_owned(),
+        (Audience::People, b) => if b { "True" } else { "False" }.to_owned(),
     });
     stats(style, None, phase, &data, &values)
 }
@@ -178,7 +195,7 @@ pub fn cluster_stats(style: Style, phase: Phase, counts: &[usize], need_rebalanc
 /// `HCHECK_<phase>_GROUP_<index>_GN1_NODES` (node names, space-separated)
 /// when machine-readable.
 pub fn unevacuable(style: Style, level: &str, phase: Phase, nodes: &[UnevacuableNode]) -> String {
-    if style.machine {
+    if style.audience == Audience::Scripts {
         let names: Vec<&str> = nodes.iter().map(|(n, _)| n.as_str()).collect();
         return keys(&[(
             format!("{}_GROUP_{level}_GN1_NODES", phase.prefix()),
@@ -216,7 +233,7 @@ pub enum Last {
 /// cluster's verdict, and with `--true-counts` the nodes that cannot be
 /// evacuated (`unevacuable`).
 pub fn figures_document(
-    capacity: bool,
+    capacity: Capacity,
     counts: &[usize],
     offline_sec: usize,
     last: Last,
@@ -257,8 +274,8 @@ pub fn figures_document(
 }
 
 /// `printFinal "HCHECK"`: `HCHECK_OK=1` when machine-readable.
-pub fn final_ok(machine: bool) -> String {
-    if machine {
+pub fn final_ok(audience: Audience) -> String {
+    if audience == Audience::Scripts {
         keys(&[("OK".to_owned(), "1".to_owned())])
     } else {
         String::new()
@@ -280,7 +297,7 @@ pub fn document(
     program: &str,
     ganeti: crate::model::types::GanetiVersion,
     need_rebalance: bool,
-    simulated: bool,
+    simulation: Simulation,
     groups: Vec<GroupPhases<'_>>,
     cluster: (Json, Json),
 ) -> Json {
@@ -300,7 +317,7 @@ pub fn document(
         ganeti,
         vec![
             ("need_rebalance", Json::Bool(need_rebalance)),
-            ("simulated", Json::Bool(simulated)),
+            ("simulated", Json::Bool(simulation == Simulation::Run)),
             ("groups", Json::Arr(groups)),
             (
                 "cluster",
@@ -314,18 +331,18 @@ pub fn document(
 mod tests {
     use super::*;
 
-    fn style(machine: bool) -> Style {
+    fn style(audience: Audience) -> Style {
         Style {
-            machine,
+            audience,
             verbose: 1,
-            capacity: true,
+            capacity: Capacity::Checked,
         }
     }
 
     #[test]
     fn group_and_cluster_texts() {
         let g = group_stats(
-            style(false),
+            style(Audience::People),
             "default",
             Phase::Initial,
             &[1, 0, 2, 1, 3],
@@ -338,7 +355,12 @@ mod tests {
              Instances having a secondary node offline: 1\n    Nodes not directly evacuateable: 3\n    \
              Group score: 0.50000000\n"
         );
-        let c = cluster_stats(style(true), Phase::Rebalanced, &[0, 0, 0, 0, 0], false);
+        let c = cluster_stats(
+            style(Audience::Scripts),
+            Phase::Rebalanced,
+            &[0, 0, 0, 0, 0],
+            false,
+        );
         assert_eq!(
             c,
             "HCHECK_FINAL_CLUSTER_N1_FAIL=0\nHCHECK_FINAL_CLUSTER_CONFLICT_TAGS=0\n\
@@ -352,7 +374,7 @@ mod tests {
     /// no counts, so the verdict lands on the first key.
     #[test]
     fn no_counts_pair_the_verdict_with_the_first_key() {
-        let c = cluster_stats(style(false), Phase::Initial, &[], false);
+        let c = cluster_stats(style(Audience::People), Phase::Initial, &[], false);
         assert_eq!(
             c,
             "\nCluster statistics initially\n    Nodes not N+1 happy: False\n"
@@ -362,15 +384,15 @@ mod tests {
     #[test]
     fn quiet_prints_nothing_but_keys() {
         let quiet = Style {
-            machine: false,
+            audience: Audience::People,
             verbose: 0,
-            capacity: false,
+            capacity: Capacity::Unchecked,
         };
         assert_eq!(
             group_stats(quiet, "g", Phase::Initial, &[0, 0, 0, 0], 0.0),
             ""
         );
-        assert_eq!(final_ok(false), "");
-        assert_eq!(final_ok(true), "HCHECK_OK=1\n");
+        assert_eq!(final_ok(Audience::People), "");
+        assert_eq!(final_ok(Audience::Scripts), "HCHECK_OK=1\n");
     }
 }

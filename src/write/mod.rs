@@ -40,3 +40,11 @@ pub mod space;
 pub mod squeeze;
 pub mod table;
 pub(crate) mod text;
+
+/// Who hspace's and hcheck's figures are printed for: people (sentences
+/// and tables), or scripts (`--machine-readable`: `KEY=value` lines).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Audience {
+    People,
+    Scripts,
+}

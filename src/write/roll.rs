@@ -50,24 +50,39 @@ pub fn stats(colourings: &[(&str, Classes)]) -> String {
     format!("{text}\n")
 }
 
+/// Which reboot groups are shown: all, or the first (`--one-step-only`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    All,
+    First,
+}
+
+/// Whether a reboot group's moves follow its nodes (`--print-moves`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moves {
+    Printed,
+    Omitted,
+}
+
 /// The heading (`'Node Reboot Groups'`, or `'First Reboot Group'` for
 /// `--one-step-only`).
-pub fn heading(one_step: bool) -> &'static str {
-    if one_step {
+pub fn heading(shown: Shown) -> &'static str {
+    if shown == Shown::First {
         "'First Reboot Group'\n"
     } else {
         "'Node Reboot Groups'\n"
     }
 }
 
-/// One reboot group: its node names, then its moves when asked for.
-pub fn group(names: &[&str], moves: &[Move], one_step: bool, print_moves: bool) -> String {
-    let mut s = if one_step {
+/// One reboot group: its node names (one a line when only the first
+/// group is shown), then its moves when asked for.
+pub fn group(names: &[&str], moves: &[Move], shown: Shown, printed: Moves) -> String {
+    let mut s = if shown == Shown::First {
         names.iter().map(|n| format!("{n}\n")).collect()
     } else {
         format!("{}\n", names.join(","))
     };
-    if print_moves {
+    if printed == Moves::Printed {
         for m in moves {
             match &m.secondary {
                 Some(sec) => s.push_str(&format!("  {} {} {sec}\n", m.instance, m.primary)),
@@ -136,14 +151,14 @@ pub fn commands(
 pub fn document(
     program: &str,
     ganeti: crate::model::types::GanetiVersion,
-    one_step: bool,
+    shown: Shown,
     groups: Vec<Json>,
 ) -> Json {
     crate::write::document::document(
         program,
         ganeti,
         vec![
-            ("one_step_only", Json::Bool(one_step)),
+            ("one_step_only", Json::Bool(shown == Shown::First)),
             ("groups", Json::Arr(groups)),
         ],
     )
@@ -188,11 +203,14 @@ mod tests {
             },
         ];
         assert_eq!(
-            group(&["n1", "n2"], &moves, false, true),
+            group(&["n1", "n2"], &moves, Shown::All, Moves::Printed),
             "n1,n2\n  i1 n3\n  i2 n4 n5\n"
         );
-        assert_eq!(group(&["n1", "n2"], &moves, true, false), "n1\nn2\n");
-        assert_eq!(group(&[], &moves, false, false), "\n");
+        assert_eq!(
+            group(&["n1", "n2"], &moves, Shown::First, Moves::Omitted),
+            "n1\nn2\n"
+        );
+        assert_eq!(group(&[], &moves, Shown::All, Moves::Omitted), "\n");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::model::policy::RSpec;
 use crate::model::stats::{allocation_delta, AllocInfo, ClusterStats};
 use crate::model::types::{DiskTemplate, FailMode};
 use crate::search::allocate::AllocNodes;
+use crate::write::Audience;
 
 /// Which spec a line is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,8 +142,8 @@ fn resources(data: &[(&str, String)]) -> String {
 }
 
 /// `printCluster`: the cluster's resources and its instance count.
-pub fn cluster(machine: bool, cs: &ClusterStats, nodes: usize, spindles: bool) -> String {
-    if machine {
+pub fn cluster(audience: Audience, cs: &ClusterStats, nodes: usize, spindles: bool) -> String {
+    if audience == Audience::Scripts {
         let mut pairs: Vec<(String, String)> = cluster_data(cs, true)
             .into_iter()
             .map(|(k, v)| pair(format!("CLUSTER_{k}"), v))
@@ -164,13 +165,13 @@ pub fn cluster(machine: bool, cs: &ClusterStats, nodes: usize, spindles: bool) -
 
 /// `printISpec`: the spec a phase allocates.
 pub fn spec(
-    machine: bool,
+    audience: Audience,
     spec: &RSpec,
     kind: SpecType,
     template: DiskTemplate,
     spindles: bool,
 ) -> String {
-    if machine {
+    if audience == Audience::Scripts {
         let prefix = kind.prefix();
         let mut pairs: Vec<(String, String)> = spec_data(spec, true)
             .into_iter()
@@ -257,7 +258,7 @@ fn key_metrics(kind: &str, r: &AllocInfo) -> Vec<(String, String)> {
 /// `printTiered`: the tiered allocation's results.
 #[allow(clippy::too_many_arguments)]
 pub fn tiered(
-    machine: bool,
+    audience: Audience,
     specs: &[(RSpec, usize)],
     initial: &ClusterStats,
     fin: &ClusterStats,
@@ -265,7 +266,7 @@ pub fn tiered(
     ini_spindles: bool,
     fin_spindles: bool,
 ) -> String {
-    if machine {
+    if audience == Audience::Scripts {
         let mut pairs = stats_keys(Phase::Tiered, fin);
         let map: Vec<String> = specs
             .iter()
@@ -300,7 +301,7 @@ pub fn tiered(
 /// `printResults`: the standard allocation's results (`allocated` new
 /// instances after `existing` ones).
 pub fn standard(
-    machine: bool,
+    audience: Audience,
     initial: &ClusterStats,
     fin: &ClusterStats,
     existing: usize,
@@ -308,7 +309,7 @@ pub fn standard(
     reasons: &[(FailMode, u64)],
     spindles: bool,
 ) -> String {
-    if machine {
+    if audience == Audience::Scripts {
         let mut pairs = stats_keys(Phase::Final, fin);
         let usage = existing as f64 / (existing + allocated) as f64;
         pairs.push(pair("ALLOC_USAGE", printf_fixed(usage, 8)));
@@ -327,8 +328,8 @@ pub fn standard(
 }
 
 /// `printFinalHTS`: the last line of the machine-readable output.
-pub fn final_ok(machine: bool) -> String {
-    if machine {
+pub fn final_ok(audience: Audience) -> String {
+    if audience == Audience::Scripts {
         keys(&[pair("OK", "1")])
     } else {
         String::new()

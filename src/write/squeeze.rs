@@ -16,14 +16,10 @@ pub fn candidates(off: &[&str], on: &[&str]) -> String {
     )
 }
 
-/// The decision's heading (quoted, unless `--no-headers`) and its nodes
-/// by full name, one a line.
-pub fn decision(heading: &str, nodes: &[&str], no_headers: bool) -> String {
-    let mut text = if no_headers {
-        String::new()
-    } else {
-        format!("'{heading}'\n")
-    };
+/// The decision's heading, quoted (`None` with `--no-headers`), and its
+/// nodes by full name, one a line.
+pub fn decision(heading: Option<&str>, nodes: &[&str]) -> String {
+    let mut text = heading.map_or_else(String::new, |h| format!("'{h}'\n"));
     for n in nodes {
         text.push_str(n);
         text.push('\n');
@@ -142,7 +138,7 @@ mod tests {
             online_commands(&["n3"], ""),
             "echo Power Commands\n  gnt-node power -f on n3\n"
         );
-        assert_eq!(decision("No action", &[], false), "'No action'\n");
-        assert_eq!(decision("Nodes to offline", &["a"], true), "a\n");
+        assert_eq!(decision(Some("No action"), &[]), "'No action'\n");
+        assert_eq!(decision(None, &["a"]), "a\n");
     }
 }

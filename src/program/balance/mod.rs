@@ -16,7 +16,6 @@ use std::io::Write;
 use crate::explain;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
-use crate::model::types::SoftChecks;
 use crate::model::Cluster;
 use crate::program::exit::{self, open_error, stop, Stop};
 use crate::program::jobs;
@@ -119,9 +118,8 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
     let group = group::select_group(&cluster, o.group.as_deref())
         .map_err(|e| stop(texts::select_error(&e, &cluster)))?;
     let check = group::check_group(&cluster, group);
-    let ignore_soft = o.algorithm.soft == SoftChecks::Ignore;
     let gname = &cluster.groups[group].name;
-    out.write_all(texts::group_check(&check, gname, o.verbose, ignore_soft).as_bytes())?;
+    out.write_all(texts::group_check(&check, gname, o.verbose, o.algorithm.soft).as_bytes())?;
     let names = plan::node_names(&cluster);
     let group_insts: Vec<&Instance> = check
         .instances

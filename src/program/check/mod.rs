@@ -28,12 +28,13 @@ use crate::read::select;
 use crate::score::metric::optimal_score;
 use crate::search::balance;
 use crate::search::balance::group::split_instances;
-use crate::search::check::{group_figures, Evacuation, GroupFigures};
+use crate::search::check::{group_figures, Evacuation, GroupFigures, OfflineSec};
 use crate::search::state::{Crash, State};
 use crate::write::balance as balance_texts;
-use crate::write::check::{self as texts, Phase, Style};
+use crate::write::check::{self as texts, Capacity, Phase, Simulation, Style};
 use crate::write::json::Json;
 use crate::write::report::check as page;
+use crate::write::Audience;
 use options::{Options, PROGRAM};
 
 /// Runs `hailstone-check` with `args` (without `argv[0]`); returns the
@@ -113,11 +114,30 @@ fn rebalanced(o: &Options, movable: &[bool], mut state: State) -> State {
     state
 }
 
+/// Whether the capacity checks run (not with `--no-capacity-checks`).
+fn capacity(o: &Options) -> Capacity {
+    if o.algorithm.capacity_checks {
+        Capacity::Checked
+    } else {
+        Capacity::Unchecked
+    }
+}
+
+/// What hcheck's `OFFLINE_SEC` counts: the offline nodes, or with
+/// `--true-counts` the instances whose secondary is offline.
+fn offline_sec(o: &Options) -> OfflineSec {
+    if o.true_counts {
+        OfflineSec::Instances
+    } else {
+        OfflineSec::Nodes
+    }
+}
+
 /// The cluster's counts: each group's, summed key by key (`transpose`).
-fn cluster_counts(checked: &[Checked], true_counts: bool) -> Vec<usize> {
+fn cluster_counts(checked: &[Checked], offline_sec: OfflineSec) -> Vec<usize> {
     let mut sums: Vec<usize> = Vec::new();
     for c in checked {
-        let counts = c.figures.counts(true_counts);
+        let counts = c.figures.counts(offline_sec);
         if sums.is_empty() {
             sums = counts;
         } else {
@@ -144,12 +164,12 @@ fn phase_text(
     let mut groups = Vec::new();
     for c in checked {
         let group = &cluster.groups[c.group];
-        let level = if style.machine {
+        let level = if style.audience == Audience::Scripts {
             group.idx.to_string()
         } else {
             group.name.clone()
         };
-        let counts = c.figures.counts(o.true_counts);
+        let counts = c.figures.counts(offline_sec(o));
         s.push_str(&texts::group_stats(
             style,
             &level,
@@ -176,17 +196,17 @@ fn phase_text(
         }
         groups.push(texts::figures_document(
             style.capacity,
-            &c.figures.counts(false),
+            &c.figures.counts(OfflineSec::Nodes),
             c.figures.offline_sec,
             texts::Last::Score(c.figures.score),
             unevacuable.as_deref(),
         ));
     }
-    let counts = cluster_counts(checked, o.true_counts);
+    let counts = cluster_counts(checked, offline_sec(o));
     s.push_str(&texts::cluster_stats(style, phase, &counts, need_rebalance));
     // The sums over no group are zeros (the text pairs no count, as
     // hcheck does).
-    let mut sums = cluster_counts(checked, false);
+    let mut sums = cluster_counts(checked, OfflineSec::Nodes);
     if sums.is_empty() {
         sums = vec![0; texts::common_data(style.capacity).len()];
     }
@@ -229,13 +249,13 @@ fn write_page(
                     .node_keys()
                     .map(|k| ini_state.node_at(k))
                     .collect(),
-                counts: ini.counts(o.true_counts),
+                counts: ini.counts(offline_sec(o)),
                 score: ini.score,
                 unevacuable: unevacuable_names(ini_state, ini),
             },
             rebalanced: fin.as_ref().map(|(state, f)| page::GroupPhase {
                 nodes: state.node_keys().map(|k| state.node_at(k)).collect(),
-                counts: f.counts(o.true_counts),
+                counts: f.counts(offline_sec(o)),
                 score: f.score,
                 unevacuable: unevacuable_names(state, f),
             }),
@@ -244,7 +264,7 @@ fn write_page(
     Ok(page::page(&page::CheckReport {
         program: PROGRAM,
         tags: &cluster.tags,
-        capacity: o.algorithm.capacity_checks,
+        capacity: capacity(o),
         need_rebalance,
         simulated,
         groups,
@@ -280,16 +300,15 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let (mut cluster, movable) = load(PROGRAM, o, err)?;
     select::set_node_status(&mut cluster, &o.offline, o.max_cpu, o.min_disk)
         .map_err(|wrong| stop(balance_texts::wrong_offline(&wrong)))?;
-    let capacity = o.algorithm.capacity_checks;
-    let evacuation = match (capacity, o.true_counts) {
+    let evacuation = match (o.algorithm.capacity_checks, o.true_counts) {
         (false, _) => Evacuation::Off,
         (true, false) => Evacuation::Verdict,
         (true, true) => Evacuation::Blocker,
     };
     let style = Style {
-        machine: o.machine_readable,
+        audience: o.audience(),
         verbose: o.verbose,
-        capacity,
+        capacity: capacity(o),
     };
     // splitCluster: the groups that have nodes, by index.
     let groups: Vec<usize> = (0..cluster.groups.len())
@@ -299,13 +318,13 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
         .iter()
         .map(|&g| check(&cluster, g, State::of_group(&cluster, g), evacuation))
         .collect::<Result<Vec<_>, _>>()?;
-    let need_rebalance = cluster_counts(&initial, o.true_counts)
+    let need_rebalance = cluster_counts(&initial, offline_sec(o))
         .iter()
         .sum::<usize>()
         > 0;
     let simulate = !o.no_simulation && need_rebalance;
     let mut text = String::new();
-    if style.machine {
+    if style.audience == Audience::Scripts {
         let uuids: Vec<(usize, &str)> = cluster
             .groups
             .iter()
@@ -313,7 +332,12 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             .collect();
         text.push_str(&texts::group_mappings(&uuids));
     } else if o.verbose >= 1 {
-        text.push_str(texts::verdict(o.no_simulation, need_rebalance));
+        let simulation = if o.no_simulation {
+            Simulation::Skipped
+        } else {
+            Simulation::Run
+        };
+        text.push_str(texts::verdict(simulation, need_rebalance));
     }
     let group_ids: Vec<usize> = initial.iter().map(|c| c.group).collect();
     let (initial_text, initial_groups, initial_cluster) =
@@ -322,7 +346,8 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
     let mut rebalanced_figures = None;
     let mut finals = None;
     let mut initial = Some(initial);
-    if simulate || style.machine || o.json {
+    let machine = style.audience == Audience::Scripts;
+    if simulate || machine || o.json {
         let rebalanced = initial
             .take()
             .unwrap_or_default()
@@ -338,7 +363,10 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             .collect::<Result<Vec<_>, _>>()?;
         // hcheck judges the final state by the initial counts.
         let final_need = if o.true_counts {
-            cluster_counts(&rebalanced, true).iter().sum::<usize>() > 0
+            cluster_counts(&rebalanced, OfflineSec::Instances)
+                .iter()
+                .sum::<usize>()
+                > 0
         } else {
             need_rebalance
         };
@@ -350,13 +378,13 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             &rebalanced,
             final_need,
         );
-        if simulate || style.machine {
+        if simulate || machine {
             text.push_str(&final_text);
         }
         rebalanced_figures = Some((groups, whole));
         finals = Some(rebalanced);
     }
-    text.push_str(&texts::final_ok(style.machine));
+    text.push_str(&texts::final_ok(style.audience));
     // With --json the rebalanced figures are always computed (the
     // initial ones again when nothing is simulated).
     if let (true, Some((final_groups, final_cluster))) = (o.json, rebalanced_figures) {
@@ -375,7 +403,11 @@ fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop
             PROGRAM,
             o.load.ganeti,
             need_rebalance,
-            simulate,
+            if simulate {
+                Simulation::Run
+            } else {
+                Simulation::Skipped
+            },
             groups,
             (initial_cluster, final_cluster),
         );

@@ -20,6 +20,7 @@ use crate::model::types::SoftChecks;
 use crate::read::loader::{GanetiVersion, LoadOptions};
 use crate::search::AlgorithmOptions;
 use crate::write::nodes::PrintNodes;
+use crate::write::Audience;
 
 /// The socket `-L` uses when it is given without one.
 pub const DEFAULT_LUXI_SOCKET: &str = "/var/run/ganeti/socket/ganeti-query";
@@ -281,6 +282,17 @@ pub struct RollSwitches {
     pub shared_storage_movable: bool,
     /// `--reboot-command` (hailstone only): how `-X` reboots a node.
     pub reboot_command: Option<String>,
+}
+
+impl Options {
+    /// Who the figures are printed for (`--machine-readable`).
+    pub fn audience(&self) -> Audience {
+        if self.machine_readable {
+            Audience::Scripts
+        } else {
+            Audience::People
+        }
+    }
 }
 
 impl Default for Options {

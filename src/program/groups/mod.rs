@@ -153,7 +153,12 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
             (Some(plan), report::Detail::Repair(repair))
         }
         Operation::Compress => {
-            let compression = groups::compress(&node_groups, &mut state, &opts, o.evacuate)
+            let mode = if o.evacuate {
+                groups::Compress::Empty
+            } else {
+                groups::Compress::Report
+            };
+            let compression = groups::compress(&node_groups, &mut state, &opts, mode)
                 .map_err(|c| stop(format!("Error: {}\n", c.0)))?;
             out.write_all(report::compress_text(&ctx, &compression, o.evacuate).as_bytes())?;
             let plan = o.evacuate.then(|| {

@@ -155,9 +155,8 @@ fn run(
     if o.verbose != 0 {
         err.write_all(notes::warnings(&warnings).as_bytes())?;
     }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    // harep's `suspend:UNTIL` tags are read against the time now.
+    let now = crate::program::clock::epoch_seconds(crate::program::clock::now());
     let cx = Context {
         o,
         socket,

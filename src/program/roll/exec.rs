@@ -23,8 +23,9 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use crate::program::clock;
 use crate::program::exit::{stop, Stop};
 use crate::program::jobs::{self, JobSet};
 use crate::program::luxi::{Client, DEFAULT_TIMEOUT};
@@ -80,7 +81,7 @@ pub fn carry_out(
             .copied()
             .filter(|&n| Some(n) != master)
             .collect();
-        let p = reboot::plan(conf, after, &nodes, o.roll.offline_maintenance).map_err(|u| {
+        let p = reboot::plan(conf, after, &nodes, super::maintenance(o)).map_err(|u| {
             error(&format!(
                 "reboot group {} of {} ({}) cannot be carried out safely: {} cannot leave: {}; nothing was run",
                 k + 1,
@@ -354,7 +355,7 @@ fn wait_for(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), String> {
-    let start = Instant::now();
+    let start = clock::monotonic();
     loop {
         let ids = query_boot_ids(socket)?;
         let missing: Vec<String> = p
@@ -376,7 +377,7 @@ fn wait_for(
             let _ = writeln!(out, "Back: {}", names(&p.nodes, name));
             return Ok(());
         }
-        if start.elapsed() >= COME_BACK {
+        if clock::since(start) >= COME_BACK {
             return Err(format!(
                 "{} did not answer Ganeti within {} minutes of the reboot",
                 missing.join(", "),

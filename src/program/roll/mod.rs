@@ -23,7 +23,7 @@ use crate::program::balance::load;
 use crate::program::cli::suggest;
 use crate::program::exit::{self, stop, Stop};
 use crate::read::select;
-use crate::search::roll::{self, Clearing, Conf};
+use crate::search::roll::{self, Clearing, Conf, Maintenance};
 use crate::write::balance as balance_texts;
 use crate::write::json::Json;
 use crate::write::roll as texts;
@@ -44,6 +44,15 @@ pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
 
 fn error(message: &str) -> Stop {
     stop(format!("Error: {message}\n"))
+}
+
+/// How the reboot groups are cleared (`--offline-maintenance`).
+fn maintenance(o: &Options) -> Maintenance {
+    if o.roll.offline_maintenance {
+        Maintenance::Offline
+    } else {
+        Maintenance::Online
+    }
 }
 
 fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Stop> {
@@ -128,7 +137,7 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
                 && wanted.is_none_or(|g| n.group == g)
         })
         .collect();
-    let graph = roll::node_graph(&conf, &members, !o.roll.offline_maintenance)
+    let graph = roll::node_graph(&conf, &members, maintenance(o))
         .ok_or_else(|| error("Cannot create node graph"))?;
     if o.verbose > 2 {
         out.write_all(texts::graph(&graph).as_bytes())?;
@@ -199,11 +208,22 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
     if o.verbose > 1 {
         out.write_all(texts::stats(&colourings).as_bytes())?;
     }
-    let one_step = o.roll.one_step_only;
+    let (shown_groups, printed) = (
+        if o.roll.one_step_only {
+            texts::Shown::First
+        } else {
+            texts::Shown::All
+        },
+        if o.roll.print_moves {
+            texts::Moves::Printed
+        } else {
+            texts::Moves::Omitted
+        },
+    );
     if !o.no_headers {
-        out.write_all(texts::heading(one_step).as_bytes())?;
+        out.write_all(texts::heading(shown_groups).as_bytes())?;
     }
-    let shown = if one_step {
+    let shown = if shown_groups == texts::Shown::First {
         &ordered[..ordered.len().min(1)]
     } else {
         &ordered[..]
@@ -219,12 +239,17 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
         } else {
             Vec::new()
         };
-        out.write_all(texts::group(&names, &moves, one_step, o.roll.print_moves).as_bytes())?;
+        out.write_all(texts::group(&names, &moves, shown_groups, printed).as_bytes())?;
         documents.push(texts::group_document(&names, &moves));
     }
     if o.exec {
         exec::carry_out(o, &conf, shown, out, err)?;
     }
     out.flush()?;
-    Ok(texts::document(PROGRAM, o.load.ganeti, one_step, documents))
+    Ok(texts::document(
+        PROGRAM,
+        o.load.ganeti,
+        shown_groups,
+        documents,
+    ))
 }

@@ -74,7 +74,14 @@ pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
         Invocation::Report { dir, json } => crate::program::exit::main(
             PROGRAM,
             Ok(()),
-            |_, out, _| report::run(&dir, json, out),
+            |_, out, _| {
+                let form = if json {
+                    report::Form::Json
+                } else {
+                    report::Form::Text
+                };
+                report::run(&dir, form, out)
+            },
             out,
             err,
         ),

@@ -44,11 +44,12 @@ use std::os::fd::AsFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use super::record::{self, Pending};
 use super::report::shell_word;
 use crate::program::cli::{getopt, Opt, Program, ShadowSettings};
+use crate::program::clock;
 use crate::read::json::{parse, Json};
 use crate::write::json::{s, strs, Json as Out};
 
@@ -219,9 +220,7 @@ fn hailstone_args(given: &Given, state: Option<&Path>, commands: &Path) -> Vec<S
 fn private_dir(settings: &ShadowSettings, name: &str) -> Option<PathBuf> {
     let dir = Path::new(&settings.record_dir);
     record::make_private_dir(dir).ok()?;
-    let since = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap_or_default();
+    let since = clock::since_epoch(clock::now());
     let p = dir.join(format!(
         ".tmp-{name}-{}.{:09}-{}",
         since.as_secs(),
@@ -299,7 +298,7 @@ pub fn wrapper(argv0: &OsStr, args: &[OsString], out: &mut dyn Write, err: &mut 
             hide = Some(p.dir.to_string_lossy().into_owned());
         }
     }
-    let start = Instant::now();
+    let start = clock::monotonic();
     let mut child = match Command::new(&original)
         .arg0(argv0)
         .args(&original_args)
@@ -358,7 +357,7 @@ pub fn wrapper(argv0: &OsStr, args: &[OsString], out: &mut dyn Write, err: &mut 
         }
     }
     let status = child.wait();
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = clock::since(start).as_secs_f64();
     if let Some(f) = filter {
         let _ = f.join();
     }
@@ -586,7 +585,7 @@ fn job_number(job: &Json, key: &str) -> f64 {
 /// DIR`): hailstone's program on the kept state, the comparison, the
 /// record; the private folder removed. Returns 0 when recorded.
 pub fn record_main(dir: &Path) -> u8 {
-    let done = record_planner(dir, SystemTime::now());
+    let done = record_planner(dir, clock::now());
     let _ = std::fs::remove_dir_all(dir);
     u8::from(done.is_none())
 }
@@ -601,7 +600,7 @@ fn record_planner(dir: &Path, now: SystemTime) -> Option<()> {
         .map(OsString::from)
         .collect();
     let limit = Duration::from_secs_f64(job_number(&job, "timeout").max(1.0));
-    let start = Instant::now();
+    let start = clock::monotonic();
     let (tx, rx) = std::sync::mpsc::channel();
     let run_args = args.clone();
     std::thread::spawn(move || {
@@ -610,7 +609,7 @@ fn record_planner(dir: &Path, now: SystemTime) -> Option<()> {
         let _ = tx.send((code, out, err));
     });
     let ran = rx.recv_timeout(limit).ok();
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = clock::since(start).as_secs_f64();
     let original = std::fs::read(dir.join("original.out")).ok()?;
     let status = job_number(&job, "status") as i64;
     let exec = job.get("exec") == Some(&Json::Bool(true));

@@ -20,6 +20,8 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use crate::program::clock;
+
 /// The file of each record that says what it holds.
 pub const META: &str = "record.json";
 
@@ -237,7 +239,7 @@ pub fn rotate(dir: &Path, keep: usize, keep_size: u64) -> std::io::Result<usize>
         let stale = entry
             .metadata()
             .and_then(|m| m.modified())
-            .is_ok_and(|t| t.elapsed().is_ok_and(|age| age >= STALE));
+            .is_ok_and(|t| clock::age(t).is_some_and(|age| age >= STALE));
         if name.to_string_lossy().starts_with(".tmp-") && stale {
             let _ = std::fs::remove_dir_all(entry.path());
         }

@@ -18,6 +18,7 @@ use super::compare::{compare, Difference};
 use super::options::{Allocator, Call};
 use super::record::{self, Pending};
 use super::run::{Ended, Outcome};
+use crate::program::clock;
 use crate::write::json::{s, strs, Json};
 
 /// The most bytes of an answer kept (a shadow printing without end is
@@ -46,14 +47,14 @@ fn read_capped(from: impl Read, cap: u64) -> (Vec<u8>, Instant) {
     let _ = (&mut reader).take(cap).read_to_end(&mut kept);
     // The rest is read and dropped, so that the writer never blocks.
     let _ = std::io::copy(&mut reader, &mut std::io::sink());
-    (kept, Instant::now())
+    (kept, clock::monotonic())
 }
 
 /// Runs `path` with `args`, no input, under the time limit `limit`
 /// (killed past it). Its time runs from its start to the end of its
 /// output, when it exits.
 pub fn run_limited(path: &OsStr, args: &[OsString], limit: Duration) -> Run {
-    let start = Instant::now();
+    let start = clock::monotonic();
     let mut child = match Command::new(path)
         .args(args)
         .stdin(Stdio::null())
@@ -101,7 +102,7 @@ pub fn run_limited(path: &OsStr, args: &[OsString], limit: Duration) -> Run {
             Ok(None) => {}
             Err(e) => break Ended::NotStarted(e.to_string()),
         }
-        if start.elapsed() >= limit {
+        if clock::since(start) >= limit {
             let _ = child.kill();
             let _ = child.wait();
             break Ended::TimedOut;
@@ -109,7 +110,7 @@ pub fn run_limited(path: &OsStr, args: &[OsString], limit: Duration) -> Run {
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(20));
     };
-    let waited = Instant::now();
+    let waited = clock::monotonic();
     // A process it left behind may hold its streams open: what they gave
     // by then is kept.
     let (stdout, out_end) = out
@@ -253,7 +254,7 @@ pub fn main(call: &Call) -> u8 {
     let Some(outcome) = Outcome::decode(&bytes) else {
         return 1;
     };
-    match write_record(call, &request, &outcome, SystemTime::now()) {
+    match write_record(call, &request, &outcome, clock::now()) {
         Ok(()) => 0,
         Err(_) => 1,
     }

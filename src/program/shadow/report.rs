@@ -455,16 +455,24 @@ fn document(dir: &Path, sum: &Summary) -> Out {
     ])
 }
 
+/// How the report is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    Text,
+    /// One JSON document (`--json`).
+    Json,
+}
+
 /// The report of `dir`, as text or one JSON document.
 ///
 /// # Errors
 ///
 /// `dir` cannot be listed (exit 1), a difference was recorded
 /// ([`findings`], exit 3), or stdout cannot be written.
-pub fn run(dir: &str, json: bool, out: &mut dyn Write) -> Result<(), Stop> {
+pub fn run(dir: &str, form: Form, out: &mut dyn Write) -> Result<(), Stop> {
     let dir = Path::new(dir);
     let sum = summarise(dir)?;
-    if json {
+    if form == Form::Json {
         out.write_all(document(dir, &sum).line().as_bytes())?;
     } else {
         write_text(dir, &sum, out)?;

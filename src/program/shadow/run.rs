@@ -27,9 +27,10 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::options::{Allocator, Call, PROGRAM, RECORDER};
+use crate::program::clock;
 use crate::write::exit_status::ExitStatus;
 
 /// The longest the call waits, after the answer is written, for the
@@ -168,7 +169,7 @@ pub fn allocate(call: &Call, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     let primary = call.primary();
     let path = call.path_of(primary);
     let args: Vec<OsString> = call.args_for(primary, None);
-    let start = Instant::now();
+    let start = clock::monotonic();
     let spawned = Command::new(&path)
         .args(&args)
         .stdin(Stdio::inherit())
@@ -197,7 +198,7 @@ pub fn allocate(call: &Call, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
         Ok(status) => Ended::of(status),
         Err(e) => Ended::NotStarted(e.to_string()),
     };
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = clock::since(start).as_secs_f64();
     if let Some(Err(e)) = read {
         let _ = writeln!(err, "{PROGRAM}: cannot read the allocator's answer: {e}");
     }

@@ -206,7 +206,7 @@ fn count(
     };
     let initial_nodes = nodes_now(&state);
     out.write_all(
-        texts::cluster(o.machine_readable, &initial, cluster.nodes.len(), spindles).as_bytes(),
+        texts::cluster(o.audience(), &initial, cluster.nodes.len(), spindles).as_bytes(),
     )?;
 
     // The groups that take instances, and whether to stop at once.
@@ -305,7 +305,7 @@ fn count(
     let specs: Vec<RSpec> = tiered.placed.iter().map(RSpec::of).collect();
     let reasons = plan.reasons(&tiered, stopping);
     let text = texts::tiered(
-        o.machine_readable,
+        o.audience(),
         &texts::spec_map(&specs),
         &initial,
         &trl,
@@ -374,7 +374,7 @@ fn count(
     }
     let reasons = plan.reasons(&standard, stopping);
     let text = texts::standard(
-        o.machine_readable,
+        o.audience(),
         &initial,
         &fin,
         existing,
@@ -383,7 +383,7 @@ fn count(
         exclusive(&state),
     );
     out.write_all(text.as_bytes())?;
-    out.write_all(texts::final_ok(o.machine_readable).as_bytes())?;
+    out.write_all(texts::final_ok(o.audience()).as_bytes())?;
     if let Some(to) = &o.explain {
         stops.push(phase_stop("standard", &mut state, &standard, &reasons)?);
         let text = explain::space::render(&stops, o.explain_format);
@@ -575,13 +575,7 @@ impl Phase<'_> {
             SpecType::Normal => "Standard",
         };
         let spindles = exclusive(state);
-        let text = texts::spec(
-            self.o.machine_readable,
-            &spec,
-            kind,
-            self.template,
-            spindles,
-        );
+        let text = texts::spec(self.o.audience(), &spec, kind, self.template, spindles);
         out.write_all(text.as_bytes())?;
         let descr = format!("{name} allocation");
         if self.o.verbose > 1 {

@@ -34,18 +34,24 @@ use options::{Options, PROGRAM};
 /// Runs `hailstone-squeeze` with `args` (without `argv[0]`); returns the
 /// exit status.
 pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
-    main_showing(args, out, err, false)
+    main_showing(args, out, err, ProgressLine::Hidden)
 }
 
-/// [`main`], and with `progress` a line on `err` that counts the nodes
-/// tried while the decision is searched for (the program's stderr when it
-/// is a terminal: the search can take a while on a large cluster). The
-/// output does not depend on it.
+/// Whether a line on stderr counts the nodes tried while the decision is
+/// searched for: shown where a person watches (a terminal: the search can
+/// take a while on a large cluster). The output does not depend on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressLine {
+    Shown,
+    Hidden,
+}
+
+/// [`main`], with the `progress` line or without.
 pub fn main_showing(
     args: &[OsString],
     out: &mut dyn Write,
     err: &mut dyn Write,
-    progress: bool,
+    progress: ProgressLine,
 ) -> u8 {
     exit::main(
         PROGRAM,
@@ -54,6 +60,11 @@ pub fn main_showing(
         out,
         err,
     )
+}
+
+/// A decision's heading, or none with `--no-headers`.
+fn heading<'a>(o: &Options, text: &'a str) -> Option<&'a str> {
+    (!o.no_headers).then_some(text)
 }
 
 /// Reads the cluster (`loadExternalData`: the data file, else the
@@ -185,7 +196,12 @@ fn save_final(
     Ok(())
 }
 
-fn run(o: &Options, out: &mut dyn Write, err: &mut dyn Write, progress: bool) -> Result<(), Stop> {
+fn run(
+    o: &Options,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    progress: ProgressLine,
+) -> Result<(), Stop> {
     exit::text_or_document(PROGRAM, o, out, err, |out, err| {
         plan_text(o, out, err, progress)
     })
@@ -196,7 +212,7 @@ fn plan_text(
     o: &Options,
     out: &mut dyn Write,
     err: &mut dyn Write,
-    progress: bool,
+    progress: ProgressLine,
 ) -> Result<Json, Stop> {
     let cluster = load(o, err)?;
     if let Some(path) = &o.save {
@@ -239,7 +255,7 @@ fn plan_text(
     let planner = Squeeze::new(&cluster);
     let mut shown = false;
     let mut show = |p: Progress| {
-        if progress {
+        if progress == ProgressLine::Shown {
             // A failed write to a terminal changes nothing of the plan.
             let _ = err.write_all(texts::progress(&p).as_bytes());
             let _ = err.flush();
@@ -339,7 +355,7 @@ fn plan_text(
             enough,
             trial,
         } => {
-            let heading = texts::decision("Nodes to online", &full_names(&nodes), o.no_headers);
+            let heading = texts::decision(heading(o, "Nodes to online"), &full_names(&nodes));
             out.write_all(heading.as_bytes())?;
             if o.verbose > 1 && !enough {
                 out.write_all(texts::NOT_ENOUGH.as_bytes())?;
@@ -361,7 +377,7 @@ fn plan_text(
             document("online", &nodes, Some(enough), moves, &cautions)
         }
         Decision::NoAction => {
-            out.write_all(texts::decision("No action", &[], o.no_headers).as_bytes())?;
+            out.write_all(texts::decision(heading(o, "No action"), &[]).as_bytes())?;
             save_commands(o, out, texts::NOTHING_TO_DO)?;
             report("no-action", &[], None)?;
             save_final(o, out, err, "after hsqueeze doing nothing", || {
@@ -370,7 +386,7 @@ fn plan_text(
             document("no-action", &[], None, Vec::new(), &cautions)
         }
         Decision::Offline { nodes, trial } => {
-            let heading = texts::decision("Nodes to offline", &full_names(&nodes), o.no_headers);
+            let heading = texts::decision(heading(o, "Nodes to offline"), &full_names(&nodes));
             out.write_all(heading.as_bytes())?;
             let moves = move_jobs(&cluster, &trial, &names);
             let cmds =

@@ -2,7 +2,8 @@
 //! use it (`Backend/MonD.hs`): one data collector's report per node, turned
 //! into the instances' and nodes' CPU load.
 //!
-//! Two collectors, chosen as hbal and hail choose (`collectors`): by
+//! Two collectors, chosen as hbal and hail choose (`collectors`, in
+//! `program::mond`): by
 //! default `cpu-avg-load` (category `default`): a node's `cpu_total`
 //! becomes its CPU load, and each of its primary instances gets the share
 //! `cpu_total / used vCPUs * instance vCPUs`; with `--mond-xen`
@@ -31,17 +32,6 @@ pub enum Collector {
 }
 
 impl Collector {
-    /// The collectors for the options (`collectors`).
-    pub fn chosen(ignore_dynu: bool, xen: bool) -> Vec<Collector> {
-        if ignore_dynu {
-            Vec::new()
-        } else if xen {
-            vec![Collector::XenCpu]
-        } else {
-            vec![Collector::TotalCpu]
-        }
-    }
-
     /// The collector's name in reports and URLs.
     pub fn name(self) -> &'static str {
         match self {
@@ -169,6 +159,43 @@ pub fn from_file(data: &MondData, collector: Collector, node: &str) -> Option<Re
         .iter()
         .find(|(name, _)| name == collector.name())?;
     decoded[collector as usize].clone()
+}
+
+/// One collector's reports for a cluster, as the program fetched them or
+/// read them from a `--mond-data` file: one per node, in node order
+/// (`None`: missing or not a report), and the nodes whose daemon did not
+/// answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Collected {
+    /// The collector.
+    pub collector: Collector,
+    /// Each node's report.
+    pub reports: Vec<Option<Report>>,
+    /// The nodes whose daemon could not be reached, in node order.
+    pub unreachable: Vec<String>,
+}
+
+/// Applies each collector's reports in turn (`queryAllMonDDCs`). Returns
+/// the lines htools print (for each collector, the daemons not reached,
+/// then its warnings) and whether every collector's data were complete.
+pub fn apply_all(cluster: &mut Cluster, collected: Vec<Collected>) -> (String, bool) {
+    let mut said = String::new();
+    let mut complete = true;
+    for c in collected {
+        for name in &c.unreachable {
+            said.push_str(&format!(
+                "Failed to contact node's {name} MonD for DC {}\n",
+                c.collector.name()
+            ));
+        }
+        let (warnings, ok) = apply(cluster, c.collector, c.reports);
+        for w in warnings {
+            said.push_str(&w);
+            said.push('\n');
+        }
+        complete &= ok;
+    }
+    (said, complete)
 }
 
 /// Applies one collector's reports, one per node in node order

@@ -12,7 +12,7 @@ use std::fmt::Write;
 
 use crate::model::node::Node;
 use crate::model::TagTable;
-use crate::write::check::common_data;
+use crate::write::check::{common_data, Capacity};
 
 use super::summary::{self, Summary};
 use super::svg::escape;
@@ -43,7 +43,7 @@ pub struct CheckReport<'a> {
     pub program: &'a str,
     pub tags: &'a TagTable,
     /// Whether the capacity checks ran (the evacuation count).
-    pub capacity: bool,
+    pub capacity: Capacity,
     pub need_rebalance: bool,
     pub simulated: bool,
     pub groups: Vec<GroupCheck<'a>>,
@@ -114,7 +114,7 @@ fn unhealthy(phase: &GroupPhase<'_>, tags: &TagTable, when: &str) -> String {
 }
 
 /// The counts of both phases as a table.
-fn counts(g: &GroupCheck<'_>, capacity: bool) -> String {
+fn counts(g: &GroupCheck<'_>, capacity: Capacity) -> String {
     let keys = common_data(capacity);
     let rows: Vec<Vec<String>> = keys
         .iter()
