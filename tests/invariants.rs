@@ -4,7 +4,9 @@
 //!   stages below `program` name no file, network, clock, environment or
 //!   process call, the core uses no other part of `program` than the
 //!   option record, and every binary (the allocator's too) enters through
-//!   `program::exit::process`;
+//!   `program::exit::process` (the searches' thread count, which
+//!   `src/threads.rs` reads once from `HAILSTONE_THREADS`, is not output:
+//!   `tests/threads.rs`);
 //! * no setting travels as a bare `bool`: a function another stage can
 //!   call (`pub`, `pub(crate)`) takes no `bool` parameter but the values
 //!   of the data listed in [`DATA_BOOLS`];
