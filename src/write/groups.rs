@@ -17,8 +17,8 @@ use crate::model::instance::NO_NODE;
 use crate::model::storage::{self, StoragePool};
 use crate::model::Cluster;
 use crate::search::groups::{
-    Compression, GroupRepair, Health, NoGroup, NotCandidate, Outcome, Problem, Refused, Relocation,
-    RepairPlan, Resources, Status, Trial, Usage,
+    Compress, Compression, GroupRepair, Health, NoGroup, NotCandidate, Outcome, Problem, Refused,
+    Relocation, RepairPlan, Resources, Status, Trial, Usage,
 };
 use crate::write::json::{s, strs, Json};
 
@@ -391,8 +391,9 @@ fn resources_text(r: &Resources) -> String {
     format!("memory {} MiB, disk {} MiB, {} vCPUs", r.mem, r.dsk, r.cpu)
 }
 
-/// The compression report.
-pub fn compress_text(ctx: &Context<'_>, c: &Compression, evacuate: bool) -> String {
+/// The compression report; with [`Compress::Empty`] (`--evacuate`), the
+/// plan's group is named as emptied.
+pub fn compress_text(ctx: &Context<'_>, c: &Compression, mode: Compress) -> String {
     let mut out = format!(
         "Super cluster: total {}\n               free  {}\n",
         resources_text(&c.cluster.total),
@@ -469,7 +470,7 @@ pub fn compress_text(ctx: &Context<'_>, c: &Compression, evacuate: bool) -> Stri
         "Groups that can be emptied: {}\n",
         evacuable.join(", ")
     ));
-    if let (true, Some(g)) = (evacuate, c.chosen) {
+    if let (Compress::Empty, Some(g)) = (mode, c.chosen) {
         let total = c
             .groups
             .iter()

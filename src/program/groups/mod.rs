@@ -160,7 +160,7 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
             };
             let compression = groups::compress(&node_groups, &mut state, &opts, mode)
                 .map_err(|c| stop(format!("Error: {}\n", c.0)))?;
-            out.write_all(report::compress_text(&ctx, &compression, o.evacuate).as_bytes())?;
+            out.write_all(report::compress_text(&ctx, &compression, mode).as_bytes())?;
             let plan = o.evacuate.then(|| {
                 let relocations: Vec<&Relocation> = compression
                     .trials
