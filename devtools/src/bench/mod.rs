@@ -92,7 +92,6 @@ use modes::*;
 use options::*;
 use table::*;
 
-
 /// Number of node groups of every generated cluster.
 const GROUPS: usize = 2;
 /// Average instances per node of every generated cluster.

@@ -45,8 +45,7 @@ fn parses_options() {
     assert_eq!(sp.cap(Mode::Squeeze), Duration::from_secs(60));
     let big = parse_args(&args("--hail-cap 600")).unwrap();
     assert_eq!(big.cap(Mode::Space), Duration::from_secs(600));
-    let own = parse_args(&args("--hail-cap 600 --space-cap 90"))
-        .unwrap();
+    let own = parse_args(&args("--hail-cap 600 --space-cap 90")).unwrap();
     assert_eq!(own.cap(Mode::SpaceModel), Duration::from_secs(90));
     assert_eq!(own.cap(Mode::Balance), Duration::from_secs(600));
     let h = parse_args(&args("--hail-max-nodes 400")).unwrap();
@@ -108,14 +107,25 @@ fn the_command_line_reads_as_the_makefile_writes_it() {
     .unwrap();
     assert_eq!(c.modes, vec![Mode::Balance]);
     assert!(c.modes_given && c.install_hail);
-    assert_eq!((c.shape, c.sizes.clone()), (Shape::Hosting, vec![100, 1000]));
+    assert_eq!(
+        (c.shape, c.sizes.clone()),
+        (Shape::Hosting, vec![100, 1000])
+    );
     assert_eq!(c.hail, PathBuf::from("/x/hail"));
     assert_eq!(c.hail_cap, Duration::from_secs(180));
     // A bad value is named with its option and the reason.
     let e = parse_args(&args("--sizes 20,2")).unwrap_err().to_string();
-    assert!(e.contains("--sizes") && e.contains("'2' is not a cluster size"), "{e}");
-    let e = parse_args(&args("--modes all,bogus")).unwrap_err().to_string();
-    assert!(e.contains("unknown mode 'bogus' (known: all, allocate-drbd"), "{e}");
+    assert!(
+        e.contains("--sizes") && e.contains("'2' is not a cluster size"),
+        "{e}"
+    );
+    let e = parse_args(&args("--modes all,bogus"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("unknown mode 'bogus' (known: all, allocate-drbd"),
+        "{e}"
+    );
     assert_eq!(parse_args(&args("--runs 0")).unwrap_err().exit_code(), 2);
 }
 
