@@ -15,7 +15,9 @@
 //!
 //! The binaries are `hailstone-gen` (the generator's command line),
 //! `hailstone-compat` (the comparison with the originals) and
-//! `hailstone-bench` (timings against them).
+//! `hailstone-bench` (timings against them); the bench `benches/deps`
+//! (`make bench-deps`) holds hailstone's own JSON reader, second reading
+//! thread and hasher against maintained crates.
 
 pub mod bench;
 pub mod cases;

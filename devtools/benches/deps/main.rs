@@ -76,6 +76,11 @@ struct Options {
     /// second thread left on the parse's processor).
     #[arg(long, value_name = "NAME=VALUE", value_parser = name_value)]
     variant_env: Option<(String, String)>,
+    /// threads: run the allocator under `chrt -f 1` (a real-time
+    /// priority; needs root), so that a loaded machine's other processes
+    /// do not delay it.
+    #[arg(long)]
+    realtime: bool,
     /// Times only, no instruction counts (no valgrind needed).
     #[arg(long)]
     no_callgrind: bool,
@@ -118,6 +123,7 @@ fn run(o: &Options) -> Result<(), String> {
         dir: o.dir.clone(),
         sizes: o.sizes.clone(),
         variant_env: o.variant_env.clone(),
+        realtime: o.realtime,
         one: None,
         ..*o
     };
@@ -297,18 +303,25 @@ fn threads_part(o: &Options, requests: &[(usize, PathBuf)]) -> Result<(), String
     use threads::Setting;
     println!("\n## threads: `hailstone REQUEST` on one thread and on two\n");
     println!(
-        "Medians of {} runs of each setting, taken in turn: wall-clock and CPU (user + system) ms; \
+        "Medians of {} runs of each setting, taken in turn{}: wall-clock and CPU (user + system) ms; \
          millions of instructions of the whole process, all threads (callgrind).\n",
-        o.process_runs
+        o.process_runs,
+        if o.realtime {
+            ", under `chrt -f 1`"
+        } else {
+            ""
+        }
     );
     let mut settings = vec![
         Setting {
             threads: 1,
             env: None,
+            realtime: o.realtime,
         },
         Setting {
             threads: 2,
             env: None,
+            realtime: o.realtime,
         },
     ];
     let mut names = vec!["1 thread".to_owned(), "2 threads".to_owned()];
@@ -316,6 +329,7 @@ fn threads_part(o: &Options, requests: &[(usize, PathBuf)]) -> Result<(), String
         settings.push(Setting {
             threads: 2,
             env: Some((name.clone(), value.clone())),
+            realtime: o.realtime,
         });
         names.push(format!("2 threads, {name}={value}"));
     }

@@ -8,7 +8,11 @@
 //! machine slows both alike, and each is timed as Ganeti's node daemon
 //! runs the allocator (`BINARY INPUT`, working directory `/`, stdin
 //! closed); the CPU time (user and system, both threads) comes from
-//! `getrusage(RUSAGE_CHILDREN)`.
+//! `getrusage(RUSAGE_CHILDREN)`. On a loaded machine, `--realtime` runs
+//! the allocator under `chrt -f 1` (the lowest real-time priority, root
+//! only): its threads then take a processor from any ordinary process
+//! whenever they can run, about as on an idle machine (the other
+//! processes still share the caches and the memory bus).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -42,6 +46,8 @@ fn children_cpu() -> Duration {
 pub struct Setting {
     pub threads: usize,
     pub env: Option<(String, String)>,
+    /// Run under `chrt -f 1` (`--realtime`).
+    pub realtime: bool,
 }
 
 /// Runs `hailstone request` once as `setting` says; its answer.
@@ -54,7 +60,13 @@ pub fn run_once(
     request: &Path,
     setting: &Setting,
 ) -> Result<(Times, Vec<u8>), String> {
-    let mut cmd = Command::new(hailstone);
+    let mut cmd = if setting.realtime {
+        let mut c = Command::new("chrt");
+        c.args(["-f", "1"]).arg(hailstone);
+        c
+    } else {
+        Command::new(hailstone)
+    };
     cmd.arg(request)
         .env("HAILSTONE_THREADS", setting.threads.to_string())
         .env("LC_ALL", "C.UTF-8")
