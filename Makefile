@@ -14,6 +14,9 @@ HAIL_CAP ?= 180
 BENCH_ARGS ?=
 # The held-out shape's run: relocation and the planners.
 BENCH_HOSTING_ARGS ?= --modes relocate,balance,squeeze,space --sizes 100,1000
+# The dependency bench's part and options (make bench-deps), e.g.
+# DEPS_ARGS='json --sizes 1000'.
+DEPS_ARGS ?=
 BENCH = target/release/hailstone-bench --install-hail --hail $(HAIL) --hailstone $(RELEASE_BIN) --hail-cap $(HAIL_CAP)
 # The Ganeti release the compat targets compare with: 3.0 (Debian's
 # ganeti-htools-3.0) or 3.1 (Ganeti 3.1.0's htools, built by make oracle-3.1).
@@ -21,7 +24,7 @@ GANETI ?= 3.0
 
 RELEASE_BIN := target/release/hailstone
 
-.PHONY: help build run test compat compat-full oracle-3.1 bench install deb deb-source e2e lint fmt clean fuzz miri
+.PHONY: help build run test compat compat-full oracle-3.1 bench bench-deps install deb deb-source e2e lint fmt clean fuzz miri
 
 help: ## List the targets.
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' | expand -t 16
@@ -76,6 +79,10 @@ oracle-3.1: ## Build Ganeti 3.1.0's htools (Debian's 3.1.0~rc2 source with 3.1.0
 bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, hailstone alone on 5,000 and 10,000, hailstone-balance against hbal on 20 to 1,000, hailstone-squeeze against hsqueeze on 20 to 200, and hailstone-space (its default count and --allocator-model) against hspace on 5 to 200 (about 35 minutes, and about 19 more for the space rows, whose cap is at least 300 s); then relocation and the planners again on the generator's held-out hosting shape (HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes space'; BENCH_HOSTING_ARGS).
 	$(BENCH) $(BENCH_ARGS)
 	$(BENCH) --shape hosting $(BENCH_HOSTING_ARGS) $(BENCH_ARGS)
+
+bench-deps: build ## Hold hailstone's own JSON reader, second reading thread and hasher against simd-json and serde_json, one thread, and rustc-hash and SipHash on generated requests of 100 to 10,000 nodes: callgrind's instruction counts and median times (installs valgrind if missing; about 15 minutes; DEPS_ARGS, e.g. DEPS_ARGS='json --sizes 1000'; devtools/benches/deps).
+	command -v valgrind >/dev/null || (apt-get update && apt-get install -y --no-install-recommends valgrind)
+	$(CARGO) bench --locked -p hailstone-devtools --bench deps -- $(DEPS_ARGS)
 
 fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... to choose; see fuzz/README.md).
 	FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" FUZZ_SANITIZER="$(FUZZ_SANITIZER)" FUZZ_ARGS="$(FUZZ_ARGS)" CARGO="$(CARGO)" fuzz/run.sh

@@ -9,13 +9,15 @@
 //! * [`compat`] — the comparison with the originals (`hailstone-compat`);
 //! * [`process`] — running a program capped, timed and measured, and an
 //!   ordered thread pool; [`cases`] — case files and command lines;
-//! * [`oracle`] — finding (and installing) the original Ganeti programs;
-//! * [`toolargs`] — `hailstone-bench`'s own `--name value` option reader
-//!   (the other tools' command lines are clap's).
+//! * [`oracle`] — finding (and installing) the original Ganeti programs.
+//!
+//! Every tool's command line is clap's (derive API).
 //!
 //! The binaries are `hailstone-gen` (the generator's command line),
 //! `hailstone-compat` (the comparison with the originals) and
-//! `hailstone-bench` (timings against them).
+//! `hailstone-bench` (timings against them); the bench `benches/deps`
+//! (`make bench-deps`) holds hailstone's own JSON reader, second reading
+//! thread and hasher against maintained crates.
 
 pub mod bench;
 pub mod cases;
@@ -23,4 +25,3 @@ pub mod compat;
 pub mod generate;
 pub mod oracle;
 pub mod process;
-pub mod toolargs;

@@ -73,6 +73,7 @@
 
 mod case;
 mod modes;
+mod options;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -86,181 +87,10 @@ use crate::cases::{file_stem, head};
 use crate::generate::{self, Case, CaseSpec, DiskTemplate, EvacMode, RequestKind, Shape};
 use crate::oracle;
 use crate::process::{self, median, Run, Status, GNU_TIME};
-use crate::toolargs;
 use case::*;
 use modes::*;
+use options::*;
 use table::*;
-
-const HELP: &str = "\
-hailstone-bench: time hailstone against Ganeti's hail on generated clusters
-
-USAGE:
-  hailstone-bench [--hail PATH] [--hailstone PATH] [--sizes LIST]
-                  [--modes LIST] [--runs N] [--hail-cap SECONDS]
-                  [--hail-runs N] [--mix MIX] [--seed S] [--keep DIR]
-                  [--hbal PATH] [--balance-bin PATH] [--balance-sizes LIST]
-                  [--hbal-max-nodes N] [--hail-max-nodes N] [--hsqueeze PATH]
-                  [--squeeze-bin PATH] [--squeeze-sizes LIST]
-                  [--hspace PATH] [--space-bin PATH] [--space-sizes LIST]
-                  [--space-cap SECONDS] [--install-hail] [--markdown]
-  hailstone-bench --help
-
-CASES:
-  One generated request per mode and cluster size: 2 node groups, 5 instances
-  per node, a roomy cluster with every generator feature switch off and fixed
-  seeds (the same inputs on every run and machine).
-  --sizes LIST       cluster sizes in nodes, comma-separated, each >= 4
-                     (default 20,100,400,1000,2000,5000,10000)
-  --modes LIST       comma-separated, default all of:
-                       allocate-drbd       allocate one DRBD instance
-                       allocate-plain      allocate one plain instance
-                       multi-allocate      multi-allocate 10 instances, mostly
-                                           DRBD (the generator makes about 1
-                                           in 5 plain, diskless or rbd)
-                       relocate            relocate a DRBD instance (new
-                                           secondary)
-                       relocate-independent  the relocate request written
-                                           as another program would: keys
-                                           in alphabetical order, two-space
-                                           indentation (hailstone's reader
-                                           off its master-order fast path)
-                       relocate-datafile   the relocate cluster saved as a
-                                           cluster data file and read with
-                                           -t for a two-node relocate
-                                           request (reading the file is
-                                           nearly all of the run)
-                       node-evacuate-all   node-evacuate, mode all, every
-                                           instance of one node (>= 5)
-                       change-group        change-group of one instance
-                       balance             hbal against hailstone-balance:
-                                           balancing a one-group cluster of
-                                           DRBD instances (5 per node) saved
-                                           as a data file as hail -S saves
-                                           it, run as '-t FILE -C', on the
-                                           --balance-sizes clusters
-                       squeeze             hsqueeze against hailstone-squeeze:
-                                           choosing nodes to power off on a
-                                           one-group cluster of ext
-                                           instances (5 per node), '-t FILE
-                                           -C', on the --squeeze-sizes
-                                           clusters
-                       space               hspace against hailstone-space:
-                                           counting the instances that
-                                           still fit a one-group cluster of
-                                           DRBD and plain instances (4 : 1,
-                                           5 per node), '-t FILE
-                                           --machine-readable', on the
-                                           --space-sizes clusters; a second
-                                           row per size times
-                                           hailstone-space --allocator-model
-                                           against hspace's default run
-                                           (hspace has no such mode)
-                     (--modes balance runs only the balance rows)
-  --hail-max-nodes N hail is not run on larger clusters (default 2000):
-                     hailstone alone at 5,000 and 10,000 nodes
-  The relocate rows' notes give the reading speed: the input's size over
-  hailstone's median time for the whole run.
-  --balance-sizes LIST  cluster sizes of the balance rows (default
-                     20,60,100,1000)
-  --hbal-max-nodes N hbal is not run on larger balance clusters (default
-                     100): hailstone-balance alone, e.g. on 1,000 nodes
-                     and 5,000 instances
-  --squeeze-sizes LIST  cluster sizes of the squeeze rows (default
-                     20,60,200); hsqueeze is not run on clusters larger
-                     than one where it reached the cap
-  --space-sizes LIST cluster sizes of the space rows (default 5,20,60,200);
-                     hspace is not run on clusters larger than one where
-                     it reached the cap (--space-cap), hailstone-space
-                     always is. The case of a size is the first seed from
-                     --seed on whose cluster at least one instance fits
-                     (seed 1's 200-node cluster fails N+1 as generated)
-  --mix MIX          templates of the existing instances:
-                       drbd        all DRBD (the default)
-                       drbd-heavy  4 DRBD : 1 plain
-                       typical     the generator's usual DRBD/plain cluster
-                                   with a few rbd/ext/file/diskless (hail's
-                                   N+1 check is very slow on plain instances)
-  --shape SHAPE      the generator's shape of the clusters: standard (the
-                     default) or hosting, held out from the searches'
-                     tuning (see hailstone-gen --help)
-  --seed S           first seed (default 1); seeds S, S+1, ... are tried
-                     until the request has the intended shape and
-                     hailstone's answer is a success
-
-RUNNING:
-  --hail PATH        hail binary (default /usr/lib/ganeti/iallocators/hail)
-  --hailstone PATH   hailstone binary (default target/release/hailstone)
-  --hbal PATH        hbal (default /usr/lib/ganeti/3.0/usr/bin/hbal)
-  --balance-bin PATH hailstone-balance (default
-                     target/release/hailstone-balance; without --modes, a
-                     missing one only drops the balance rows, with a note)
-  --hsqueeze PATH    hsqueeze (default /usr/lib/ganeti/3.0/usr/bin/hsqueeze)
-  --squeeze-bin PATH hailstone-squeeze (default
-                     target/release/hailstone-squeeze)
-  --hspace PATH      hspace (default /usr/lib/ganeti/3.0/usr/bin/hspace)
-  --space-bin PATH   hailstone-space (default
-                     target/release/hailstone-space)
-  --runs N           timed runs per binary and case; the median is shown
-                     (default 3)
-  --hail-runs N      timed hail runs per case (default: 1 when the first hail
-                     run takes over 5 s, else the --runs value)
-  --hail-cap SECONDS kill a run after this long (default 60), hail's or
-                     hailstone's; it is then shown as '> SECONDS', and that
-                     binary is not run on larger clusters of the same mode
-  --space-cap SECONDS  the cap of the space rows (default 300, or
-                     --hail-cap when that is larger): hailstone-space
-                     --allocator-model took 103-114 s on the 200-node
-                     cluster, hspace 233 s on 60 nodes
-  --install-hail     if hail (or hbal) is missing, run
-                     'apt-get update && apt-get install -y ganeti-htools'
-                     (needs root)
-  --keep DIR         write the requests and both answers to DIR (created if
-                     missing) and keep them; otherwise a temporary directory
-                     is used and removed at the end
-
-OUTPUT:
-  The machine (CPUs, model, memory), the date and the versions, then one table
-  (mode | nodes | hail s | hailstone s | ratio | hailstone peak RSS (MB) |
-  same answer), then notes and the case ids. Times are medians of wall-clock
-  seconds; ratio is hail / hailstone ('> N×' when hail hit the cap); the RSS
-  is hailstone's peak resident memory from one extra run under GNU time
-  (/usr/bin/time, Debian package 'time'); 'same answer' compares exit status
-  and answer bytes. Progress lines go to stderr.
-  --markdown         print the table as Markdown (for the README) instead of
-                     aligned plain text
-  --explain          also time hailstone with --explain (the explanation
-                     written to a file) on the allocator rows, in one more
-                     table: hailstone s | with --explain s | cost (the
-                     ratio) | same answer
-
-EXIT STATUS: 0 no answer differs, 1 an answer differs or hailstone crashed
-             or could not run, 2 usage or setup error (e.g. hail missing).
-";
-
-const DEFAULT_HAIL: &str = "/usr/lib/ganeti/iallocators/hail";
-const DEFAULT_HAILSTONE: &str = "target/release/hailstone";
-const DEFAULT_SIZES: [usize; 7] = [20, 100, 400, 1000, 2000, 5000, 10000];
-const DEFAULT_HBAL: &str = "/usr/lib/ganeti/3.0/usr/bin/hbal";
-const DEFAULT_BALANCE: &str = "target/release/hailstone-balance";
-const DEFAULT_HSQUEEZE: &str = "/usr/lib/ganeti/3.0/usr/bin/hsqueeze";
-const DEFAULT_SQUEEZE: &str = "target/release/hailstone-squeeze";
-/// Cluster sizes of the squeeze rows: hsqueeze took 19 s on 20 nodes of
-/// ext instances and did not finish in 20 minutes on 60.
-const DEFAULT_SQUEEZE_SIZES: [usize; 3] = [20, 60, 200];
-/// Cluster sizes of the balance rows: hbal took 5.5 s on 20 nodes and did
-/// not finish in 20 minutes on 100; hailstone-balance alone on 1,000.
-const DEFAULT_BALANCE_SIZES: [usize; 4] = [20, 60, 100, 1000];
-const DEFAULT_HSPACE: &str = "/usr/lib/ganeti/3.0/usr/bin/hspace";
-const DEFAULT_SPACE: &str = "target/release/hailstone-space";
-/// Cluster sizes of the space rows: hspace took 0.35 s on 5 nodes, 12 s on
-/// 20 and 233 s on 60 (the bench's clusters, seed 1) and reached the
-/// 300-second cap on 200 (seed 2), where hailstone-space took 22 s.
-const DEFAULT_SPACE_SIZES: [usize; 4] = [5, 20, 60, 200];
-/// The least cap of the space rows without `--space-cap`: hailstone-space
-/// --allocator-model took 103 to 114 s on the 200-node cluster (seed 2;
-/// nothing fits seed 1's, which fails N+1 as generated), hspace 233 s on
-/// 60 nodes.
-const DEFAULT_SPACE_CAP: Duration = Duration::from_secs(300);
 
 /// Number of node groups of every generated cluster.
 const GROUPS: usize = 2;
@@ -285,15 +115,11 @@ fn fail(msg: &str) -> ExitCode {
 /// The tool: `args` are its options (without the program name).
 pub fn main(args: &[String]) -> ExitCode {
     let mut cfg = match parse_args(args) {
-        Ok(Some(c)) => c,
-        Ok(None) => {
-            print!("{}", HELP);
-            return ExitCode::SUCCESS;
-        }
+        Ok(c) => c,
         Err(e) => {
-            eprintln!("hailstone-bench: {}", e);
-            eprintln!("Try 'hailstone-bench --help'.");
-            return ExitCode::from(2);
+            // Help on stdout (status 0), a usage error on stderr (2).
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
     };
     cfg.hail = oracle::absolute(&cfg.hail);

@@ -11,19 +11,21 @@ fn parses_options() {
     let c = parse_args(&args(
         "--sizes 100,20,20 --modes relocate,allocate-drbd --runs=5 --hail-cap 2.5 --seed 9",
     ))
-    .unwrap()
     .unwrap();
     assert_eq!(c.sizes, vec![20, 100]);
     assert_eq!(c.modes, vec![Mode::AllocateDrbd, Mode::Relocate]);
     assert_eq!(c.runs, 5);
     assert_eq!(c.hail_cap, Duration::from_millis(2500));
     assert_eq!(c.seed, 9);
-    assert!(parse_args(&args("--help")).unwrap().is_none());
+    for help in ["--help", "-h"] {
+        let e = parse_args(&args(help)).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::DisplayHelp);
+        assert_eq!(e.exit_code(), 0);
+    }
     assert!(!c.modes_given || c.modes.len() == 2);
     let b = parse_args(&args(
         "--modes balance --balance-sizes 60,20 --hbal-max-nodes 50",
     ))
-    .unwrap()
     .unwrap();
     assert_eq!(b.modes, vec![Mode::Balance]);
     assert!(b.modes_given);
@@ -32,7 +34,6 @@ fn parses_options() {
     let sp = parse_args(&args(
         "--modes space --space-sizes 60,5 --hspace /x/hspace --space-bin /y/hailstone-space",
     ))
-    .unwrap()
     .unwrap();
     assert_eq!(sp.modes, vec![Mode::Space]);
     assert_eq!(sp.space_sizes, vec![5, 60]);
@@ -42,16 +43,14 @@ fn parses_options() {
     assert_eq!(sp.cap(Mode::Space), Duration::from_secs(300));
     assert_eq!(sp.cap(Mode::SpaceModel), Duration::from_secs(300));
     assert_eq!(sp.cap(Mode::Squeeze), Duration::from_secs(60));
-    let big = parse_args(&args("--hail-cap 600")).unwrap().unwrap();
+    let big = parse_args(&args("--hail-cap 600")).unwrap();
     assert_eq!(big.cap(Mode::Space), Duration::from_secs(600));
-    let own = parse_args(&args("--hail-cap 600 --space-cap 90"))
-        .unwrap()
-        .unwrap();
+    let own = parse_args(&args("--hail-cap 600 --space-cap 90")).unwrap();
     assert_eq!(own.cap(Mode::SpaceModel), Duration::from_secs(90));
     assert_eq!(own.cap(Mode::Balance), Duration::from_secs(600));
-    let h = parse_args(&args("--hail-max-nodes 400")).unwrap().unwrap();
+    let h = parse_args(&args("--hail-max-nodes 400")).unwrap();
     assert_eq!(h.hail_max_nodes, 400);
-    let d = parse_args(&args("")).unwrap().unwrap();
+    let d = parse_args(&args("")).unwrap();
     assert_eq!(d.hail_max_nodes, 2000);
     assert_eq!(d.sizes, vec![20, 100, 400, 1000, 2000, 5000, 10000]);
     assert!(!d.modes_given);
@@ -70,7 +69,7 @@ fn parses_options() {
     assert_eq!(d.space_bin, PathBuf::from("target/release/hailstone-space"));
     assert_eq!(c.mix, Mix::Drbd);
     assert_eq!(
-        parse_args(&args("--mix=typical")).unwrap().unwrap().mix,
+        parse_args(&args("--mix=typical")).unwrap().mix,
         Mix::Typical
     );
     for bad in [
@@ -93,6 +92,41 @@ fn parses_options() {
     ] {
         assert!(parse_args(&args(bad)).is_err(), "{}", bad);
     }
+}
+
+#[test]
+fn the_command_line_reads_as_the_makefile_writes_it() {
+    use clap::CommandFactory;
+    Config::command().debug_assert();
+    // make bench's second run: BENCH_HOSTING_ARGS, then BENCH_ARGS; the
+    // later of a repeated option wins.
+    let c = parse_args(&args(
+        "--install-hail --hail /x/hail --hailstone /x/hailstone --hail-cap 180 \
+         --shape hosting --modes relocate,balance,squeeze,space --sizes 100,1000 --modes balance",
+    ))
+    .unwrap();
+    assert_eq!(c.modes, vec![Mode::Balance]);
+    assert!(c.modes_given && c.install_hail);
+    assert_eq!(
+        (c.shape, c.sizes.clone()),
+        (Shape::Hosting, vec![100, 1000])
+    );
+    assert_eq!(c.hail, PathBuf::from("/x/hail"));
+    assert_eq!(c.hail_cap, Duration::from_secs(180));
+    // A bad value is named with its option and the reason.
+    let e = parse_args(&args("--sizes 20,2")).unwrap_err().to_string();
+    assert!(
+        e.contains("--sizes") && e.contains("'2' is not a cluster size"),
+        "{e}"
+    );
+    let e = parse_args(&args("--modes all,bogus"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("unknown mode 'bogus' (known: all, allocate-drbd"),
+        "{e}"
+    );
+    assert_eq!(parse_args(&args("--runs 0")).unwrap_err().exit_code(), 2);
 }
 
 #[test]
