@@ -461,9 +461,9 @@ impl Build for Nodes {
 /// Where the second thread runs. Linux starts a new thread on the
 /// processor of the thread that starts it, where it takes the processor
 /// from the parse until the scheduler moves one of them, milliseconds
-/// later: measured here, the split then made the reading slower than one
-/// thread (4.6-7.1 ms against 3.8-4.3 ms for a 2.8 MB request), and with
-/// the second thread moved away at once, faster (3.1-3.5 ms).
+/// later, and the split can then read slower than one thread; moved
+/// away at once, it reads faster. What that buys today is measured by
+/// `make bench-deps` (docs/performance.md, "Hand-written dependencies").
 mod processor {
     /// A processor set as the C library's `cpu_set_t` holds it: bit `k`
     /// of word `k / WORD_BITS` is processor `k` (1,024 processors).
