@@ -366,7 +366,7 @@ if p env -i PATH="$declared" $PLANNER_BIN/hailstone-balance -m "$RAPI" -C -S "$O
   cp "$OUT/p.out" "$OUT/declared.plan"
   p /usr/lib/ganeti/3.0/usr/bin/hbal -t "$OUT/declared.original" -C
   cmp -s "$OUT/p.out" "$OUT/declared.plan" &&
-    say "declared dependencies: with only the programs of $(echo $depends | sed 's/ /, /g') on its PATH ($(ls "$declared" | wc -l) programs), hailstone-balance -m read RAPI and planned as hbal on the state it read" ||
+    say "declared dependencies: with only the programs of $(echo $depends | sed 's/ /, /g') on its PATH ($(ls "$declared" | xargs | sed "s/ /, /g")), hailstone-balance -m read RAPI and planned as hbal on the state it read" ||
     fail "declared dependencies: hailstone-balance -m and hbal on the state it read give different plans"
 else
   fail "declared dependencies: hailstone-balance -m with only the programs of $depends on its PATH: rc $? ($(head -c 300 "$OUT/p.err"))"
