@@ -395,12 +395,14 @@ mask_free_memory() {
 }
 # The checkers' scores and coefficients and the loader's "missing memory"
 # warning follow the same drift: on the live runs they are masked (integer
-# counts are not); the file hailstone-scan saved is then read with -t by
-# both sides, where every byte must match.
+# counts are not; the missing amounts can be negative, when a node reports
+# more free memory than its total less its instances'); the file
+# hailstone-scan saved is then read with -t by both sides, where every
+# byte must match.
 mask_drift() {
   local f
   for f in "$@"; do
-    sed -E 's/[0-9]+\.[0-9]+/F/g; s/missing [0-9]+ MB ram and [0-9]+ GB disk/missing N MB ram and N GB disk/g' "$f" >"$f.masked" && mv "$f.masked" "$f"
+    sed -E 's/[0-9]+\.[0-9]+/F/g; s/missing -?[0-9]+ MB ram and -?[0-9]+ GB disk/missing N MB ram and N GB disk/g' "$f" >"$f.masked" && mv "$f.masked" "$f"
   done
 }
 # live_pair OURS THEIRS ARGS...: 0 when both printed the same.
