@@ -15,8 +15,8 @@ use crate::support::plan;
 
 use super::groups::{after_verdicts, loaded_verdicts};
 use super::{
-    aliases, check_original, check_replay, check_saved_group, commands, components, corpus,
-    explain, group_instances, read, report, run, table, Case, Findings,
+    aliases, check_original, check_replay, check_saved_group, commands, components, explain,
+    group_instances, read, report, run, table, Case, Findings,
 };
 
 /// The nodes of `group` in a table's terms: alias → (figures, verdict).
@@ -206,19 +206,7 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, group: &str) {
 
 #[test]
 fn balance_figures_are_the_recomputed_ones() {
-    let dir = super::scratch("figures-balance");
-    let mut f = Findings::default();
-    for (k, case) in corpus(&dir).iter().enumerate() {
-        f.count("cases");
-        let c = plan::parse(&case.text);
-        for group in c.groups.keys() {
-            if c.nodes.values().any(|n| n.group == c.groups[group]) {
-                one(&mut f, &dir, case, k, group);
-            }
-        }
-    }
-    super::cleanup(&dir);
-    f.finish(
+    super::over_corpus(
         "hailstone-balance",
         &[
             ("cases", 18),
@@ -227,5 +215,13 @@ fn balance_figures_are_the_recomputed_ones() {
             ("tables", 60),
             ("report pages", 40),
         ],
+        |f, dir, case, k| {
+            let c = plan::parse(&case.text);
+            for group in c.groups.keys() {
+                if c.nodes.values().any(|n| n.group == c.groups[group]) {
+                    one(f, dir, case, k, group);
+                }
+            }
+        },
     );
 }

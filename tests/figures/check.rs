@@ -18,7 +18,7 @@ use crate::support::figures::{self, NodeFigures};
 use crate::support::plan::{self, Cluster};
 
 use super::groups::{after_verdicts, loaded_verdicts};
-use super::{aliases, corpus, report, run, Case, Findings};
+use super::{aliases, report, run, Case, Findings};
 
 /// The exclusion tag prefixes of the cluster tags (`htools:iextags:P`).
 fn exclusion_prefixes(c: &Cluster) -> Vec<String> {
@@ -224,14 +224,7 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize) {
 
 #[test]
 fn check_figures_are_the_recomputed_ones() {
-    let dir = super::scratch("figures-check");
-    let mut f = Findings::default();
-    for (k, case) in corpus(&dir).iter().enumerate() {
-        f.count("cases");
-        one(&mut f, &dir, case, k);
-    }
-    super::cleanup(&dir);
-    f.finish(
+    super::over_corpus(
         "hailstone-check",
         &[
             ("cases", 18),
@@ -239,5 +232,8 @@ fn check_figures_are_the_recomputed_ones() {
             ("groups", 30),
             ("report pages", 18),
         ],
+        |f, dir, case, k| {
+            one(f, dir, case, k);
+        },
     );
 }

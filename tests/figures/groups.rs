@@ -16,8 +16,7 @@ use crate::support::plan::{self, Cluster};
 
 use super::explain::{int, scan};
 use super::{
-    aliases, check_original, check_replay, check_saved, commands, corpus, read, report, run, Case,
-    Findings,
+    aliases, check_original, check_replay, check_saved, commands, read, report, run, Case, Findings,
 };
 
 /// A group's health: its offline nodes hosting instances (with their
@@ -769,16 +768,7 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, op: &str) {
 
 #[test]
 fn groups_figures_are_the_recomputed_ones() {
-    let dir = super::scratch("figures-groups");
-    let mut f = Findings::default();
-    for (k, case) in corpus(&dir).iter().enumerate() {
-        f.count("cases");
-        for op in ["check", "repair", "compress", "balance"] {
-            one(&mut f, &dir, case, k, op);
-        }
-    }
-    super::cleanup(&dir);
-    f.finish(
+    super::over_corpus(
         "hailstone-groups",
         &[
             ("cases", 18),
@@ -787,5 +777,10 @@ fn groups_figures_are_the_recomputed_ones() {
             ("repairs", 5),
             ("report pages", 60),
         ],
+        |f, dir, case, k| {
+            for op in ["check", "repair", "compress", "balance"] {
+                one(f, dir, case, k, op);
+            }
+        },
     );
 }

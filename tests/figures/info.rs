@@ -10,9 +10,7 @@ use crate::support::figures::{self, NodeFigures};
 use crate::support::plan;
 
 use super::groups::loaded_verdicts;
-use super::{
-    aliases, components, corpus, group_instances, read, report, run, table, Case, Findings,
-};
+use super::{aliases, components, group_instances, read, report, run, table, Case, Findings};
 
 fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize) {
     let at = format!("hailstone-info -t {}", case.name);
@@ -155,14 +153,7 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize) {
 
 #[test]
 fn info_figures_are_the_recomputed_ones() {
-    let dir = super::scratch("figures-info");
-    let mut f = Findings::default();
-    for (k, case) in corpus(&dir).iter().enumerate() {
-        f.count("cases");
-        one(&mut f, &dir, case, k);
-    }
-    super::cleanup(&dir);
-    f.finish(
+    super::over_corpus(
         "hailstone-info",
         &[
             ("cases", 18),
@@ -170,5 +161,8 @@ fn info_figures_are_the_recomputed_ones() {
             ("tables", 18),
             ("report pages", 18),
         ],
+        |f, dir, case, k| {
+            one(f, dir, case, k);
+        },
     );
 }

@@ -383,6 +383,27 @@ pub fn aliases(c: &Cluster) -> BTreeMap<String, String> {
 
 /// Removes a test's folder, unless `HAILSTONE_FIGURES_KEEP` is set (to
 /// look at the clusters and outputs of a failing run).
+/// Runs `each` on every case of the generated corpus in a scratch
+/// directory of `program`'s own, counting the cases, then removes the
+/// directory and holds the findings to `needs` ([`Findings::finish`]).
+pub fn over_corpus(
+    program: &str,
+    needs: &[(&str, usize)],
+    mut each: impl FnMut(&mut Findings, &Path, &Case, usize),
+) {
+    let dir = scratch(&format!(
+        "figures-{}",
+        program.trim_start_matches("hailstone-")
+    ));
+    let mut f = Findings::default();
+    for (k, case) in corpus(&dir).iter().enumerate() {
+        f.count("cases");
+        each(&mut f, &dir, case, k);
+    }
+    cleanup(&dir);
+    f.finish(program, needs);
+}
+
 pub fn cleanup(dir: &Path) {
     if std::env::var_os("HAILSTONE_FIGURES_KEEP").is_none() {
         let _ = std::fs::remove_dir_all(dir);

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::support::figures;
 use crate::support::plan;
 
-use super::{check_original, corpus, read, run, Case, Findings};
+use super::{check_original, read, run, Case, Findings};
 
 fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, group: &str) {
     let at = format!("hailstone-roll -t {} -G {group}", case.name);
@@ -112,20 +112,16 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, group: &str) {
 
 #[test]
 fn roll_figures_are_the_recomputed_ones() {
-    let dir = super::scratch("figures-roll");
-    let mut f = Findings::default();
-    for (k, case) in corpus(&dir).iter().enumerate() {
-        f.count("cases");
-        let c = plan::parse(&case.text);
-        for group in c.groups.keys() {
-            if c.nodes.values().any(|n| n.group == c.groups[group]) {
-                one(&mut f, &dir, case, k, group);
-            }
-        }
-    }
-    super::cleanup(&dir);
-    f.finish(
+    super::over_corpus(
         "hailstone-roll",
         &[("cases", 18), ("runs", 18), ("moves", 10)],
+        |f, dir, case, k| {
+            let c = plan::parse(&case.text);
+            for group in c.groups.keys() {
+                if c.nodes.values().any(|n| n.group == c.groups[group]) {
+                    one(f, dir, case, k, group);
+                }
+            }
+        },
     );
 }

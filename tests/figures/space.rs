@@ -16,7 +16,7 @@ use crate::support::figures::{self, NodeFigures};
 use crate::support::plan;
 
 use super::groups::{after_verdicts, loaded_verdicts};
-use super::{aliases, check_saved, corpus, explain, read, report, run, table, Case, Findings};
+use super::{aliases, check_saved, explain, read, report, run, table, Case, Findings};
 
 /// `Cluster.totalResources`' sums over every node, by key (without the
 /// phase's prefix), and the totals of `clusterData` (`CLUSTER_*`).
@@ -319,15 +319,7 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, model: &[&str]) {
 
 #[test]
 fn space_figures_are_the_recomputed_ones() {
-    let dir = super::scratch("figures-space");
-    let mut f = Findings::default();
-    for (k, case) in corpus(&dir).iter().enumerate() {
-        f.count("cases");
-        one(&mut f, &dir, case, k, &[]);
-        one(&mut f, &dir, case, k, &["--allocator-model"]);
-    }
-    super::cleanup(&dir);
-    f.finish(
+    super::over_corpus(
         "hailstone-space",
         &[
             ("cases", 18),
@@ -336,5 +328,9 @@ fn space_figures_are_the_recomputed_ones() {
             ("tables", 60),
             ("report pages", 30),
         ],
+        |f, dir, case, k| {
+            one(f, dir, case, k, &[]);
+            one(f, dir, case, k, &["--allocator-model"]);
+        },
     );
 }

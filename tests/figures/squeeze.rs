@@ -17,7 +17,7 @@ use crate::support::plan::{self, Cluster};
 
 use super::explain::{check_memory_parts, int, scan};
 use super::{
-    aliases, check_original, check_replay, check_saved, corpus, read, report, run, Case, Findings,
+    aliases, check_original, check_replay, check_saved, read, report, run, Case, Findings,
 };
 
 /// The cluster's standard instance (the policy line with no owner):
@@ -398,14 +398,7 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize) {
 
 #[test]
 fn squeeze_figures_are_the_recomputed_ones() {
-    let dir = super::scratch("figures-squeeze");
-    let mut f = Findings::default();
-    for (k, case) in corpus(&dir).iter().enumerate() {
-        f.count("cases");
-        one(&mut f, &dir, case, k);
-    }
-    super::cleanup(&dir);
-    f.finish(
+    super::over_corpus(
         "hailstone-squeeze",
         &[
             ("cases", 18),
@@ -414,5 +407,8 @@ fn squeeze_figures_are_the_recomputed_ones() {
             ("explained figures", 5),
             ("report pages", 15),
         ],
+        |f, dir, case, k| {
+            one(f, dir, case, k);
+        },
     );
 }
