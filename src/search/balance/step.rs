@@ -99,7 +99,7 @@ struct Found {
     survivors: Vec<Survivor>,
     ceiling: f64,
     /// Keep every candidate (for checks, and for a choice by another
-    /// measure than the score: [`all_candidates`]).
+    /// measure than the score: [`rescan`]).
     keep_all: bool,
 }
 
