@@ -241,3 +241,128 @@ fn explanations_name_the_stopping_rule() {
     }
     assert!(checked >= 20, "too few explanations checked: {checked}");
 }
+
+/// The disk data the `gnt-instance replace-disks` lines of `commands`
+/// copy: each its instance's disk size in the data file `c`.
+fn copied_by(c: &plan::Cluster, commands: &str) -> i64 {
+    commands
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("gnt-instance replace-disks "))
+        .map(|rest| {
+            let name = rest.split_whitespace().last().unwrap_or("");
+            c.insts
+                .iter()
+                .find(|(k, _)| {
+                    *k == name || k.strip_prefix(name).is_some_and(|r| r.starts_with('.'))
+                })
+                .map_or(i64::MAX / 4, |(_, i)| i.dsk)
+        })
+        .sum()
+}
+
+/// `--max-copy=SIZE`: at no budget, a quarter and half of the data of
+/// hbal's plan (hailstone-balance without it), every plan is safe step by
+/// step (the plan checker replays its `-C` commands), its saved state is
+/// the replayed one, its commands copy at most the budget (0: no disk
+/// replacement), its score is never above hbal's plan cut where its data
+/// reaches the budget, and the same input gives the same bytes.
+#[test]
+fn budgeted_plans_are_safe_within_budget_and_never_above_hbals_cut() {
+    let dir = crate::run::scratch("balance-budget");
+    let (mut plans, mut better, mut budgets) = (0, 0, 0);
+    for seed in 1..=40u64 {
+        let Some((_, text)) = generated_cluster(seed) else {
+            continue;
+        };
+        let file = dir.join(format!("c{seed}.data"));
+        std::fs::write(&file, &text).unwrap();
+        let file = file.to_str().unwrap();
+        for g in groups(&text) {
+            let full = balance(&["-t", file, "-G", &g, "--json"]);
+            let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&full.stdout) else {
+                continue;
+            };
+            let moves = doc["moves"].as_array().cloned().unwrap_or_default();
+            let data: i64 = moves
+                .iter()
+                .map(|m| m["cost"]["disk_mib"].as_i64().unwrap())
+                .sum();
+            let initial = doc["score"]["initial"].as_f64().unwrap_or(f64::NAN);
+            for budget in [0, data / 4, data / 2] {
+                // hbal's plan cut at the budget.
+                let mut copied = 0;
+                let mut cut = initial;
+                for m in &moves {
+                    copied += m["cost"]["disk_mib"].as_i64().unwrap();
+                    if copied > budget {
+                        break;
+                    }
+                    cut = m["score"].as_f64().unwrap();
+                }
+                let save = dir.join(format!("c{seed}-{g}-{budget}"));
+                let save = save.to_str().unwrap();
+                let b = format!("--max-copy={budget}");
+                let args = ["-t", file, "-G", &g, "-C", "-S", save, &b];
+                let out = balance(&args);
+                assert_eq!(out.status.code(), Some(0), "{args:?}");
+                assert_eq!(
+                    balance(&args).stdout,
+                    out.stdout,
+                    "{args:?}: not the same bytes"
+                );
+                let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+                budgets += 1;
+                let fin = stdout
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Cluster score improved from "))
+                    .and_then(|l| l.split(" to ").nth(1))
+                    .and_then(|s| s.trim().parse::<f64>().ok());
+                let Ok(balanced) = std::fs::read_to_string(format!("{save}.balanced")) else {
+                    continue;
+                };
+                let fin = fin.unwrap_or(initial);
+                plans += 1;
+                let mut cluster = plan::parse(&text);
+                let commands = stdout
+                    .split("Commands to run to reach the above solution:")
+                    .nth(1)
+                    .unwrap_or("");
+                assert!(
+                    copied_by(&cluster, commands) <= budget,
+                    "{args:?}: copies more than the budget\n{stdout}"
+                );
+                let violations = plan::replay(&mut cluster, commands);
+                assert!(
+                    violations.is_empty(),
+                    "{args:?}: unsafe plan: {violations:#?}\n{stdout}"
+                );
+                let saved = plan::placement(&plan::parse(&balanced));
+                for (name, nodes) in &saved {
+                    assert_eq!(
+                        plan::placement(&cluster).get(name),
+                        Some(nodes),
+                        "{args:?}: instance {name}"
+                    );
+                }
+                if !initial.is_finite() {
+                    // A group whose score is not a number (no online node
+                    // with memory): no score to compare.
+                    continue;
+                }
+                // The text prints 8 decimals.
+                assert!(
+                    fin <= cut + 1e-8,
+                    "{args:?}: score {fin} above hbal's cut plan's {cut}"
+                );
+                if fin < cut - 1e-8 {
+                    better += 1;
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        budgets >= 60 && plans >= 30 && better >= 10,
+        "too few plans to prove anything: {budgets} budgets, {plans} plans, {better} better than the cut"
+    );
+}

@@ -96,6 +96,7 @@ const DATA_BOOLS: &[&str] = &[
     "score::metric::update(old_offline)",
     "score::metric::score_after_update(old_offline)",
     "write::balance::move_commands(running)",
+    "model::cost::relocation_cost(running)",
     "write::opcodes::move_opcodes(forthcoming)",
     // A move off an offline primary (hail's `addSecExEx` force).
     "model::node::probe_add_sec(ignore_disks)",

@@ -148,6 +148,8 @@ fn every_option_states_its_default() {
             Opt::StaticKvmNodeMemory => d.load.static_kvm_node_memory as f64,
             Opt::ShadowTimeout => d.shadow.timeout,
             Opt::Keep => d.shadow.keep as f64,
+            Opt::ResyncRate => d.rates.resync as f64,
+            Opt::MigrationBandwidth => d.rates.migration as f64,
             _ => return None,
         })
     };
@@ -217,6 +219,8 @@ fn man_pages_say_how_they_decide() {
                 "\\-\\-min\\-gain\\-limit",
                 "r:NODE f",
                 "free_mem_cv (weight",
+                "61440 KiB/s",
+                "knee",
             ],
         ),
         (

@@ -1,12 +1,15 @@
 //! Explanations of `hailstone-balance`'s plans: the scores and limits the
 //! balancing ran with, how many instances could move and where to, and
-//! why it stopped ([`super::stopped`]: the stopping rule, the imbalance
+//! what the plan costs ([`crate::model::cost`]: data copied, operations,
+//! time), and why it stopped ([`super::stopped`]: the stopping rule, the imbalance
 //! left in its largest score terms, and what refused the moves that would
 //! lower it).
 //!
 //! Text rounds scores to four significant digits ([`super::reasons::sig`]);
 //! the JSON keeps every number whole.
 
+use crate::model::cost::{Knee, PlanCost};
+use crate::search::balance::budget::Strategy;
 use crate::search::balance::BalanceOptions;
 use crate::search::state::State;
 
@@ -26,6 +29,10 @@ pub struct Run<'a> {
     pub fin: f64,
     pub steps: usize,
     pub stopped: Stopped,
+    /// What the plan costs (`crate::model::cost`) and its knee.
+    pub cost: Option<(&'a PlanCost, Option<&'a Knee>)>,
+    /// `--max-copy`'s budget (MiB) and the plan kept.
+    pub budget: Option<(i64, Strategy)>,
 }
 
 fn movable_count(r: &Run<'_>) -> usize {
@@ -86,6 +93,15 @@ fn json(r: &Run<'_>) -> Json {
         ("min_gain_limit", Json::Num(o.min_gain_limit)),
     ];
     fields.extend(stopped::json_fields(&r.stopped));
+    if let Some((c, k)) = r.cost {
+        fields.push((
+            "cost",
+            crate::write::cost::with_budget(
+                crate::write::cost::plan_json_with_knee(c, k),
+                r.budget,
+            ),
+        ));
+    }
     Json::Obj(fields)
 }
 
@@ -126,6 +142,21 @@ fn text(r: &Run<'_>) -> String {
         sig(o.min_gain),
         sig(o.min_gain_limit)
     ));
+    if let Some((c, k)) = r.cost {
+        out.push_str(&crate::write::cost::line(c));
+        out.push('\n');
+        if c.moves > 0 {
+            out.push_str(&crate::write::cost::knee_line(k, c.total.disk));
+            out.push('\n');
+        }
+    }
+    if let Some((b, strategy)) = r.budget {
+        out.push_str(&format!(
+            "data budget (--max-copy): {}; of the two plans made within it (gain per byte from the first move; hbal's moves while their data fits, then gain per byte), the lower score: {}\n",
+            crate::write::cost::size(b),
+            crate::write::cost::strategy_words(strategy)
+        ));
+    }
     out.push_str(&stopped::text(&r.stopped, ""));
     out
 }

@@ -11,12 +11,14 @@
 //!   resolved request and the iallocator's response as data (`response`),
 //!   the hasher of maps that are never iterated (`hash`), the cluster's
 //!   resource statistics as hspace sums them (`stats`),
+//!   what a move and a plan cost to carry out (`cost`: data copied, time),
 //!   and the derived `show` of its records (`show`, as Haskell derives it
 //!   with the type).
 //! * May use: the Haskell renderings of `crate::haskell`. Every other
 //!   stage uses the model.
 //! * Must never: read or write bytes, know a file format, or score.
 
+pub mod cost;
 pub mod group;
 pub mod hash;
 pub mod instance;

@@ -177,7 +177,21 @@ pub fn balance() -> Vec<Block> {
     out.extend(moves());
     out.extend(score());
     out.extend(n_plus_one());
+    out.extend(cost());
     out
+}
+
+/// What a plan costs, and its knee (`model::cost`).
+fn cost() -> Vec<Block> {
+    use crate::model::cost::{DEFAULT_MIGRATION_BANDWIDTH, DEFAULT_RESYNC_RATE};
+    vec![
+        heading("What a plan costs"),
+        text("The score does not see what a move costs to carry out. A disk replacement (replace-disks -n, a new DRBD secondary) resyncs every disk of the instance over the network; a live migration (migrate) copies the instance's memory; the failover of a stopped instance copies nothing. A move that gives a drbd instance a new primary by a replacement copies its disks too; a failover or a migration copies no disk."),
+        text(format!("--print-cost adds the plan's cost to the text (--json, --explain and --report always carry it): the disk data copied, the memory migrated, the counts of migrations, failovers and disk replacements, the job sets, and an estimated time. A job (one move) takes its disk data at --resync-rate plus its memory at --migration-bandwidth; the jobs of a job set run side by side and the sets one after another, as -X runs them, so the plan takes the sum over its sets of the longest job. The defaults are Ganeti's own: the DRBD resync-rate disk parameter, 61440 KiB/s ({DEFAULT_RESYNC_RATE} MiB/s), and KVM's migration_bandwidth, {DEFAULT_MIGRATION_BANDWIDTH} MiB/s. The estimate leaves out lock waits, DRBD's dynamic resync controller and the pages a running instance dirties while it migrates.")),
+        heading("Within a data budget"),
+        text("--max-copy=SIZE plans the balancing so that its disk replacements copy at most SIZE in all (--max-copy=0: only migrations and failovers, like --no-disk-moves). Every step is still a move hbal could make, with every check of balancing (memory and N+1 on the secondary, disk, policies, exclusion tags, no offline or drained target) and hbal's stopping rules (-l, -e, -g with --min-gain-limit); only the choice differs, and a move whose data would pass the budget is never taken. Two plans are made: by gain per byte, each step taking among the moves that fit the budget left and lower the score a move that copies no disk (the one with the largest gain), or else the one with the largest score gain per MiB it copies; and hbal's own moves while their data fits (hbal's plan cut at the budget), then moves by gain per byte in what is left. The plan with the lower final score is printed (on a tie the one that copies less), so it never ends above hbal's plan cut at the same budget. The steps, commands (-C) and jobs (-X) are printed and carried out as hbal's."),
+        text("The knee: every first k moves of the plan reach a part y of the plan's score improvement for a part x of its disk data. The knee is the k with the largest y - x (the point farthest above the straight line from the start to the end of the plan; the earliest on a tie), when that is above 0; before it the moves gain more per byte than the plan's average, after it less. The report charts the score against the data and marks it, and --explain and --print-cost say it in one line, e.g. 95% of the improvement for 30% of the data: -l 7 (-l k stops the same plan after k moves)."),
+    ]
 }
 
 /// hailstone-squeeze's (hsqueeze's) choice of nodes to power off or on.

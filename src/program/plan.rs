@@ -6,10 +6,12 @@
 
 use std::io::Write;
 
+use crate::model::cost::{move_cost, MoveCost, PlanCost, Rates};
 use crate::model::instance::{Instance, NO_NODE};
 use crate::model::types::DiskTemplate;
 use crate::model::Cluster;
 use crate::program::exit::{write_file, Stop};
+use crate::search::balance::budget::{self, Budgeted};
 use crate::search::balance::Placement;
 use crate::search::moves::Move;
 use crate::search::state::State;
@@ -40,6 +42,8 @@ pub struct MoveJob {
     /// The opcodes `-X` submits for the step (`iMoveToJob`, nodes by full
     /// name); empty for plans that are only printed (hailstone-groups).
     pub opcodes: Vec<crate::write::json::Json>,
+    /// What the step copies and does ([`crate::model::cost`]).
+    pub cost: MoveCost,
 }
 
 /// The job of step `p` of instance `inst` (named `inst_name` in the
@@ -88,6 +92,7 @@ pub fn step_job(
             nodes,
             commands,
             opcodes,
+            cost: move_cost(inst, &p.mv),
         },
     )
 }
@@ -136,6 +141,7 @@ pub fn step_line(
                 nodes: Vec::new(),
                 commands: Vec::new(),
                 opcodes: Vec::new(),
+                cost: MoveCost::default(),
             },
         ),
     };
@@ -152,9 +158,24 @@ pub fn step_line(
     (line, job)
 }
 
+/// The cost of a plan whose jobs are in `sets` (`split_jobs`), at `rates`.
+pub fn plan_cost(sets: &[Vec<&MoveJob>], rates: Rates) -> PlanCost {
+    let costs: Vec<Vec<MoveCost>> = sets
+        .iter()
+        .map(|s| s.iter().map(|j| j.cost).collect())
+        .collect();
+    PlanCost::of_sets(&costs, rates)
+}
+
 /// The `--json` moves of a plan: `steps` with their jobs in `sets`
-/// (`split_jobs` of the steps' jobs, in step order), nodes by full name.
-pub fn moves_document(steps: &[Placement], sets: &[Vec<&MoveJob>], names: &Names) -> Vec<Json> {
+/// (`split_jobs` of the steps' jobs, in step order), nodes by full name,
+/// each with its cost at `rates`.
+pub fn moves_document(
+    steps: &[Placement],
+    sets: &[Vec<&MoveJob>],
+    names: &Names,
+    rates: Rates,
+) -> Vec<Json> {
     let node = |k: i32| node_name(names, k);
     let jobs = sets
         .iter()
@@ -165,7 +186,11 @@ pub fn moves_document(steps: &[Placement], sets: &[Vec<&MoveJob>], names: &Names
         .zip(jobs)
         .enumerate()
         .map(|(k, (p, (set, job)))| {
-            document::plan_move(k + 1, &job.instance, p, &node, &job.commands, set)
+            let mut m = document::plan_move(k + 1, &job.instance, p, &node, &job.commands, set);
+            if let Json::Obj(fields) = &mut m {
+                fields.push(("cost", crate::write::cost::move_json(&job.cost, rates)));
+            }
+            m
         })
         .collect()
 }
@@ -217,6 +242,38 @@ pub fn balance_printing(
         Some(e) => Err(e.into()),
         None => Ok((steps, jobs)),
     }
+}
+
+/// Balances `state` within `budget` MiB of disk data
+/// (`search::balance::budget`), then prints each step's line to `out` as
+/// [`balance_printing`] does; the steps, their jobs and the plan kept.
+///
+/// # Errors
+///
+/// A failed write to `out`.
+#[allow(clippy::too_many_arguments)]
+pub fn budgeted_printing(
+    state: &mut State,
+    movable: &[bool],
+    options: &crate::search::balance::BalanceOptions,
+    initial: f64,
+    budget: i64,
+    widths: (usize, usize),
+    names: &Names,
+    out: &mut dyn Write,
+) -> Result<(Vec<Placement>, Vec<MoveJob>, Budgeted), Stop> {
+    let planned = budget::plan_within(state, movable, options, initial, budget);
+    let mut jobs: Vec<MoveJob> = Vec::new();
+    let mut lines = String::new();
+    budget::replay(state, &planned.steps, options, |st, p| {
+        let (line, job) = step_line(st, p, jobs.len() + 1, widths, names, Instance::alias);
+        jobs.push(job);
+        lines.push_str(&line);
+        lines.push('\n');
+    });
+    out.write_all(lines.as_bytes())?;
+    out.flush()?;
+    Ok((planned.steps.clone(), jobs, planned))
 }
 
 /// `-C` (`maybeSaveCommands`): the commands on stdout under `heading`
@@ -288,6 +345,7 @@ mod tests {
             nodes: nodes.to_vec(),
             commands: vec![format!("{nodes:?}")],
             opcodes: Vec::new(),
+            cost: MoveCost::default(),
         }
     }
 

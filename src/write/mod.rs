@@ -13,7 +13,8 @@
 //!   ([`squeeze`]), hspace's ([`space`]),
 //!   hcheck's ([`check`]), hinfo's ([`info`]), hscan's ([`scan`]) and hroller's ([`roll`]);
 //!   hailstone-groups' report ([`groups`]);
-//!   the HTML pages of `--report` ([`report`]).
+//!   the HTML pages of `--report` ([`report`]); a plan's cost in words
+//!   and JSON ([`cost`]).
 //! * May use: the model (the records and the response it writes), the
 //!   Haskell renderings of [`crate::haskell`], and the searches' outcome
 //!   types, never a search function (`tests/layers.rs`).
@@ -21,6 +22,7 @@
 
 pub mod balance;
 pub mod check;
+pub mod cost;
 pub mod document;
 pub mod exit_status;
 pub mod groups;

@@ -20,6 +20,7 @@
 mod balance;
 mod check;
 mod components;
+mod cost;
 mod explain;
 mod ganeti;
 mod groups;

@@ -14,6 +14,7 @@ use std::ffi::OsString;
 use std::io::Write;
 
 use crate::explain;
+use crate::model::cost::{Knee, MoveCost, PlanCost};
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::Cluster;
@@ -25,12 +26,15 @@ use crate::program::source;
 use crate::read::merge::MergeOptions;
 use crate::read::select;
 use crate::score::metric::{self, optimal_score};
+use crate::search::balance::budget::Strategy;
 use crate::search::balance::{self, group, BalanceOptions};
 use crate::search::state::State;
 use crate::write::balance as texts;
+use crate::write::cost as cost_text;
 use crate::write::json::Json;
 use crate::write::nodes::{print_nodes, PrintNodes};
 use crate::write::notes;
+use crate::write::report::cost::CostView;
 use crate::write::text;
 use options::{Options, PROGRAM};
 
@@ -144,7 +148,12 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
     let ini_components = metric::components(state.statistics());
     out.write_all(texts::initial_score(ini_cv, &ini_components, o.verbose).as_bytes())?;
     let options = engine_options(o, opt_cv);
-    let explain = |state: &State, fin: f64, steps: usize, err: &mut dyn Write| {
+    let explain = |state: &State,
+                   fin: f64,
+                   steps: usize,
+                   cost: Option<(&PlanCost, Option<&Knee>)>,
+                   budget: Option<(i64, Strategy)>,
+                   err: &mut dyn Write| {
         let Some(to) = &o.explain else {
             return Ok(());
         };
@@ -164,6 +173,8 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
                 fin,
                 steps,
             ),
+            cost,
+            budget,
         };
         let text = explain::balance::render(&run, o.explain_format);
         exit::write_explanation(to, &text, err)
@@ -172,7 +183,8 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
                   after: &[&Node],
                   steps: &[balance::Placement],
                   fin: f64,
-                  fin_components: texts::Terms<'_>| {
+                  fin_components: texts::Terms<'_>,
+                  cost: Option<CostView<'_>>| {
         let Some(path) = &o.report else {
             return Ok(());
         };
@@ -193,34 +205,99 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
                 },
                 scores: (ini_cv, fin, opt_cv),
                 status,
+                cost,
             });
         exit::write_own_file("report", path, &page)
     };
     if ini_cv - opt_cv < o.min_score {
-        explain(&state, ini_cv, 0, err)?;
+        let cost = PlanCost::of_sets(&[], o.rates);
+        explain(
+            &state,
+            ini_cv,
+            0,
+            Some((&cost, None)),
+            o.max_copy.map(|b| (b, Strategy::HbalThenGainPerByte)),
+            err,
+        )?;
         out.write_all(texts::well_balanced(ini_cv, opt_cv, o.min_score).as_bytes())?;
-        report("well balanced", &check.nodes, &[], ini_cv, &ini_components)?;
+        if o.print_cost {
+            out.write_all(cost_text::text(&cost).as_bytes())?;
+        }
+        let view = CostView {
+            cost: &cost,
+            steps: &[],
+            initial: ini_cv,
+            knee: None,
+        };
+        report(
+            "well balanced",
+            &check.nodes,
+            &[],
+            ini_cv,
+            &ini_components,
+            Some(view),
+        )?;
         let head = texts::Head {
             group: gname,
             check: &check,
             scores: (ini_cv, ini_cv, opt_cv, o.min_score),
             components: (&ini_components, &ini_components),
         };
-        return Ok(head.document(PROGRAM, o.load.ganeti, "well-balanced", Vec::new()));
+        let doc = head.document(PROGRAM, o.load.ganeti, "well-balanced", Vec::new());
+        return Ok(cost_text::with_cost(
+            doc,
+            cost_text::with_budget(
+                cost_text::plan_json_with_knee(&cost, None),
+                o.max_copy.map(|b| (b, Strategy::HbalThenGainPerByte)),
+            ),
+        ));
     }
     writeln!(out, "Trying to minimize the CV...")?;
     out.flush()?;
-    let (steps, jobs) =
-        plan::balance_printing(&mut state, &movable, &options, ini_cv, widths, &names, out)?;
+    let (steps, jobs, budgeted) = match o.max_copy {
+        None => {
+            let (steps, jobs) = plan::balance_printing(
+                &mut state, &movable, &options, ini_cv, widths, &names, out,
+            )?;
+            (steps, jobs, None)
+        }
+        Some(budget) => {
+            let (steps, jobs, planned) = plan::budgeted_printing(
+                &mut state, &movable, &options, ini_cv, budget, widths, &names, out,
+            )?;
+            (steps, jobs, Some((budget, planned.strategy)))
+        }
+    };
     let fin_cv = steps.last().map_or(ini_cv, |p| p.score);
-    explain(&state, fin_cv, steps.len(), err)?;
+    let all_sets = split_jobs(&jobs);
+    let cost = plan::plan_cost(&all_sets, o.rates);
+    let step_costs: Vec<(MoveCost, f64)> = jobs
+        .iter()
+        .zip(&steps)
+        .map(|(j, p)| (j.cost, p.score))
+        .collect();
+    let knee = plan_knee(ini_cv, &step_costs);
+    explain(
+        &state,
+        fin_cv,
+        steps.len(),
+        Some((&cost, knee.as_ref())),
+        budgeted,
+        err,
+    )?;
     let fin_components = metric::components(state.statistics());
     out.write_all(
         texts::balanced(steps.len(), ini_cv, fin_cv, &fin_components, o.verbose).as_bytes(),
     )?;
-
-    let all_sets = split_jobs(&jobs);
-    let moves = plan::moves_document(&steps, &all_sets, &names);
+    if o.print_cost {
+        out.write_all(cost_text::text(&cost).as_bytes())?;
+        writeln!(
+            out,
+            "  {}",
+            cost_text::knee_line(knee.as_ref(), cost.total.disk)
+        )?;
+    }
+    let moves = plan::moves_document(&steps, &all_sets, &names, o.rates);
     let mut sets = all_sets;
     if o.first_job_group {
         sets.truncate(1);
@@ -256,7 +333,19 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
         let totals = texts::free_totals(ini_free, group::free_totals(&fin_nodes));
         out.write_all(totals.as_bytes())?;
     }
-    report("balanced", &fin_nodes, &steps, fin_cv, &fin_components)?;
+    report(
+        "balanced",
+        &fin_nodes,
+        &steps,
+        fin_cv,
+        &fin_components,
+        Some(CostView {
+            cost: &cost,
+            steps: &step_costs,
+            initial: ini_cv,
+            knee: knee.as_ref(),
+        }),
+    )?;
     // hbal ignores -X when there is nothing to do.
     if o.exec && !steps.is_empty() {
         let comment = format!("rebalancing via {PROGRAM} {}", env!("CARGO_PKG_VERSION"));
@@ -271,7 +360,22 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
         scores: (ini_cv, fin_cv, opt_cv, o.min_score),
         components: (&ini_components, &fin_components),
     };
-    Ok(head.document(PROGRAM, o.load.ganeti, "balanced", moves))
+    let doc = head.document(PROGRAM, o.load.ganeti, "balanced", moves);
+    Ok(cost_text::with_cost(
+        doc,
+        cost_text::with_budget(
+            cost_text::plan_json_with_knee(&cost, knee.as_ref()),
+            budgeted,
+        ),
+    ))
+}
+
+/// The knee of a plan whose steps have these costs and scores, from the
+/// score `initial` ([`crate::model::cost::knee`]).
+pub(crate) fn plan_knee(initial: f64, steps: &[(MoveCost, f64)]) -> Option<Knee> {
+    let scores: Vec<f64> = steps.iter().map(|s| s.1).collect();
+    let data: Vec<i64> = steps.iter().map(|s| s.0.disk).collect();
+    crate::model::cost::knee(initial, &scores, &data)
 }
 
 /// The balancing engine's settings from hbal's options, for a group whose

@@ -70,6 +70,10 @@ pub const COMMAND_LINE: Program = Program {
         take_own(Opt::GanetiVersion),
         take_own(Opt::Json),
         take_own(Opt::Report),
+        take_own(Opt::PrintCost),
+        take_own(Opt::ResyncRate),
+        take_own(Opt::MigrationBandwidth),
+        take_own(Opt::MaxCopy),
     ],
     arguments: "",
     flag_values: false,
@@ -113,7 +117,7 @@ mod tests {
     fn help_rows_are_hbals() {
         let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
-        assert_eq!(rows.len(), 45);
+        assert_eq!(rows.len(), 49);
         assert_eq!(
             rows[0],
             "  -p[FIELDS]  --print-nodes[=FIELDS]       print the node table before and after, on stderr (FIELDS: the columns, comma-separated; +FIELD,... adds to the default ones)"

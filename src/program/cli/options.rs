@@ -14,6 +14,7 @@ use crate::haskell::read::{
     parse_unit, read_double, read_int_in_range, sep_split, split_on, ReadError,
 };
 use crate::haskell::show::show_string;
+use crate::model::cost::Rates;
 use crate::model::policy::RSpec;
 use crate::model::types::DiskTemplate;
 use crate::model::types::SoftChecks;
@@ -140,6 +141,9 @@ pub struct Options {
     /// `--allocator-model` (hailstone only): count as the allocator places
     /// instances, not as hspace does.
     pub allocator_model: bool,
+    /// `--max-copy=SIZE` (hailstone only): the most disk data a balancing
+    /// plan copies, MiB; `None`: hbal's plan.
+    pub max_copy: Option<i64>,
     /// `-p[FIELDS]`: node tables on stderr before and after.
     pub print_nodes: Option<PrintNodes>,
     /// `--print-instances`: instance maps on stderr before and after.
@@ -162,6 +166,11 @@ pub struct Options {
     pub explain: Option<ExplainTo>,
     /// `--report=FILE`: the HTML page of the run (hailstone only).
     pub report: Option<String>,
+    /// `--print-cost` (hailstone only): the plan's cost in the text.
+    pub print_cost: bool,
+    /// `--resync-rate`, `--migration-bandwidth` (hailstone only): the rates
+    /// a plan's time is estimated at.
+    pub rates: Rates,
     /// `--explain-format=text|json` (hailstone only).
     pub explain_format: ExplainFormat,
     /// `--explain-keep=N`: the explanations a directory keeps (0: all).
@@ -268,6 +277,17 @@ fn size(text: &str) -> Result<u64, String> {
     }
 }
 
+/// A rate per second (`--resync-rate`, `--migration-bandwidth`): MiB, or
+/// a size with a unit as `--simulate` takes it; more than 0.
+fn rate(text: &str) -> Result<i64, String> {
+    match parse_unit(text) {
+        Ok(v) if v > 0 => Ok(v),
+        _ => Err(format!(
+            "'{text}' is not a rate: give MiB per second, or a number with a unit (1g), more than 0"
+        )),
+    }
+}
+
 /// hroller's switches.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RollSwitches {
@@ -340,6 +360,7 @@ impl Default for Options {
             std_spec: None,
             tiered_spec: None,
             allocator_model: false,
+            max_copy: None,
             print_nodes: None,
             print_instances: false,
             print_commands: None,
@@ -351,6 +372,8 @@ impl Default for Options {
             json: false,
             explain: None,
             report: None,
+            print_cost: false,
+            rates: Rates::default(),
             explain_format: ExplainFormat::Text,
             explain_keep: 1000,
             exec: false,
@@ -603,6 +626,19 @@ pub fn apply(o: &mut Options, opt: Opt, value: Option<&str>) -> Result<(), Strin
         Opt::StandardAlloc => o.std_spec = Some(ispec_string("standard", text)?),
         Opt::TieredAlloc => o.tiered_spec = Some(ispec_string("tiered", text)?),
         Opt::AllocatorModel => o.allocator_model = switch()?,
+        Opt::MaxCopy => {
+            o.max_copy = Some(match parse_unit(text) {
+                Ok(v) if v >= 0 => v,
+                _ => {
+                    return Err(format!(
+                        "'{text}' is not a size: give MiB, or a number with a unit (500g, 2t), 0 or more"
+                    ))
+                }
+            });
+        }
+        Opt::PrintCost => o.print_cost = switch()?,
+        Opt::ResyncRate => o.rates.resync = rate(text)?,
+        Opt::MigrationBandwidth => o.rates.migration = rate(text)?,
         Opt::PrintNodes => o.print_nodes = Some(PrintNodes::from_option(text)),
         Opt::PrintInstances => o.print_instances = switch()?,
         Opt::PrintCommands => o.print_commands = Some(value.unwrap_or("-").to_owned()),

@@ -407,11 +407,18 @@ fn relocation_plan(cluster: &Cluster, relocations: &[&Relocation]) -> Plan {
 /// no opcodes (the plan is only printed).
 fn relocation_job(cluster: &Cluster, r: &Relocation) -> MoveJob {
     let (commands, nodes) = texts::relocation(cluster, r);
+    let inst = &cluster.instances[r.inst];
     MoveJob {
-        instance: cluster.instances[r.inst].name.to_string(),
+        instance: inst.name.to_string(),
         nodes,
         commands,
         opcodes: Vec::new(),
+        cost: crate::model::cost::relocation_cost(inst, r.old_nodes, &r.moves, r.running, |k| {
+            usize::try_from(k)
+                .ok()
+                .and_then(|k| cluster.nodes.get(k))
+                .is_some_and(|n| n.offline)
+        }),
     }
 }
 

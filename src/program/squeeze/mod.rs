@@ -373,7 +373,7 @@ fn plan_text(
             save_final(o, out, err, "after hsqueeze expansion", || {
                 trial_data(&cluster, &trial)
             })?;
-            let moves = plan::moves_document(&trial.steps, &split_jobs(&moves), &names);
+            let moves = plan::moves_document(&trial.steps, &split_jobs(&moves), &names, o.rates);
             document("online", &nodes, Some(enough), moves, &cautions)
         }
         Decision::NoAction => {
@@ -401,7 +401,7 @@ fn plan_text(
             save_final(o, out, err, "after hsqueeze run", || {
                 trial_data(&cluster, &trial)
             })?;
-            let moves = plan::moves_document(&trial.steps, &split_jobs(&moves), &names);
+            let moves = plan::moves_document(&trial.steps, &split_jobs(&moves), &names, o.rates);
             document("offline", &nodes, None, moves, &cautions)
         }
     };

@@ -18,9 +18,12 @@
 //! * [`blocked`]: for explanations, the candidate moves of a final state
 //!   that a check refuses, the check with its numbers, and what each would
 //!   score with the soft checks ignored.
+//! * [`budget`]: balancing within a data budget (`--max-copy`), by gain
+//!   per byte of disk copied, on the same candidates and checks.
 //! * here: the options, the loop and its stopping rules.
 
 pub mod blocked;
+pub mod budget;
 mod candidates;
 mod carry;
 pub mod group;

@@ -98,8 +98,8 @@ struct Survivor {
 struct Found {
     survivors: Vec<Survivor>,
     ceiling: f64,
-    /// Keep every candidate (for checks).
-    #[cfg(debug_assertions)]
+    /// Keep every candidate (for checks, and for a choice by another
+    /// measure than the score: [`rescan`]).
     keep_all: bool,
 }
 
@@ -108,7 +108,6 @@ impl Found {
         Found {
             survivors: Vec::new(),
             ceiling,
-            #[cfg(debug_assertions)]
             keep_all: false,
         }
     }
@@ -120,7 +119,6 @@ impl Found {
     }
 
     fn push(&mut self, s: Survivor) {
-        #[cfg(debug_assertions)]
         if self.keep_all {
             self.survivors.push(s);
             return;
@@ -449,6 +447,100 @@ impl Scan<'_> {
     }
 }
 
+impl<'s> Scan<'s> {
+    /// What a step's scans of `state` share; `ini` is the current score.
+    fn new(state: &'s State, options: &'s BalanceOptions, ini: f64) -> Scan<'s> {
+        let online: Vec<usize> = state
+            .node_keys()
+            .filter(|&k| !state.node_at(k).offline)
+            .collect();
+        let sums = state.present_sums();
+        let stats = state.cluster_stats();
+        let map_value = stats.map_value_after(&[]);
+        let terms = sums.terms(map_value);
+        let base = sums.base(map_value);
+        let any_location = state.any_location_tags(state.node_keys());
+        let mut online_pos = vec![usize::MAX; online.last().map_or(0, |&k| k + 1)];
+        for (i, &k) in online.iter().enumerate() {
+            online_pos[k] = i;
+        }
+        Scan {
+            state,
+            online,
+            online_pos,
+            sums,
+            terms,
+            base,
+            map_value,
+            any_location,
+            options,
+            ini,
+        }
+    }
+}
+
+/// A candidate of [`rescan`]: the instance's key, the move, and its
+/// approximate score with the error bound.
+pub(super) type Candidate = (usize, Move, Option<(f64, f64)>);
+
+/// Candidate moves of the current state (hbal's `possibleMoves` of each
+/// instance a step considers, those a check refuses left out), in hbal's
+/// order: the instance's key, the move, and its approximate score with the
+/// approximation's error bound (`None`: only the exact score,
+/// [`moves::apply`] and [`State::score_with`], says). With `changed`
+/// (ascending node keys) only those a change of these nodes may change:
+/// every move of an instance on one of them, and the other instances'
+/// moves to them; without it, every candidate.
+pub(super) fn rescan(
+    state: &State,
+    movable: &[bool],
+    options: &BalanceOptions,
+    changed: Option<&[usize]>,
+) -> Vec<Candidate> {
+    let keys = relocatable(state, movable, options);
+    let scan = Scan::new(state, options, f64::INFINITY);
+    let mut records: Vec<Option<Record>> = vec![None; state.inst_slots()];
+    let threads = if options.threads {
+        crate::threads::available()
+    } else {
+        1
+    };
+    let mut out = Vec::new();
+    for mut f in in_parts(&keys, &mut records, threads, 16, |ks, rs, off| {
+        let mut found = Found::new(f64::INFINITY);
+        found.keep_all = true;
+        let mut moves_buf = Vec::new();
+        for &k in ks {
+            let which = match changed {
+                None => Which::All,
+                Some(c) => {
+                    let touched = state.inst(k as i32).is_ok_and(|inst| {
+                        inst.all_nodes()
+                            .iter()
+                            .any(|&n| n >= 0 && c.binary_search(&(n as usize)).is_ok())
+                    });
+                    if touched {
+                        Which::All
+                    } else {
+                        Which::Some {
+                            targets: c,
+                            failover: false,
+                        }
+                    }
+                }
+            };
+            // A fresh record each time: nothing is carried here.
+            rs[k - off] = None;
+            scan.instance(k, which, &mut rs[k - off], &mut found, &mut moves_buf);
+        }
+        found
+    }) {
+        f.survivors.sort_by_key(|s| (s.key, s.rank));
+        out.extend(f.survivors.into_iter().map(|s| (s.key, s.mv, s.approx)));
+    }
+    out
+}
+
 /// The best step from the current state, if any candidate scores strictly
 /// below `ini`: the placement and the move to commit.
 pub(super) fn best_step(
@@ -459,17 +551,8 @@ pub(super) fn best_step(
     memo: &mut Memo,
 ) -> Option<(Placement, Moved)> {
     let keys = relocatable(state, movable, options);
-    let online: Vec<usize> = state
-        .node_keys()
-        .filter(|&k| !state.node_at(k).offline)
-        .collect();
-    let sums = state.present_sums();
-    let stats = state.cluster_stats();
-    let map_value = stats.map_value_after(&[]);
-    let terms = sums.terms(map_value);
-    let base = sums.base(map_value);
-    let any_location = state.any_location_tags(state.node_keys());
-    let drift = match (&memo.prev, &base) {
+    let scan = Scan::new(state, options, ini);
+    let drift = match (&memo.prev, &scan.base) {
         (Some(prev), Some(now)) => Drift::between(prev, now),
         _ => None,
     };
@@ -482,22 +565,6 @@ pub(super) fn best_step(
         next = k + 1;
     }
     records[next..].iter_mut().for_each(|r| *r = None);
-    let mut online_pos = vec![usize::MAX; online.last().map_or(0, |&k| k + 1)];
-    for (i, &k) in online.iter().enumerate() {
-        online_pos[k] = i;
-    }
-    let scan = Scan {
-        state,
-        online,
-        online_pos,
-        sums,
-        terms,
-        base,
-        map_value,
-        any_location,
-        options,
-        ini,
-    };
     let before = memo.changed.clone();
     let changed: SmallVec<[usize; 4]> = before.iter().map(|(k, _)| *k).collect();
     let d = drift.as_ref();

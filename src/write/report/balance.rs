@@ -1,7 +1,8 @@
 //! `hailstone-balance --report`: what the plan does in a sentence or two
 //! (the moves by kind, the score, the nodes failing N+1), the group's
 //! nodes before and after the plan, the score and its components before
-//! and after, and the moves.
+//! and after, the moves, and what they cost (the data they copy, their
+//! estimated time, the knee of the score against the data).
 
 use super::summary::{self, Summary};
 use super::{score, Page, Plan};
@@ -16,6 +17,8 @@ pub struct BalanceReport<'a> {
     pub scores: (f64, f64, f64),
     /// The outcome: "balanced", or "well balanced" when there is no plan.
     pub status: &'a str,
+    /// What the plan costs, and where its curve bends.
+    pub cost: Option<super::cost::CostView<'a>>,
 }
 
 /// The page.
@@ -63,5 +66,18 @@ pub fn page(r: &BalanceReport<'_>) -> String {
         page.fact("offline", "offline nodes", offline.to_string());
     }
     plan.sections(&mut page, r.group);
+    if let Some(c) = &r.cost {
+        page.fact(
+            "disk-copied",
+            "disk data copied",
+            crate::write::cost::size(c.cost.total.disk),
+        );
+        page.fact(
+            "estimated-time",
+            "estimated time",
+            crate::write::cost::duration(c.cost.seconds),
+        );
+        page.section("Cost", super::cost::section(c));
+    }
     page.finish()
 }

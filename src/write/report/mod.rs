@@ -6,7 +6,8 @@
 //!   summary at the top ([`summary`]), the facts list, the score's
 //!   components before and after, the moves table; the node charts
 //!   ([`nodes`], on the figures of [`figures`], the numbers behind them
-//!   in [`tables`]) on the SVG writer of [`svg`]; each program's page ([`balance`], [`squeeze`], [`space`],
+//!   in [`tables`]) on the SVG writer of [`svg`]; a plan's cost and
+//!   the knee of its score against the data it copies ([`cost`]); each program's page ([`balance`], [`squeeze`], [`space`],
 //!   [`check`], [`info`], [`groups`]).
 //! * Every number a page shows comes from the same values the program's
 //!   text prints (the `-p` table's formatting for the nodes); the page
@@ -14,6 +15,7 @@
 
 pub mod balance;
 pub mod check;
+pub mod cost;
 pub mod figures;
 pub mod groups;
 pub mod info;

@@ -1,0 +1,269 @@
+//! The cost of `hailstone-balance`'s plans (`--json`'s `cost` objects)
+//! recomputed from the input's instances and the plan's `-C` commands,
+//! without the planner's code: each `gnt-instance replace-disks` copies
+//! the instance's disk (the data file's disk size), each `migrate` its
+//! memory, a `failover` nothing; a job's time is its disk at the resync
+//! rate plus its memory at the migration bandwidth, a job set's its longest
+//! job's, the plan's the sum over its sets (as `-C` prints them). The
+//! knee is found again from the moves' scores and the recomputed data.
+
+use serde_json::Value;
+
+use crate::support::plan::{self, Cluster};
+
+use super::{corpus, run, Case, Findings};
+
+/// What a job copies and does, from its commands.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct Cost {
+    disk: i64,
+    memory: i64,
+    migrations: i64,
+    failovers: i64,
+    replacements: i64,
+}
+
+impl Cost {
+    fn seconds(&self, resync: f64, migration: f64) -> f64 {
+        self.disk as f64 / resync + self.memory as f64 / migration
+    }
+}
+
+/// The full name of the instance `alias` names.
+fn instance<'a>(c: &'a Cluster, alias: &str) -> Option<&'a plan::Inst> {
+    c.insts.get(alias).or_else(|| {
+        c.insts
+            .iter()
+            .find(|(k, _)| k.strip_prefix(alias).is_some_and(|r| r.starts_with('.')))
+            .map(|(_, v)| v)
+    })
+}
+
+/// The job sets of `-C`'s text: per set, per job, its commands.
+fn job_sets(stdout: &str) -> Vec<Vec<Vec<String>>> {
+    let mut sets: Vec<Vec<Vec<String>>> = Vec::new();
+    for line in stdout.lines() {
+        let l = line.trim();
+        if l.starts_with("echo jobset ") {
+            sets.push(Vec::new());
+        } else if l.starts_with("echo job ") {
+            if let Some(set) = sets.last_mut() {
+                set.push(Vec::new());
+            }
+        } else if let Some(cmd) = l.strip_prefix("gnt-instance ") {
+            if let Some(job) = sets.last_mut().and_then(|s| s.last_mut()) {
+                job.push(cmd.to_owned());
+            }
+        }
+    }
+    sets
+}
+
+/// A job's cost from its commands on the input `c`.
+fn job_cost(c: &Cluster, commands: &[String]) -> Result<Cost, String> {
+    let mut cost = Cost::default();
+    for cmd in commands {
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        let name = words.last().copied().unwrap_or("");
+        let inst = instance(c, name).ok_or_else(|| format!("{cmd}: no instance {name}"))?;
+        match words.first().copied() {
+            Some("replace-disks") => {
+                cost.disk += inst.dsk;
+                cost.replacements += 1;
+            }
+            Some("migrate") => {
+                cost.memory += inst.mem;
+                cost.migrations += 1;
+            }
+            Some("failover") => cost.failovers += 1,
+            _ => return Err(format!("{cmd}: not a move")),
+        }
+    }
+    Ok(cost)
+}
+
+/// The knee from the scores and the data of the steps: the prefix
+/// farthest above the chord of (data part, improvement part).
+fn knee(initial: f64, steps: &[(f64, i64)]) -> Option<usize> {
+    let n = steps.len();
+    let total: i64 = steps.iter().map(|s| s.1).sum();
+    if n < 2 || total <= 0 || initial - steps[n - 1].0 <= 0.0 {
+        return None;
+    }
+    let gain = initial - steps[n - 1].0;
+    let mut best: Option<(f64, usize)> = None;
+    let mut copied = 0;
+    for (k, (score, data)) in steps[..n - 1].iter().enumerate() {
+        copied += data;
+        let d = (initial - score) / gain - copied as f64 / total as f64;
+        if d > 0.0 && best.is_none_or(|(b, _)| d > b) {
+            best = Some((d, k + 1));
+        }
+    }
+    best.map(|(_, k)| k)
+}
+
+fn field(v: &Value, name: &str) -> i64 {
+    v[name].as_i64().unwrap_or(-1)
+}
+
+fn one(f: &mut Findings, case: &Case, group: &str, rates: Option<(&str, &str, f64, f64)>) {
+    let file = case.path.to_str().expect("a path");
+    let mut args = vec!["-t", file, "-G", group];
+    let (resync, migration) = match rates {
+        Some((r, m, rv, mv)) => {
+            args.extend([r, m]);
+            (rv, mv)
+        }
+        None => (60.0, 32.0),
+    };
+    let at = format!("hailstone-balance {}", args.join(" "));
+    let text = run("hailstone-balance", &[&args[..], &["-C"]].concat());
+    if text.refused() {
+        f.count("refused");
+        return;
+    }
+    let json = run("hailstone-balance", &[&args[..], &["--json"]].concat());
+    let Ok(doc) = serde_json::from_str::<Value>(&json.stdout) else {
+        f.fault(&at, format!("no JSON document: {}", json.stderr));
+        return;
+    };
+    if doc["status"] == "empty" {
+        f.count("empty");
+        return;
+    }
+    f.count("runs");
+    let input = plan::parse(&case.text);
+    let sets = job_sets(&text.stdout);
+    let moves = doc["moves"].as_array().cloned().unwrap_or_default();
+    let jobs: Vec<(usize, &Vec<String>)> = sets
+        .iter()
+        .enumerate()
+        .flat_map(|(k, s)| s.iter().map(move |j| (k + 1, j)))
+        .collect();
+    f.same(&at, "moves against -C's jobs", moves.len(), jobs.len());
+    let mut total = Cost::default();
+    let mut seconds = 0.0;
+    let mut steps = Vec::new();
+    for set in &sets {
+        let mut longest = 0.0_f64;
+        for job in set {
+            match job_cost(&input, job) {
+                Ok(c) => {
+                    longest = longest.max(c.seconds(resync, migration));
+                    total.disk += c.disk;
+                    total.memory += c.memory;
+                    total.migrations += c.migrations;
+                    total.failovers += c.failovers;
+                    total.replacements += c.replacements;
+                }
+                Err(e) => f.fault(&at, e),
+            }
+        }
+        seconds += longest;
+    }
+    for (m, (set, job)) in moves.iter().zip(&jobs) {
+        let step = m["step"].as_u64().unwrap_or(0);
+        let at = format!("{at}: move {step}");
+        let Ok(want) = job_cost(&input, job) else {
+            continue;
+        };
+        f.count("moves");
+        let c = &m["cost"];
+        f.same(&at, "job set", m["job_set"].as_u64(), Some(*set as u64));
+        f.same(&at, "cost.disk_mib", field(c, "disk_mib"), want.disk);
+        f.same(&at, "cost.memory_mib", field(c, "memory_mib"), want.memory);
+        f.same(
+            &at,
+            "cost.migrations",
+            field(c, "migrations"),
+            want.migrations,
+        );
+        f.same(&at, "cost.failovers", field(c, "failovers"), want.failovers);
+        f.same(
+            &at,
+            "cost.replacements",
+            field(c, "replacements"),
+            want.replacements,
+        );
+        let s = want.seconds(resync, migration);
+        f.near(
+            &at,
+            "cost.seconds",
+            c["seconds"].as_f64().unwrap_or(f64::NAN),
+            s,
+            1e-9 * (1.0 + s),
+        );
+        steps.push((m["score"].as_f64().unwrap_or(f64::NAN), want.disk));
+    }
+    let c = &doc["cost"];
+    f.count("plans");
+    f.same(&at, "cost.moves", field(c, "moves"), moves.len() as i64);
+    f.same(
+        &at,
+        "cost.job_sets",
+        field(c, "job_sets"),
+        sets.len() as i64,
+    );
+    f.same(&at, "cost.disk_mib", field(c, "disk_mib"), total.disk);
+    f.same(&at, "cost.memory_mib", field(c, "memory_mib"), total.memory);
+    f.same(
+        &at,
+        "cost.migrations",
+        field(c, "migrations"),
+        total.migrations,
+    );
+    f.same(
+        &at,
+        "cost.failovers",
+        field(c, "failovers"),
+        total.failovers,
+    );
+    f.same(
+        &at,
+        "cost.replacements",
+        field(c, "replacements"),
+        total.replacements,
+    );
+    f.near(
+        &at,
+        "cost.seconds",
+        c["seconds"].as_f64().unwrap_or(f64::NAN),
+        seconds,
+        1e-9 * (1.0 + seconds),
+    );
+    let initial = doc["score"]["initial"].as_f64().unwrap_or(f64::NAN);
+    let printed = c["knee"]["steps"].as_u64().map(|k| k as usize);
+    let want = knee(initial, &steps);
+    if want.is_some() {
+        f.count("knees");
+    }
+    f.same(&at, "cost.knee.steps", printed, want);
+}
+
+/// Every balancing plan's cost, at Ganeti's default rates and at others.
+#[test]
+fn balance_costs_are_the_recomputed_ones() {
+    let dir = super::scratch("figures-cost");
+    let mut f = Findings::default();
+    for (k, case) in corpus(&dir).iter().enumerate() {
+        f.count("cases");
+        let c = plan::parse(&case.text);
+        for group in c.groups.keys() {
+            if c.nodes.values().any(|n| n.group == c.groups[group]) {
+                let rates = (k % 3 == 0).then_some((
+                    "--resync-rate=1g",
+                    "--migration-bandwidth=100",
+                    1024.0,
+                    100.0,
+                ));
+                one(&mut f, case, group, rates);
+            }
+        }
+    }
+    super::cleanup(&dir);
+    f.finish(
+        "hailstone-balance cost",
+        &[("cases", 18), ("plans", 15), ("moves", 100), ("knees", 5)],
+    );
+}
