@@ -1,8 +1,9 @@
 //! The command line of every hailstone program, as Ganeti's htools read
-//! theirs (`Ganeti.HTools.CLI`, `Ganeti.Common.parseOptsInner`): one table
-//! of options ([`table`]), one settings record ([`options`]), GHC's GetOpt
-//! ([`getopt`]); a program is a [`Program`]: its name and the list of the
-//! options it takes.
+//! theirs (`Ganeti.HTools.CLI`, `Ganeti.Common.parseOptsInner`): one
+//! entry per option, holding all of it ([`table`], declared with
+//! [`declare`], its values read by [`value`]), one settings record
+//! ([`options`]), GHC's GetOpt ([`getopt`]); a program is a [`Program`]:
+//! its name and the list of the options it takes.
 //!
 //! A command line is checked in Ganeti's order:
 //!
@@ -16,10 +17,12 @@
 //! 4. The program's own argument checks, on the arguments [`parse`]
 //!    returns.
 
+pub mod declare;
 pub mod getopt;
 pub mod options;
 pub mod suggest;
 pub mod table;
+pub mod value;
 
 use std::ffi::OsString;
 
@@ -136,7 +139,7 @@ impl Program {
         self.options
             .iter()
             .map(|u| {
-                let row = table::descr(u.opt);
+                let row = u.opt.descr();
                 let kind = match row.kind {
                     ArgKind::Flag if !self.flag_values => ArgKind::No,
                     kind => kind,
@@ -218,9 +221,9 @@ pub fn parse(program: &Program, args: &[OsString]) -> Result<(Options, Vec<OsStr
     }
     let mut options = Options::default();
     for given in &scan.given {
-        let long = table::descr(given.id).long;
+        let long = given.id.descr().long;
         getopt::value_text(given, long)
-            .and_then(|value| options::apply(&mut options, given.id, value))
+            .and_then(|value| given.id.apply(&mut options, value))
             .map_err(|message| program.value_error(given.id, long, &message))?;
     }
     if options.show_help {

@@ -205,15 +205,14 @@ pub enum Invocation {
 /// The long names (and letters) of the shadow's own options.
 fn own_option(arg: &OsStr) -> Option<&'static getopt::OptDescr<Opt>> {
     let text = arg.to_str()?;
-    let table = cli::table::TABLE;
-    let own = |o: &&getopt::OptDescr<Opt>| COMMAND_LINE.options.iter().any(|u| u.opt == o.id);
+    let mut own = COMMAND_LINE.options.iter().map(|u| u.opt.descr());
     if let Some(long) = text.strip_prefix("--") {
         let name = long.split_once('=').map_or(long, |(n, _)| n);
-        return table.iter().filter(own).find(|o| o.long == name);
+        return own.find(|o| o.long == name);
     }
     let mut chars = text.chars();
     match (chars.next(), chars.next(), chars.next()) {
-        (Some('-'), Some(c), None) => table.iter().filter(own).find(|o| o.short == Some(c)),
+        (Some('-'), Some(c), None) => own.find(|o| o.short == Some(c)),
         _ => None,
     }
 }
@@ -227,7 +226,7 @@ fn hailstone_only(arg: &OsStr) -> bool {
     crate::program::hail::options::COMMAND_LINE
         .options
         .iter()
-        .any(|u| u.own && cli::table::descr(u.opt).long == name)
+        .any(|u| u.own && u.opt.descr().long == name)
 }
 
 /// Reads the command line (without `argv[0]`).

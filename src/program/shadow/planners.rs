@@ -195,7 +195,7 @@ fn hailstone_args(given: &Given, state: Option<&Path>, commands: &Path) -> Vec<S
         if source.contains(opt) && state.is_some() {
             continue;
         }
-        let long = crate::program::cli::table::descr(*opt).long;
+        let long = opt.descr().long;
         match (opt, value) {
             (Opt::PrintCommands, Some(v)) if v != "-" => {
                 args.push(format!("--{long}={}", commands.display()));
