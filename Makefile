@@ -81,7 +81,7 @@ bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, ha
 	$(BENCH) --shape hosting $(BENCH_HOSTING_ARGS) $(BENCH_ARGS)
 	target/release/hailstone-budget --balance target/release/hailstone-balance
 
-bench-deps: build ## Hold hailstone's own JSON reader, second reading thread and hasher against simd-json and serde_json, one thread, and rustc-hash and SipHash on generated requests of 100 to 10,000 nodes: callgrind's instruction counts and median times (installs valgrind if missing; about 15 minutes; DEPS_ARGS, e.g. DEPS_ARGS='json --sizes 1000'; devtools/benches/deps).
+bench-deps: build ## Hold hailstone's own JSON reader and second reading thread against simd-json, serde_json and one thread, and the hasher of its maps (rustc-hash) against SipHash, on generated requests of 100 to 10,000 nodes: callgrind's instruction counts and median times (installs valgrind if missing; about 15 minutes; DEPS_ARGS, e.g. DEPS_ARGS='json --sizes 1000'; devtools/benches/deps).
 	command -v valgrind >/dev/null || (apt-get update && apt-get install -y --no-install-recommends valgrind)
 	$(CARGO) bench --locked -p hailstone-devtools --bench deps -- $(DEPS_ARGS)
 

@@ -1,6 +1,6 @@
-//! The FxHash clone (`src/model/hash.rs`, compiled here from that very
-//! file) against the rustc-hash crate and the standard library's SipHash,
-//! on the map the loader builds from every request: the node-name index
+//! The hash of hailstone's `FastMap` (`src/model/hash.rs`: rustc-hash's
+//! `FxHasher`) against the standard library's SipHash, on the map the
+//! loader builds from every request: the node-name index
 //! (`read::build::NodeIndex`, names to node indices), filled with each
 //! node's name as a `Box<str>` and looked up for each instance's primary
 //! and secondary node.
@@ -10,13 +10,6 @@ use std::hash::BuildHasher;
 use std::time::Duration;
 
 use crate::measure::{medians_in_turn, timed};
-
-/// hailstone's hasher, from its own file (the file uses only `std`).
-#[path = "../../../src/model/hash.rs"]
-// Its unit test is compiled here too (a bench is built with `cfg(test)`)
-// but not run.
-#[allow(dead_code, unused_imports)]
-mod fast;
 
 /// The names of a request the index is built from and asked.
 pub struct Names {
@@ -53,11 +46,7 @@ impl Names {
 }
 
 /// The hashers, in table order.
-pub const HASHERS: [&str; 3] = [
-    "hailstone FastHasher",
-    "rustc-hash FxHasher",
-    "std SipHash-1-3",
-];
+pub const HASHERS: [&str; 2] = ["rustc-hash FxHasher (FastMap)", "std SipHash-1-3"];
 
 /// Builds the index and looks every instance's nodes up; the sum of the
 /// indices found (so that nothing is optimised away).
@@ -81,10 +70,9 @@ fn index_and_look_up<S: BuildHasher + Default>(names: &Names) -> Result<usize, S
 /// An unknown name (or a name not found, a bug).
 pub fn run_once(name: &str, names: &Names) -> Result<Duration, String> {
     match name {
-        "hailstone FastHasher" => {
-            timed(|| index_and_look_up::<std::hash::BuildHasherDefault<fast::FastHasher>>(names))
+        "rustc-hash FxHasher (FastMap)" => {
+            timed(|| index_and_look_up::<rustc_hash::FxBuildHasher>(names))
         }
-        "rustc-hash FxHasher" => timed(|| index_and_look_up::<rustc_hash::FxBuildHasher>(names)),
         "std SipHash-1-3" => timed(|| index_and_look_up::<std::hash::RandomState>(names)),
         other => Err(format!("unknown hasher '{other}'")),
     }

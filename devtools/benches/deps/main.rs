@@ -7,7 +7,7 @@
 //!   ([`json`]);
 //! * `threads` — the second reading thread against one thread
 //!   ([`threads`]);
-//! * `hash` — the FxHash clone against rustc-hash and SipHash ([`hash`]).
+//! * `hash` — the hash of `FastMap` (rustc-hash) against SipHash ([`hash`]).
 //!
 //! The requests are relocation requests from the devtools generator, in
 //! Ganeti's own layout, written to `--dir` once (`hailstone-gen --kind
