@@ -549,6 +549,54 @@ else
 fi
 cp "$OUT/p.out" "$OUT/balance-exec.out"
 
+# -X within a data budget: four shared-storage instances piled on node2
+# again (inst45..48); the budget is half the disk data the unbudgeted
+# plan of the live cluster copies (its --json cost). The budgeted plan
+# (--max-copy) runs with -X: every job it submitted succeeds, every
+# instance is where its commands put it, and the disks its replace-disks
+# commands resync (each instance's disk sizes, as Ganeti lists them) fit
+# in the budget. This lab replaces no disk (its kernel has no DRBD) and
+# moves shared storage without copying any, so here the unbudgeted plan
+# copies nothing and the budget is 0: migrations and failovers only.
+for i in 45 46 47 48; do
+  g $ADD -n node2.$D -t sharedfile --disk 0:size=1G -B memory=$((i * 8)) inst$i.$D ||
+    fail "creating inst$i on node2"
+done
+full_data=
+if p $PLANNER_BIN/hailstone-balance -L --json; then
+  full_data=$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["cost"]["disk_mib"])' <"$OUT/p.out") ||
+    fail "hailstone-balance -L --json: no plan cost ($(head -c 200 "$OUT/p.out"))"
+else
+  fail "hailstone-balance -L --json: rc $? ($(tail -n 3 "$OUT/p.err"))"
+fi
+if [[ "$full_data" =~ ^[0-9]+$ ]]; then
+  budget=$((full_data / 2))
+  if p $PLANNER_BIN/hailstone-balance -L -X -C --max-copy="$budget"; then
+    cp "$OUT/p.out" "$OUT/budget-exec.out"
+    moved=$(check_moves "hailstone-balance --max-copy -X" "$OUT/budget-exec.out")
+    jobs=$(sed -n 's/^Got job IDs //p' "$OUT/budget-exec.out" | tr -d ',' | xargs)
+    [ -n "$jobs" ] || fail "hailstone-balance --max-copy -X: no job was submitted"
+    for j in $jobs; do
+      status=$(nx 1 gnt-job list --no-headers -o status "$j")
+      [ "$status" = success ] || fail "hailstone-balance --max-copy -X: job $j is $status"
+    done
+    copied=0
+    for inst in $(awk '$1 == "gnt-instance" && $2 == "replace-disks" {print $NF}' "$OUT/budget-exec.out"); do
+      for size in $(nx 1 gnt-instance list --no-headers -o disk.sizes "$inst" | tr ',' ' '); do
+        copied=$((copied + ${size%%.*}))
+      done
+    done
+    [ "$copied" -le "$budget" ] ||
+      fail "hailstone-balance --max-copy=$budget -X: its replace-disks resync $copied MiB, over the budget"
+    say "hailstone-balance -L -X --max-copy=$budget (half of the unbudgeted plan's $full_data MiB): $(echo "$jobs" | wc -w) jobs succeeded, $moved instances where the plan put them, $copied MiB of disk resynced"
+  else
+    fail "hailstone-balance -L -X --max-copy=$budget: rc $? ($(tail -n 3 "$OUT/p.err"))"
+  fi
+fi
+for i in 45 46 47 48; do
+  g gnt-instance remove -f "inst$i.$D" || fail "removing inst$i"
+done
+
 # -X under faults. Two planners: while another program holds the
 # cluster's lock (flock(1) on the file hailstone-balance would take), a
 # second planner refuses before it reads the cluster.

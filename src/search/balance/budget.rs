@@ -31,16 +31,17 @@
 //! an instance on a node it changed, every move to such a node) and kept
 //! for the others, and scores them exactly in that order until the next
 //! one's ranking measure is below the best exact measure found; only exact
-//! scores and the move evaluation of hbal decide what is taken.
+//! scores and the move evaluation of hbal decide what is taken. The
+//! ranking is kept from step to step ([`super::ranking`]): a step walks it
+//! from the top without sorting the candidates. The two plans are made
+//! side by side when threads are allowed.
 
 use crate::model::cost::{move_cost, MoveCost};
-use crate::search::moves::{self, Move, Moved};
+use crate::search::moves::{self, Moved};
 use crate::search::state::State;
 
-use std::collections::BTreeMap;
-
-use super::candidates::rank;
-use super::step::{best_step, rescan, Memo};
+use super::ranking::{Measure, Pool, Ranked};
+use super::step::{best_step, Memo};
 use super::{BalanceOptions, Placement};
 
 /// Which of the two plans was kept.
@@ -61,28 +62,6 @@ pub struct Budgeted {
     pub copied: i64,
 }
 
-/// What a step's choice ranks by: zero-copy moves first by gain, then
-/// the others by gain per MiB (larger is better).
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
-struct Measure {
-    free: bool,
-    value: f64,
-}
-
-fn measure(gain: f64, disk: i64) -> Measure {
-    if disk <= 0 {
-        Measure {
-            free: true,
-            value: gain,
-        }
-    } else {
-        Measure {
-            free: false,
-            value: gain / disk as f64,
-        }
-    }
-}
-
 /// Whether a step from score `ini` to `fin` passes hbal's gain rule.
 fn gain_ok(options: &BalanceOptions, ini: f64, fin: f64) -> bool {
     fin < ini && (ini > options.min_gain_limit || ini - fin >= options.min_gain)
@@ -93,64 +72,14 @@ fn may_go_on(options: &BalanceOptions, steps: usize, score: f64) -> bool {
     (options.max_length < 0 || (steps as i64) < options.max_length) && score > options.stop_score
 }
 
-/// The candidates of a run of steps, kept from step to step: by
-/// instance key and hbal's rank, the move and its approximate gain (the
-/// score then less its approximate score) when it was last computed.
-struct Pool {
-    entries: BTreeMap<(usize, u64), (Move, Option<f64>)>,
-    /// The nodes the last step changed (ascending); `None` before the
-    /// first step.
-    changed: Option<Vec<usize>>,
-}
-
-impl Pool {
-    fn new() -> Pool {
-        Pool {
-            entries: BTreeMap::new(),
-            changed: None,
-        }
-    }
-
-    /// Brings the candidates up to date with `state`: all of them on the
-    /// first step; then those a change of the last step's nodes may
-    /// change (every move of an instance on them, every move to them),
-    /// the others kept as they were computed.
-    fn refresh(&mut self, state: &State, movable: &[bool], options: &BalanceOptions, ini: f64) {
-        let changed = self.changed.take();
-        if let Some(c) = &changed {
-            self.entries.retain(|&(k, _), (mv, _)| {
-                let to_changed = mv.target().is_some_and(|t| c.binary_search(&t).is_ok());
-                let on_changed = state.inst(k as i32).is_ok_and(|inst| {
-                    inst.all_nodes()
-                        .iter()
-                        .any(|&n| n >= 0 && c.binary_search(&(n as usize)).is_ok())
-                });
-                !to_changed && !on_changed
-            });
-        }
-        for (k, mv, approx) in rescan(state, movable, options, changed.as_deref()) {
-            self.entries
-                .insert((k, rank(mv)), (mv, approx.map(|(a, _)| ini - a)));
-        }
-    }
-
-    /// Notes the nodes the accepted move changes.
-    fn accepted(&mut self, moved: &Moved) {
-        let mut keys: Vec<usize> = moved.final_nodes().iter().map(|(k, _)| *k).collect();
-        keys.sort_unstable();
-        keys.dedup();
-        self.changed = Some(keys);
-    }
-}
-
 /// The step with the best [`Measure`] among the candidates of `state` that
 /// copy at most `room` MiB of disk and pass the gain rule from `ini`.
 ///
-/// The candidates are ranked by the measure of their approximate gain
-/// (as last computed: [`Pool`]) and scored exactly in that order; the
-/// search stops at the first candidate whose approximate measure is below
-/// the best exact one found. Among equal measures the earlier candidate in
-/// hbal's order wins.
+/// The candidates are walked in the order of the measure of their
+/// approximate gain (as last computed: [`Pool`]) and scored exactly in
+/// that order; the walk stops at the first candidate whose approximate
+/// measure is below the best exact one found. Among equal measures the
+/// earlier candidate in hbal's order wins.
 fn best_within(
     state: &State,
     movable: &[bool],
@@ -159,44 +88,15 @@ fn best_within(
     room: i64,
     pool: &mut Pool,
 ) -> Option<(Placement, Moved, MoveCost)> {
-    pool.refresh(state, movable, options, ini);
-    // Each candidate with its cost and the measure it is ranked by.
-    let mut ranked: Vec<(Measure, usize, usize, Move, MoveCost)> = Vec::new();
-    for (order, (&(key, _), &(mv, approx))) in pool.entries.iter().enumerate() {
-        let Ok(inst) = state.inst(key as i32) else {
-            continue;
-        };
-        let cost = move_cost(inst, &mv);
-        if cost.disk > room {
-            continue;
-        }
-        // Without an approximation, only the exact score says: first.
-        let m = approx.map_or(
-            Measure {
-                free: true,
-                value: f64::INFINITY,
-            },
-            |gain| measure(gain, cost.disk),
-        );
-        if m.value <= 0.0 {
-            continue;
-        }
-        ranked.push((m, order, key, mv, cost));
-    }
-    // Highest measure first, hbal's order among equals.
-    ranked.sort_by(|a, b| {
-        b.0.partial_cmp(&a.0)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.1.cmp(&b.1))
-    });
-    let mut best: Option<(Measure, usize, Placement, Moved, MoveCost)> = None;
-    for (ranked_by, order, key, mv, cost) in ranked {
-        if let Some((m, ..)) = &best {
-            if ranked_by < *m {
+    pool.refresh(state, movable, options, ini, room);
+    let mut best: Option<(Ranked, Placement, Moved, MoveCost)> = None;
+    for (ranked_by, mv) in pool.walk() {
+        if let Some((b, ..)) = &best {
+            if ranked_by.measure.cmp(&b.measure).is_lt() {
                 break;
             }
         }
-        let Ok(inst) = state.inst(key as i32) else {
+        let Ok(inst) = state.inst(ranked_by.key as i32) else {
             continue;
         };
         let Ok(moved) = moves::apply(state, inst, mv, options.soft) else {
@@ -206,23 +106,24 @@ fn best_within(
         if !gain_ok(options, ini, score) {
             continue;
         }
-        let m = measure(ini - score, cost.disk);
-        let better = match &best {
-            None => true,
-            Some((bm, border, ..)) => m > *bm || (m == *bm && order < *border),
+        let cost = move_cost(inst, &mv);
+        // The exact measure, placed in hbal's order as the candidate is.
+        let exact = Ranked {
+            measure: Measure::of(ini - score, cost.disk),
+            ..ranked_by
         };
-        if better {
+        if best.as_ref().is_none_or(|(b, ..)| exact > *b) {
             let placement = Placement {
-                inst: key,
+                inst: ranked_by.key,
                 old_nodes: (inst.p_node, inst.s_node),
                 new_nodes: (moved.inst.p_node, moved.inst.s_node),
                 mv,
                 score,
             };
-            best = Some((m, order, placement, moved, cost));
+            best = Some((exact, placement, moved, cost));
         }
     }
-    best.map(|(_, _, p, moved, c)| (p, moved, c))
+    best.map(|(_, p, moved, c)| (p, moved, c))
 }
 
 /// Steps by gain per byte on `state` from `score`, after `steps` that
@@ -299,30 +200,50 @@ pub fn plan_within(
     budget: i64,
 ) -> Budgeted {
     let budget = budget.max(0);
-    let mut a_state = state.snapshot();
-    let mut a = Vec::new();
-    let mut a_copied = 0;
-    gain_per_byte(
-        &mut a_state,
-        movable,
-        options,
-        score,
-        budget,
-        &mut a,
-        &mut a_copied,
-    );
-    let mut b_state = state.snapshot();
-    let (mut b, mut b_copied) = hbal_prefix(&mut b_state, movable, options, score, budget);
-    let b_score = b.last().map_or(score, |p| p.score);
-    gain_per_byte(
-        &mut b_state,
-        movable,
-        options,
-        b_score,
-        budget,
-        &mut b,
-        &mut b_copied,
-    );
+    let plan_a = || {
+        let mut a_state = state.snapshot();
+        let mut a = Vec::new();
+        let mut a_copied = 0;
+        gain_per_byte(
+            &mut a_state,
+            movable,
+            options,
+            score,
+            budget,
+            &mut a,
+            &mut a_copied,
+        );
+        (a, a_copied)
+    };
+    let plan_b = || {
+        let mut b_state = state.snapshot();
+        let (mut b, mut b_copied) = hbal_prefix(&mut b_state, movable, options, score, budget);
+        let b_score = b.last().map_or(score, |p| p.score);
+        gain_per_byte(
+            &mut b_state,
+            movable,
+            options,
+            b_score,
+            budget,
+            &mut b,
+            &mut b_copied,
+        );
+        (b, b_copied)
+    };
+    // The two plans are independent: side by side when threads are
+    // allowed (each is the same on any thread).
+    let ((a, a_copied), (b, b_copied)) = if options.threads && crate::threads::available() > 1 {
+        std::thread::scope(|sc| {
+            let hb = sc.spawn(plan_b);
+            let ra = plan_a();
+            match hb.join() {
+                Ok(rb) => (ra, rb),
+                Err(e) => std::panic::resume_unwind(e),
+            }
+        })
+    } else {
+        (plan_a(), plan_b())
+    };
     let fin = |s: &[Placement]| s.last().map_or(score, |p| p.score);
     let (fa, fb) = (fin(&a), fin(&b));
     if fb < fa || (fb == fa && b_copied < a_copied) {

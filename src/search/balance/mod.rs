@@ -27,6 +27,7 @@ pub mod budget;
 mod candidates;
 mod carry;
 pub mod group;
+mod ranking;
 mod record;
 mod step;
 

@@ -166,6 +166,9 @@ struct Scan<'s> {
     options: &'s BalanceOptions,
     /// The current score.
     ini: f64,
+    /// Whether a full scan of an instance makes its [`Record`] (not when
+    /// only the candidates' approximations are wanted: [`rescan`]).
+    records: bool,
 }
 
 impl Scan<'_> {
@@ -197,6 +200,7 @@ impl Scan<'_> {
                 *record = self
                     .base
                     .as_ref()
+                    .filter(|_| self.records)
                     .map(|b| Record::new(b, self.ini, self.online.len()));
                 (None, true)
             }
@@ -475,70 +479,82 @@ impl<'s> Scan<'s> {
             any_location,
             options,
             ini,
+            records: true,
         }
     }
 }
 
-/// A candidate of [`rescan`]: the instance's key, the move, and its
-/// approximate score with the error bound.
-pub(super) type Candidate = (usize, Move, Option<(f64, f64)>);
+/// How many instances a full [`rescan`] approximates at a time: what one
+/// round holds is bounded by this many instances' candidates, whatever
+/// the cluster's size.
+const RESCAN_ROUND: usize = 128;
 
 /// Candidate moves of the current state (hbal's `possibleMoves` of each
-/// instance a step considers, those a check refuses left out), in hbal's
-/// order: the instance's key, the move, and its approximate score with the
-/// approximation's error bound (`None`: only the exact score,
-/// [`moves::apply`] and [`State::score_with`], says). With `changed`
-/// (ascending node keys) only those a change of these nodes may change:
-/// every move of an instance on one of them, and the other instances'
-/// moves to them; without it, every candidate.
+/// instance a step considers, those a check refuses left out), each given
+/// to `sink` once, in hbal's order (by instance key, then as
+/// [`candidate_moves`] makes them; whatever the threads): the instance's
+/// key, the move, and its approximate score with the approximation's
+/// error bound (`None`: only the exact score, [`moves::apply`] and
+/// [`State::score_with`], says). With `changed` (ascending node keys) only those a change of
+/// these nodes may change: every move of an instance on one of them, and
+/// the other instances' moves to them; without it, every candidate, the
+/// instances a round at a time (each round split over the threads), so
+/// that nothing holds every candidate at once.
 pub(super) fn rescan(
     state: &State,
     movable: &[bool],
     options: &BalanceOptions,
     changed: Option<&[usize]>,
-) -> Vec<Candidate> {
+    mut sink: impl FnMut(usize, Move, Option<(f64, f64)>),
+) {
     let keys = relocatable(state, movable, options);
-    let scan = Scan::new(state, options, f64::INFINITY);
+    let mut scan = Scan::new(state, options, f64::INFINITY);
+    scan.records = false;
+    let scan = scan;
     let mut records: Vec<Option<Record>> = vec![None; state.inst_slots()];
     let threads = if options.threads {
         crate::threads::available()
     } else {
         1
     };
-    let mut out = Vec::new();
-    for mut f in in_parts(&keys, &mut records, threads, 16, |ks, rs, off| {
-        let mut found = Found::new(f64::INFINITY);
-        found.keep_all = true;
-        let mut moves_buf = Vec::new();
-        for &k in ks {
-            let which = match changed {
-                None => Which::All,
-                Some(c) => {
-                    let touched = state.inst(k as i32).is_ok_and(|inst| {
-                        inst.all_nodes()
-                            .iter()
-                            .any(|&n| n >= 0 && c.binary_search(&(n as usize)).is_ok())
-                    });
-                    if touched {
-                        Which::All
-                    } else {
-                        Which::Some {
-                            targets: c,
-                            failover: false,
+    let round = if changed.is_some() {
+        keys.len().max(1)
+    } else {
+        RESCAN_ROUND
+    };
+    for round in keys.chunks(round) {
+        for found in in_parts(round, &mut records, threads, 16, |ks, rs, off| {
+            let mut found = Found::new(f64::INFINITY);
+            found.keep_all = true;
+            let mut moves_buf = Vec::new();
+            for &k in ks {
+                let which = match changed {
+                    None => Which::All,
+                    Some(c) => {
+                        let touched = state.inst(k as i32).is_ok_and(|inst| {
+                            inst.all_nodes()
+                                .iter()
+                                .any(|&n| n >= 0 && c.binary_search(&(n as usize)).is_ok())
+                        });
+                        if touched {
+                            Which::All
+                        } else {
+                            Which::Some {
+                                targets: c,
+                                failover: false,
+                            }
                         }
                     }
-                }
-            };
-            // A fresh record each time: nothing is carried here.
-            rs[k - off] = None;
-            scan.instance(k, which, &mut rs[k - off], &mut found, &mut moves_buf);
+                };
+                scan.instance(k, which, &mut rs[k - off], &mut found, &mut moves_buf);
+            }
+            found
+        }) {
+            for s in found.survivors {
+                sink(s.key, s.mv, s.approx);
+            }
         }
-        found
-    }) {
-        f.survivors.sort_by_key(|s| (s.key, s.rank));
-        out.extend(f.survivors.into_iter().map(|s| (s.key, s.mv, s.approx)));
     }
-    out
 }
 
 /// The best step from the current state, if any candidate scores strictly
