@@ -582,7 +582,7 @@ if [[ "$full_data" =~ ^[0-9]+$ ]]; then
     done
     copied=0
     for inst in $(awk '$1 == "gnt-instance" && $2 == "replace-disks" {print $NF}' "$OUT/budget-exec.out"); do
-      for size in $(nx 1 gnt-instance list --no-headers -o disk.sizes "$inst" | tr ',' ' '); do
+      for size in $(nx 1 gnt-instance list --no-headers --units=m -o disk.sizes "$inst" | tr ',' ' '); do
         copied=$((copied + ${size%%.*}))
       done
     done
