@@ -321,7 +321,9 @@ check_moves() {
   done < <(awk '$1 == "gnt-instance" && ($2 == "migrate" || $2 == "failover") && $4 == "-n" {last[$6] = $5}
                END {for (i in last) print i, last[i]}' "$plan" | sort)
   [ "$n" -gt 0 ] || fail "$what: the plan moved nothing"
-  echo "$n"
+  # Not echoed: a caller's $(...) would run this in a subshell, where a
+  # fail() is not counted.
+  MOVED=$n
 }
 
 g gnt-cluster modify --node-parameters oob_program="$REPO/tests/e2e/oob-power" ||
@@ -538,7 +540,8 @@ for i in 41 42 43 44; do
     fail "creating inst$i on node2"
 done
 if p $PLANNER_BIN/hailstone-balance -L -X -C --report="$OUT/balance-exec.html"; then
-  moved=$(check_moves "hailstone-balance -X" "$OUT/p.out")
+  check_moves "hailstone-balance -X" "$OUT/p.out"
+  moved=$MOVED
   say "hailstone-balance -L -X: $(grep -c '^Got job IDs' "$OUT/p.out") job sets, $moved instances where the plan put them"
   report_moves=$(sed -n 's/.*<dd data-key="moves">\([0-9]*\)<.*/\1/p' "$OUT/balance-exec.html")
   [ "${report_moves:-0}" -gt 0 ] && grep -q '<svg' "$OUT/balance-exec.html" ||
@@ -573,7 +576,8 @@ if [[ "$full_data" =~ ^[0-9]+$ ]]; then
   budget=$((full_data / 2))
   if p $PLANNER_BIN/hailstone-balance -L -X -C --max-copy="$budget"; then
     cp "$OUT/p.out" "$OUT/budget-exec.out"
-    moved=$(check_moves "hailstone-balance --max-copy -X" "$OUT/budget-exec.out")
+    check_moves "hailstone-balance --max-copy -X" "$OUT/budget-exec.out"
+    moved=$MOVED
     jobs=$(sed -n 's/^Got job IDs //p' "$OUT/budget-exec.out" | tr -d ',' | xargs)
     [ -n "$jobs" ] || fail "hailstone-balance --max-copy -X: no job was submitted"
     for j in $jobs; do
