@@ -154,7 +154,7 @@ fn text(r: &Run<'_>) -> String {
         out.push_str(&format!(
             "data budget (--max-copy): {}; of the two plans made within it (gain per byte from the first move; hbal's moves while their data fits, then gain per byte), the lower score: {}\n",
             crate::write::cost::size(b),
-            strategy.describe()
+            crate::write::cost::strategy_words(strategy)
         ));
     }
     out.push_str(&stopped::text(&r.stopped, ""));

@@ -198,6 +198,14 @@ pub fn strategy_name(s: Strategy) -> &'static str {
     }
 }
 
+/// A budgeted plan's strategy in words (`--explain`).
+pub fn strategy_words(s: Strategy) -> &'static str {
+    match s {
+        Strategy::GainPerByte => "gain per byte from the first move",
+        Strategy::HbalThenGainPerByte => "hbal's moves while their data fits, then gain per byte",
+    }
+}
+
 /// `doc` (a document's object) with `cost` added at its end.
 pub fn with_cost(doc: Json, cost: Json) -> Json {
     match doc {

@@ -123,7 +123,7 @@ fn rates_of(rates: GivenRates) -> (Vec<&'static str>, f64, f64) {
 
 /// Every third case at other rates than Ganeti's.
 fn rates_for(k: usize) -> GivenRates {
-    (k % 3 == 0).then_some((
+    k.is_multiple_of(3).then_some((
         "--resync-rate=1g",
         "--migration-bandwidth=100",
         1024.0,

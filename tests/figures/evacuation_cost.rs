@@ -240,7 +240,7 @@ fn evacuation_costs_are_the_recomputed_ones() {
     }
     for (k, (name, file)) in files.iter().enumerate() {
         f.count("requests");
-        let rates = (k % 3 == 0).then_some((
+        let rates = k.is_multiple_of(3).then_some((
             "--resync-rate=1g",
             "--migration-bandwidth=100",
             1024.0,

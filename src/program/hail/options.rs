@@ -237,6 +237,8 @@ mod tests {
 --explain-format choices=text,json
 --explain-keep integer
 --inter-group-evacuation none
+--resync-rate string
+--migration-bandwidth string
 -V,--version none
 -h,--help none
 --help-completion none

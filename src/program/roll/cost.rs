@@ -91,8 +91,7 @@ mod tests {
     /// disks for a new secondary or a copy, nothing for the rest.
     #[test]
     fn actions_copy_what_they_move() {
-        let mut i = Instance::for_calculation("i", 512, 2048, 1, 1, DiskTemplate::Drbd, true);
-        i.disks.clear();
+        let i = Instance::for_calculation("i", 512, 2048, 1, 1, DiskTemplate::Drbd, true);
         assert_eq!(action(&i, Action::Migrate(None)).memory, 512);
         assert_eq!(action(&i, Action::ReplaceSecondary(1)).disk, 2048);
         assert_eq!(action(&i, Action::ReplaceSecondary(1)).replacements, 1);

@@ -52,18 +52,6 @@ pub enum Strategy {
     HbalThenGainPerByte,
 }
 
-impl Strategy {
-    /// The strategy in words.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Strategy::GainPerByte => "gain per byte from the first move",
-            Strategy::HbalThenGainPerByte => {
-                "hbal's moves while their data fits, then gain per byte"
-            }
-        }
-    }
-}
-
 /// A budgeted balancing's plan.
 #[derive(Debug, Clone)]
 pub struct Budgeted {
