@@ -3,13 +3,15 @@
 //! memory, each offline host, each split instance), the problem
 //! instances of a repair in the order tried, what every group search
 //! said of each relocation or refusal (hail's words), and why each
-//! balancing stopped; as text or as one JSON object (the `--json`
-//! report, [`crate::write::groups::report_json`], with the balancings'
-//! stops). The report itself, and the words of every reason, are
+//! balancing stopped, and what the plan costs ([`crate::model::cost`]:
+//! repair, compress --evacuate, balance); as text or as one JSON object
+//! (the `--json` report, [`crate::write::groups::report_json`], with the
+//! balancings' stops and the cost). The report itself, and the words of every reason, are
 //! [`crate::write::groups`]'.
 
 use crate::explain::stopped::{self, Stopped};
 use crate::explain::Format;
+use crate::model::cost::PlanCost;
 use crate::search::groups::{Health, N1Failure, Outcome, Refused, Relocation};
 use crate::write::groups::{
     no_group, problem_text, report_json, scores_text, status_name, Context, Detail,
@@ -17,15 +19,24 @@ use crate::write::groups::{
 use crate::write::json::{s, Json};
 
 /// The `--explain` account of a run; `stops` is why each balancing
-/// stopped (a group and its stop, in the order of the group scores).
+/// stopped (a group and its stop, in the order of the group scores);
+/// `cost` what the plan costs, for the operations that plan.
 pub fn explain(
     ctx: &Context<'_>,
     detail: &Detail,
     stops: &[(usize, Stopped)],
+    cost: Option<&PlanCost>,
     format: Format,
 ) -> String {
     match format {
-        Format::Text => explain_text(ctx, detail, stops),
+        Format::Text => {
+            let mut out = explain_text(ctx, detail, stops);
+            if let Some(c) = cost {
+                out.push_str(&crate::write::cost::line(c));
+                out.push('\n');
+            }
+            out
+        }
         Format::Json => {
             let mut doc = report_json(ctx, detail);
             // Why each balancing stopped: in the explanation only (the
@@ -40,6 +51,12 @@ pub fn explain(
                     })
                     .collect();
                 fields.push(("stopped", Json::Arr(stops)));
+            }
+            if let Json::Obj(fields) = &mut doc {
+                fields.push((
+                    "cost",
+                    cost.map_or(Json::Null, crate::write::cost::plan_json),
+                ));
             }
             doc.line()
         }

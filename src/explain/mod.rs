@@ -6,6 +6,8 @@
 //! * [`allocate`]: allocations (allocate, multi-allocate), group by group.
 //! * [`moves`]: one-node moves of existing instances (relocate, and
 //!   node-evacuate's new secondaries and shared-storage primaries).
+//! * [`cost`]: what an evacuation answer's moves cost (relocate,
+//!   node-evacuate, change-group).
 //! * [`balance`]: `hailstone-balance`'s plans: the limits, the targets.
 //! * [`stopped`]: why a balancing stopped (`hailstone-balance`,
 //!   `hailstone-groups balance`): the imbalance left in its largest score
@@ -23,6 +25,7 @@
 
 pub mod allocate;
 pub mod balance;
+pub mod cost;
 pub mod groups;
 pub mod moves;
 pub mod reasons;
@@ -66,6 +69,9 @@ pub struct Explanation {
     /// Whether the text shows the winner's score terms (`-v`; the JSON
     /// always carries them).
     pub score_terms: bool,
+    /// What an evacuation answer's moves cost (relocate, node-evacuate,
+    /// change-group).
+    pub cost: Option<cost::AnswerCost>,
 }
 
 /// The explanation of the `answer` to a request of type `request` from
@@ -79,6 +85,7 @@ pub fn explanation(request: &'static str, answer: &Answer, recorded: Recorder) -
         moves: recorded.moves,
         notes: recorded.notes,
         score_terms: false,
+        cost: None,
     }
 }
 

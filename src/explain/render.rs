@@ -40,6 +40,10 @@ fn text(e: &Explanation) -> String {
     for m in &e.moves {
         move_text(&mut out, m);
     }
+    if let Some(c) = &e.cost {
+        out.push('\n');
+        out.push_str(&c.text());
+    }
     out
 }
 
@@ -253,7 +257,7 @@ fn picks_text(out: &mut String, w: &Pick, r: Option<&Pick>, score_terms: bool) {
 // ---------------------------------------------------------------------------
 
 pub(crate) fn json(e: &Explanation) -> Json {
-    Json::Obj(vec![
+    let mut fields = vec![
         ("verdict", s(&super::verdict::line(e))),
         ("request", s(e.request)),
         ("success", Json::Bool(e.success)),
@@ -264,7 +268,11 @@ pub(crate) fn json(e: &Explanation) -> Json {
             Json::Arr(e.placements.iter().map(placement_json).collect()),
         ),
         ("moves", Json::Arr(e.moves.iter().map(move_json).collect())),
-    ])
+    ];
+    if let Some(c) = &e.cost {
+        fields.push(("cost", c.json()));
+    }
+    Json::Obj(fields)
 }
 
 fn move_json(m: &MovePart) -> Json {

@@ -102,6 +102,7 @@ pub fn phase_stop(
             moves: Vec::new(),
             notes,
             score_terms: false,
+            cost: None,
         },
     })
 }

@@ -6,8 +6,10 @@
 //! other nodes, or the node that could not keep the reserve after the
 //! balancing, with that check's numbers; then the plan's cautions
 //! ([`crate::search::squeeze_cautions`]): what hsqueeze plans the same and
-//! Ganeti refuses, or that breaks what Ganeti keeps.
+//! Ganeti refuses, or that breaks what Ganeti keeps; last, what the moves
+//! cost ([`crate::model::cost`]).
 
+use crate::model::cost::PlanCost;
 use crate::model::instance::Instance;
 use crate::model::refusal::{Check, Refusal};
 use crate::model::types::FailMode;
@@ -354,14 +356,25 @@ pub fn render(
     decision: &Decision,
     why: &Reasoning,
     cautions: &[Caution],
-    minimal: f64,
-    target: f64,
+    (minimal, target): (f64, f64),
+    cost: &PlanCost,
     format: Format,
 ) -> String {
     let e = build(cluster, decision, why, cautions, minimal, target);
     match format {
-        Format::Text => text(&e, offline_candidates(cluster).len()),
-        Format::Json => json(&e).line(),
+        Format::Text => {
+            let mut out = text(&e, offline_candidates(cluster).len());
+            out.push_str(&crate::write::cost::line(cost));
+            out.push('\n');
+            out
+        }
+        Format::Json => match json(&e) {
+            Json::Obj(mut fields) => {
+                fields.push(("cost", crate::write::cost::plan_json(cost)));
+                Json::Obj(fields).line()
+            }
+            other => other.line(),
+        },
     }
 }
 

@@ -210,7 +210,8 @@ impl PlanCost {
             }
             times.push(longest);
         }
-        let seconds = times.iter().sum();
+        // From +0.0: an empty sum of floats is -0.0.
+        let seconds = times.iter().fold(0.0, |t, s| t + s);
         PlanCost {
             total,
             moves,
@@ -367,5 +368,7 @@ mod tests {
         assert_eq!(p.seconds, 30.0);
         assert_eq!((p.total.disk, p.total.memory, p.moves), (200, 100, 3));
         assert_eq!(Rates::default().resync, 60);
+        let none = PlanCost::of_sets(&[], rates);
+        assert!(none.seconds == 0.0 && none.seconds.is_sign_positive());
     }
 }

@@ -167,6 +167,8 @@ pub fn hail() -> Vec<Block> {
     ];
     out.extend(n_plus_one());
     out.extend(score());
+    out.extend(plan_cost("--explain says what the jobs of a relocate, node-evacuate or change-group answer cost, each instance's and in all"));
+    out.push(text("Ganeti submits an evacuation's jobs together, so they are one job set: the estimate is the longest job, the shortest the evacuation can take (jobs on one node share its network and may wait for its locks). A relocate answer is one new secondary (its disks resynced) for drbd, one migration for shared storage. The allocator decides nothing by cost: the answer is hail's."));
     out
 }
 
@@ -181,17 +183,26 @@ pub fn balance() -> Vec<Block> {
     out
 }
 
-/// What a plan costs, and its knee (`model::cost`).
-fn cost() -> Vec<Block> {
+/// What a plan costs (`model::cost`): `carried` says where the cost is
+/// printed.
+pub fn plan_cost(carried: &str) -> Vec<Block> {
     use crate::model::cost::{DEFAULT_MIGRATION_BANDWIDTH, DEFAULT_RESYNC_RATE};
     vec![
         heading("What a plan costs"),
-        text("The score does not see what a move costs to carry out. A disk replacement (replace-disks -n, a new DRBD secondary) resyncs every disk of the instance over the network; a live migration (migrate) copies the instance's memory; the failover of a stopped instance copies nothing. A move that gives a drbd instance a new primary by a replacement copies its disks too; a failover or a migration copies no disk."),
-        text(format!("--print-cost adds the plan's cost to the text (--json, --explain and --report always carry it): the disk data copied, the memory migrated, the counts of migrations, failovers and disk replacements, the job sets, and an estimated time. A job (one move) takes its disk data at --resync-rate plus its memory at --migration-bandwidth; the jobs of a job set run side by side and the sets one after another, as -X runs them, so the plan takes the sum over its sets of the longest job. The defaults are Ganeti's own: the DRBD resync-rate disk parameter, 61440 KiB/s ({DEFAULT_RESYNC_RATE} MiB/s), and KVM's migration_bandwidth, {DEFAULT_MIGRATION_BANDWIDTH} MiB/s. The estimate leaves out lock waits, DRBD's dynamic resync controller and the pages a running instance dirties while it migrates.")),
+        text("The score does not see what a move costs to carry out. A disk replacement (replace-disks -n, a new DRBD secondary) resyncs every disk of the instance over the network; a live migration (migrate) copies the instance's memory; the failover of a stopped instance, or of one whose primary is offline, copies nothing. A move that gives a drbd instance a new primary by a replacement copies its disks too; a failover or a migration copies no disk."),
+        text(format!("{carried}: the disk data copied, the memory migrated, the counts of migrations, failovers and disk replacements, the job sets, and an estimated time. A job (one move) takes its disk data at --resync-rate plus its memory at --migration-bandwidth; the jobs of a job set run side by side and the sets one after another, as -X runs them, so the plan takes the sum over its sets of the longest job. The defaults are Ganeti's own: the DRBD resync-rate disk parameter, 61440 KiB/s ({DEFAULT_RESYNC_RATE} MiB/s), and KVM's migration_bandwidth, {DEFAULT_MIGRATION_BANDWIDTH} MiB/s. The estimate leaves out lock waits, DRBD's dynamic resync controller and the pages a running instance dirties while it migrates.")),
+    ]
+}
+
+/// What a plan costs, and its knee (`model::cost`).
+fn cost() -> Vec<Block> {
+    let mut out = plan_cost("--print-cost adds the plan's cost to the text (--json, --explain and --report always carry it)");
+    out.extend(vec![
         heading("Within a data budget"),
         text("--max-copy=SIZE plans the balancing so that its disk replacements copy at most SIZE in all (--max-copy=0: only migrations and failovers, like --no-disk-moves). Every step is still a move hbal could make, with every check of balancing (memory and N+1 on the secondary, disk, policies, exclusion tags, no offline or drained target) and hbal's stopping rules (-l, -e, -g with --min-gain-limit); only the choice differs, and a move whose data would pass the budget is never taken. Two plans are made: by gain per byte, each step taking among the moves that fit the budget left and lower the score a move that copies no disk (the one with the largest gain), or else the one with the largest score gain per MiB it copies; and hbal's own moves while their data fits (hbal's plan cut at the budget), then moves by gain per byte in what is left. The plan with the lower final score is printed (on a tie the one that copies less), so it never ends above hbal's plan cut at the same budget. The steps, commands (-C) and jobs (-X) are printed and carried out as hbal's."),
         text("The knee: every first k moves of the plan reach a part y of the plan's score improvement for a part x of its disk data. The knee is the k with the largest y - x (the point farthest above the straight line from the start to the end of the plan; the earliest on a tie), when that is above 0; before it the moves gain more per byte than the plan's average, after it less. The report charts the score against the data and marks it, and --explain and --print-cost say it in one line, e.g. 95% of the improvement for 30% of the data: -l 7 (-l k stops the same plan after k moves)."),
-    ]
+    ]);
+    out
 }
 
 /// hailstone-squeeze's (hsqueeze's) choice of nodes to power off or on.
@@ -206,6 +217,8 @@ pub fn squeeze() -> Vec<Block> {
         text("Each trial balances all groups together, as one table: every move kind, no minimum gain, no limit of moves, until no move lowers the score. The score is that of balancing (hailstone-balance(1) explains it)."),
     ];
     out.extend(score());
+    out.extend(plan_cost("--print-cost adds the cost of the plan's moves to the text, after the nodes (--json, --explain and --report always carry it); the power and tag commands copy nothing and are left out"));
+    out.push(text("The plan has no knee: it is carried out whole to empty (or fill) the nodes, and hsqueeze has no -l to stop it early."));
     out
 }
 
@@ -233,23 +246,29 @@ pub fn space() -> Vec<Block> {
 
 /// hailstone-roll's (hroller's) reboot groups.
 pub fn roll() -> Vec<Block> {
-    vec![
+    let mut out = vec![
         text("hailstone-roll puts the nodes to reboot (online, of -G's group, with one of --node-tags' tags, without a non-redundant instance with --skip-non-redundant) in a graph: two nodes are joined when they must not be down together, because they hold the primary and the secondary of one drbd instance, or (unless --offline-maintenance) the primaries of two instances sharing a secondary node. It colours the graph three ways (largest degree first, Dsatur, Dcolor) and keeps the colouring with the fewest colours, the first on a tie: each colour is a set of nodes no two of which are joined."),
         text("Each set is then split so that its nodes' non-redundant instances (no secondary; shared storage counts as redundant with --shared-storage-movable) can move to other online nodes of their group: the nodes are taken in order, each joining the first group when its instances can move away together with those of the nodes already in it; the nodes left over form the next group the same way, and so on. --ignore-non-redundant skips this split. With --full-evacuation each group's drbd primaries are migrated to their secondaries and the groups split again so that their secondaries can be replaced."),
         text("The groups are printed largest first (the order of the colouring among equals), the groups holding the master node after the others and the master last within its group; --one-step-only prints only the first. With -X they are rebooted in that order, one group at a time."),
-    ]
+    ];
+    out.extend(plan_cost("--print-cost adds the cost of the jobs -X would submit to the text, and --json gives each group's and the total"));
+    out.push(text("A group's evacuation jobs are one job set, its return jobs another, the groups one after another; gnt-instance move (plain and file instances) copies the disks too. The resync after a reboot (the blocks written while a secondary was down) is not counted: no input says how much. The reboots themselves, and the wait for the nodes, are not in the time. There is no knee: every group is needed."));
+    out
 }
 
 /// hailstone-groups' verdicts and plans.
 pub fn groups() -> Vec<Block> {
-    vec![
+    let mut out = vec![
         item("healthy", "no problem below."),
         item("weakly unhealthy", "an online node fails N+1 (its free memory below the memory it must keep for failovers), or an instance whose primary node is in the group has its secondary in another group (a split instance)."),
         item("unhealthy", "an offline node of the group still hosts instances."),
         text("repair takes each group that is not healthy, in group order, and moves its problem instances one by one (those on its offline nodes, then its split instances, then the secondaries and then the primaries of its nodes failing N+1) into a healthy group sharing their storage pool, until the group is healthy. Each moves as gnt-instance change-group would move it: to the group a new allocation of the instance would choose (hailstone(1) explains the choice), with a new primary and secondary there. A group's repair is kept only when it leaves the group healthy; plain and file instances cannot move between groups."),
         text("compress tries, for each group, to move all its instances into the other groups of its storage pool, each as repair moves one, and reports which groups could be emptied and how much each frees; --evacuate plans the emptying of the one freeing the most."),
         text("balance scores every group and balances the worst one that can improve (or -G's) as hailstone-balance(1) does, with its stopping rules and defaults."),
-    ]
+    ];
+    out.extend(plan_cost("repair, compress --evacuate and balance carry their plan's cost in --json, --explain and --report, and --print-cost adds it to the text"));
+    out.push(text("A drbd instance moving between groups (change-group) gets a new secondary in the target group (replace-disks -n), a migration (or, off an offline primary, a failover with --ignore-consistency) onto it, and a second replacement: it copies the instance's disks twice and its memory once. These plans have no knee: a repair or an evacuation is needed whole, and balance has no -l."));
+    out
 }
 
 /// hailstone-check's (hcheck's) verdict.

@@ -167,6 +167,17 @@ pub fn plan_cost(sets: &[Vec<&MoveJob>], rates: Rates) -> PlanCost {
     PlanCost::of_sets(&costs, rates)
 }
 
+/// The cost of the plan of `jobs`, in hbal's job sets (`split_jobs`), at
+/// `rates`.
+pub fn jobs_cost(jobs: &[MoveJob], rates: Rates) -> PlanCost {
+    plan_cost(&split_jobs(jobs), rates)
+}
+
+/// Each job's instance and cost, in order (`--report`'s cost table).
+pub fn job_costs(jobs: &[MoveJob]) -> Vec<(String, MoveCost)> {
+    jobs.iter().map(|j| (j.instance.clone(), j.cost)).collect()
+}
+
 /// The `--json` moves of a plan: `steps` with their jobs in `sets`
 /// (`split_jobs` of the steps' jobs, in step order), nodes by full name,
 /// each with its cost at `rates`.

@@ -154,24 +154,27 @@ pub fn keys(prefix: &str, text: &str) -> Json {
 
 /// The `--json` document of an operation across node groups
 /// (`hailstone-groups`, `docs/json.md`): the operation, whether every
-/// group is healthy, its `report`, and the plan's moves given as job sets
-/// (from 1) of instances with their commands.
+/// group is healthy, its `report`, the plan's moves given as job sets
+/// (from 1) of instances with their commands and costs, and the plan's
+/// `cost` (`null` for an operation that plans nothing).
 pub fn operation_document(
     program: &str,
     ganeti: GanetiVersion,
     operation: &str,
     healthy: bool,
     report: Json,
-    sets: &[Vec<(&str, &[String])>],
+    sets: &[Vec<(&str, &[String], Json)>],
+    cost: Json,
 ) -> Json {
     let mut moves = Vec::new();
     for (set, members) in sets.iter().enumerate() {
-        for (instance, commands) in members {
+        for (instance, commands, move_cost) in members {
             moves.push(Json::Obj(vec![
                 ("step", Json::Int(count(moves.len() + 1))),
                 ("instance", s(instance)),
                 ("commands", command_lines(commands)),
                 ("job_set", Json::Int(count(set + 1))),
+                ("cost", move_cost.clone()),
             ]));
         }
     }
@@ -183,6 +186,7 @@ pub fn operation_document(
             ("healthy", Json::Bool(healthy)),
             ("report", report),
             ("moves", Json::Arr(moves)),
+            ("cost", cost),
         ],
     )
 }

@@ -1,5 +1,7 @@
-//! The cost of `hailstone-balance`'s plans (`--json`'s `cost` objects)
-//! recomputed from the input's instances and the plan's `-C` commands,
+//! The cost of the plans of `hailstone-balance`, `hailstone-squeeze` and
+//! `hailstone-groups` (`--json`'s `cost` objects, and the explanations'
+//! for the last two) recomputed from the input's instances and the plan's
+//! `-C` commands,
 //! without the planner's code: each `gnt-instance replace-disks` copies
 //! the instance's disk (the data file's disk size), each `migrate` its
 //! memory, a `failover` nothing; a job's time is its disk at the resync
@@ -107,48 +109,118 @@ fn field(v: &Value, name: &str) -> i64 {
     v[name].as_i64().unwrap_or(-1)
 }
 
-fn one(f: &mut Findings, case: &Case, group: &str, rates: Option<(&str, &str, f64, f64)>) {
-    let file = case.path.to_str().expect("a path");
-    let mut args = vec!["-t", file, "-G", group];
-    let (resync, migration) = match rates {
-        Some((r, m, rv, mv)) => {
-            args.extend([r, m]);
-            (rv, mv)
-        }
-        None => (60.0, 32.0),
-    };
-    let at = format!("hailstone-balance {}", args.join(" "));
-    let text = run("hailstone-balance", &[&args[..], &["-C"]].concat());
-    if text.refused() {
-        f.count("refused");
-        return;
+/// The rates a run gives (`--resync-rate`, `--migration-bandwidth`),
+/// with their values in MiB/s; none: Ganeti's defaults.
+type GivenRates = Option<(&'static str, &'static str, f64, f64)>;
+
+/// The rates' options and values: Ganeti's defaults without any.
+fn rates_of(rates: GivenRates) -> (Vec<&'static str>, f64, f64) {
+    match rates {
+        Some((r, m, rv, mv)) => (vec![r, m], rv, mv),
+        None => (Vec::new(), 60.0, 32.0),
     }
-    let json = run("hailstone-balance", &[&args[..], &["--json"]].concat());
-    let Ok(doc) = serde_json::from_str::<Value>(&json.stdout) else {
-        f.fault(&at, format!("no JSON document: {}", json.stderr));
-        return;
-    };
-    if doc["status"] == "empty" {
-        f.count("empty");
-        return;
-    }
-    f.count("runs");
-    let input = plan::parse(&case.text);
-    let sets = job_sets(&text.stdout);
+}
+
+/// Every third case at other rates than Ganeti's.
+fn rates_for(k: usize) -> GivenRates {
+    k.is_multiple_of(3).then_some((
+        "--resync-rate=1g",
+        "--migration-bandwidth=100",
+        1024.0,
+        100.0,
+    ))
+}
+
+/// A plan's totals recomputed from `-C`'s jobs.
+struct Totals {
+    cost: Cost,
+    seconds: f64,
+    moves: usize,
+    sets: usize,
+}
+
+/// A plan's `cost` object (`c`: the document's or the explanation's)
+/// against the recomputed totals.
+fn check_totals(f: &mut Findings, at: &str, what: &str, c: &Value, t: &Totals) {
+    f.same(
+        at,
+        &format!("{what}.moves"),
+        field(c, "moves"),
+        t.moves as i64,
+    );
+    f.same(
+        at,
+        &format!("{what}.job_sets"),
+        field(c, "job_sets"),
+        t.sets as i64,
+    );
+    f.same(
+        at,
+        &format!("{what}.disk_mib"),
+        field(c, "disk_mib"),
+        t.cost.disk,
+    );
+    f.same(
+        at,
+        &format!("{what}.memory_mib"),
+        field(c, "memory_mib"),
+        t.cost.memory,
+    );
+    f.same(
+        at,
+        &format!("{what}.migrations"),
+        field(c, "migrations"),
+        t.cost.migrations,
+    );
+    f.same(
+        at,
+        &format!("{what}.failovers"),
+        field(c, "failovers"),
+        t.cost.failovers,
+    );
+    f.same(
+        at,
+        &format!("{what}.replacements"),
+        field(c, "replacements"),
+        t.cost.replacements,
+    );
+    f.near(
+        at,
+        &format!("{what}.seconds"),
+        c["seconds"].as_f64().unwrap_or(f64::NAN),
+        t.seconds,
+        1e-9 * (1.0 + t.seconds),
+    );
+}
+
+/// The moves of a `--json` document (`doc`) against the jobs of `-C`'s
+/// text (`commands`) on the input `input`: each move's job set and cost
+/// recomputed from its job's commands, and the document's `cost` against
+/// the totals. Returns the totals and each move's score (when it has one)
+/// and disk data.
+fn check_plan(
+    f: &mut Findings,
+    at: &str,
+    input: &Cluster,
+    commands: &str,
+    doc: &Value,
+    (resync, migration): (f64, f64),
+) -> (Totals, Vec<(f64, i64)>) {
+    let sets = job_sets(commands);
     let moves = doc["moves"].as_array().cloned().unwrap_or_default();
     let jobs: Vec<(usize, &Vec<String>)> = sets
         .iter()
         .enumerate()
         .flat_map(|(k, s)| s.iter().map(move |j| (k + 1, j)))
         .collect();
-    f.same(&at, "moves against -C's jobs", moves.len(), jobs.len());
+    f.same(at, "moves against -C's jobs", moves.len(), jobs.len());
     let mut total = Cost::default();
     let mut seconds = 0.0;
     let mut steps = Vec::new();
     for set in &sets {
         let mut longest = 0.0_f64;
         for job in set {
-            match job_cost(&input, job) {
+            match job_cost(input, job) {
                 Ok(c) => {
                     longest = longest.max(c.seconds(resync, migration));
                     total.disk += c.disk;
@@ -157,7 +229,7 @@ fn one(f: &mut Findings, case: &Case, group: &str, rates: Option<(&str, &str, f6
                     total.failovers += c.failovers;
                     total.replacements += c.replacements;
                 }
-                Err(e) => f.fault(&at, e),
+                Err(e) => f.fault(at, e),
             }
         }
         seconds += longest;
@@ -165,7 +237,7 @@ fn one(f: &mut Findings, case: &Case, group: &str, rates: Option<(&str, &str, f6
     for (m, (set, job)) in moves.iter().zip(&jobs) {
         let step = m["step"].as_u64().unwrap_or(0);
         let at = format!("{at}: move {step}");
-        let Ok(want) = job_cost(&input, job) else {
+        let Ok(want) = job_cost(input, job) else {
             continue;
         };
         f.count("moves");
@@ -196,49 +268,174 @@ fn one(f: &mut Findings, case: &Case, group: &str, rates: Option<(&str, &str, f6
         );
         steps.push((m["score"].as_f64().unwrap_or(f64::NAN), want.disk));
     }
-    let c = &doc["cost"];
-    f.count("plans");
-    f.same(&at, "cost.moves", field(c, "moves"), moves.len() as i64);
-    f.same(
-        &at,
-        "cost.job_sets",
-        field(c, "job_sets"),
-        sets.len() as i64,
-    );
-    f.same(&at, "cost.disk_mib", field(c, "disk_mib"), total.disk);
-    f.same(&at, "cost.memory_mib", field(c, "memory_mib"), total.memory);
-    f.same(
-        &at,
-        "cost.migrations",
-        field(c, "migrations"),
-        total.migrations,
-    );
-    f.same(
-        &at,
-        "cost.failovers",
-        field(c, "failovers"),
-        total.failovers,
-    );
-    f.same(
-        &at,
-        "cost.replacements",
-        field(c, "replacements"),
-        total.replacements,
-    );
-    f.near(
-        &at,
-        "cost.seconds",
-        c["seconds"].as_f64().unwrap_or(f64::NAN),
+    let totals = Totals {
+        cost: total,
         seconds,
-        1e-9 * (1.0 + seconds),
-    );
+        moves: moves.len(),
+        sets: sets.len(),
+    };
+    f.count("plans");
+    check_totals(f, at, "cost", &doc["cost"], &totals);
+    (totals, steps)
+}
+
+fn one(f: &mut Findings, case: &Case, group: &str, rates: GivenRates) {
+    let file = case.path.to_str().expect("a path");
+    let mut args = vec!["-t", file, "-G", group];
+    let (given, resync, migration) = rates_of(rates);
+    args.extend(given);
+    let at = format!("hailstone-balance {}", args.join(" "));
+    let text = run("hailstone-balance", &[&args[..], &["-C"]].concat());
+    if text.refused() {
+        f.count("refused");
+        return;
+    }
+    let json = run("hailstone-balance", &[&args[..], &["--json"]].concat());
+    let Ok(doc) = serde_json::from_str::<Value>(&json.stdout) else {
+        f.fault(&at, format!("no JSON document: {}", json.stderr));
+        return;
+    };
+    if doc["status"] == "empty" {
+        f.count("empty");
+        return;
+    }
+    f.count("runs");
+    let input = plan::parse(&case.text);
+    let (_, steps) = check_plan(f, &at, &input, &text.stdout, &doc, (resync, migration));
     let initial = doc["score"]["initial"].as_f64().unwrap_or(f64::NAN);
-    let printed = c["knee"]["steps"].as_u64().map(|k| k as usize);
+    let printed = doc["cost"]["knee"]["steps"].as_u64().map(|k| k as usize);
     let want = knee(initial, &steps);
     if want.is_some() {
         f.count("knees");
     }
     f.same(&at, "cost.knee.steps", printed, want);
+}
+
+/// The explanation's `cost` (`--explain-format=json`, on stderr) against
+/// the recomputed totals.
+fn check_explained(f: &mut Findings, at: &str, stderr: &str, t: &Totals) {
+    let Some(e) = stderr.lines().find_map(|l| {
+        serde_json::from_str::<Value>(l)
+            .ok()
+            .filter(Value::is_object)
+    }) else {
+        f.fault(at, format!("no JSON explanation: {stderr}"));
+        return;
+    };
+    f.count("explained");
+    check_totals(f, at, "explanation's cost", &e["cost"], t);
+}
+
+/// One `hailstone-squeeze` run with `args`: its moves' costs and the
+/// plan's, in `--json` and `--explain`, from `-C`'s commands.
+fn squeeze_one(f: &mut Findings, case: &Case, extra: &[&str], rates: GivenRates) {
+    let file = case.path.to_str().expect("a path");
+    let mut args = vec!["-t", file];
+    args.extend(extra);
+    let (given, resync, migration) = rates_of(rates);
+    args.extend(given);
+    let at = format!("hailstone-squeeze {}", args.join(" "));
+    let text = run("hailstone-squeeze", &[&args[..], &["-C"]].concat());
+    if text.refused() {
+        f.count("refused");
+        return;
+    }
+    let json = run("hailstone-squeeze", &[&args[..], &["--json"]].concat());
+    let Ok(doc) = serde_json::from_str::<Value>(&json.stdout) else {
+        f.fault(&at, format!("no JSON document: {}", json.stderr));
+        return;
+    };
+    f.count("runs");
+    let input = plan::parse(&case.text);
+    let (totals, _) = check_plan(f, &at, &input, &text.stdout, &doc, (resync, migration));
+    let explained = run(
+        "hailstone-squeeze",
+        &[&args[..], &["--explain", "--explain-format=json"]].concat(),
+    );
+    check_explained(f, &at, &explained.stderr, &totals);
+}
+
+/// Every squeezing plan's cost, at hsqueeze's reserves and at lower ones
+/// (more nodes powered off, more moves).
+#[test]
+fn squeeze_costs_are_the_recomputed_ones() {
+    super::over_corpus(
+        "hailstone-squeeze cost",
+        &[
+            ("cases", 18),
+            ("plans", 30),
+            ("moves", 30),
+            ("explained", 30),
+        ],
+        |f, _, case, k| {
+            squeeze_one(f, case, &[], rates_for(k));
+            squeeze_one(
+                f,
+                case,
+                &["--minimal-resources=0.5", "--target-resources=1"],
+                rates_for(k + 1),
+            );
+        },
+    );
+}
+
+/// One `hailstone-groups` operation: its moves' costs and the plan's, in
+/// `--json` and `--explain`, from `-C`'s commands.
+fn groups_one(f: &mut Findings, case: &Case, op: &[&str], rates: GivenRates) {
+    let file = case.path.to_str().expect("a path");
+    let mut args = op.to_vec();
+    args.extend(["-t", file]);
+    let (given, resync, migration) = rates_of(rates);
+    args.extend(given);
+    let at = format!("hailstone-groups {}", args.join(" "));
+    let text = run("hailstone-groups", &[&args[..], &["-C"]].concat());
+    if text.refused() {
+        f.count("refused");
+        return;
+    }
+    let json = run("hailstone-groups", &[&args[..], &["--json"]].concat());
+    let Ok(doc) = serde_json::from_str::<Value>(&json.stdout) else {
+        f.fault(&at, format!("no JSON document: {}", json.stderr));
+        return;
+    };
+    f.count("runs");
+    let input = plan::parse(&case.text);
+    let (totals, _) = check_plan(f, &at, &input, &text.stdout, &doc, (resync, migration));
+    let explained = run(
+        "hailstone-groups",
+        &[&args[..], &["--explain", "--explain-format=json"]].concat(),
+    );
+    check_explained(f, &at, &explained.stderr, &totals);
+}
+
+/// Every plan of `hailstone-groups` (repair, compress --evacuate,
+/// balance); check plans nothing: its `cost` is null.
+#[test]
+fn groups_costs_are_the_recomputed_ones() {
+    super::over_corpus(
+        "hailstone-groups cost",
+        &[
+            ("cases", 18),
+            ("plans", 40),
+            ("moves", 20),
+            ("explained", 40),
+        ],
+        |f, _, case, k| {
+            for op in [&["repair"][..], &["compress", "--evacuate"], &["balance"]] {
+                groups_one(f, case, op, rates_for(k));
+            }
+            let file = case.path.to_str().expect("a path");
+            let json = run("hailstone-groups", &["check", "-t", file, "--json"]);
+            if let Ok(doc) = serde_json::from_str::<Value>(&json.stdout) {
+                f.same(
+                    case.name.as_str(),
+                    "check's cost",
+                    doc["cost"].is_null(),
+                    true,
+                );
+            }
+        },
+    );
 }
 
 /// Every balancing plan's cost, at Ganeti's default rates and at others.
@@ -251,13 +448,7 @@ fn balance_costs_are_the_recomputed_ones() {
         let c = plan::parse(&case.text);
         for group in c.groups.keys() {
             if c.nodes.values().any(|n| n.group == c.groups[group]) {
-                let rates = (k % 3 == 0).then_some((
-                    "--resync-rate=1g",
-                    "--migration-bandwidth=100",
-                    1024.0,
-                    100.0,
-                ));
-                one(&mut f, case, group, rates);
+                one(&mut f, case, group, rates_for(k));
             }
         }
     }

@@ -21,6 +21,7 @@ mod balance;
 mod check;
 mod components;
 mod cost;
+mod evacuation_cost;
 mod explain;
 mod ganeti;
 mod groups;
@@ -130,6 +131,7 @@ impl Run {
 /// Runs `program` (`hailstone-balance`, ...) with `args`.
 pub fn run(program: &str, args: &[&str]) -> Run {
     let bin = match program {
+        "hailstone" => env!("CARGO_BIN_EXE_hailstone"),
         "hailstone-balance" => env!("CARGO_BIN_EXE_hailstone-balance"),
         "hailstone-squeeze" => env!("CARGO_BIN_EXE_hailstone-squeeze"),
         "hailstone-groups" => env!("CARGO_BIN_EXE_hailstone-groups"),

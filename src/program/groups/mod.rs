@@ -11,7 +11,9 @@
 //!
 //! A plan comes out as step lines on stdout, its `gnt-instance` commands
 //! with `-C` (hbal's job sets and script) and the cluster after it with
-//! `-S` (Ganeti's data file format, so that `hcheck -t` can judge it).
+//! `-S` (Ganeti's data file format, so that `hcheck -t` can judge it);
+//! what the plan costs ([`crate::model::cost`]) in `--json`, `--explain`,
+//! `--report`, and with `--print-cost` in the text.
 //! Reasons (why a group is unhealthy, why an instance found no group) are
 //! part of the report; `--explain` adds every group search's account.
 
@@ -23,6 +25,7 @@ use std::ffi::OsString;
 use std::io::Write;
 
 use crate::explain::stopped::Stopped;
+use crate::model::cost::{MoveCost, PlanCost};
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::{find_group, Cluster, NameMatch};
@@ -38,6 +41,7 @@ use crate::search::groups::{self, Relocation};
 use crate::search::state::State;
 use crate::write::balance as texts;
 use crate::write::groups as report;
+use crate::write::json::Json;
 use crate::write::text;
 use options::{Invocation, Operation, Options, PROGRAM};
 
@@ -200,6 +204,20 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         report::Detail::Compress(c) => o.evacuate && c.chosen.is_none(),
         _ => false,
     };
+    // What the plan costs, for the operations that plan (check and a
+    // compression report plan nothing).
+    let planning = match invocation.operation {
+        Operation::Check => false,
+        Operation::Compress => o.evacuate,
+        Operation::Repair | Operation::Balance => true,
+    };
+    let no_jobs = Vec::new();
+    let jobs = plan.as_ref().map_or(&no_jobs, |p| &p.jobs);
+    let cost = planning.then(|| plan::jobs_cost(jobs, o.rates));
+    let job_costs = plan::job_costs(jobs);
+    if let (Some(c), true) = (&cost, o.print_cost) {
+        tee.write_all(crate::write::cost::text(c).as_bytes())?;
+    }
     let said = String::from_utf8_lossy(tee.copy.as_deref().unwrap_or_default()).into_owned();
     let out: &mut dyn Write = tee.out;
     if let Some(plan) = &plan {
@@ -218,7 +236,8 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         }
     }
     if let Some(to) = &o.explain {
-        let text = crate::explain::groups::explain(&ctx, &detail, &stops, o.explain_format);
+        let text =
+            crate::explain::groups::explain(&ctx, &detail, &stops, cost.as_ref(), o.explain_format);
         exit::write_explanation(to, &text, err)?;
     }
     out.flush()?;
@@ -232,17 +251,24 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
             said: &said,
             healthy: matches!(detail, report::Detail::Check(_)).then_some(!unhealthy),
             plan: plan.as_ref(),
+            cost: cost.as_ref().map(|c| (c, job_costs.as_slice())),
         });
         (path, page)
     });
     if o.json {
         let sets = plan.as_ref().map(|p| split_jobs(&p.jobs));
-        let sets: Vec<Vec<(&str, &[String])>> = sets
+        let sets: Vec<Vec<(&str, &[String], Json)>> = sets
             .iter()
             .flatten()
             .map(|set| {
                 set.iter()
-                    .map(|j| (j.instance.as_str(), j.commands.as_slice()))
+                    .map(|j| {
+                        (
+                            j.instance.as_str(),
+                            j.commands.as_slice(),
+                            crate::write::cost::move_json(&j.cost, o.rates),
+                        )
+                    })
                     .collect()
             })
             .collect();
@@ -253,6 +279,8 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
             !unhealthy,
             report::report_json(&ctx, &detail),
             &sets,
+            cost.as_ref()
+                .map_or(Json::Null, crate::write::cost::plan_json),
         );
         stdout.write_all(document.line().as_bytes())?;
         stdout.flush()?;
@@ -298,6 +326,9 @@ struct Run<'a> {
     said: &'a str,
     healthy: Option<bool>,
     plan: Option<&'a Plan>,
+    /// What the plan costs, each move's instance and cost (the operations
+    /// that plan).
+    cost: Option<(&'a PlanCost, &'a [(String, MoveCost)])>,
 }
 
 /// `--report`'s page: every group with nodes before and after the plan.
@@ -382,6 +413,7 @@ fn write_page(r: &Run<'_>) -> String {
         healthy: r.healthy,
         groups,
         moves,
+        cost: r.cost,
     })
 }
 

@@ -57,6 +57,9 @@ pub const COMMAND_LINE: Program = Program {
         take_own(Opt::HelpCompletion),
         take_own(Opt::GanetiVersion),
         take_own(Opt::Json),
+        take_own(Opt::PrintCost),
+        take_own(Opt::ResyncRate),
+        take_own(Opt::MigrationBandwidth),
     ],
     arguments: "choices=check,repair,compress,balance 1 1\n",
     flag_values: true,
@@ -70,6 +73,7 @@ pub const COMMAND_LINE: Program = Program {
             "compress: which groups could be emptied into the others; with --evacuate, the plan that empties the one freeing the most.",
             "balance: every group's score, and the worst group that can improve balanced as hailstone-balance would (-G chooses the group).",
             "-C prints the plan's gnt-instance commands; -S FILE saves the cluster before (FILE.original) and after the plan (FILE.repaired, FILE.compressed, FILE.balanced) for hailstone-check -t. --json prints one JSON document instead of the text.",
+            "repair, compress --evacuate and balance say what their plan costs in --json, --explain and --report, and with --print-cost in the text, after the report and before the commands: the disk data its replacements resync, the memory its live migrations copy, their counts, the job sets and an estimated time at --resync-rate and --migration-bandwidth. check and compress without --evacuate plan nothing (their cost is null).",
         ],
         exit_status: &[
             (ExitStatus::Done, "the report or plan was printed; for check, every group is healthy; for repair, every unhealthy group was repaired; for compress --evacuate, a group can be emptied"),

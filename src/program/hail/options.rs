@@ -51,6 +51,8 @@ pub const COMMAND_LINE: Program = Program {
         take_own(Opt::ExplainFormat),
         take_own(Opt::ExplainKeep),
         take_own(Opt::InterGroupEvacuation),
+        take_own(Opt::ResyncRate),
+        take_own(Opt::MigrationBandwidth),
         take(Opt::Version),
         take(Opt::Help),
         take(Opt::HelpCompletion),
@@ -63,11 +65,12 @@ pub const COMMAND_LINE: Program = Program {
             "Ganeti runs it as 'hailstone INPUT [--key=value...]' while it holds the node locks. INPUT is the iallocator request (a JSON file, or - for stdin); the answer is one JSON line on stdout, also when no node fits (\"success\": false, with the reason in \"info\"). Make it the cluster's allocator with gnt-cluster modify --default-iallocator=hailstone, or name it for one command with --iallocator=hailstone.",
             "The cluster's iallocator parameters (gnt-cluster modify --default-iallocator-params=KEY=VALUE,...) arrive as --KEY=VALUE options; every switch also takes =yes, =no, =true or =false (--ignore-soft-errors=yes).",
             "-t FILE answers on the cluster of a data file instead of the request's, --simulate on empty node groups; -p prints the node table before and after on stderr, -S FILE saves the cluster before and after (FILE.pre-ialloc, FILE.post-ialloc). --explain[=PATH] says why each group, node and pair was refused or chosen, and what would change the answer.",
+            "For the answers that move existing instances (relocate, node-evacuate, change-group), --explain also says what their jobs cost: the disk data each new secondary resyncs, the memory each live migration copies, their counts, and an estimated time at --resync-rate and --migration-bandwidth (Ganeti's defaults; as iallocator parameters, resync-rate=RATE). Ganeti submits an evacuation's jobs together: the estimate is the longest job, the shortest the evacuation can take.",
         ],
         exit_status: &[
             (ExitStatus::Done, "an answer was printed (a success, or Ganeti's \"success\": false saying why nothing fits)"),
             (ExitStatus::Failed, "the request or a data file is wrong (the error names where, nothing on stdout) or a -S file cannot be written; also, as hail exits, no input file or more than one, or a bad value of one of hail's options (a bad value of an option only hailstone has is a usage error)"),
-            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --explain-format, --explain-keep, --ganeti-version or --n1-rule"),
+            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --explain-format, --explain-keep, --ganeti-version, --n1-rule, --resync-rate or --migration-bandwidth"),
         ],
         examples: &[
             ("hailstone request.json", "answer a request as Ganeti asks it"),
@@ -120,7 +123,7 @@ mod tests {
     use super::*;
 
     /// The option table of the help text, as hail prints it, plus hailstone's
-    /// `--ganeti-version`, `--n1-rule` and `--explain` lines.
+    /// `--ganeti-version`, `--n1-rule`, `--explain` and the cost's rates.
     const TABLE: &str = "  -p[FIELDS]  --print-nodes[=FIELDS]             print the node table before and after, on stderr (FIELDS: the columns, comma-separated; +FIELD,... adds to the default ones)
   -S FILE     --save=FILE                        save the cluster before (FILE.pre-ialloc) and after the answer (FILE.post-ialloc) as data files
   -t FILE     --text-data=FILE                   the cluster data FILE
@@ -139,6 +142,8 @@ mod tests {
               --explain-format=FORMAT            format of the explanation: text (default) or json
               --explain-keep=N                   with --explain=DIRECTORY, keep the newest N explanations there and remove older ones (0: keep all) [1000]
               --inter-group-evacuation           node-evacuate: move an instance that fits nowhere in its own group to another group sharing its storage pool (Ganeti runs the jobs of a group change)
+              --resync-rate=RATE                 the DRBD resync rate the plan's time is estimated at, per second (MiB, or with a unit: m, g binary, M, G decimal) [60: Ganeti's resync-rate default, 61440 KiB/s]
+              --migration-bandwidth=RATE         the live-migration bandwidth the plan's time is estimated at, per second (MiB, or with a unit) [32: Ganeti's KVM migration_bandwidth default]
   -V          --version                          show the version of the program
   -h          --help                             show help
               --help-completion                  show completion info
@@ -232,6 +237,8 @@ mod tests {
 --explain-format choices=text,json
 --explain-keep integer
 --inter-group-evacuation none
+--resync-rate string
+--migration-bandwidth string
 -V,--version none
 -h,--help none
 --help-completion none

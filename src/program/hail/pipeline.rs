@@ -352,6 +352,7 @@ fn search(
             explain::Recorder::new(&cluster),
             explain::subject(&cluster, &request),
             request.type_name(),
+            explain::cost::Basis::new(&cluster, &request),
         )
     });
     let (response, fin) = request::run(
@@ -366,9 +367,10 @@ fn search(
     )
     .map_err(Failure::Run)?;
     let answer = crate::write::iallocator::answer(&response);
-    if let Some((recorded, subject, request_type)) = recorder {
+    if let Some((recorded, subject, request_type, basis)) = recorder {
         let mut e = explain::explanation(request_type, &answer, recorded);
         e.score_terms = options.verbose > 1;
+        e.cost = basis.and_then(|b| b.cost(&response, options.rates));
         out.explanation = Some(Ok(Explained {
             text: explain::render::render(&e, options.explain_format),
             subject,

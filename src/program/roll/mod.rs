@@ -12,6 +12,7 @@
 //! instances are planned to migrate away like the others). `-X` carries
 //! the groups out ([`exec`]).
 
+mod cost;
 mod exec;
 pub mod options;
 
@@ -19,6 +20,7 @@ use std::ffi::OsString;
 use std::io::Write;
 
 use crate::haskell::show::show_string_list;
+use crate::model::cost::PlanCost;
 use crate::program::balance::load;
 use crate::program::cli::suggest;
 use crate::program::exit::{self, stop, Stop};
@@ -229,6 +231,9 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
         &ordered[..]
     };
     let mut documents = Vec::new();
+    // What the groups' jobs cost (as -X would submit them), when asked.
+    let costed = o.json || o.print_cost;
+    let mut group_sets = Vec::new();
     for (g, c) in shown {
         let names: Vec<&str> = g
             .iter()
@@ -240,16 +245,35 @@ fn plan_text(o: &Options, out: &mut dyn Write, err: &mut dyn Write) -> Result<Js
             Vec::new()
         };
         out.write_all(texts::group(&names, &moves, shown_groups, printed).as_bytes())?;
-        documents.push(texts::group_document(&names, &moves));
+        let document = texts::group_document(&names, &moves);
+        if costed {
+            let sets = cost::group_sets(&conf, c, g, maintenance(o));
+            let json = sets.as_ref().map_or(Json::Null, |sets| {
+                crate::write::cost::plan_json(&PlanCost::of_sets(sets, o.rates))
+            });
+            documents.push(crate::write::cost::with_cost(document, json));
+            group_sets.push(sets);
+        } else {
+            documents.push(document);
+        }
+    }
+    let total = cost::total(&group_sets, o.rates);
+    if o.print_cost {
+        out.write_all(crate::write::cost::text(&total).as_bytes())?;
+        for (k, _) in group_sets.iter().enumerate().filter(|(_, s)| s.is_none()) {
+            writeln!(
+                out,
+                "  reboot group {} cannot be carried out safely (-X refuses it): not counted",
+                k + 1
+            )?;
+        }
     }
     if o.exec {
         exec::carry_out(o, &conf, shown, out, err)?;
     }
     out.flush()?;
-    Ok(texts::document(
-        PROGRAM,
-        o.load.ganeti,
-        shown_groups,
-        documents,
+    Ok(crate::write::cost::with_cost(
+        texts::document(PROGRAM, o.load.ganeti, shown_groups, documents),
+        crate::write::cost::plan_json(&total),
     ))
 }

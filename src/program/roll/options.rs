@@ -46,6 +46,9 @@ pub const COMMAND_LINE: Program = Program {
         take_own(Opt::Priority),
         take_own(Opt::GanetiVersion),
         take_own(Opt::Json),
+        take_own(Opt::PrintCost),
+        take_own(Opt::ResyncRate),
+        take_own(Opt::MigrationBandwidth),
     ],
     arguments: "",
     flag_values: false,
@@ -54,11 +57,12 @@ pub const COMMAND_LINE: Program = Program {
         description: &[
             "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or RAPI (-m) or an iallocator request (-I) and prints the groups of nodes that can be rebooted together (no two nodes of a group hold the two halves of a drbd instance, or primaries of instances sharing a secondary), largest first and the master last, each split so that its non-redundant instances can move to other nodes of their group; --full-evacuation also migrates the drbd instances away and replaces the secondaries, --print-moves prints the moves, --one-step-only only the first group. Choose the nodes with --node-tags, -G, --skip-non-redundant; --offline-maintenance pretends every instance is off. --json prints one JSON document instead of the text.",
             "With -L, -X carries the groups out one after the other: evacuates the nodes of their running instances, reboots them with --reboot-command (or waits for the operator), waits until Ganeti reaches them, resynchronises the drbd disks and brings every instance back; it never reboots the master node.",
+            "--print-cost adds, after the groups, what carrying them out costs (--json gives it per group and in all): the jobs -X submits for each group, its evacuation and then its return, each a job set, with the memory their live migrations copy, the disk data their new secondaries resync and gnt-instance move copies, and an estimated time at --resync-rate and --migration-bandwidth. The resync after a reboot copies only what was written meanwhile, which no input says: it is not counted. A group -X would refuse has no cost.",
         ],
         exit_status: &[
             (ExitStatus::Done, "the reboot groups were printed, or carried out with -X"),
             (ExitStatus::Failed, "bad input, groups that cannot be cleared, or with -X a job or reboot that failed (what is left to do is said on stderr); also, as hroller exits, arguments given to it or a bad value of one of hroller's options (a bad value of an option only hailstone has is a usage error)"),
-            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --priority or --ganeti-version"),
+            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --priority, --ganeti-version, --resync-rate or --migration-bandwidth"),
         ],
         examples: &[
             ("hailstone-roll -L --full-evacuation --print-moves", "the reboot groups of the local cluster, with every instance moved away first"),
@@ -82,7 +86,7 @@ mod tests {
     fn help_rows_are_hrollers() {
         let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
-        assert_eq!(rows.len(), 29);
+        assert_eq!(rows.len(), 32);
         assert_eq!(
             rows[5],
             "              --offline-maintenance       plan reboots for offline maintenance: take every instance as shut down, so no instance needs to move"

@@ -11,6 +11,7 @@ use std::io::Write;
 
 use crate::explain;
 use crate::haskell::show::show_double;
+use crate::model::cost::PlanCost;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::Cluster;
@@ -293,14 +294,23 @@ fn plan_text(
         }
         Decision::NoAction => Vec::new(),
     };
+    // The moves' jobs and what they cost (the power and tag jobs copy
+    // nothing and are left out).
+    let moves = match &decision {
+        Decision::Online { trial, .. } | Decision::Offline { trial, .. } => {
+            move_jobs(&cluster, trial, &names)
+        }
+        Decision::NoAction => Vec::new(),
+    };
+    let cost = plan::jobs_cost(&moves, o.rates);
     if let Some(to) = &o.explain {
         let text = explain::squeeze::render(
             &cluster,
             &decision,
             &why,
             &cautions,
-            o.minimal_resources,
-            o.target_resources,
+            (o.minimal_resources, o.target_resources),
+            &cost,
             o.explain_format,
         );
         exit::write_explanation(to, &text, err)?;
@@ -346,6 +356,7 @@ fn plan_text(
                     node_name: &node_name,
                     components: (&ini_components, &fin_components),
                 },
+                cost: (&cost, &plan::job_costs(&moves)),
             });
         exit::write_own_file("report", path, &page)
     };
@@ -360,7 +371,7 @@ fn plan_text(
             if o.verbose > 1 && !enough {
                 out.write_all(texts::NOT_ENOUGH.as_bytes())?;
             }
-            let moves = move_jobs(&cluster, &trial, &names);
+            print_cost(o, &cost, out)?;
             let cmds =
                 texts::online_commands(&aliases(&nodes), &commands_text(&split_jobs(&moves)));
             save_commands(o, out, &cmds)?;
@@ -378,6 +389,7 @@ fn plan_text(
         }
         Decision::NoAction => {
             out.write_all(texts::decision(heading(o, "No action"), &[]).as_bytes())?;
+            print_cost(o, &cost, out)?;
             save_commands(o, out, texts::NOTHING_TO_DO)?;
             report("no-action", &[], None)?;
             save_final(o, out, err, "after hsqueeze doing nothing", || {
@@ -388,7 +400,7 @@ fn plan_text(
         Decision::Offline { nodes, trial } => {
             let heading = texts::decision(heading(o, "Nodes to offline"), &full_names(&nodes));
             out.write_all(heading.as_bytes())?;
-            let moves = move_jobs(&cluster, &trial, &names);
+            print_cost(o, &cost, out)?;
             let cmds =
                 texts::offline_commands(&aliases(&nodes), &commands_text(&split_jobs(&moves)));
             save_commands(o, out, &cmds)?;
@@ -406,5 +418,16 @@ fn plan_text(
         }
     };
     out.flush()?;
-    Ok(result)
+    Ok(crate::write::cost::with_cost(
+        result,
+        crate::write::cost::plan_json(&cost),
+    ))
+}
+
+/// `--print-cost`: what the plan's moves cost, before the commands.
+fn print_cost(o: &Options, cost: &PlanCost, out: &mut dyn Write) -> Result<(), Stop> {
+    if o.print_cost {
+        out.write_all(crate::write::cost::text(cost).as_bytes())?;
+    }
+    Ok(())
 }

@@ -1,7 +1,8 @@
 //! hsqueeze's command line for `hailstone-squeeze`: hsqueeze's options in
 //! hsqueeze's order (the options themselves are
 //! [`crate::program::cli`]'s), plus `-I` (an iallocator request as the
-//! cluster, as hbal has it), `--explain` and `--explain-format`; no
+//! cluster, as hbal has it), `--explain`, `--explain-format`, `--report`,
+//! `--print-cost`, `--resync-rate` and `--migration-bandwidth`; no
 //! arguments.
 //!
 //! `-L[SOCKET]` reads a live cluster over Luxi
@@ -46,8 +47,11 @@ pub const COMMAND_LINE: Program = Program {
         take_own(Opt::Json),
         take_own_as(
             Opt::Report,
-            "also write the plan as a self-contained HTML page to FILE: the nodes to power off or on, each node's memory, disk, vCPUs and spindles before and after, the score's components and the moves (the normal output is unchanged)",
+            "also write the plan as a self-contained HTML page to FILE: the nodes to power off or on, each node's memory, disk, vCPUs and spindles before and after, the score's components, the moves and what they cost (the normal output is unchanged)",
         ),
+        take_own(Opt::PrintCost),
+        take_own(Opt::ResyncRate),
+        take_own(Opt::MigrationBandwidth),
     ],
     arguments: "",
     flag_values: false,
@@ -55,7 +59,8 @@ pub const COMMAND_LINE: Program = Program {
         summary: "power Ganeti nodes off and on as hsqueeze 3.0.2 does",
         description: &[
             "Reads the cluster from a Ganeti cluster data file (-t), a live cluster over Luxi (-L) or an iallocator request (-I). When every node keeps at least --target-resources standard instances free after moving the instances of some nodes away, it prints those nodes to power off; when a node has less than --minimal-resources free, it prints the standby nodes (offline, tagged htools:standby:...) to power on. -C prints the commands (the moves, the tags, the power commands), -X carries them out (with -L).",
-            "--json prints one JSON document instead of the text: the decision, the nodes and the moves with their commands.",
+            "--json prints one JSON document instead of the text: the decision, the nodes and the moves with their commands and what each costs, and the plan's cost.",
+            "--print-cost adds what the moves cost before the commands: the disk data their replacements resync, the memory their live migrations copy, their counts, their job sets and an estimated time at --resync-rate and --migration-bandwidth (--json, --explain and --report always carry it). Powering nodes off or on and tagging them copy nothing and are left out of the time.",
             "On a cluster of several groups the plan, as hsqueeze's, balances all nodes as one group: a move may take an instance into a group whose instance policy Ganeti then refuses it by (its disk template or specs; -X stops at that job), or leave it with its primary and secondary in different groups; a node that only holds forthcoming instances looks empty and may be powered off. --explain and --json name each such caution; the plan is left as hsqueeze makes it.",
         ],
         exit_status: &[
@@ -85,12 +90,13 @@ mod tests {
     }
 
     /// The option rows of the help text are hsqueeze 3.0.2's, line for
-    /// line, with `-I`, `--explain`, `--explain-format` and `--report` added.
+    /// line, with `-I`, `--explain`, `--explain-format`, `--report` and the
+    /// cost's options added.
     #[test]
     fn help_rows_are_hsqueezes() {
         let text = COMMAND_LINE.usage();
         let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
-        assert_eq!(rows.len(), 19);
+        assert_eq!(rows.len(), 22);
         assert_eq!(
             rows[4],
             "              --minimal-resources=FACTOR  bring standby nodes online when some online node could not host one more instance of FACTOR times the policy's standard spec (memory, CPUs, spindles) [2.0]"

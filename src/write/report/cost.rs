@@ -1,6 +1,10 @@
 //! A plan's cost on a report page ([`crate::model::cost`]): the totals,
 //! the chart of the score against the disk data copied along the plan
-//! with its knee marked, and each move's cost.
+//! with its knee marked, and each move's cost ([`section`],
+//! hailstone-balance's); the totals and each job's cost without the
+//! chart ([`jobs_section`]) for the plans that are not cut by `-l`
+//! (squeeze, the groups' operations, roll's evacuations), with the reason
+//! they have no knee.
 
 use std::fmt::Write;
 
@@ -22,12 +26,10 @@ pub struct CostView<'a> {
 /// The chart's CSS (in the section: only pages with a cost carry it).
 const CSS: &str = ".curve{fill:none;stroke:#3a86ff;stroke-width:1.5}.curvept{fill:#3a86ff}.knee{fill:#d90429}.axis{stroke:#888}.chord{stroke:#bbb;stroke-dasharray:4 3}.lbl{font-size:11px;fill:#444}";
 
-/// The section's HTML.
-pub fn section(v: &CostView<'_>) -> String {
-    let c = v.cost;
+/// The totals table and the note on the rates.
+fn totals(c: &PlanCost) -> String {
     let t = &c.total;
-    let mut out = format!("<style>{CSS}</style>");
-    out += &table(
+    let mut out = table(
         "class=\"cost\"",
         &[("what", false), ("total", true)],
         &[
@@ -49,6 +51,55 @@ pub fn section(v: &CostView<'_>) -> String {
         "<p class=\"note\">Time estimated with {}; the job sets one after another, the jobs of a set side by side.</p>",
         escape(&rates(c.rates))
     );
+    out
+}
+
+/// A plan's cost without a chart: the totals, `note` (why the plan has
+/// no knee), and each job's cost with what it is (`jobs`: a label, an
+/// instance's name, and the cost), in the plan's order.
+pub fn jobs_section(c: &PlanCost, note: &str, jobs: &[(String, MoveCost)]) -> String {
+    let mut out = totals(c);
+    let _ = write!(out, "<p class=\"note\">{}</p>", escape(note));
+    if jobs.is_empty() {
+        return out;
+    }
+    let mut copied = 0i64;
+    let rows: Vec<Vec<String>> = jobs
+        .iter()
+        .enumerate()
+        .map(|(k, (what, m))| {
+            copied = copied.saturating_add(m.disk);
+            vec![
+                (k + 1).to_string(),
+                what.clone(),
+                size(m.disk),
+                size(m.memory),
+                duration(m.seconds(c.rates)),
+                size(copied),
+            ]
+        })
+        .collect();
+    out.push_str(&table(
+        "class=\"move-costs\"",
+        &[
+            ("job", true),
+            ("instance", false),
+            ("disk copied", true),
+            ("memory migrated", true),
+            ("time", true),
+            ("disk copied so far", true),
+        ],
+        &rows,
+    ));
+    out
+}
+
+/// The section's HTML.
+pub fn section(v: &CostView<'_>) -> String {
+    let c = v.cost;
+    let t = &c.total;
+    let mut out = format!("<style>{CSS}</style>");
+    out += &totals(c);
     if v.steps.is_empty() {
         return out;
     }

@@ -4,8 +4,9 @@
 //! as printed (the storage partitions, each group's health and why, the
 //! repairs, the compression trials or the group scores), each node
 //! group's nodes, instances and score before and after the plan, the
-//! plan's moves, and each group's nodes before and after (as they are,
-//! without a plan).
+//! plan's moves and what they cost (repair, compress --evacuate,
+//! balance: the data they copy, their estimated time), and each group's
+//! nodes before and after (as they are, without a plan).
 
 use crate::model::node::Node;
 use crate::model::TagTable;
@@ -59,7 +60,16 @@ pub struct GroupsReport<'a> {
     pub healthy: Option<bool>,
     pub groups: Vec<GroupView<'a>>,
     pub moves: Vec<Move>,
+    /// For the operations that plan (repair, compress --evacuate,
+    /// balance): the plan's cost, each move's instance and cost.
+    pub cost: Option<(
+        &'a crate::model::cost::PlanCost,
+        &'a [(String, crate::model::cost::MoveCost)],
+    )>,
 }
+
+/// Why a groups plan has no knee, on its cost section.
+pub const NO_KNEE: &str = "No knee: a repair or an evacuation is carried out whole (every move is needed for its group's health or to empty the group), and hailstone-groups balance has no -l to stop the balancing early.";
 
 /// The page.
 pub fn page(r: &GroupsReport<'_>) -> String {
@@ -145,6 +155,19 @@ pub fn page(r: &GroupsReport<'_>) -> String {
                 &rows,
             ),
         );
+    }
+    if let Some((cost, jobs)) = r.cost {
+        page.fact(
+            "disk-copied",
+            "disk data copied",
+            crate::write::cost::size(cost.total.disk),
+        );
+        page.fact(
+            "estimated-time",
+            "estimated time",
+            crate::write::cost::duration(cost.seconds),
+        );
+        page.section("Cost", super::cost::jobs_section(cost, NO_KNEE, jobs));
     }
     for g in &r.groups {
         let html = match &g.after {

@@ -1,8 +1,9 @@
 //! `hailstone-squeeze --report`: the decision in a sentence or two (the
 //! nodes to power off or on, the moves, the score, the nodes failing
 //! N+1), the nodes to power off (or on), the cluster's nodes before and
-//! after the switch and its balancing, the score's components, and the
-//! moves that empty the nodes.
+//! after the switch and its balancing, the score's components, the
+//! moves that empty the nodes, and what they cost (the data they copy,
+//! their estimated time).
 
 use crate::haskell::show::show_double;
 
@@ -26,7 +27,15 @@ pub struct SqueezeReport<'a> {
     /// What the plan does that Ganeti refuses or that breaks what it
     /// keeps, in words (`--explain`'s cautions; hsqueeze plans the same).
     pub cautions: &'a [String],
+    /// What the moves cost: the plan's cost, each move's instance and cost.
+    pub cost: (
+        &'a crate::model::cost::PlanCost,
+        &'a [(String, crate::model::cost::MoveCost)],
+    ),
 }
+
+/// Why a squeezing plan has no knee, on its cost section.
+pub const NO_KNEE: &str = "No knee: the plan's moves empty the nodes to power off (or fill the nodes powered on) and are carried out whole, there is no -l to stop them early. Powering nodes off or on and tagging them copy nothing and are not in the time.";
 
 /// The page.
 pub fn page(r: &SqueezeReport<'_>) -> String {
@@ -103,5 +112,17 @@ pub fn page(r: &SqueezeReport<'_>) -> String {
     }
     page.fact("cautions", "cautions", r.cautions.len().to_string());
     plan.sections(&mut page, "cluster");
+    let (cost, jobs) = r.cost;
+    page.fact(
+        "disk-copied",
+        "disk data copied",
+        crate::write::cost::size(cost.total.disk),
+    );
+    page.fact(
+        "estimated-time",
+        "estimated time",
+        crate::write::cost::duration(cost.seconds),
+    );
+    page.section("Cost", super::cost::jobs_section(cost, NO_KNEE, jobs));
     page.finish()
 }
