@@ -27,5 +27,6 @@ pub mod program;
 pub mod read;
 pub(crate) mod score;
 pub(crate) mod search;
+pub mod shell;
 pub mod threads;
 pub(crate) mod write;
