@@ -15,7 +15,7 @@
 //! config read from its standard input (`curl -q -K -`), never on its
 //! command line, so a password in the address does not show in the process
 //! list; messages name URLs without it ([`redacted`]). This is I/O, so it
-//! lives in `program`; the bodies are read by `read::live::rapi`.
+//! lives in the shell; the bodies are read by `read::live::rapi`.
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};

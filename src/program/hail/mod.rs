@@ -4,7 +4,7 @@
 //! pure core (bytes in; the answer, the notes, the `-S` files and the
 //! explanation out, as values). [`main`] is its shell, run by `main.rs`
 //! through [`crate::shell::exit`] as every program is: it reads the
-//! request (a file, mapped, or stdin), the `-t` file, fetches `--mond`'s
+//! request ([`input`]: a file, mapped, or stdin), the `-t` file, fetches `--mond`'s
 //! reports, calls the core, then writes the `-S` files and the
 //! explanation and prints. The fuzz targets and tests call the core.
 
