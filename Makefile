@@ -91,7 +91,7 @@ fuzz: ## Fuzz every target for FUZZ_SECONDS each (default 60; FUZZ_TARGETS=... t
 miri: ## Run the unit tests of the modules with unsafe code (the JSON scans' SSE2 loads, the reading thread's processor calls) under Miri, on the nightly toolchain (installed with rustup when missing; about 4 minutes).
 	rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 	rustup +nightly component list --installed | grep -q '^miri' || rustup component add --toolchain nightly miri rust-src
-	$(CARGO) +nightly miri test --lib -- read::json::bytes read::split::processor program::input
+	$(CARGO) +nightly miri test --lib -- read::json::bytes read::split::processor program::hail::input
 
 # The programs installed in $(PREFIX)/bin, and those installed in
 # $(PREFIX)/lib/ganeti/iallocators, where Ganeti looks for allocators: the

@@ -12,13 +12,18 @@
 //! * [`haskell`] — GHC's `reads` and `show`, which reading and writing
 //!   share;
 //! * [`explain`] — why the answer is what it is (`--explain`), after it;
+//! * [`shell`] — the suite's one I/O shell, shared by every program:
+//!   inputs, Luxi, RAPI, jobs, locks, the clock, explanation files, exit
+//!   statuses;
 //! * [`program`] — each command: its options and how it runs the stages;
 //! * [`threads`] — how many threads the stages may use (no stage of its
 //!   own: it uses none).
 //!
 //! Dependencies point one way (`read → model ← score ← search → write`,
-//! `explain` above `search`, and `program` above all of them); `tests/layers.rs` fails when a lower
-//! stage uses a higher one. `ARCHITECTURE.md` has the map and the rules.
+//! `explain` above `search`, `shell` above all of them, taking the
+//! programs' settings, and `program` above the shell); `tests/layers.rs`
+//! fails when a lower stage uses a higher one. `ARCHITECTURE.md` has the
+//! map and the rules.
 
 pub(crate) mod explain;
 pub mod haskell;
@@ -27,5 +32,6 @@ pub mod program;
 pub mod read;
 pub(crate) mod score;
 pub(crate) mod search;
+pub mod shell;
 pub mod threads;
 pub(crate) mod write;

@@ -5,8 +5,8 @@
 
 use std::process::Command;
 
-use hailstone::program::datafile;
 use hailstone::program::hail::options::LoadOptions;
+use hailstone::shell::datafile;
 use hailstone_devtools::generate::{generate, CaseSpec, RequestKind};
 
 use crate::support::plan;

@@ -306,7 +306,7 @@ fn a_second_planner_on_the_same_cluster_is_refused() {
     let dir = scratch("exec-two-planners");
     let queue = Arc::new(Mutex::new(Queue::default()));
     let sock = fake_master(&dir, fixture("varied.luxi"), Arc::clone(&queue));
-    let held = hailstone::program::lock::lock_cluster("hailstone-roll", &sock).unwrap();
+    let held = hailstone::shell::lock::lock_cluster("hailstone-roll", &sock).unwrap();
     let l = format!("-L{sock}");
     for (bin, args) in [
         (BALANCE, vec![l.as_str(), "-X", "-G", "default"]),
@@ -338,7 +338,7 @@ fn a_second_planner_on_the_same_cluster_is_refused() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(!queue.lock().unwrap().sets.is_empty());
-    let _ = std::fs::remove_file(hailstone::program::lock::lock_path(&sock));
+    let _ = std::fs::remove_file(hailstone::shell::lock::lock_path(&sock));
 }
 
 /// The master daemon restarting while jobs run: the connection closes at
@@ -400,7 +400,7 @@ fn a_lost_connection_while_waiting_is_taken_up_again() {
         timeless(plain),
         "the jobs submitted differ from an undisturbed run"
     );
-    let _ = std::fs::remove_file(hailstone::program::lock::lock_path(&sock));
+    let _ = std::fs::remove_file(hailstone::shell::lock::lock_path(&sock));
 }
 
 /// Ctrl-C while a job set runs: the first lets it finish (nothing more
@@ -456,5 +456,5 @@ fn a_second_interrupt_stops_waiting_and_names_the_running_jobs() {
         "{stderr}"
     );
     assert_eq!(queue.lock().unwrap().sets.len(), 1, "{seen:?}");
-    let _ = std::fs::remove_file(hailstone::program::lock::lock_path(&sock));
+    let _ = std::fs::remove_file(hailstone::shell::lock::lock_path(&sock));
 }

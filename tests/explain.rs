@@ -570,8 +570,8 @@ fn bad_explain_options() {
 /// A generated one-group cluster of `nodes` nodes as a data file: ext
 /// instances (for hailstone-squeeze) or the generator's default mix.
 pub(crate) fn planner_cluster(dir: &Path, seed: u64, nodes: usize, ext: bool) -> String {
-    use hailstone::program::datafile;
     use hailstone::program::hail::options::LoadOptions;
+    use hailstone::shell::datafile;
     use hailstone_devtools::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
     let mut spec = CaseSpec::new(seed, RequestKind::Allocate, nodes);
     spec.groups = 1;
@@ -662,8 +662,8 @@ fn planner_explanations() {
 
 /// The data file of the generator's multi-group cluster `seed`.
 pub(crate) fn multi_group_cluster(dir: &Path, seed: u64, nodes: usize, groups: usize) -> String {
-    use hailstone::program::datafile;
     use hailstone::program::hail::options::LoadOptions;
+    use hailstone::shell::datafile;
     use hailstone_devtools::generate::{generate, CaseSpec};
     let case = generate(&CaseSpec::multi_group(seed, nodes, groups));
     let text = datafile::from_request(case.request.as_bytes(), &LoadOptions::default())

@@ -14,8 +14,8 @@
 use std::collections::BTreeSet;
 use std::ffi::OsString;
 
-use hailstone::program::datafile;
 use hailstone::program::hail::options::LoadOptions;
+use hailstone::shell::datafile;
 use hailstone_devtools::generate::{generate, CaseSpec};
 
 use crate::support::plan;

@@ -10,8 +10,8 @@
 
 use std::ffi::OsString;
 
-use hailstone::program::datafile;
 use hailstone::program::hail::options::LoadOptions;
+use hailstone::shell::datafile;
 use hailstone_devtools::generate::{generate, CaseSpec};
 use serde_json::Value;
 

@@ -353,7 +353,7 @@ fn a_full_stderr_is_no_crash() {
     assert_eq!(out.stdout, plain.stdout);
     assert!(!out.stdout.is_empty());
     let data = crate::run::scratch("full-stderr").join("c.data");
-    let text = hailstone::program::datafile::from_request(
+    let text = hailstone::shell::datafile::from_request(
         &std::fs::read(samples.join("allocate-drbd.json")).unwrap(),
         &hailstone::program::hail::options::LoadOptions::default(),
     )
@@ -412,7 +412,7 @@ fn unsafe_values_are_refused() {
     let dir = crate::run::scratch("unsafe-values");
     let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol-samples");
     let request = samples.join("allocate-drbd.json");
-    let text = hailstone::program::datafile::from_request(
+    let text = hailstone::shell::datafile::from_request(
         &std::fs::read(&request).unwrap(),
         &hailstone::program::hail::options::LoadOptions::default(),
     )

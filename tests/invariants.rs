@@ -1,16 +1,16 @@
 //! ARCHITECTURE.md's invariants that a reading of the source checks:
 //!
 //! * the allocator's core does no I/O: `program::hail::pipeline` and the
-//!   stages below `program` name no file, network, clock, environment or
+//!   stages below `shell` name no file, network, clock, environment or
 //!   process call, the core uses no other part of `program` than the
-//!   option record, and every binary (the allocator's too) enters through
-//!   `program::exit::process` (the searches' thread count, which
+//!   option record and nothing of `shell`, and every binary (the allocator's too) enters through
+//!   `shell::exit::process` (the searches' thread count, which
 //!   `src/threads.rs` reads once from `HAILSTONE_THREADS`, is not output:
 //!   `tests/threads.rs`);
 //! * no setting travels as a bare `bool`: a function another stage can
 //!   call (`pub`, `pub(crate)`) takes no `bool` parameter but the values
 //!   of the data listed in [`DATA_BOOLS`];
-//! * the clock is read in `program::clock` only, and only the files of
+//! * the clock is read in `shell::clock` only, and only the files of
 //!   [`CLOCK_USERS`] ask it.
 //!
 //! Comments, `#[cfg(test)]` items and unit-test files are left out, as
@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// The stages below `program`: no I/O of any kind.
+/// The stages below `shell`: no I/O of any kind.
 const PURE_STAGES: &[&str] = &[
     "haskell", "model", "read", "score", "search", "write", "explain",
 ];
@@ -49,7 +49,7 @@ const IO_NAMES: &[&str] = &[
 /// What reads the clock.
 const CLOCK_READS: &[&str] = &["SystemTime::now", "Instant::now", ".elapsed()"];
 
-/// `program::clock`'s functions that read it.
+/// `shell::clock`'s functions that read it.
 const CLOCK_ASKS: &[&str] = &[
     "clock::now(",
     "clock::monotonic(",
@@ -57,11 +57,11 @@ const CLOCK_ASKS: &[&str] = &[
     "clock::age(",
 ];
 
-/// The files that ask `program::clock` for the time, and what for.
+/// The files that ask `shell::clock` for the time, and what for.
 const CLOCK_USERS: &[(&str, &str)] = &[
     ("program/hail/mod.rs", "--explain=DIR's file names"),
     (
-        "program/jobs.rs",
+        "shell/jobs.rs",
         "-X's reason trail stamp; waits between polls",
     ),
     (
@@ -222,8 +222,8 @@ fn the_allocators_core_and_the_stages_do_no_io() {
             }
             // The core takes the option record from `program`, nothing else.
             if rel.starts_with("program/")
-                && line.contains("crate::program::")
-                && !line.contains("crate::program::cli::")
+                && (line.contains("crate::shell::")
+                    || line.contains("crate::program::") && !line.contains("crate::program::cli::"))
             {
                 found.push(format!("src/{rel}:{n}: uses the shell: {}", line.trim()));
             }
@@ -237,7 +237,7 @@ fn the_allocators_core_and_the_stages_do_no_io() {
 }
 
 #[test]
-fn every_binary_enters_through_program_exit() {
+fn every_binary_enters_through_shell_exit() {
     let mut files = vec![("main.rs".to_owned(), read_src("main.rs"))];
     files.extend(sources("bin"));
     let mut wrong = Vec::new();
@@ -245,9 +245,9 @@ fn every_binary_enters_through_program_exit() {
         let code: Vec<&str> = code_lines(text).into_iter().map(|(_, l)| l).collect();
         let code = code.join("\n");
         let fns = code.matches("fn ").count();
-        if !code.contains("program::exit::process") || fns != 1 {
+        if !code.contains("shell::exit::process") || fns != 1 {
             wrong.push(format!(
-                "src/{rel}: not one main() handing over to program::exit::process"
+                "src/{rel}: not one main() handing over to shell::exit::process"
             ));
         }
     }
@@ -278,7 +278,7 @@ fn the_clock_is_read_in_one_place() {
     let mut found = Vec::new();
     for (rel, text) in sources("") {
         for (n, line) in code_lines(&text) {
-            if rel != "program/clock.rs" {
+            if rel != "shell/clock.rs" {
                 for read in CLOCK_READS {
                     if line.contains(read) {
                         found.push(format!("src/{rel}:{n}: reads the clock: {}", line.trim()));

@@ -19,10 +19,12 @@
 //! out, as unit-test modules are. A third holds the development tools'
 //! crate (`devtools/src`) to the same rule, as one folder.
 //!
-//! Two more look at names (issue 60): `write` names only types of the
+//! Three more look at names (issue 60): `write` names only types of the
 //! searches, never a module or a function (`write_names_only_search_types`),
-//! and the searches build no text but the originals' own messages, in the
-//! files listed (`searches_build_no_text`).
+//! the searches build no text but the originals' own messages, in the
+//! files listed (`searches_build_no_text`), and the shell, below the
+//! programs, names only their settings (`program::cli`), which name no
+//! part of the shell (`shell_uses_only_the_settings_of_program`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -37,17 +39,31 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("write", &["haskell", "model", "search"]),
     ("search", &["haskell", "model", "score", "threads"]),
     ("explain", &["haskell", "model", "score", "search", "write"]),
+    // The suite's one I/O shell: every stage below the programs, and of
+    // `program` only the settings its command line reads (`program::cli`:
+    // `shell_uses_only_the_settings_of_program`).
+    (
+        "shell",
+        &[
+            "explain", "haskell", "model", "program", "read", "score", "search", "threads", "write",
+        ],
+    ),
     (
         "program",
         &[
-            "explain", "haskell", "model", "read", "score", "search", "threads", "write",
+            "explain", "haskell", "model", "read", "score", "search", "shell", "threads", "write",
         ],
     ),
-    // The extra binaries (like `main.rs`) only call into `program`.
+    // The extra binaries (like `main.rs`) only call into `program` and
+    // the shell's process entry.
     // (`threads.rs`, the thread count, is a file of src/ that uses no
     // stage: see `ROOT_FILES`.)
-    ("bin", &["program"]),
+    ("bin", &["program", "shell"]),
 ];
+
+/// The one part of `program` the shell may use: the settings record and
+/// the command line's own texts (`Options`, `ExplainTo`, `see_help`).
+const SHELL_USES_OF_PROGRAM: &str = "program::cli";
 
 /// The files directly in `src/` that stages may use: they use no stage.
 const ROOT_FILES: &[&str] = &["threads.rs"];
@@ -182,6 +198,57 @@ fn lower_stages_never_use_higher_ones() {
         "dependencies against the layer order:\n{}",
         violations.join("\n")
     );
+}
+
+/// The code lines of a stage's files (unit tests left out), with each
+/// file's path below `src/`.
+fn stage_code(stage: &str) -> Vec<(String, Vec<String>)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src.join(stage), &mut files);
+    files
+        .into_iter()
+        .filter(|f| !is_test_file(f.strip_prefix(&src).unwrap_or(f)))
+        .map(|f| {
+            let text = std::fs::read_to_string(&f).expect("source is UTF-8");
+            let rel = f.strip_prefix(&src).unwrap_or(&f).display().to_string();
+            let lines = code_lines(&text).into_iter().map(str::to_owned).collect();
+            (rel, lines)
+        })
+        .collect()
+}
+
+/// The shell sits below the programs: of `program` it names only
+/// `program::cli` (the settings it is handed), and `program::cli` names
+/// no part of the shell, so the two folders make no circle.
+#[test]
+fn shell_uses_only_the_settings_of_program() {
+    let mut wrong = Vec::new();
+    for (rel, lines) in stage_code("shell") {
+        for line in &lines {
+            let mut rest = line.as_str();
+            while let Some(i) = rest.find("crate::program") {
+                let after = &rest[i + "crate::".len()..];
+                if !after.starts_with(SHELL_USES_OF_PROGRAM)
+                    || after[SHELL_USES_OF_PROGRAM.len()..].starts_with(is_ident_char)
+                {
+                    wrong.push(format!("src/{rel}: shell uses a program: {}", line.trim()));
+                }
+                rest = after;
+            }
+        }
+    }
+    for (rel, lines) in stage_code("program/cli") {
+        for line in &lines {
+            if line.contains("crate::shell") {
+                wrong.push(format!(
+                    "src/{rel}: the command line uses the shell: {}",
+                    line.trim()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 #[test]

@@ -8,8 +8,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use hailstone::program::datafile;
 use hailstone::program::hail::options::LoadOptions;
+use hailstone::shell::datafile;
 use hailstone_devtools::generate::{generate, CaseSpec, RequestKind};
 
 fn run(program: &str, args: &[&str]) -> std::process::Output {

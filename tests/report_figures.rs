@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use hailstone::program::datafile;
 use hailstone::program::hail::options::LoadOptions;
+use hailstone::shell::datafile;
 use hailstone_devtools::generate::{generate, CaseSpec};
 
 fn run(program: &str, args: &[&str]) -> std::process::Output {

@@ -112,8 +112,8 @@ fn no_master() {
 #[test]
 fn shared_storage_movable_groups_are_safe() {
     use crate::support::plan;
-    use hailstone::program::datafile;
     use hailstone::program::hail::options::LoadOptions;
+    use hailstone::shell::datafile;
     use hailstone_devtools::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
 
     let mut planned = 0;

@@ -10,8 +10,8 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use hailstone::program::datafile;
 use hailstone::program::hail::options::LoadOptions;
+use hailstone::shell::datafile;
 use hailstone_devtools::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
 
 use crate::support::plan::{self, Cluster};

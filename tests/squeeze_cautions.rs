@@ -14,8 +14,8 @@
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use hailstone::program::datafile;
 use hailstone::program::hail::options::LoadOptions;
+use hailstone::shell::datafile;
 use hailstone_devtools::generate::{generate, CaseSpec};
 use serde_json::Value;
 

@@ -9,8 +9,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use hailstone::program::datafile;
 use hailstone::program::hail::options::LoadOptions;
+use hailstone::shell::datafile;
 use hailstone_devtools::generate::{generate, CaseSpec, DiskTemplate, RequestKind, Shape};
 
 const THREADS: [&str; 3] = ["1", "2", "16"];

@@ -24,8 +24,8 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use hailstone::program::datafile;
 use hailstone::program::hail::options::LoadOptions;
+use hailstone::shell::datafile;
 use hailstone_devtools::generate::{generate, CaseSpec};
 use serde_json::Value;
 

@@ -21,8 +21,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use hailstone::program::datafile;
 use hailstone::program::hail::options::LoadOptions;
+use hailstone::shell::datafile;
 
 use crate::generate::{generate, CaseSpec, DiskTemplate, RequestKind, Shape};
 

@@ -8,7 +8,7 @@
 //! (`hailstone_fuzz::check_outcome`).
 #![no_main]
 
-use hailstone::program::datafile;
+use hailstone::shell::datafile;
 use hailstone::program::hail::options::{Options, PrintNodes};
 use hailstone::program::hail::pipeline::{self, DataFile, Inputs};
 use hailstone_fuzz::check_outcome;

@@ -11,7 +11,7 @@
 //! file's separators), gives a normal form that reads back to itself.
 #![no_main]
 
-use hailstone::program::{datafile, replies};
+use hailstone::shell::{datafile, replies};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -8,8 +8,8 @@
 //! status one of Luxi's; the same bytes read twice read the same.
 #![no_main]
 
-use hailstone::program::replies;
-use hailstone::program::replies::Collector;
+use hailstone::shell::replies;
+use hailstone::shell::replies::Collector;
 use libfuzzer_sys::fuzz_target;
 
 const STATUSES: [&str; 8] = [

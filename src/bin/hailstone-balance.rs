@@ -4,5 +4,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    hailstone::program::exit::process("hailstone-balance", hailstone::program::balance::main)
+    hailstone::shell::exit::process("hailstone-balance", hailstone::program::balance::main)
 }

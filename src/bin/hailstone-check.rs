@@ -4,5 +4,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    hailstone::program::exit::process("hailstone-check", hailstone::program::check::main)
+    hailstone::shell::exit::process("hailstone-check", hailstone::program::check::main)
 }

@@ -4,5 +4,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    hailstone::program::exit::process("hailstone-groups", hailstone::program::groups::main)
+    hailstone::shell::exit::process("hailstone-groups", hailstone::program::groups::main)
 }

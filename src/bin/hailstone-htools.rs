@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    hailstone::program::exit::process_with("hailstone-htools", |argv, out, err| {
+    hailstone::shell::exit::process_with("hailstone-htools", |argv, out, err| {
         let argv0 = argv.first().cloned().unwrap_or_default();
         hailstone::program::htools::main(&argv0, argv.get(1..).unwrap_or(&[]), out, err)
     })

@@ -4,5 +4,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    hailstone::program::exit::process("hailstone-info", hailstone::program::info::main)
+    hailstone::shell::exit::process("hailstone-info", hailstone::program::info::main)
 }

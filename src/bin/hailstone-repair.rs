@@ -5,5 +5,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    hailstone::program::exit::process("hailstone-repair", hailstone::program::repair::main)
+    hailstone::shell::exit::process("hailstone-repair", hailstone::program::repair::main)
 }

@@ -4,5 +4,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    hailstone::program::exit::process("hailstone-roll", hailstone::program::roll::main)
+    hailstone::shell::exit::process("hailstone-roll", hailstone::program::roll::main)
 }

@@ -4,5 +4,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    hailstone::program::exit::process("hailstone-scan", hailstone::program::scan::main)
+    hailstone::shell::exit::process("hailstone-scan", hailstone::program::scan::main)
 }

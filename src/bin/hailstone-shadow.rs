@@ -7,5 +7,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    hailstone::program::exit::process_with("hailstone-shadow", hailstone::program::shadow::process)
+    hailstone::shell::exit::process_with("hailstone-shadow", hailstone::program::shadow::process)
 }

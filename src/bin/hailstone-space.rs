@@ -4,5 +4,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    hailstone::program::exit::process("hailstone-space", hailstone::program::space::main)
+    hailstone::shell::exit::process("hailstone-space", hailstone::program::space::main)
 }

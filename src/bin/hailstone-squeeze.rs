@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    hailstone::program::exit::process_with("hailstone-squeeze", |argv, out, err| {
+    hailstone::shell::exit::process_with("hailstone-squeeze", |argv, out, err| {
         // Progress only where a person watches: never in a file or a pipe.
         use hailstone::program::squeeze::{main_showing, ProgressLine};
         let progress = if std::io::stderr().is_terminal() {

@@ -1,47 +1,33 @@
 //! Programs: one module per command, each reading its command line once
 //! into typed settings and running the stages with them.
 //!
-//! * Owns: [`hail`] — the iallocator (`hailstone INPUT [OPTIONS]`): its
-//!   options, its shell and its pure core ([`hail::pipeline`]);
-//!   [`cli::getopt`], GHC's option scanner that every htools program uses;
-//!   [`input`], the request's bytes for `hailstone` (a mapped file or
-//!   stdin);
-//!   [`datafile`], cluster data files converted and normalised;
-//!   [`clock`], the one reader of the clock, and file-name stamps;
-//!   [`explain_files`], where `--explain=PATH` writes and its rotation; the planners'
-//!   live backends' I/O: [`luxi`], a Luxi client on a unix socket, and
-//!   [`rapi`], RAPI resources from a directory or fetched by `curl`;
-//!   [`jobs`], the planners' `-X`: job sets submitted through Luxi and
-//!   waited for; [`mond`], `--mond`: the monitoring daemons' reports.
-//! * May use: every stage. Nothing else in the crate uses a program.
+//! * Owns: one folder a program: [`hail`] — the iallocator (`hailstone
+//!   INPUT [OPTIONS]`): its options, its shell (with [`hail::input`], the
+//!   request's bytes: a mapped file or stdin) and its pure core
+//!   ([`hail::pipeline`]); [`balance`], [`squeeze`], [`groups`],
+//!   [`space`], [`check`], [`info`], [`scan`], [`roll`], [`repair`],
+//!   [`htools`] and [`shadow`]; [`cli`], the command line they all read:
+//!   the options, GHC's option scanner ([`cli::getopt`]) and the man
+//!   pages' HOW IT DECIDES ([`cli::decides`]); [`PROGRAMS`], their list.
+//! * May use: every stage, and [`crate::shell`] for the I/O they share
+//!   (inputs, Luxi, RAPI, jobs, locks, the clock, explanation files, exit
+//!   statuses). Nothing else in the crate uses a program, but the shell
+//!   takes the settings of [`cli`].
 //! * Must never: hold an algorithm or a format of its own; a program only
-//!   reads options, calls the stages and maps outcomes to exit statuses.
+//!   reads options, calls the stages and the shell and maps outcomes to
+//!   exit statuses.
 
 pub mod balance;
 pub mod check;
 pub mod cli;
-pub mod clock;
-pub mod datafile;
-pub mod decides;
-pub mod exit;
-pub mod explain_files;
 pub mod groups;
 pub mod hail;
 pub mod htools;
 pub mod info;
-pub mod input;
-pub mod jobs;
-pub mod lock;
-pub mod luxi;
-pub mod mond;
-pub mod plan;
-pub mod rapi;
 pub mod repair;
-pub mod replies;
 pub mod roll;
 pub mod scan;
 pub mod shadow;
-pub mod source;
 pub mod space;
 pub mod squeeze;
 

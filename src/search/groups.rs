@@ -928,7 +928,7 @@ mod tests {
             spec.tightness = 0.2;
         }
         let case = generate(&spec);
-        let data = crate::program::datafile::from_request(
+        let data = crate::shell::datafile::from_request(
             case.request.as_bytes(),
             &crate::read::loader::LoadOptions::default(),
         )

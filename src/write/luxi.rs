@@ -1,7 +1,7 @@
 //! The Luxi requests hailstone's programs send (`Ganeti/Luxi.hs`): the
 //! message `{"method": M, "args": [...]}` and the arguments of hbal's four
 //! queries, `SubmitManyJobs` and `QueryJobs`. The framing (the byte 0x03)
-//! and the socket are `program::luxi`'s; the replies are read by
+//! and the socket are `shell::luxi`'s; the replies are read by
 //! `read::live::luxi`.
 
 use crate::write::json::{s, strs, Json};

@@ -7,7 +7,7 @@
 //!
 //! HOW IT DECIDES is the man page's only (it is too long for `--help`):
 //! [`Block`]s that each program builds at run time from the constants its
-//! searches use (`program::decides`), so that a weight or a default named
+//! searches use (`program::cli::decides`), so that a weight or a default named
 //! there is the one the code applies.
 
 pub use crate::write::exit_status::ExitStatus;

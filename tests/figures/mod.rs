@@ -38,8 +38,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use hailstone::program::datafile;
 use hailstone::program::hail::options::LoadOptions;
+use hailstone::shell::datafile;
 use hailstone_devtools::generate::{generate, CaseSpec, RequestKind};
 
 use crate::support::figures;

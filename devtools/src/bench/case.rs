@@ -342,7 +342,7 @@ impl Bench<'_> {
             let seed = first.wrapping_add(k);
             let t0 = Instant::now();
             let case = generate::generate(&spec_for(mode, nodes, seed, cfg.mix, cfg.shape));
-            let text = hailstone::program::datafile::from_request(
+            let text = hailstone::shell::datafile::from_request(
                 case.request.as_bytes(),
                 &hailstone::program::hail::options::LoadOptions::default(),
             )

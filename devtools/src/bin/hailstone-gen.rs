@@ -301,7 +301,7 @@ fn main() -> ExitCode {
     spec.shape = o.shape;
     let mut case = generate::generate(&spec);
     if o.data_file {
-        match hailstone::program::datafile::from_request(
+        match hailstone::shell::datafile::from_request(
             case.request.as_bytes(),
             &hailstone::program::hail::options::LoadOptions::default(),
         ) {

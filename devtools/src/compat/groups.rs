@@ -242,7 +242,7 @@ fn judge_in(
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let case = generate::generate(&CaseSpec::multi_group(seed, n, g));
-    let text = hailstone::program::datafile::from_request(
+    let text = hailstone::shell::datafile::from_request(
         case.request.as_bytes(),
         &hailstone::program::hail::options::LoadOptions::default(),
     )

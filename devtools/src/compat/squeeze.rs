@@ -187,7 +187,7 @@ fn generate_cluster(
     f.migration_tags = k % 7 == 3;
     f.offline_nodes = false;
     let case = generate::generate(&spec);
-    let text = hailstone::program::datafile::from_request(
+    let text = hailstone::shell::datafile::from_request(
         case.request.as_bytes(),
         &hailstone::program::hail::options::LoadOptions::default(),
     )

@@ -3,10 +3,10 @@
 //! `--explain` and `--explain-format`; no arguments.
 //!
 //! `-L[SOCKET]` (Luxi) and `-m ADDRESS` (RAPI) read a live cluster
-//! (`program::plan::read_cluster`); `-X` submits the plan's jobs through
+//! (`shell::plan::read_cluster`); `-X` submits the plan's jobs through
 //! Luxi (with `-L`; otherwise the run ends as hbal's, with an error after
 //! the plan); `--mond` applies the monitoring daemons' CPU data
-//! (`program::mond`).
+//! (`shell::mond`).
 
 pub use crate::program::cli::Exit;
 pub use crate::program::cli::Options;
@@ -95,7 +95,7 @@ pub const COMMAND_LINE: Program = Program {
             ("hailstone-balance -L --json", "the plan as JSON, for a script"),
         ],
         files: &[],
-        decides: crate::program::decides::balance,
+        decides: crate::program::cli::decides::balance,
     },
 };
 

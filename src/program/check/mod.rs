@@ -23,13 +23,13 @@ use std::io::Write;
 
 use crate::model::Cluster;
 use crate::program::balance::{engine_options, load};
-use crate::program::exit::{self, stop, Stop};
 use crate::read::select;
 use crate::score::metric::optimal_score;
 use crate::search::balance;
 use crate::search::balance::group::split_instances;
 use crate::search::check::{group_figures, Evacuation, GroupFigures, OfflineSec};
 use crate::search::state::{Crash, State};
+use crate::shell::exit::{self, stop, Stop};
 use crate::write::balance as balance_texts;
 use crate::write::check::{self as texts, Capacity, Phase, Simulation, Style};
 use crate::write::json::Json;

@@ -69,7 +69,7 @@ pub const COMMAND_LINE: Program = Program {
             ("hailstone-check -t cluster.data --true-counts -v", "the true counts, and why each node cannot be evacuated"),
         ],
         files: &[],
-        decides: crate::program::decides::check,
+        decides: crate::program::cli::decides::check,
     },
 };
 

@@ -17,6 +17,7 @@
 //! 4. The program's own argument checks, on the arguments [`parse`]
 //!    returns.
 
+pub mod decides;
 pub mod declare;
 pub mod getopt;
 pub mod options;

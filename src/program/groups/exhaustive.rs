@@ -151,7 +151,7 @@ fn planner_finds_a_repair_whenever_one_exists() {
         let nodes = 4 + (seed as usize) % 5;
         let ngroups = 2 + (seed as usize) % 2;
         let case = generate(&CaseSpec::multi_group(seed, nodes, ngroups));
-        let Ok(data) = crate::program::datafile::from_request(
+        let Ok(data) = crate::shell::datafile::from_request(
             case.request.as_bytes(),
             &crate::read::loader::LoadOptions::default(),
         ) else {

@@ -87,7 +87,7 @@ pub const COMMAND_LINE: Program = Program {
             ("hailstone-groups compress -t cluster.data --evacuate -S after", "plan emptying a group, the cluster after it in after.compressed"),
         ],
         files: &[],
-        decides: crate::program::decides::groups,
+        decides: crate::program::cli::decides::groups,
     },
 };
 

@@ -3,11 +3,12 @@
 //! [`options`] reads the command line; [`pipeline`] is the allocator's
 //! pure core (bytes in; the answer, the notes, the `-S` files and the
 //! explanation out, as values). [`main`] is its shell, run by `main.rs`
-//! through [`crate::program::exit`] as every program is: it reads the
-//! request (a file, mapped, or stdin), the `-t` file, fetches `--mond`'s
+//! through [`crate::shell::exit`] as every program is: it reads the
+//! request ([`input`]: a file, mapped, or stdin), the `-t` file, fetches `--mond`'s
 //! reports, calls the core, then writes the `-S` files and the
 //! explanation and prints. The fuzz targets and tests call the core.
 
+pub mod input;
 pub mod options;
 pub mod pipeline;
 
@@ -17,8 +18,8 @@ use std::io::Write;
 use options::{Exit, ExplainTo, Invocation, Options};
 use pipeline::{DataFile, Explained, Failure, Inputs, Outcome, Teardown};
 
-use crate::program::exit::{self, closed_pipe, stop, Stop};
-use crate::program::{clock, explain_files, input, mond};
+use crate::shell::exit::{self, closed_pipe, stop, Stop};
+use crate::shell::{clock, explain_files, mond};
 use crate::write::exit_status::ExitStatus;
 
 /// The program's name in its messages.

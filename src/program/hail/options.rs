@@ -80,7 +80,7 @@ pub const COMMAND_LINE: Program = Program {
         files: &[
             ("/usr/lib/ganeti/iallocators/hailstone", "where Ganeti looks for the allocator named hailstone"),
         ],
-        decides: crate::program::decides::hail,
+        decides: crate::program::cli::decides::hail,
     },
 };
 

@@ -32,7 +32,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::program::exit::{self, stop, Stop};
+use crate::shell::exit::{self, stop, Stop};
 use options::{Invocation, Operation, PROGRAM};
 
 /// A program's entry point.

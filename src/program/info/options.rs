@@ -57,7 +57,7 @@ pub const COMMAND_LINE: Program = Program {
             ("hailstone-info -t cluster.data -p", "with the node table"),
         ],
         files: &[],
-        decides: crate::program::decides::info,
+        decides: crate::program::cli::decides::info,
     },
 };
 

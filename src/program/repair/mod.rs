@@ -15,14 +15,14 @@ use std::ffi::OsString;
 use std::io::Write;
 
 use crate::program::cli::DEFAULT_LUXI_SOCKET;
-use crate::program::exit::{self, load_failed, stop, Stop};
-use crate::program::jobs;
-use crate::program::source::read_luxi;
 use crate::read::live;
 use crate::read::merge::MergeOptions;
 use crate::search::repair::{
     self, InstanceState, Policy, RepairData, RepairResult, RepairType, Status,
 };
+use crate::shell::exit::{self, load_failed, stop, Stop};
+use crate::shell::jobs;
+use crate::shell::source::read_luxi;
 use crate::write::json::Json;
 use crate::write::notes;
 use crate::write::opcodes::{self, meta_opcode, Annotation};
@@ -140,7 +140,7 @@ fn run(
     let _lock = if o.dry_run {
         None
     } else {
-        Some(crate::program::lock::lock_cluster(PROGRAM, socket).map_err(stop)?)
+        Some(crate::shell::lock::lock_cluster(PROGRAM, socket).map_err(stop)?)
     };
     let live = read_luxi(socket).map_err(load_failed)?;
     let iallocator = live
@@ -156,7 +156,7 @@ fn run(
         err.write_all(notes::warnings(&warnings).as_bytes())?;
     }
     // harep's `suspend:UNTIL` tags are read against the time now.
-    let now = crate::program::clock::epoch_seconds(crate::program::clock::now());
+    let now = crate::shell::clock::epoch_seconds(crate::shell::clock::now());
     let cx = Context {
         o,
         socket,

@@ -38,7 +38,7 @@ pub const COMMAND_LINE: Program = Program {
             ("hailstone-repair -L", "as harep, from cron on the master"),
         ],
         files: &[],
-        decides: crate::program::decides::repair,
+        decides: crate::program::cli::decides::repair,
     },
 };
 

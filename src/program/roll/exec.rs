@@ -25,13 +25,13 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::program::clock;
-use crate::program::exit::{stop, Stop};
-use crate::program::jobs::{self, JobSet};
-use crate::program::luxi::{Client, DEFAULT_TIMEOUT};
 use crate::read::live::luxi::boot_ids;
 use crate::search::reboot::{self, Action, GroupPlan, Job};
 use crate::search::roll::Conf;
+use crate::shell::clock;
+use crate::shell::exit::{stop, Stop};
+use crate::shell::jobs::{self, JobSet};
+use crate::shell::luxi::{Client, DEFAULT_TIMEOUT};
 use crate::write::json::Json;
 use crate::write::opcodes::{self, meta_opcode, Annotation};
 use crate::write::roll as texts;

@@ -69,7 +69,7 @@ pub const COMMAND_LINE: Program = Program {
             ("hailstone-roll -L -X --reboot-command=/usr/local/sbin/reboot-node", "carry the reboots out, running the command with each node's name"),
         ],
         files: &[],
-        decides: crate::program::decides::roll,
+        decides: crate::program::cli::decides::roll,
     },
 };
 

@@ -59,7 +59,7 @@ pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     let invocation = match options::parse(args) {
         Ok(i) => i,
         Err(e) => {
-            return crate::program::exit::main(
+            return crate::shell::exit::main(
                 PROGRAM,
                 Err::<(), Exit>(e),
                 |_, _, _| Ok(()),
@@ -71,7 +71,7 @@ pub fn main(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     match invocation {
         Invocation::Allocate(call) => run::allocate(&call, out, err),
         Invocation::Record(call) => recorder::main(&call),
-        Invocation::Report { dir, json } => crate::program::exit::main(
+        Invocation::Report { dir, json } => crate::shell::exit::main(
             PROGRAM,
             Ok(()),
             |_, out, _| {

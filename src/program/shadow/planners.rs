@@ -49,8 +49,8 @@ use std::time::{Duration, SystemTime};
 use super::record::{self, Pending};
 use super::report::shell_word;
 use crate::program::cli::{getopt, Opt, Program, ShadowSettings};
-use crate::program::clock;
 use crate::read::json::{parse, Json};
+use crate::shell::clock;
 use crate::write::json::{s, strs, Json as Out};
 
 /// The names wrapped, and hailstone's program for each.
@@ -94,7 +94,7 @@ fn command_line(name: &str) -> Option<&'static Program> {
     })
 }
 
-fn hailstone_main(name: &str) -> Option<crate::program::exit::ProgramMain> {
+fn hailstone_main(name: &str) -> Option<crate::shell::exit::ProgramMain> {
     use crate::program as p;
     Some(match name {
         "hbal" => p::balance::main,
@@ -246,12 +246,12 @@ fn has_room(dir: &Path) -> bool {
 /// A snapshot of the live cluster the options name, as a data file, by
 /// hailstone's own backends.
 fn snapshot(o: &crate::program::cli::Options, to: &Path) -> Option<()> {
-    let sources = crate::program::source::Sources::of(o, o.master.as_deref());
+    let sources = crate::shell::source::Sources::of(o, o.master.as_deref());
     let merge = crate::read::merge::MergeOptions {
         ignore_dynu: o.ignore_dynu,
         ..Default::default()
     };
-    let (cluster, _) = crate::program::source::read_cluster(sources, &merge, o.load).ok()?;
+    let (cluster, _) = crate::shell::source::read_cluster(sources, &merge, o.load).ok()?;
     record::write_private(
         to,
         crate::write::text::serialize_cluster(&cluster).as_bytes(),

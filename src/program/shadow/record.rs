@@ -20,7 +20,7 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use crate::program::clock;
+use crate::shell::clock;
 
 /// The file of each record that says what it holds.
 pub const META: &str = "record.json";
@@ -99,11 +99,11 @@ impl Pending {
         let since = now
             .duration_since(SystemTime::UNIX_EPOCH)
             .unwrap_or_default();
-        let mut safe = crate::program::explain_files::file_name_part(subject);
+        let mut safe = crate::shell::explain_files::file_name_part(subject);
         safe.truncate(120);
         let name = format!(
             "{}.{:09}Z-{safe}",
-            crate::program::clock::utc_stamp(since.as_secs()),
+            crate::shell::clock::utc_stamp(since.as_secs()),
             since.subsec_nanos()
         );
         let tmp = dir.join(format!(".tmp-{name}-{}", std::process::id()));

@@ -18,7 +18,7 @@ use super::compare::{compare, Difference};
 use super::options::{Allocator, Call};
 use super::record::{self, Pending};
 use super::run::{Ended, Outcome};
-use crate::program::clock;
+use crate::shell::clock;
 use crate::write::json::{s, strs, Json};
 
 /// The most bytes of an answer kept (a shadow printing without end is

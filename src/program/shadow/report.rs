@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use super::record;
 use super::validate::{self, Check};
-use crate::program::exit::{findings, stop, Stop};
 use crate::read::json::{parse, Json};
+use crate::shell::exit::{findings, stop, Stop};
 use crate::write::json::{s, strs, Json as Out};
 
 /// A value of a record's `record.json`.

@@ -30,7 +30,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::options::{Allocator, Call, PROGRAM, RECORDER};
-use crate::program::clock;
+use crate::shell::clock;
 use crate::write::exit_status::ExitStatus;
 
 /// The longest the call waits, after the answer is written, for the

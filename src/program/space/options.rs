@@ -75,7 +75,7 @@ pub const COMMAND_LINE: Program = Program {
             ("hailstone-space --simulate=p,10,2t,256g,32 --disk-template=drbd", "the capacity of ten empty nodes of 2 TiB disk, 256 GiB memory and 32 CPUs"),
         ],
         files: &[],
-        decides: crate::program::decides::space,
+        decides: crate::program::cli::decides::space,
     },
 };
 

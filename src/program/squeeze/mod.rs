@@ -15,10 +15,6 @@ use crate::model::cost::PlanCost;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::Cluster;
-use crate::program::exit::{self, Stop};
-use crate::program::jobs;
-use crate::program::plan::{self, alias_of, commands_text, split_jobs, step_job, MoveJob, Names};
-use crate::program::source;
 use crate::read::merge::MergeOptions;
 use crate::score::metric;
 use crate::search::squeeze::{
@@ -26,6 +22,10 @@ use crate::search::squeeze::{
 };
 use crate::search::squeeze_cautions::{self, Caution};
 use crate::search::state::State;
+use crate::shell::exit::{self, Stop};
+use crate::shell::jobs;
+use crate::shell::plan::{self, alias_of, commands_text, split_jobs, step_job, MoveJob, Names};
+use crate::shell::source;
 use crate::write::json::Json;
 use crate::write::opcodes::{self, meta_opcode};
 use crate::write::squeeze as texts;

@@ -6,7 +6,7 @@
 //! arguments.
 //!
 //! `-L[SOCKET]` reads a live cluster over Luxi
-//! (`program::plan::read_cluster`); `-X` submits the plan's jobs through
+//! (`shell::plan::read_cluster`); `-X` submits the plan's jobs through
 //! Luxi (with `-L`; otherwise the run ends as hsqueeze's, with an error
 //! after the plan).
 
@@ -73,7 +73,7 @@ pub const COMMAND_LINE: Program = Program {
             ("hailstone-squeeze -L --minimal-resources=2 --target-resources=3 -X", "keep between 2 and 3 standard instances free on every node, powering nodes off or on"),
         ],
         files: &[],
-        decides: crate::program::decides::squeeze,
+        decides: crate::program::cli::decides::squeeze,
     },
 };
 

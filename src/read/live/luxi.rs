@@ -3,7 +3,7 @@
 //! the four queries' results.
 //!
 //! A message is one JSON object followed by the byte 0x03 (the framing is
-//! the client's, `program::luxi`; the requests are `write::luxi`'s). A request is `{"method": M, "args":
+//! the client's, `shell::luxi`; the requests are `write::luxi`'s). A request is `{"method": M, "args":
 //! [...]}`; a reply is `{"success": bool, "result": ...}`, whose result on
 //! failure is Ganeti's error: `[error class, [arguments]]` ([`envelope`]).
 //!

@@ -16,7 +16,7 @@
 //!   it is positive). [`luxi`] reads the four Luxi query results (every
 //!   field a `[status, value]` pair), [`rapi`] the four RAPI resources.
 //! * Does no I/O: the socket and the `curl` child process are the
-//!   program's (`program::luxi`, `program::rapi`); this folder is handed
+//!   shell's (`shell::luxi`, `shell::rapi`); this folder is handed
 //!   the replies' bytes or parsed values, so that it can be tested on
 //!   captures and never blocks. Reading never scores, searches or prints
 //!   (ARCHITECTURE.md, "Layers").

@@ -3,7 +3,7 @@
 //! into the instances' and nodes' CPU load.
 //!
 //! Two collectors, chosen as hbal and hail choose (`collectors`, in
-//! `program::mond`): by
+//! `shell::mond`): by
 //! default `cpu-avg-load` (category `default`): a node's `cpu_total`
 //! becomes its CPU load, and each of its primary instances gets the share
 //! `cpu_total / used vCPUs * instance vCPUs`; with `--mond-xen`
@@ -14,7 +14,7 @@
 //! report is missing, the collector's data are ignored, with htools'
 //! warning; the caller says whether everything was there (for
 //! `--exit-on-missing-mond-data`). No I/O here: the program fetches each
-//! report (`program::mond`) or reads the `--mond-data` file and hands the
+//! report (`shell::mond`) or reads the `--mond-data` file and hands the
 //! bytes over.
 
 use std::collections::HashMap;

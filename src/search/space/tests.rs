@@ -15,8 +15,8 @@ use super::tiered::ONE_BY_ONE;
 use super::{shrink, shrink_by};
 use crate::model::instance::{Disk, Instance};
 use crate::model::types::FailMode;
-use crate::program::datafile;
 use crate::program::hail::options::LoadOptions;
+use crate::shell::datafile;
 
 /// `hailstone-space ARGS`: exit status, stdout, stderr.
 fn space(args: &[String]) -> (u8, String, String) {

@@ -4,7 +4,7 @@
 //! A cluster comes from the request generator ([`crate::generate`], a
 //! random spec with the shape's templates and forced features), is
 //! written as a data file by hailstone's own writer (what `hail -S` saves,
-//! [`hailstone::program::datafile::from_request`]) and then edited from a
+//! [`hailstone::shell::datafile::from_request`]) and then edited from a
 //! seed for what the generator does not express: a master node, piled-up
 //! primaries (so that there is balancing to do), instance states other than
 //! up/down/offline, `auto_balance` off, forthcoming instances, CPU speeds,
@@ -135,7 +135,7 @@ pub fn generate_cluster(
         spec.instances_per_node.clamp(1.0, 5.0)
     };
     let case = generate::generate(&spec);
-    let text = hailstone::program::datafile::from_request(
+    let text = hailstone::shell::datafile::from_request(
         case.request.as_bytes(),
         &hailstone::program::hail::options::LoadOptions::default(),
     )
@@ -232,8 +232,7 @@ pub fn generate_cluster(
 /// or 512 MiB to 3 GiB more or less than reported. Whether any node
 /// changed.
 pub fn misreport_memory(data: &mut DataFile, r: &mut Rng) -> bool {
-    let Ok(figures) = hailstone::program::datafile::node_memory("gen", data.text().as_bytes())
-    else {
+    let Ok(figures) = hailstone::shell::datafile::node_memory("gen", data.text().as_bytes()) else {
         return false;
     };
     let mut changed = false;

@@ -307,7 +307,7 @@ fn generated_clusters_are_deterministic_and_varied() {
         assert!(c.data.nodes().iter().all(|n| n.len() == 15), "{}", c.id);
         assert!(c.data.instances().iter().all(|i| i.len() == 13), "{}", c.id);
         // hailstone's reader accepts the edited file.
-        hailstone::program::datafile::normalize(&c.id, c.data.text().as_bytes())
+        hailstone::shell::datafile::normalize(&c.id, c.data.text().as_bytes())
             .unwrap_or_else(|e| panic!("{}: {e}", c.id));
     }
     assert_eq!(shapes.len(), clusters::Shape::ALL.len());

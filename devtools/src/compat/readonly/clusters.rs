@@ -138,7 +138,7 @@ pub fn generate_cluster(k: usize, seed: u64, nodes: (usize, usize)) -> Result<Cl
         features.push("overcommitted");
     }
     let case = generate::generate(&spec);
-    let text = hailstone::program::datafile::from_request(
+    let text = hailstone::shell::datafile::from_request(
         case.request.as_bytes(),
         &hailstone::program::hail::options::LoadOptions::default(),
     )

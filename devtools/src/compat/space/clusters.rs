@@ -187,7 +187,7 @@ pub fn generate_cluster(k: usize, seed: u64, scale: &Scale) -> Result<Cluster, S
     f.alloc_policies = r.chance(0.1);
     let exclusive = f.exclusive_storage;
     let case = generate::generate(&spec);
-    let text = hailstone::program::datafile::from_request(
+    let text = hailstone::shell::datafile::from_request(
         case.request.as_bytes(),
         &hailstone::program::hail::options::LoadOptions::default(),
     )

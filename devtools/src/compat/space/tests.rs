@@ -382,7 +382,7 @@ fn generated_clusters_are_deterministic_and_sized() {
         assert_eq!(lo.0 % 64, 0);
         assert_eq!(lo.1 % 256, 0);
         // hailstone reads it back.
-        let read = hailstone::program::datafile::normalize("c.data", a.data.text().as_bytes());
+        let read = hailstone::shell::datafile::normalize("c.data", a.data.text().as_bytes());
         assert!(read.is_ok(), "{}: {:?}", a.id, read.err());
     }
     assert_eq!(shapes.len(), 6, "{shapes:?}");

@@ -8,10 +8,10 @@
 //! captured or made-up bytes.
 
 use crate::model::Cluster;
-use crate::program::{jobs, source};
 use crate::read::live::{self, mond};
 use crate::read::merge::MergeOptions;
 use crate::read::select;
+use crate::shell::{jobs, source};
 use crate::write::text::serialize_cluster;
 
 /// The monitoring daemons' collectors, for [`mond_report`].

@@ -3,14 +3,14 @@
 //! loader's warnings.
 
 use crate::model::Cluster;
-use crate::program::datafile;
-use crate::program::exit::{load_failed, open_error, stop, Stop};
-use crate::program::{luxi, rapi};
 use crate::read::json::parse_document;
 use crate::read::live;
 use crate::read::loader::LoadOptions;
 use crate::read::merge::MergeOptions;
 use crate::read::{simulate, text};
+use crate::shell::datafile;
+use crate::shell::exit::{load_failed, open_error, stop, Stop};
+use crate::shell::{luxi, rapi};
 
 /// Where a planner reads its cluster (hbal's backends; at most one of
 /// `-m`, `-L` and `-t`).

@@ -9,7 +9,7 @@
 //! reply; every failure is a [`LuxiError`] value naming the socket and the
 //! method (nothing panics, nothing is printed here).
 //!
-//! The socket I/O lives in `program`, not in `read`: reading never does
+//! The socket I/O lives in the shell, not in `read`: reading never does
 //! I/O (ARCHITECTURE.md, "Layers"), so the reply envelope and the query
 //! results are decoded by `read::live::luxi` from the bytes this client
 //! hands over, and the same decoding is tested on captured replies

@@ -20,11 +20,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
 use std::time::Duration;
 
-use crate::program::clock;
-use crate::program::exit::{stop, Stop};
-use crate::program::luxi::{Client, LuxiError, Reply, DEFAULT_TIMEOUT};
-use crate::program::plan::MoveJob;
 use crate::read::json::Value;
+use crate::shell::clock;
+use crate::shell::exit::{stop, Stop};
+use crate::shell::luxi::{Client, LuxiError, Reply, DEFAULT_TIMEOUT};
+use crate::shell::plan::MoveJob;
 use crate::write::json::Json;
 use crate::write::opcodes::{meta_opcode, Annotation};
 

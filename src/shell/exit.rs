@@ -171,7 +171,7 @@ pub fn load_failed(message: String) -> Stop {
 /// the stream it is given and returns its document; with `--json` the
 /// text goes nowhere and the document is all of `out`. `--json` with
 /// `-X` is refused before anything is read; `-X` on a Luxi socket holds
-/// the cluster's lock ([`crate::program::lock`]) from
+/// the cluster's lock ([`crate::shell::lock`]) from
 /// before the cluster is read to the end of the run.
 ///
 /// # Errors
@@ -198,7 +198,7 @@ pub fn text_or_document(
     }
     let _lock = match (o.exec, o.luxi.as_deref()) {
         (true, Some(socket)) => {
-            Some(crate::program::lock::lock_cluster(program, socket).map_err(stop)?)
+            Some(crate::shell::lock::lock_cluster(program, socket).map_err(stop)?)
         }
         _ => None,
     };

@@ -15,13 +15,13 @@
 //! config read from its standard input (`curl -q -K -`), never on its
 //! command line, so a password in the address does not show in the process
 //! list; messages name URLs without it ([`redacted`]). This is I/O, so it
-//! lives in `program`; the bodies are read by `read::live::rapi`.
+//! lives in the shell; the bodies are read by `read::live::rapi`.
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
-use crate::program::luxi::MAX_REPLY;
 use crate::read::live::rapi::RESOURCES;
+use crate::shell::luxi::MAX_REPLY;
 
 /// RAPI's port (`defaultRapiPort`).
 pub const DEFAULT_PORT: u16 = 5080;
@@ -75,7 +75,7 @@ pub fn fetch(address: &str) -> Result<Vec<Fetched>, String> {
             let path = std::path::Path::new(dir).join(file);
             let source = path.to_string_lossy().into_owned();
             let body =
-                std::fs::read(&path).map_err(|e| crate::program::exit::open_error(&source, &e))?;
+                std::fs::read(&path).map_err(|e| crate::shell::exit::open_error(&source, &e))?;
             out.push(Fetched { source, body });
         }
         return Ok(out);

@@ -27,7 +27,7 @@ pub fn lock_path(socket: &str) -> PathBuf {
     } else {
         std::env::temp_dir()
     };
-    let name = crate::program::explain_files::file_name_part(socket);
+    let name = crate::shell::explain_files::file_name_part(socket);
     dir.join(format!("hailstone-exec{name}.lock"))
 }
 

@@ -3,7 +3,7 @@
 //! (`MonD.queryAllMonDDCs`, as hail and hbal call it).
 //!
 //! Each node's daemon is asked at `http://NODE:1815/1/report/default/
-//! COLLECTOR` by the system `curl` (`program::rapi`'s fetch), node by node
+//! COLLECTOR` by the system `curl` (`shell::rapi`'s fetch), node by node
 //! in node order; a node that does not answer is reported ("Failed to
 //! contact node's NODE MonD for DC COLLECTOR") and the collector's data
 //! are then ignored for the whole cluster, as htools do. The decoding and
@@ -15,9 +15,9 @@ use std::io::Write;
 
 use crate::model::Cluster;
 use crate::program::cli::Options;
-use crate::program::exit::{open_error, stop, Stop};
-use crate::program::rapi::curl_get;
 use crate::read::live::mond::{self, Collected, Collector, MondData};
+use crate::shell::exit::{open_error, stop, Stop};
+use crate::shell::rapi::curl_get;
 
 /// The port of Ganeti's monitoring daemon (`defaultMondPort`).
 const MOND_PORT: u16 = 1815;

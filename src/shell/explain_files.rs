@@ -48,7 +48,7 @@ pub fn explanation_path(
     let safe = file_name_part(subject);
     Some(PathBuf::from(path).join(format!(
         "{}.{:09}Z-{safe}.{ext}",
-        crate::program::clock::utc_stamp(since.as_secs()),
+        crate::shell::clock::utc_stamp(since.as_secs()),
         since.subsec_nanos()
     )))
 }
