@@ -30,6 +30,11 @@ pub(super) enum PairScan {
     },
     /// Every successful pair, in order (when asked for).
     All(Vec<Candidate>),
+    /// The per-pair failures and the number of successes of a row whose
+    /// every pair scores above the search's `outranked_above` (see
+    /// [`super::GroupsRead::Winner`]): it cannot be chosen, and its best
+    /// pair was not looked for.
+    Outranked { failures: FailTally, succeeded: u64 },
 }
 
 /// A row's statistics after its primary's update: hail's running
