@@ -45,9 +45,9 @@ use crate::model::group::Group;
 use crate::model::instance::Instance;
 use crate::model::storage::{self, StoragePool};
 use crate::model::types::{DiskTemplate, RunState};
-use crate::search::allocate::{AllocOptions, GroupSearch};
+use crate::search::allocate::{AllocOptions, GroupSearch, GroupsRead};
 use crate::search::check::{self, N1Memory, N1Rule};
-use crate::search::evacuate;
+use crate::search::evacuate::{self, GroupSearchHook};
 use crate::search::moves::Move;
 use crate::search::state::{Changes, Crash, State};
 
@@ -260,7 +260,10 @@ pub enum NoGroup {
 
 /// Moves instance `k` into the best of `targets` (its own group is never
 /// one), as a group change does. On failure the state is unchanged and the
-/// reason is hail's message (or that no group could be tried).
+/// reason is hail's message (or that no group could be tried). The
+/// relocation keeps what the search said of each group tried only with
+/// [`GroupsRead::Every`] (with [`GroupsRead::Winner`] its `messages` are
+/// empty, and the search of a group that cannot win may stop early).
 pub fn relocate(
     node_groups: &[Group],
     state: &mut State,
@@ -289,15 +292,12 @@ pub fn relocate(
         messages = search.messages(node_groups);
         Ok(())
     };
-    let sol = evacuate::change_group(
-        node_groups,
-        state,
-        &targets,
-        &[k],
-        opts,
-        Some(&mut hook),
-        None,
-    )?;
+    // What the search said of each group is kept only when it is read.
+    let hook: Option<&mut GroupSearchHook<'_>> = match opts.groups_read {
+        GroupsRead::Every => Some(&mut hook),
+        GroupsRead::Winner => None,
+    };
+    let sol = evacuate::change_group(node_groups, state, &targets, &[k], opts, hook, None)?;
     if let Some((_, reason)) = sol.failed.into_iter().next() {
         state.rollback(cp);
         return Ok(Err(Refused {

@@ -32,7 +32,7 @@ use crate::model::{find_group, Cluster, NameMatch};
 use crate::program::balance::engine_options;
 use crate::read::merge::MergeOptions;
 use crate::score::metric::optimal_score;
-use crate::search::allocate::AllocOptions;
+use crate::search::allocate::{AllocOptions, GroupsRead};
 use crate::search::balance;
 use crate::search::groups::{self, Relocation};
 use crate::search::state::State;
@@ -119,6 +119,13 @@ fn run(invocation: &Invocation, stdout: &mut dyn Write, err: &mut dyn Write) -> 
         // (hail's global check would refuse every move while any group of
         // the cluster is unhealthy, the very case being repaired).
         capacity_checks: false,
+        // What each relocation's search said of every group is printed
+        // only by --json and --explain.
+        groups_read: if o.json || o.explain.is_some() {
+            GroupsRead::Every
+        } else {
+            GroupsRead::Winner
+        },
         ..AllocOptions::default()
     };
     let ctx = report::Context {

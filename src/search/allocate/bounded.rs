@@ -145,8 +145,12 @@ impl PairPlan {
 /// ascending order of their floor, until the row's floor plus theirs lies
 /// above the best score so far: every later one scores strictly higher, so
 /// the lowest score and its last pair in list order (hail's tie rule) are
-/// found without them. `None` when the row is not plain or its statistics
-/// are out of the plan's ranges: the caller scans it in full.
+/// found without them. With `outranked_above` (a score above which no
+/// placement can be chosen, [`super::GroupsRead::Winner`]), the scan also
+/// stops once every later pair scores above it; a row whose best is then
+/// above it or not found is [`PairScan::Outranked`]. `None` when the row
+/// is not plain or its statistics are out of the plan's ranges: the
+/// caller scans it in full.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn bounded_scan(
     state: &State,
@@ -157,6 +161,7 @@ pub(super) fn bounded_scan(
     plan: &PairPlan,
     list: &ListPlan,
     cache: &SecCache,
+    outranked_above: Option<f64>,
 ) -> Option<PairScan> {
     use crate::score::pairbound::{cannot_beat, row_floor};
     if !row_is_plain(state, inst, p) {
@@ -224,6 +229,9 @@ pub(super) fn bounded_scan(
             }
         }
     }
+    // Whether the rest of the row surely scores above `outranked_above`
+    // while its best so far does not settle it.
+    let mut cut = false;
     if !any_nan {
         let floor = row_floor(&row.values);
         for &(sf, s, pos) in &list.sorted {
@@ -231,6 +239,10 @@ pub(super) fn bounded_scan(
                 if cannot_beat(floor, sf, b) {
                     break;
                 }
+            }
+            if outranked_above.is_some_and(|c| cannot_beat(floor, sf, c)) {
+                cut = true;
+                break;
             }
             if s == p || is_peer(s) {
                 continue;
@@ -243,6 +255,14 @@ pub(super) fn bounded_scan(
                     .score_after_update(&row.values, state.values(s), false, y, row.map_value);
             any_nan |= consider(&mut best, sc, pos, s);
         }
+    }
+    // Cut short (the best so far did not stop the scan, so it too lies
+    // above `outranked_above`), the row is not chosen.
+    if cut {
+        return Some(PairScan::Outranked {
+            failures,
+            succeeded,
+        });
     }
     Some(PairScan::Best {
         failures,

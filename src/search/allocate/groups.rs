@@ -13,7 +13,9 @@ use crate::search::ghc_sort;
 use crate::search::solution::{AllocSolution, Metric};
 use crate::search::state::{Crash, State};
 
-use super::{gen_alloc_nodes, try_alloc, try_alloc_with, AllocOptions, SearchBase, SearchError};
+use super::{
+    gen_alloc_nodes, try_alloc, try_alloc_with, AllocOptions, GroupsRead, SearchBase, SearchError,
+};
 
 /// Whether the group is connected to every network the instance's NICs
 /// use (`hasRequiredNetworks`).
@@ -125,6 +127,11 @@ pub struct GroupSearch {
     pub unconnected: Vec<(usize, String)>,
     /// The other allowed groups' results, in group order.
     pub results: Vec<(usize, Result<AllocSolution<f64>, SearchError>)>,
+    /// With [`GroupsRead::Winner`], the groups whose search stopped rows
+    /// that surely score above the placement of a group that ranks at
+    /// least as well: they cannot win, and their results may lack the
+    /// placement (their descriptions are then not hail's).
+    pub outranked: Vec<usize>,
 }
 
 /// Searches every allowed group for the instance, scoring and checking
@@ -156,7 +163,8 @@ pub fn search_groups_with(
     let groups = split_groups(state, node_groups.len());
     let mut any_allowed = false;
     let mut unconnected = Vec::new();
-    let mut results = Vec::new();
+    let mut results: Vec<(usize, Result<AllocSolution<f64>, SearchError>)> = Vec::new();
+    let mut outranked = Vec::new();
     for (g, keys) in groups
         .iter()
         .filter(|(g, _)| allowed.is_none_or(|a| a.contains(g)))
@@ -183,24 +191,88 @@ pub fn search_groups_with(
         } else {
             opts
         };
+        // Only the winner read: a placement here scoring above the best
+        // of a group searched before that ranks at least as well (by
+        // policy, then score; equal scores go to the later group) cannot
+        // be chosen.
+        shared.outranked_above = match opts.groups_read {
+            GroupsRead::Winner if group.is_allocable() => {
+                outranking_score(node_groups, &results, group)
+            }
+            _ => None,
+        };
         let r = gen_alloc_nodes(state, keys, count, opts.restrict.as_deref())
             .and_then(|nodes| try_alloc_with(state, inst, &nodes, group_opts, shared));
+        shared.outranked_above = None;
+        if std::mem::take(&mut shared.outranked) {
+            outranked.push((results.len(), keys));
+        }
         if let Err(SearchError::Crash(c)) = r {
             return Err(c);
         }
         results.push((*g, r));
     }
+    // A NaN score makes hail's sort of the groups depend on their places,
+    // where a group above another's placement might still come first: the
+    // groups cut short are searched again in full.
+    let nan = results.iter().any(|(_, r)| {
+        r.as_ref()
+            .is_ok_and(|sol| sol.best.as_ref().is_some_and(|b| b.metric.is_nan()))
+    });
+    if nan {
+        for (i, keys) in std::mem::take(&mut outranked) {
+            let r = gen_alloc_nodes(state, keys, count, opts.restrict.as_deref())
+                .and_then(|nodes| try_alloc_with(state, inst, &nodes, opts, shared));
+            if let Err(SearchError::Crash(c)) = r {
+                return Err(c);
+            }
+            results[i].1 = r;
+        }
+    }
+    let outranked = outranked.iter().map(|&(i, _)| results[i].0).collect();
     Ok(GroupSearch {
         groups,
         any_allowed,
         unconnected,
         results,
+        outranked,
     })
 }
 
+/// The least score of the placements found so far (`results`) in
+/// allocable groups whose policy is at least as good as `group`'s: a
+/// placement of `group` above it cannot be chosen. `None` when there is
+/// none, or it is not a finite number.
+fn outranking_score(
+    node_groups: &[Group],
+    results: &[(usize, Result<AllocSolution<f64>, SearchError>)],
+    group: &Group,
+) -> Option<f64> {
+    let mut least: Option<f64> = None;
+    for (g, r) in results {
+        let other = &node_groups[*g];
+        let Ok(Some(best)) = r.as_ref().map(|sol| sol.best.as_ref()) else {
+            continue;
+        };
+        if !other.is_allocable() || other.alloc_policy > group.alloc_policy {
+            continue;
+        }
+        if !best.metric.is_finite() {
+            return None;
+        }
+        least = Some(least.map_or(best.metric, |l| l.min(best.metric)));
+    }
+    least
+}
+
 impl GroupSearch {
-    /// Every message: network refusals, then each group's description.
+    /// Every message: network refusals, then each group's description
+    /// (hail's only when no group was cut short: `outranked`).
     pub fn messages(&self, node_groups: &[Group]) -> Vec<String> {
+        debug_assert!(
+            self.outranked.is_empty(),
+            "the descriptions of groups cut short are not hail's"
+        );
         let mut messages: Vec<String> = self.unconnected.iter().map(|(_, m)| m.clone()).collect();
         for (g, r) in &self.results {
             messages.extend(describe_group(&node_groups[*g], r));
@@ -212,6 +284,13 @@ impl GroupSearch {
     /// (see [`rank_groups`]).
     pub fn ranking(&self, node_groups: &[Group]) -> Vec<usize> {
         rank_group_results(node_groups, &self.results)
+    }
+
+    /// The chosen group, when one has a solution (what [`Self::choose`]
+    /// chooses, without the messages).
+    pub fn winner(&self, node_groups: &[Group]) -> Option<usize> {
+        let first = self.ranking(node_groups).first().copied()?;
+        self.results.get(first).map(|(g, _)| *g)
     }
 
     /// The best group, or hail's message when none has a solution.

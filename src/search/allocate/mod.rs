@@ -25,7 +25,10 @@
 //! state (each group's search rolls its trial placements back), so what
 //! depends only on the state is computed once for them ([`SearchBase`]):
 //! hail's running statistics of the cluster for pairs, the running sums
-//! of the single-node shortcut, and the capacity check's verdicts.
+//! of the single-node shortcut, and the capacity check's verdicts. When
+//! only the chosen group is read ([`GroupsRead::Winner`]), a group's pair
+//! search also stops each row once its floor lies above the placement of
+//! a group searched before it that ranks as well.
 //!
 //! * [`single`]: the single-node search and its shortcut by bounds.
 //! * [`pairs`]: the pair search: every primary's row scanned (on several
@@ -109,6 +112,23 @@ pub struct AllocOptions {
     pub one_thread: bool,
     /// The nodes the capacity check looks at (all, for hail).
     pub n1_scope: globaln1::N1Scope,
+    /// Which groups' results of a multi-group search are read.
+    pub groups_read: GroupsRead,
+}
+
+/// Which groups' results of a multi-group search ([`search_groups`]) the
+/// caller reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum GroupsRead {
+    /// Every group's, as hail describes them (a group change's hook, the
+    /// log of an allocation).
+    #[default]
+    Every,
+    /// Only the chosen group (a group change without a hook). A pair
+    /// search then stops a row once it surely scores above the placement
+    /// of a group searched before that ranks at least as well: such a
+    /// group may be left without its placement ([`GroupSearch::outranked`]).
+    Winner,
 }
 
 impl AllocOptions {
@@ -128,6 +148,7 @@ impl AllocOptions {
             winner_only: false,
             one_thread: false,
             n1_scope: globaln1::N1Scope::default(),
+            groups_read: GroupsRead::Every,
         }
     }
 }
@@ -302,6 +323,12 @@ pub struct SearchBase {
     /// undo-log checkpoint that the present state extends.
     sums: Option<(usize, GroupSums)>,
     n1: N1Slot,
+    /// With [`GroupsRead::Winner`], the score above which a placement in
+    /// the group being searched cannot be chosen (the best placement of
+    /// the groups searched before it that rank at least as well).
+    outranked_above: Option<f64>,
+    /// Whether the last search stopped a row at `outranked_above`.
+    outranked: bool,
 }
 
 impl SearchBase {

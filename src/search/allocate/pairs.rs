@@ -23,13 +23,27 @@ pub(super) fn try_pairs(
     shared: &mut SearchBase,
 ) -> Result<AllocSolution<f64>, SearchError> {
     let SearchBase {
-        stats, n1: cache, ..
+        stats,
+        n1: cache,
+        outranked_above,
+        outranked,
+        ..
     } = shared;
     let stats: &metric::ClusterStats = stats.get_or_insert_with(|| state.cluster_stats());
+    // Only the winner read: rows surely above another group's placement
+    // are cut short (`PairScan::Outranked`), never settled.
+    let above = if opts.winner_only && !opts.explain {
+        *outranked_above
+    } else {
+        None
+    };
     // The scans only read the state: done up front (on several threads for
     // a large list, each primary's notes with it), then taken in list
     // order.
-    let scans = scan_all(state, stats, inst, list, opts);
+    let scans = scan_all(state, stats, inst, list, opts, above);
+    *outranked = scans
+        .iter()
+        .any(|(scan, _)| matches!(scan, PairScan::Outranked { .. }));
     let entries: Vec<(usize, Secondaries<'_>)> = list.iter().collect();
     // The order in which the rows are settled: list order, or with
     // `winner_only` ascending by their best score (rows with a NaN score
@@ -71,6 +85,9 @@ pub(super) fn try_pairs(
                 }
             }
         }
+        if matches!(scans[i], Some((PairScan::Outranked { .. }, _))) {
+            continue;
+        }
         let Some((scan, notes)) = scans[i].take() else {
             continue;
         };
@@ -97,6 +114,13 @@ pub(super) fn try_pairs(
         // A row that cannot win: its tallies without the capacity check.
         let (failures, allocs, notes) = match scan {
             Some((PairScan::Failed(failures), notes)) => (failures, 0, notes),
+            Some((
+                PairScan::Outranked {
+                    failures,
+                    succeeded,
+                },
+                notes,
+            )) => (failures, succeeded, notes),
             Some((
                 PairScan::Best {
                     failures,
@@ -175,7 +199,7 @@ fn settle_row(
                 notes,
             }
         }
-        PairScan::All(_) => AllocSolution::default(),
+        PairScan::All(_) | PairScan::Outranked { .. } => AllocSolution::default(),
     })
 }
 
@@ -207,6 +231,7 @@ pub(super) fn scan_all(
     inst: &Instance,
     list: &PairList,
     opts: &AllocOptions,
+    outranked_above: Option<f64>,
 ) -> Vec<(PairScan, Vec<CandidateNote>)> {
     let entries: Vec<(usize, Secondaries<'_>, usize)> = list.iter_indexed().collect();
     let cache = (!opts.explain).then(|| SecCache::new(state, inst, list));
@@ -219,9 +244,17 @@ pub(super) fn scan_all(
                 .map(|&(p, secondaries, l)| {
                     if let (Some(plan), Some(cache)) = (plan.as_ref(), cache.as_ref()) {
                         if let Some(lp) = plan.lists[l].as_ref() {
-                            if let Some(scan) =
-                                bounded_scan(state, stats, inst, p, opts, plan, lp, cache)
-                            {
+                            if let Some(scan) = bounded_scan(
+                                state,
+                                stats,
+                                inst,
+                                p,
+                                opts,
+                                plan,
+                                lp,
+                                cache,
+                                outranked_above,
+                            ) {
                                 return (scan, Vec::new());
                             }
                         }

@@ -30,6 +30,11 @@ pub(super) enum PairScan {
     },
     /// Every successful pair, in order (when asked for).
     All(Vec<Candidate>),
+    /// The per-pair failures and the number of successes of a row whose
+    /// every pair scores above the search's `outranked_above` (see
+    /// [`super::GroupsRead::Winner`]): it cannot be chosen, and its best
+    /// pair was not looked for.
+    Outranked { failures: FailTally, succeeded: u64 },
 }
 
 /// A row's statistics after its primary's update: hail's running
@@ -213,31 +218,42 @@ pub(super) fn secondary_values(
 /// already reserves for it), computed once per search instead of once per
 /// pair.
 pub(super) struct SecCache {
+    /// The entry of node key `first + i` at `i`: sized once to the list's
+    /// span of keys (a group's keys lie close together), not to every key
+    /// up to the largest, nor grown key by key.
+    first: usize,
     entries: Vec<Option<Result<NodeValues, crate::model::types::FailMode>>>,
 }
 
 impl SecCache {
     pub(super) fn new(state: &State, inst: &Instance, list: &PairList) -> SecCache {
+        let (first, last) = list
+            .all_secondaries()
+            .fold((usize::MAX, 0), |(lo, hi), s| (lo.min(s), hi.max(s)));
         let mut entries: Vec<Option<Result<NodeValues, crate::model::types::FailMode>>> =
-            Vec::new();
+            if first > last {
+                Vec::new()
+            } else {
+                vec![None; last - first + 1]
+            };
         for s in list.all_secondaries() {
-            if entries.len() <= s {
-                entries.resize(s + 1, None);
-            }
+            let slot = &mut entries[s - first];
             let node_s = state.node_at(s);
             // Computed with a key no node has, hence no node's peer.
-            if entries[s].is_none() && !node_s.peers.iter().any(|&(k, _)| k < 0) {
-                entries[s] = Some(secondary_values(node_s, inst, -1));
+            if slot.is_none() && !node_s.peers.iter().any(|&(k, _)| k < 0) {
+                *slot = Some(secondary_values(node_s, inst, -1));
             }
         }
-        SecCache { entries }
+        SecCache { first, entries }
     }
 
     pub(super) fn get(
         &self,
         s: usize,
     ) -> Option<&Result<NodeValues, crate::model::types::FailMode>> {
-        self.entries.get(s).and_then(Option::as_ref)
+        s.checked_sub(self.first)
+            .and_then(|i| self.entries.get(i))
+            .and_then(Option::as_ref)
     }
 }
 

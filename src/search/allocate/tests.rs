@@ -129,7 +129,7 @@ fn bounded_scan_matches_plain_scan() {
                     continue;
                 };
                 let Some(fast) =
-                    bounded_scan(&state, &stats, instance, p, &opts, &plan, lp, &cache)
+                    bounded_scan(&state, &stats, instance, p, &opts, &plan, lp, &cache, None)
                 else {
                     continue;
                 };
@@ -351,7 +351,7 @@ fn threaded_scan_matches_sequential_scan() {
         pairs >= PARALLEL_PAIRS * BOUNDED_PARALLEL_FACTOR,
         "the search must be large enough to thread"
     );
-    let threaded: Vec<String> = scan_all(&state, &stats, instance, &list, &opts)
+    let threaded: Vec<String> = scan_all(&state, &stats, instance, &list, &opts, None)
         .iter()
         .map(|(s, _)| format!("{s:?}"))
         .collect();
@@ -369,4 +369,71 @@ fn threaded_scan_matches_sequential_scan() {
     let threaded = summary(false);
     assert!(threaded.0.is_some(), "a placement: {threaded:?}");
     assert_eq!(threaded, summary(true));
+}
+
+/// With [`GroupsRead::Winner`], a pair search cuts the rows that surely
+/// score above the placement of a group searched before it: the chosen
+/// group and its placement (pair, score bits) are those of the full
+/// search, and a group that was not cut has the very same result.
+#[test]
+fn outranked_groups_leave_the_choice_unchanged() {
+    use hailstone_devtools::generate::{generate, CaseSpec, DiskTemplate, RequestKind};
+    let placement = |r: &Result<AllocSolution<f64>, SearchError>| {
+        r.as_ref().ok().and_then(|sol| {
+            sol.best
+                .as_ref()
+                .map(|b| (b.primary, b.secondary, b.metric.to_bits()))
+        })
+    };
+    let (mut chosen, mut cut) = (0usize, 0usize);
+    for seed in 1..=40u64 {
+        let mut spec = CaseSpec::random(seed, RequestKind::Allocate, 60..=240);
+        spec.groups = 2 + (seed as usize) % 3;
+        spec.template = Some(if seed % 4 == 0 {
+            DiskTemplate::Ext
+        } else {
+            DiskTemplate::Drbd
+        });
+        let loaded = load_request(generate(&spec).request.as_bytes());
+        let (instance, required_nodes) = allocate_request(&loaded);
+        let groups = &loaded.cluster.groups;
+        for capacity_checks in [false, true] {
+            let search = |groups_read| {
+                let opts = AllocOptions {
+                    capacity_checks,
+                    winner_only: true,
+                    groups_read,
+                    ..Default::default()
+                };
+                let mut state = State::new(&loaded.cluster);
+                search_groups(groups, &mut state, None, instance, required_nodes, &opts)
+                    .expect("no crash")
+            };
+            let (every, winner) = (search(GroupsRead::Every), search(GroupsRead::Winner));
+            assert!(every.outranked.is_empty());
+            let won = every.winner(groups);
+            assert_eq!(won, winner.winner(groups), "seed {seed}");
+            chosen += usize::from(won.is_some());
+            for ((g, a), (h, b)) in every.results.iter().zip(&winner.results) {
+                assert_eq!(g, h);
+                if Some(*g) == won {
+                    assert_eq!(placement(a), placement(b), "seed {seed} group {g}");
+                }
+                if winner.outranked.contains(g) {
+                    cut += 1;
+                    continue;
+                }
+                assert_eq!(placement(a), placement(b), "seed {seed} group {g}");
+                assert_eq!(
+                    a.as_ref().map(|s| (s.allocs, s.failures)).ok(),
+                    b.as_ref().map(|s| (s.allocs, s.failures)).ok(),
+                    "seed {seed} group {g}"
+                );
+            }
+        }
+    }
+    assert!(
+        chosen >= 40 && cut >= 10,
+        "too few cases: {chosen} chosen, {cut} groups cut"
+    );
 }

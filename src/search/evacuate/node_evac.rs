@@ -10,7 +10,7 @@
 use crate::model::group::Group;
 use crate::model::instance::Instance;
 use crate::model::types::{DiskTemplate, EvacMode, SoftChecks};
-use crate::search::allocate::{search_groups, split_groups, AllocOptions, SearchError};
+use crate::search::allocate::{search_groups, split_groups, AllocOptions, GroupsRead, SearchError};
 use crate::search::moves::Move;
 use crate::search::state::{Crash, State};
 
@@ -319,8 +319,15 @@ pub fn change_group(
     // dropped after its score, so `winner_only` leaves every tally exact
     // and a hook reads the same search.
     let exact_anyway = !opts.capacity_checks && !opts.online_secondary_only;
+    // Without a hook only the chosen group is read: a group that cannot
+    // win may stop its search early.
     let winner_opts = AllocOptions {
         winner_only: explain.is_none() || exact_anyway,
+        groups_read: if explain.is_none() {
+            GroupsRead::Winner
+        } else {
+            opts.groups_read
+        },
         ..opts.clone()
     };
     let opts = &winner_opts;
@@ -331,16 +338,21 @@ pub fn change_group(
         if let Some(hook) = explain.as_deref_mut() {
             hook(state, inst, count, &search)?;
         }
-        let result = match search.choose(node_groups, Some(&targets)) {
+        // The messages only when no group has a solution.
+        let chosen = match search.winner(node_groups) {
+            Some(g) => Ok(g),
+            None => search.choose(node_groups, Some(&targets)).map(|c| c.group),
+        };
+        let result = match chosen {
             Err(SearchError::Crash(c)) => return Err(c),
             Err(SearchError::Message(m)) => Err(EvacError::Message(m)),
-            Ok(choice) => match available(&groups, &excluded, choice.group) {
+            Ok(chosen) => match available(&groups, &excluded, chosen) {
                 Err(m) => Err(EvacError::Message(m)),
                 Ok(avail) => node_evac_instance(
                     state,
                     inst,
                     EvacMode::ChangeAll,
-                    choice.group,
+                    chosen,
                     &avail,
                     // hail keeps a group change strict.
                     SoftChecks::Enforce,
