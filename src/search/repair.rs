@@ -9,9 +9,17 @@
 //!
 //! Times are whole seconds since the epoch; the program supplies "now"
 //! and new task UUIDs.
+//!
+//! What a repair's opcodes cost ([`op_cost`], [`crate::model::cost`]'s
+//! measures): a new secondary resyncs every disk of the instance; a
+//! failover (never a migration) copies nothing; recreating a drbd
+//! instance's disks makes a new pair whose secondary resyncs every disk
+//! from the new primary, a disk replacement; a plain instance's disks
+//! and the reinstall copy nothing over the network.
 
 use std::cmp::Ordering;
 
+use crate::model::cost::{disk_data, MoveCost};
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::types::DiskTemplate;
@@ -395,6 +403,30 @@ pub fn detect(inst: &Instance, nodes: &[Node]) -> Option<(RepairType, Vec<Repair
     }
 }
 
+/// What the opcode `op` of a repair of `inst` copies and does.
+pub fn op_cost(inst: &Instance, op: RepairOp) -> MoveCost {
+    let replacement = MoveCost {
+        disk: disk_data(inst),
+        replacements: 1,
+        ..MoveCost::default()
+    };
+    match op {
+        RepairOp::ReplaceSecondary => replacement,
+        RepairOp::RecreateDisks if inst.disk_template == DiskTemplate::Drbd => replacement,
+        RepairOp::RecreateDisks | RepairOp::Reinstall => MoveCost::default(),
+        RepairOp::Failover => MoveCost {
+            failovers: 1,
+            ..MoveCost::default()
+        },
+    }
+}
+
+/// What a repair of `inst` by the opcodes `ops` copies and does.
+pub fn repair_cost(inst: &Instance, ops: &[RepairOp]) -> MoveCost {
+    ops.iter()
+        .fold(MoveCost::default(), |t, &op| t.plus(op_cost(inst, op)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -484,5 +516,29 @@ mod tests {
         assert!(initial_state(0, "i", &t)
             .unwrap_err()
             .starts_with("An unfinished repair was found in instance i"));
+    }
+
+    /// A new secondary and a drbd reinstall resync every disk; a failover
+    /// and a plain reinstall copy nothing.
+    #[test]
+    fn repairs_cost_their_resyncs() {
+        use crate::model::instance::Disk;
+        let mut drbd = Instance::for_calculation("i", 4096, 0, 1, 1, DiskTemplate::Drbd, true);
+        drbd.disks = [300, 700]
+            .iter()
+            .map(|&size| Disk {
+                size,
+                spindles: None,
+            })
+            .collect();
+        let fix = repair_cost(&drbd, &[RepairOp::ReplaceSecondary]);
+        assert_eq!((fix.disk, fix.replacements, fix.memory), (1000, 1, 0));
+        let fail = repair_cost(&drbd, &[RepairOp::Failover]);
+        assert_eq!((fail.disk, fail.failovers, fail.migrations), (0, 1, 0));
+        let again = [RepairOp::RecreateDisks, RepairOp::Reinstall];
+        assert_eq!(repair_cost(&drbd, &again), fix);
+        let mut plain = drbd.clone();
+        plain.disk_template = DiskTemplate::Plain;
+        assert_eq!(repair_cost(&plain, &again), MoveCost::default());
     }
 }

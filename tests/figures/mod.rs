@@ -27,6 +27,7 @@ mod ganeti;
 mod groups;
 mod info;
 mod repair;
+mod repair_cost;
 mod report;
 mod roll;
 mod selftest;

@@ -7,13 +7,16 @@
 //! waited for. The output is harep 3.0.2's; the repair jobs choose new
 //! nodes with the cluster's default iallocator where harep names "hail"
 //! (docs/compatibility.md). `--dry-run` submits nothing and prints the
-//! repair jobs instead.
+//! repair jobs instead. `--print-cost` (hailstone only) adds what this
+//! run's repair jobs cost ([`repair::repair_cost`]), one job set: harep
+//! submits them together.
 
 pub mod options;
 
 use std::ffi::OsString;
 use std::io::Write;
 
+use crate::model::cost::{MoveCost, PlanCost, Rates};
 use crate::program::cli::DEFAULT_LUXI_SOCKET;
 use crate::read::live;
 use crate::read::merge::MergeOptions;
@@ -23,6 +26,7 @@ use crate::search::repair::{
 use crate::shell::exit::{self, load_failed, stop, Stop};
 use crate::shell::jobs;
 use crate::shell::source::read_luxi;
+use crate::write::cost as cost_text;
 use crate::write::json::Json;
 use crate::write::notes;
 use crate::write::opcodes::{self, meta_opcode, Annotation};
@@ -180,6 +184,7 @@ fn run(
     }
     // Then: a repair for every healthy instance found broken.
     let mut done = Vec::with_capacity(checked.len());
+    let mut plan = Plan::default();
     for s in checked {
         let inst = &cluster.instances[s.instance];
         let broken = repair::detect(inst, &cluster.nodes);
@@ -191,7 +196,13 @@ fn run(
                     .and_then(|n| cluster.groups.get(n.group))
                     .map_or(&[][..], |g| &g.tags[..]);
                 let policy = repair::policy(&cluster.cluster_tags, group_tags, &inst.tags, cx.now);
-                done.push(repair_one(&cx, s, found, policy, &iallocator, out)?);
+                let cost = repair::repair_cost(inst, &found.1);
+                let repaired = repair_one(&cx, s, found, policy, &iallocator, out)?;
+                // Pending: its job was submitted (or printed).
+                if let Status::Pending(d) = &repaired.status {
+                    plan.add(d.kind, cost);
+                }
+                done.push(repaired);
             }
             _ => done.push(s),
         }
@@ -206,8 +217,43 @@ fn run(
     }
     counts.sort_by(|a, b| a.0.cmp(b.0));
     out.write_all(texts::counts(&counts).as_bytes())?;
+    if o.print_cost {
+        out.write_all(plan.text(o.rates).as_bytes())?;
+    }
     out.flush()?;
     Ok(())
+}
+
+/// The repair jobs of a run and what each costs, in submission order.
+#[derive(Default)]
+struct Plan {
+    jobs: Vec<MoveCost>,
+    reinstalls: i64,
+}
+
+impl Plan {
+    fn add(&mut self, kind: RepairType, cost: MoveCost) {
+        self.jobs.push(cost);
+        if kind == RepairType::Reinstall {
+            self.reinstalls += 1;
+        }
+    }
+
+    /// `--print-cost`'s block: the jobs are one job set (harep submits
+    /// them together), then how many are reinstalls.
+    fn text(&self, rates: Rates) -> String {
+        let sets = if self.jobs.is_empty() {
+            Vec::new()
+        } else {
+            vec![self.jobs.clone()]
+        };
+        let cost = PlanCost::of_sets(&sets, rates);
+        format!(
+            "{}  reinstalls:      {} (disks recreated empty and the OS installed anew; a drbd instance's new secondary resyncs, counted above as a disk replacement)\n",
+            cost_text::text(&cost),
+            self.reinstalls
+        )
+    }
 }
 
 /// A pending repair's jobs asked for (`processPending`): when none may
