@@ -49,37 +49,61 @@ pub fn rates(r: Rates) -> String {
     )
 }
 
+/// A plan's cost in words, piece by piece, as [`text`] and [`line`] give
+/// them.
+struct Words {
+    /// `3 moves`.
+    moves: String,
+    /// `2 job sets`.
+    sets: String,
+    /// The disk data copied: `6.0 GiB`.
+    disk: String,
+    /// `1 disk replacement`.
+    replacements: String,
+    /// The memory migrated: `512 MiB`.
+    memory: String,
+    /// `2 live migrations`.
+    migrations: String,
+    /// `1 failover`.
+    failovers: String,
+    /// The estimated time: `1 min 42 s`.
+    time: String,
+    /// The rates it is estimated at ([`rates`]).
+    rates: String,
+}
+
+impl Words {
+    fn of(c: &PlanCost) -> Words {
+        let t = &c.total;
+        Words {
+            moves: plural(c.moves as i64, "move", "moves"),
+            sets: plural(c.sets.len() as i64, "job set", "job sets"),
+            disk: size(t.disk),
+            replacements: plural(t.replacements, "disk replacement", "disk replacements"),
+            memory: size(t.memory),
+            migrations: plural(t.migrations, "live migration", "live migrations"),
+            failovers: plural(t.failovers, "failover", "failovers"),
+            time: duration(c.seconds),
+            rates: rates(c.rates),
+        }
+    }
+}
+
 /// The block `--print-cost` adds to the text, one line per figure.
 pub fn text(c: &PlanCost) -> String {
-    let t = &c.total;
+    let w = Words::of(c);
     format!(
         "Cost of the plan: {} in {}\n  disk copied:     {} in {}\n  memory migrated: {} in {}; {} of stopped instances\n  estimated time:  {} ({}; the job sets one after another, the jobs of a set side by side)\n",
-        plural(c.moves as i64, "move", "moves"),
-        plural(c.sets.len() as i64, "job set", "job sets"),
-        size(t.disk),
-        plural(t.replacements, "disk replacement", "disk replacements"),
-        size(t.memory),
-        plural(t.migrations, "live migration", "live migrations"),
-        plural(t.failovers, "failover", "failovers"),
-        duration(c.seconds),
-        rates(c.rates),
+        w.moves, w.sets, w.disk, w.replacements, w.memory, w.migrations, w.failovers, w.time, w.rates,
     )
 }
 
 /// The plan's cost in one line (`--explain`), without a newline.
 pub fn line(c: &PlanCost) -> String {
-    let t = &c.total;
+    let w = Words::of(c);
     format!(
         "cost: {} in {} copy {} of disk ({}) and {} of memory ({}, {} of stopped instances); about {} ({})",
-        plural(c.moves as i64, "move", "moves"),
-        plural(c.sets.len() as i64, "job set", "job sets"),
-        size(t.disk),
-        plural(t.replacements, "disk replacement", "disk replacements"),
-        size(t.memory),
-        plural(t.migrations, "live migration", "live migrations"),
-        plural(t.failovers, "failover", "failovers"),
-        duration(c.seconds),
-        rates(c.rates),
+        w.moves, w.sets, w.disk, w.replacements, w.memory, w.migrations, w.failovers, w.time, w.rates,
     )
 }
 
@@ -232,7 +256,7 @@ mod tests {
     }
 
     #[test]
-    fn the_text_block_names_every_total() {
+    fn the_text_block_and_the_line_name_every_total() {
         let c = PlanCost::of_sets(
             &[vec![MoveCost {
                 disk: 6144,
@@ -246,6 +270,10 @@ mod tests {
         assert_eq!(
             text(&c),
             "Cost of the plan: 1 move in 1 job set\n  disk copied:     6.0 GiB in 1 disk replacement\n  memory migrated: 0 MiB in 0 live migrations; 1 failover of stopped instances\n  estimated time:  1 min 42 s (DRBD resync at 60 MiB/s, live migration at 32 MiB/s; the job sets one after another, the jobs of a set side by side)\n"
+        );
+        assert_eq!(
+            line(&c),
+            "cost: 1 move in 1 job set copy 6.0 GiB of disk (1 disk replacement) and 0 MiB of memory (0 live migrations, 1 failover of stopped instances); about 1 min 42 s (DRBD resync at 60 MiB/s, live migration at 32 MiB/s)"
         );
     }
 }
