@@ -111,10 +111,10 @@ fn field(v: &Value, name: &str) -> i64 {
 
 /// The rates a run gives (`--resync-rate`, `--migration-bandwidth`),
 /// with their values in MiB/s; none: Ganeti's defaults.
-type GivenRates = Option<(&'static str, &'static str, f64, f64)>;
+pub(super) type GivenRates = Option<(&'static str, &'static str, f64, f64)>;
 
 /// The rates' options and values: Ganeti's defaults without any.
-fn rates_of(rates: GivenRates) -> (Vec<&'static str>, f64, f64) {
+pub(super) fn rates_of(rates: GivenRates) -> (Vec<&'static str>, f64, f64) {
     match rates {
         Some((r, m, rv, mv)) => (vec![r, m], rv, mv),
         None => (Vec::new(), 60.0, 32.0),
@@ -122,7 +122,7 @@ fn rates_of(rates: GivenRates) -> (Vec<&'static str>, f64, f64) {
 }
 
 /// Every third case at other rates than Ganeti's.
-fn rates_for(k: usize) -> GivenRates {
+pub(super) fn rates_for(k: usize) -> GivenRates {
     k.is_multiple_of(3).then_some((
         "--resync-rate=1g",
         "--migration-bandwidth=100",

@@ -30,6 +30,7 @@ mod repair;
 mod repair_cost;
 mod report;
 mod roll;
+mod roll_cost;
 mod selftest;
 mod space;
 mod squeeze;
