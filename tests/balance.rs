@@ -39,18 +39,29 @@ fn generated_cluster(seed: u64) -> Option<(String, String)> {
     Some((case.request, text))
 }
 
+/// The generated clusters of `seeds` written to `dir` as `cSEED.data`:
+/// each seed, its file's path and its text.
+fn written_clusters(
+    dir: &std::path::Path,
+    seeds: std::ops::RangeInclusive<u64>,
+) -> Vec<(u64, String, String)> {
+    seeds
+        .filter_map(|seed| {
+            let (_, text) = generated_cluster(seed)?;
+            let file = dir.join(format!("c{seed}.data"));
+            std::fs::write(&file, &text).unwrap();
+            Some((seed, file.to_str().unwrap().to_owned(), text))
+        })
+        .collect()
+}
+
 #[test]
 fn plans_are_safe_and_match_the_saved_state() {
     let dir = crate::run::scratch("balance-test");
     let mut moves = 0;
     let mut plans = 0;
-    for seed in 1..=40u64 {
-        let Some((_, text)) = generated_cluster(seed) else {
-            continue;
-        };
-        let file = dir.join(format!("c{seed}.data"));
-        std::fs::write(&file, &text).unwrap();
-        let file = file.to_str().unwrap();
+    for (seed, file, text) in written_clusters(&dir, 1..=40) {
+        let file = file.as_str();
         for g in groups(&text) {
             let save = dir.join(format!("c{seed}-{g}"));
             let save = save.to_str().unwrap();
@@ -171,13 +182,8 @@ fn ialloc_source_is_the_saved_cluster() {
 fn explanations_name_the_stopping_rule() {
     let dir = crate::run::scratch("balance-explain");
     let mut checked = 0;
-    for seed in 1..=24u64 {
-        let Some((_, text)) = generated_cluster(seed) else {
-            continue;
-        };
-        let file = dir.join(format!("c{seed}.data"));
-        std::fs::write(&file, &text).unwrap();
-        let file = file.to_str().unwrap();
+    for (seed, file, text) in written_clusters(&dir, 1..=24) {
+        let file = file.as_str();
         let Some(g) = groups(&text).into_iter().next() else {
             continue;
         };
@@ -270,13 +276,8 @@ fn copied_by(c: &plan::Cluster, commands: &str) -> i64 {
 fn budgeted_plans_are_safe_within_budget_and_never_above_hbals_cut() {
     let dir = crate::run::scratch("balance-budget");
     let (mut plans, mut better, mut budgets) = (0, 0, 0);
-    for seed in 1..=40u64 {
-        let Some((_, text)) = generated_cluster(seed) else {
-            continue;
-        };
-        let file = dir.join(format!("c{seed}.data"));
-        std::fs::write(&file, &text).unwrap();
-        let file = file.to_str().unwrap();
+    for (seed, file, text) in written_clusters(&dir, 1..=40) {
+        let file = file.as_str();
         for g in groups(&text) {
             let full = balance(&["-t", file, "-G", &g, "--json"]);
             let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&full.stdout) else {

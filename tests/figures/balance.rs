@@ -8,15 +8,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::Value;
-
 use crate::support::figures::{self, NodeFigures};
 use crate::support::plan;
 
 use super::groups::{after_verdicts, loaded_verdicts};
 use super::{
     aliases, check_original, check_replay, check_saved_group, commands, components, explain,
-    group_instances, read, report, run, table, Case, Findings,
+    group_instances, read, report, table, text_and_document, Case, Findings,
 };
 
 /// The nodes of `group` in a table's terms: alias → (figures, verdict).
@@ -43,27 +41,14 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, group: &str) {
         .to_owned();
     let (explained, page) = (format!("{save}.explain"), format!("{save}.html"));
     let args = ["-t", file, "-G", group];
-    let text = run(
-        "hailstone-balance",
-        &[
-            &args[..],
-            &[
-                "-S",
-                &save,
-                "-p",
-                &format!("--explain={explained}"),
-                &format!("--report={page}"),
-            ],
-        ]
-        .concat(),
-    );
-    if text.refused() {
-        f.count("refused");
-        return;
-    }
-    let json = run("hailstone-balance", &[&args[..], &["--json"]].concat());
-    let Ok(doc) = serde_json::from_str::<Value>(&json.stdout) else {
-        f.fault(&at, format!("no JSON document: {}", json.stderr));
+    let saved = [
+        "-S",
+        &save,
+        "-p",
+        &format!("--explain={explained}"),
+        &format!("--report={page}"),
+    ];
+    let Some((text, doc)) = text_and_document(f, &at, "hailstone-balance", &args, &saved) else {
         return;
     };
     if doc["status"] == "empty" {

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::support::plan::{self, Cluster};
 
-use super::{corpus, run, Case, Findings};
+use super::{corpus, run, text_and_document, Case, Findings};
 
 /// What a job copies and does, from its commands.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
@@ -285,14 +285,7 @@ fn one(f: &mut Findings, case: &Case, group: &str, rates: GivenRates) {
     let (given, resync, migration) = rates_of(rates);
     args.extend(given);
     let at = format!("hailstone-balance {}", args.join(" "));
-    let text = run("hailstone-balance", &[&args[..], &["-C"]].concat());
-    if text.refused() {
-        f.count("refused");
-        return;
-    }
-    let json = run("hailstone-balance", &[&args[..], &["--json"]].concat());
-    let Ok(doc) = serde_json::from_str::<Value>(&json.stdout) else {
-        f.fault(&at, format!("no JSON document: {}", json.stderr));
+    let Some((text, doc)) = text_and_document(f, &at, "hailstone-balance", &args, &["-C"]) else {
         return;
     };
     if doc["status"] == "empty" {
@@ -335,14 +328,7 @@ fn squeeze_one(f: &mut Findings, case: &Case, extra: &[&str], rates: GivenRates)
     let (given, resync, migration) = rates_of(rates);
     args.extend(given);
     let at = format!("hailstone-squeeze {}", args.join(" "));
-    let text = run("hailstone-squeeze", &[&args[..], &["-C"]].concat());
-    if text.refused() {
-        f.count("refused");
-        return;
-    }
-    let json = run("hailstone-squeeze", &[&args[..], &["--json"]].concat());
-    let Ok(doc) = serde_json::from_str::<Value>(&json.stdout) else {
-        f.fault(&at, format!("no JSON document: {}", json.stderr));
+    let Some((text, doc)) = text_and_document(f, &at, "hailstone-squeeze", &args, &["-C"]) else {
         return;
     };
     f.count("runs");
@@ -388,14 +374,7 @@ fn groups_one(f: &mut Findings, case: &Case, op: &[&str], rates: GivenRates) {
     let (given, resync, migration) = rates_of(rates);
     args.extend(given);
     let at = format!("hailstone-groups {}", args.join(" "));
-    let text = run("hailstone-groups", &[&args[..], &["-C"]].concat());
-    if text.refused() {
-        f.count("refused");
-        return;
-    }
-    let json = run("hailstone-groups", &[&args[..], &["--json"]].concat());
-    let Ok(doc) = serde_json::from_str::<Value>(&json.stdout) else {
-        f.fault(&at, format!("no JSON document: {}", json.stderr));
+    let Some((text, doc)) = text_and_document(f, &at, "hailstone-groups", &args, &["-C"]) else {
         return;
     };
     f.count("runs");

@@ -130,6 +130,32 @@ impl Run {
     }
 }
 
+/// Runs `program` with `args` and `text` (the run whose text is
+/// checked), then with `args` and `--json`: both runs' outputs, or `None`
+/// when the first refused the input (counted `refused`) or the second
+/// printed no JSON document (a fault at `at`).
+pub fn text_and_document(
+    f: &mut Findings,
+    at: &str,
+    program: &str,
+    args: &[&str],
+    text: &[&str],
+) -> Option<(Run, serde_json::Value)> {
+    let printed = run(program, &[args, text].concat());
+    if printed.refused() {
+        f.count("refused");
+        return None;
+    }
+    let json = run(program, &[args, &["--json"]].concat());
+    match serde_json::from_str(&json.stdout) {
+        Ok(doc) => Some((printed, doc)),
+        Err(_) => {
+            f.fault(at, format!("no JSON document: {}", json.stderr));
+            None
+        }
+    }
+}
+
 /// Runs `program` (`hailstone-balance`, ...) with `args`.
 pub fn run(program: &str, args: &[&str]) -> Run {
     let bin = match program {
