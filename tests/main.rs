@@ -24,6 +24,9 @@
 //!   generated corpus and Ganeti's test data: the same verdict, or a
 //!   difference both `--help` texts state;
 //! * `cli` — command-line behaviour and exit codes;
+//! * `cost_options` — the hailstone-only cost options' bad values and
+//!   misspellings on every program that takes them: usage errors naming
+//!   the option and what to give;
 //! * `exit_status` — every program into each exit status its manual
 //!   lists, a closed output ending each quietly, the documented table;
 //! * `json` — each planner's and checker's `--json` document against its
@@ -73,6 +76,7 @@
 mod balance;
 mod check;
 mod cli;
+mod cost_options;
 mod datafiles;
 mod exec;
 mod exit_status;

@@ -306,10 +306,31 @@ fn is_haskell_space(c: char) -> bool {
 /// unit; the result is truncated toward zero.
 pub fn parse_unit(text: &str) -> Result<i64, String> {
     let (v, suffix) = reads_int(text).ok_or_else(|| format!("Can't parse string '{text}'"))?;
-    let unit = suffix.trim_start_matches(' ');
+    let (num, den) = unit_scale(suffix.trim_start_matches(' '))?;
+    // Exact rational arithmetic, truncated toward zero, then wrapped to
+    // an `Int` as `fromInteger` does.
+    Ok((i128::from(v) * num / den) as i64)
+}
+
+/// [`parse_unit`] without the wrap-around (hailstone's own options): a
+/// number, or a size in MiB, outside `Int`'s range is `Ok(None)` where
+/// `parseUnit` would wrap it.
+pub fn parse_unit_in_range(text: &str) -> Result<Option<i64>, String> {
+    let (_, suffix) = reads_int(text).ok_or_else(|| format!("Can't parse string '{text}'"))?;
+    let (num, den) = unit_scale(suffix.trim_start_matches(' '))?;
+    let head = &text[..text.len() - suffix.len()];
+    let Ok(Some(v)) = read_int_in_range(head) else {
+        return Ok(None);
+    };
+    Ok(i64::try_from(i128::from(v) * num / den).ok())
+}
+
+/// The (numerator, denominator) of a unit's scale to MiB
+/// (`parseUnit`'s units: none and m, g, t binary, M, G, T decimal, or
+/// MiB, GiB, TiB, MB, GB, TB in any case).
+fn unit_scale(unit: &str) -> Result<(i128, i128), String> {
     let upper = unit.to_uppercase();
-    // (numerator, denominator) of the scale to MiB.
-    let (num, den): (i128, i128) = if unit.is_empty() || unit == "m" || upper == "MIB" {
+    Ok(if unit.is_empty() || unit == "m" || upper == "MIB" {
         (1, 1)
     } else if unit == "g" || upper == "GIB" {
         (1024, 1)
@@ -323,15 +344,36 @@ pub fn parse_unit(text: &str) -> Result<i64, String> {
         (1_000_000_000_000, 1 << 20)
     } else {
         return Err(format!("Unknown unit '{unit}'"));
-    };
-    // Exact rational arithmetic, truncated toward zero, then wrapped to
-    // an `Int` as `fromInteger` does.
-    Ok((i128::from(v) * num / den) as i64)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// parseUnit wraps what does not fit an `Int`; the checked reading
+    /// refuses it and agrees everywhere else.
+    #[test]
+    fn unit_sizes_wrap_or_are_refused() {
+        assert_eq!(parse_unit("18446744073709551617"), Ok(1));
+        assert_eq!(parse_unit_in_range("18446744073709551617"), Ok(None));
+        assert_eq!(parse_unit_in_range("99999999999999999999T"), Ok(None));
+        assert_eq!(parse_unit_in_range("8796093022208t"), Ok(None));
+        assert_eq!(
+            parse_unit_in_range("8796093022207t"),
+            Ok(Some(i64::MAX - (1 << 20) + 1))
+        );
+        for text in ["0", "1", "-3g", "2t", "500 G", "( 7 )", "0x10m", "1M"] {
+            assert_eq!(
+                parse_unit_in_range(text),
+                parse_unit(text).map(Some),
+                "{text}"
+            );
+        }
+        assert!(parse_unit_in_range("1.5T").is_err());
+        assert!(parse_unit_in_range("10X").is_err());
+        assert!(parse_unit_in_range("").is_err());
+    }
 
     #[test]
     fn int_in_range_refuses_what_would_wrap() {

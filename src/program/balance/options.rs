@@ -86,7 +86,7 @@ pub const COMMAND_LINE: Program = Program {
         exit_status: &[
             (ExitStatus::Done, "the plan was printed (also when there is nothing to do), or carried out with -X"),
             (ExitStatus::Failed, "bad input, a cluster that cannot be read, a file that cannot be written, or with -X a job that failed; with --json nothing on stdout; also, as hbal exits, arguments given to it or a bad value of one of hbal's options (a bad value of an option only hailstone has is a usage error)"),
-            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --explain-format or --ganeti-version"),
+            (ExitStatus::Usage, "an unknown or ambiguous option, a missing value, or a bad value of --explain-format, --ganeti-version, --max-copy, --resync-rate or --migration-bandwidth"),
         ],
         examples: &[
             ("hailstone-balance -L -C", "plan on the local cluster (on the master) and print the commands"),

@@ -329,8 +329,16 @@ pub fn command_line_error<Id>(
             continue;
         };
         let name = long.split_once('=').map_or(long, |(n, _)| n);
-        if let Some(near) = suggest::nearest(name, table.iter().map(|o| o.long)) {
-            message.push_str(&format!("--{name}: did you mean --{near}?\n"));
+        let near: Vec<String> = suggest::nearest_all(name, table.iter().map(|o| o.long))
+            .iter()
+            .map(|n| format!("--{n}"))
+            .collect();
+        if !near.is_empty() {
+            let near: Vec<&str> = near.iter().map(String::as_str).collect();
+            message.push_str(&format!(
+                "--{name}: did you mean {}?\n",
+                suggest::one_of(&near)
+            ));
         }
     }
     message.push_str(&suggest::see_help(program));

@@ -35,19 +35,34 @@ fn distance(a: &str, b: &str) -> usize {
 /// nearest in `valid`'s order wins, so the answer does not depend on
 /// anything but the two lists.
 pub fn nearest<'a>(given: &str, valid: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    nearest_all(given, valid).into_iter().next()
+}
+
+/// Every valid word as near to `given` as [`nearest`]'s, in `valid`'s
+/// order: a slip that could be either of two options names both
+/// (`--max-cpy`: `--max-cpu` or `--max-copy`).
+pub fn nearest_all<'a>(given: &str, valid: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let limit = (given.chars().count() / 3).clamp(1, 3);
-    let mut best: Option<(usize, &str)> = None;
+    let mut best: Option<usize> = None;
+    let mut words: Vec<&str> = Vec::new();
     for word in valid {
         let d = if word.starts_with(given) && !given.is_empty() {
             0
         } else {
             distance(given, word)
         };
-        if d <= limit && best.is_none_or(|(b, _)| d < b) {
-            best = Some((d, word));
+        if d > limit || best.is_some_and(|b| d > b) {
+            continue;
+        }
+        if best.is_some_and(|b| d < b) {
+            words.clear();
+        }
+        best = Some(d);
+        if !words.contains(&word) {
+            words.push(word);
         }
     }
-    best.map(|(_, w)| w)
+    words
 }
 
 /// `words` as a list for a sentence: `a, b or c`.
@@ -88,6 +103,13 @@ mod tests {
         assert_eq!(nearest("", ops), None);
         // The first of two equally near words.
         assert_eq!(nearest("ab", ["ac", "ad"]), Some("ac"));
+        // A slip that could be either of two names both.
+        assert_eq!(
+            nearest_all("max-cpy", ["max-cpu", "max-copy", "max-cpus"]),
+            ["max-cpu", "max-copy"]
+        );
+        assert_eq!(nearest_all("explian", ["explain", "exec"]), ["explain"]);
+        assert!(nearest_all("xyzzy", ["explain"]).is_empty());
     }
 
     #[test]

@@ -18,7 +18,6 @@ use super::getopt::ArgKind::{Flag, No, Opt as Optional, Req};
 use super::options::{ExplainTo, Primary, DEFAULT_LUXI_SOCKET};
 use super::suggest;
 use crate::explain::Format as ExplainFormat;
-use crate::haskell::read::parse_unit;
 use crate::haskell::show::show_string;
 use crate::model::types::{DiskTemplate, SoftChecks};
 use crate::read::loader::GanetiVersion;
@@ -459,17 +458,7 @@ super::declare::options! {
         arg: Req("SIZE"),
         completion: "string",
         help: "choose the moves that lower the score most for the data they copy, and copy at most SIZE of disk in all (MiB, or with a unit: m, g, t binary, M, G, T decimal; 0: only migrations and failovers) [no limit: hbal's plan]",
-        set: |o, a| {
-            o.max_copy = Some(match parse_unit(a.text()) {
-                Ok(v) if v >= 0 => v,
-                _ => {
-                    return Err(format!(
-                        "'{}' is not a size: give MiB, or a number with a unit (500g, 2t), 0 or more",
-                        a.text()
-                    ))
-                }
-            });
-        },
+        set: |o, a| o.max_copy = Some(a.size_mib()?),
     }
 
     // What is printed or saved.

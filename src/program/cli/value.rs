@@ -5,7 +5,7 @@
 //! with words saying what to give instead.
 
 use crate::haskell::read::{
-    parse_unit, read_double, read_int_in_range, sep_split, split_on, ReadError,
+    parse_unit, parse_unit_in_range, read_double, read_int_in_range, sep_split, split_on, ReadError,
 };
 use crate::model::policy::RSpec;
 
@@ -134,14 +134,37 @@ impl<'a> Arg<'a> {
         }
     }
 
+    /// A size in MiB for an option only hailstone has (`--max-copy`):
+    /// `parseUnit`'s syntax, a whole number of MiB or one with a unit; 0
+    /// or more, and at most 2^63-1 MiB (refused, not wrapped as Ganeti's
+    /// `Int` would wrap it).
+    pub fn size_mib(self) -> Result<i64, String> {
+        let text = self.text();
+        match parse_unit_in_range(text) {
+            Ok(Some(v)) if v >= 0 => Ok(v),
+            Ok(None) => Err(format!(
+                "'{text}' is out of range: give 0 to {} MiB (8 EiB)",
+                i64::MAX
+            )),
+            _ => Err(format!(
+                "'{text}' is not a size: give a whole number of MiB, or one with a unit (500g, 2t: m, g, t binary, M, G, T decimal), 0 or more"
+            )),
+        }
+    }
+
     /// A rate per second (`--resync-rate`, `--migration-bandwidth`): MiB,
-    /// or a size with a unit as `--simulate` takes it; more than 0.
+    /// or a size with a unit as `--simulate` takes it; at least 1 MiB
+    /// and at most 2^63-1 MiB (refused, not wrapped).
     pub fn rate(self) -> Result<i64, String> {
         let text = self.text();
-        match parse_unit(text) {
-            Ok(v) if v > 0 => Ok(v),
+        match parse_unit_in_range(text) {
+            Ok(Some(v)) if v > 0 => Ok(v),
+            Ok(None) => Err(format!(
+                "'{text}' is out of range: give 1 to {} MiB per second",
+                i64::MAX
+            )),
             _ => Err(format!(
-                "'{text}' is not a rate: give MiB per second, or a number with a unit (1g), more than 0"
+                "'{text}' is not a rate: give a whole number of MiB per second, or one with a unit (1g: m, g, t binary, M, G, T decimal), at least 1 MiB per second"
             )),
         }
     }
