@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use hailstone::program::{ExitStatus, PROGRAMS};
 
-use crate::run::scratch;
+use crate::run::{binary, scratch};
 use crate::support::master::{fake_master, Queue};
 
 /// A healthy group: two nodes, one small drbd instance.
@@ -37,24 +37,6 @@ fn unhealthy() -> String {
          {}",
         crate::check::POLICY
     )
-}
-
-fn binary(program: &str) -> &'static str {
-    match program {
-        "hailstone" => env!("CARGO_BIN_EXE_hailstone"),
-        "hailstone-balance" => env!("CARGO_BIN_EXE_hailstone-balance"),
-        "hailstone-squeeze" => env!("CARGO_BIN_EXE_hailstone-squeeze"),
-        "hailstone-groups" => env!("CARGO_BIN_EXE_hailstone-groups"),
-        "hailstone-space" => env!("CARGO_BIN_EXE_hailstone-space"),
-        "hailstone-check" => env!("CARGO_BIN_EXE_hailstone-check"),
-        "hailstone-info" => env!("CARGO_BIN_EXE_hailstone-info"),
-        "hailstone-scan" => env!("CARGO_BIN_EXE_hailstone-scan"),
-        "hailstone-roll" => env!("CARGO_BIN_EXE_hailstone-roll"),
-        "hailstone-repair" => env!("CARGO_BIN_EXE_hailstone-repair"),
-        "hailstone-htools" => env!("CARGO_BIN_EXE_hailstone-htools"),
-        "hailstone-shadow" => env!("CARGO_BIN_EXE_hailstone-shadow"),
-        other => panic!("no program {other}"),
-    }
 }
 
 /// One run and the status it must end with.

@@ -6,25 +6,11 @@
 //! change is a job waited for, each repair job is submitted with its
 //! annotation and its id recorded in the pending tag.
 
-use std::path::Path;
-use std::process::{Command, Output};
-use std::sync::{Arc, Mutex};
+use std::process::Output;
 
 use serde_json::Value;
 
-use crate::run::scratch;
-use crate::support::master::{fake_master, Queue};
-
-const REPAIR: &str = env!("CARGO_BIN_EXE_hailstone-repair");
-
-fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/live")
-            .join(name),
-    )
-    .unwrap()
-}
+use crate::support::master::{live_replies, run_repair};
 
 /// UUIDs and the times of tags (seconds of this century) masked.
 fn masked(text: &str) -> String {
@@ -54,22 +40,7 @@ fn masked(text: &str) -> String {
 }
 
 fn run(test: &str, failing: &[u64], args: &[&str]) -> (Output, Vec<Vec<Vec<Value>>>) {
-    let dir = scratch(test);
-    let queue = Arc::new(Mutex::new(Queue {
-        failing: failing.to_vec(),
-        instant: true,
-        ..Queue::default()
-    }));
-    let sock = fake_master(&dir, fixture("repair.luxi"), Arc::clone(&queue));
-    let out = Command::new(REPAIR)
-        .arg(format!("-L{sock}"))
-        .args(args)
-        .output()
-        .expect("hailstone-repair runs");
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
-    let sets = std::mem::take(&mut queue.lock().unwrap().sets);
-    let _ = std::fs::remove_dir_all(&dir);
-    (out, sets)
+    run_repair(test, live_replies("repair.luxi"), failing, args)
 }
 
 #[test]
@@ -82,7 +53,7 @@ fn dry_run_prints_what_harep_printed() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(sets.is_empty(), "--dry-run submitted {sets:?}");
-    let want = String::from_utf8(fixture("repair.luxi.harep")).unwrap();
+    let want = String::from_utf8(live_replies("repair.luxi.harep")).unwrap();
     assert_eq!(masked(&String::from_utf8_lossy(&out.stdout)), want);
 }
 

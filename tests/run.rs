@@ -45,6 +45,26 @@ pub fn on_stdin(request: &[u8], options: &[&str]) -> Output {
     hailstone(&args, Some(request))
 }
 
+/// The built executable of `program` (`hailstone`, `hailstone-balance`,
+/// ...).
+pub fn binary(program: &str) -> &'static str {
+    match program {
+        "hailstone" => env!("CARGO_BIN_EXE_hailstone"),
+        "hailstone-balance" => env!("CARGO_BIN_EXE_hailstone-balance"),
+        "hailstone-squeeze" => env!("CARGO_BIN_EXE_hailstone-squeeze"),
+        "hailstone-groups" => env!("CARGO_BIN_EXE_hailstone-groups"),
+        "hailstone-space" => env!("CARGO_BIN_EXE_hailstone-space"),
+        "hailstone-check" => env!("CARGO_BIN_EXE_hailstone-check"),
+        "hailstone-info" => env!("CARGO_BIN_EXE_hailstone-info"),
+        "hailstone-scan" => env!("CARGO_BIN_EXE_hailstone-scan"),
+        "hailstone-roll" => env!("CARGO_BIN_EXE_hailstone-roll"),
+        "hailstone-repair" => env!("CARGO_BIN_EXE_hailstone-repair"),
+        "hailstone-htools" => env!("CARGO_BIN_EXE_hailstone-htools"),
+        "hailstone-shadow" => env!("CARGO_BIN_EXE_hailstone-shadow"),
+        other => panic!("no program {other}"),
+    }
+}
+
 /// A fresh folder for one test's files.
 pub fn scratch(test: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("hailstone-test-{test}-{}", std::process::id()));

@@ -154,13 +154,7 @@ fn one(f: &mut Findings, at: &str, file: &str, rates: Option<(&str, &str, f64, f
             want.replacements,
         );
         let secs = want.disk as f64 / resync + want.memory as f64 / migration;
-        f.near(
-            &at,
-            "seconds",
-            g["seconds"].as_f64().unwrap_or(f64::NAN),
-            secs,
-            1e-9 * (1.0 + secs),
-        );
+        f.seconds(&at, "seconds", &g["seconds"], secs);
         longest = longest.max(secs);
         total.disk += want.disk;
         total.memory += want.memory;
@@ -190,13 +184,7 @@ fn one(f: &mut Findings, at: &str, file: &str, rates: Option<(&str, &str, f64, f
         field(c, "replacements"),
         total.replacements,
     );
-    f.near(
-        at,
-        "cost.seconds",
-        c["seconds"].as_f64().unwrap_or(f64::NAN),
-        longest,
-        1e-9 * (1.0 + longest),
-    );
+    f.seconds(at, "cost.seconds", &c["seconds"], longest);
 }
 
 /// Ganeti's evacuation requests and generated ones of every kind that

@@ -156,20 +156,27 @@ pub fn text_and_document(
     }
 }
 
+/// The names of the node groups of `c` that hold a node.
+pub fn populated_groups(c: &Cluster) -> Vec<&str> {
+    c.groups
+        .iter()
+        .filter(|(_, uuid)| c.nodes.values().any(|n| &n.group == *uuid))
+        .map(|(name, _)| name.as_str())
+        .collect()
+}
+
+/// The strings of a JSON array (none when `v` is not one).
+pub fn strings(v: &serde_json::Value) -> Vec<&str> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(serde_json::Value::as_str)
+        .collect()
+}
+
 /// Runs `program` (`hailstone-balance`, ...) with `args`.
 pub fn run(program: &str, args: &[&str]) -> Run {
-    let bin = match program {
-        "hailstone" => env!("CARGO_BIN_EXE_hailstone"),
-        "hailstone-balance" => env!("CARGO_BIN_EXE_hailstone-balance"),
-        "hailstone-squeeze" => env!("CARGO_BIN_EXE_hailstone-squeeze"),
-        "hailstone-groups" => env!("CARGO_BIN_EXE_hailstone-groups"),
-        "hailstone-space" => env!("CARGO_BIN_EXE_hailstone-space"),
-        "hailstone-check" => env!("CARGO_BIN_EXE_hailstone-check"),
-        "hailstone-info" => env!("CARGO_BIN_EXE_hailstone-info"),
-        "hailstone-roll" => env!("CARGO_BIN_EXE_hailstone-roll"),
-        "hailstone-repair" => env!("CARGO_BIN_EXE_hailstone-repair"),
-        other => panic!("no program {other}"),
-    };
+    let bin = crate::run::binary(program);
     let out = Command::new(bin)
         .args(args)
         .env("LC_ALL", "C.UTF-8")
@@ -222,6 +229,14 @@ impl Findings {
                 "{at}: {figure}: printed {printed}, recomputed {want}"
             ));
         }
+    }
+
+    /// A time (seconds) a document gives in full against the recomputed
+    /// `want`: equal but for the order of float additions (1e-9
+    /// relative); a missing number is a disagreement.
+    pub fn seconds(&mut self, at: &str, figure: &str, printed: &serde_json::Value, want: f64) {
+        let printed = printed.as_f64().unwrap_or(f64::NAN);
+        self.near(at, figure, printed, want, 1e-9 * (1.0 + want));
     }
 
     /// A disagreement found otherwise.

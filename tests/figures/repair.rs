@@ -12,12 +12,10 @@
 //! performing a repair ... on I` leaves it needing repair.
 
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use crate::support::master::{fake_master, Queue};
+use crate::support::master::{live_replies, run_repair};
 
 use super::explain::scan;
 use super::Findings;
@@ -111,24 +109,11 @@ fn instance_tags(replies: &[u8]) -> BTreeMap<String, Vec<String>> {
 #[test]
 fn repair_counts_are_the_recomputed_ones() {
     let mut f = Findings::default();
-    let replies =
-        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/live/repair.luxi"))
-            .unwrap();
+    let replies = live_replies("repair.luxi");
     for args in [&["--dry-run"][..], &[][..]] {
         let at = format!("hailstone-repair -L {args:?}");
-        let dir = super::scratch(&format!("figures-repair{}", args.len()));
-        let queue = Arc::new(Mutex::new(Queue {
-            failing: vec![16],
-            instant: true,
-            ..Queue::default()
-        }));
-        let sock = fake_master(&dir, replies.clone(), Arc::clone(&queue));
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hailstone-repair"))
-            .arg(format!("-L{sock}"))
-            .args(args)
-            .output()
-            .expect("hailstone-repair runs");
-        let _ = std::fs::remove_dir_all(&dir);
+        let test = format!("figures-repair{}", args.len());
+        let (out, _) = run_repair(&test, replies.clone(), &[16], args);
         let stdout = String::from_utf8_lossy(&out.stdout);
         f.count("runs");
         let mut state: BTreeMap<String, &str> = instance_tags(&replies)

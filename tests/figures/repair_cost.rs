@@ -15,12 +15,9 @@
 //! and the cluster's policy raised to reinstall, so that a plain and a
 //! drbd instance are reinstalled too.
 
-use std::path::Path;
-use std::sync::{Arc, Mutex};
-
 use serde_json::Value;
 
-use crate::support::master::{fake_master, Queue};
+use crate::support::master::{live_replies, run_repair};
 
 use super::Findings;
 
@@ -250,9 +247,7 @@ fn check(f: &mut Findings, at: &str, stdout: &str, want: &Cost, resync: i64) {
 #[test]
 fn repair_costs_are_the_recomputed_ones() {
     let mut f = Findings::default();
-    let recorded =
-        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/live/repair.luxi"))
-            .unwrap();
+    let recorded = live_replies("repair.luxi");
     for (name, replies) in [
         ("recorded", recorded.clone()),
         ("variant", variant(&recorded)),
@@ -263,18 +258,8 @@ fn repair_costs_are_the_recomputed_ones() {
             (&["--print-cost", "--resync-rate=7"][..], 7),
         ] {
             let at = format!("hailstone-repair {name} {args:?}");
-            let dir = super::scratch(&format!("figures-repair-cost-{name}{}", args.len()));
-            let queue = Arc::new(Mutex::new(Queue {
-                instant: true,
-                ..Queue::default()
-            }));
-            let sock = fake_master(&dir, replies.clone(), Arc::clone(&queue));
-            let out = std::process::Command::new(env!("CARGO_BIN_EXE_hailstone-repair"))
-                .arg(format!("-L{sock}"))
-                .args(args)
-                .output()
-                .expect("hailstone-repair runs");
-            let _ = std::fs::remove_dir_all(&dir);
+            let test = format!("figures-repair-cost-{name}{}", args.len());
+            let (out, sets) = run_repair(&test, replies.clone(), &[], args);
             let stdout = String::from_utf8_lossy(&out.stdout);
             if out.status.code() != Some(0) {
                 f.fault(
@@ -290,7 +275,7 @@ fn repair_costs_are_the_recomputed_ones() {
             let jobs = if args.contains(&"--dry-run") {
                 printed_jobs(&stdout)
             } else {
-                submitted_jobs(&queue.lock().unwrap().sets)
+                submitted_jobs(&sets)
             };
             match recomputed(&insts, &jobs) {
                 Ok(want) => {

@@ -49,12 +49,7 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize, group: &str) {
     }
     let before = figures::initial(&input);
     for g in doc["groups"].as_array().into_iter().flatten() {
-        let rebooted: Vec<&str> = g["nodes"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+        let rebooted = super::strings(&g["nodes"]);
         let mut state = input.clone();
         for m in g["moves"].as_array().into_iter().flatten() {
             f.count("moves");
@@ -117,10 +112,8 @@ fn roll_figures_are_the_recomputed_ones() {
         &[("cases", 18), ("runs", 18), ("moves", 10)],
         |f, dir, case, k| {
             let c = plan::parse(&case.text);
-            for group in c.groups.keys() {
-                if c.nodes.values().any(|n| n.group == c.groups[group]) {
-                    one(f, dir, case, k, group);
-                }
+            for group in super::populated_groups(&c) {
+                one(f, dir, case, k, group);
             }
         },
     );

@@ -146,30 +146,12 @@ fn check(f: &mut Findings, at: &str, c: &Value, t: &Totals) {
         int("replacements"),
         Some(t.replacements),
     );
-    let printed: Vec<f64> = c["job_set_seconds"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|s| s.as_f64().unwrap_or(f64::NAN))
-        .collect();
+    let printed = c["job_set_seconds"].as_array().cloned().unwrap_or_default();
     f.same(at, "job sets timed", printed.len(), t.sets.len());
     for (k, (p, w)) in printed.iter().zip(&t.sets).enumerate() {
-        f.near(
-            at,
-            &format!("job set {} seconds", k + 1),
-            *p,
-            *w,
-            1e-9 * (1.0 + w),
-        );
+        f.seconds(at, &format!("job set {} seconds", k + 1), p, *w);
     }
-    let seconds: f64 = t.sets.iter().sum();
-    f.near(
-        at,
-        "seconds",
-        c["seconds"].as_f64().unwrap_or(f64::NAN),
-        seconds,
-        1e-9 * (1.0 + seconds),
-    );
+    f.seconds(at, "seconds", &c["seconds"], t.sets.iter().sum());
 }
 
 fn one(f: &mut Findings, case: &Case, group: &str, extra: &[&str], rates: GivenRates) {
@@ -200,12 +182,7 @@ fn one(f: &mut Findings, case: &Case, group: &str, extra: &[&str], rates: GivenR
             f.count("groups -X refuses");
             continue;
         }
-        let nodes: Vec<&str> = g["nodes"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+        let nodes = super::strings(&g["nodes"]);
         let moves = g["moves"].as_array().cloned().unwrap_or_default();
         let sets = group_jobs(&input, &nodes, &moves, offline);
         let mut t = Totals::default();
@@ -239,10 +216,7 @@ fn roll_costs_are_the_recomputed_ones() {
         ],
         |f, _, case, k| {
             let c = plan::parse(&case.text);
-            for group in c.groups.keys() {
-                if !c.nodes.values().any(|n| n.group == c.groups[group]) {
-                    continue;
-                }
+            for group in super::populated_groups(&c) {
                 for (m, extra) in [
                     &[][..],
                     &["--full-evacuation"],

@@ -325,12 +325,7 @@ fn one(f: &mut Findings, dir: &Path, case: &Case, k: usize) {
             let s = plan::parse(&s);
             check_saved(f, &format!("{at}: FILE.squeezed"), &s, &input);
             // The plan: the nodes powered on, the moves, the nodes powered off.
-            let nodes: Vec<&str> = doc["nodes"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
+            let nodes = super::strings(&doc["nodes"]);
             let moves: Vec<String> = doc["moves"]
                 .as_array()
                 .into_iter()

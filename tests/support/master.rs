@@ -181,3 +181,39 @@ pub fn fake_master(dir: &Path, replies: Vec<u8>, queue: Arc<Mutex<Queue>>) -> St
     });
     path.to_string_lossy().into_owned()
 }
+
+/// A captured reply file of `tests/live/` (`repair.luxi`, ...).
+pub fn live_replies(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/live")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Runs `hailstone-repair` with `args` against a fake master answering
+/// `replies`, in a scratch folder named after `test`; the jobs `failing`
+/// end in error, the others at their first poll. Its output (no panic in
+/// it) and the job sets it submitted.
+pub fn run_repair(
+    test: &str,
+    replies: Vec<u8>,
+    failing: &[u64],
+    args: &[&str],
+) -> (std::process::Output, Vec<Vec<Vec<Value>>>) {
+    let dir = crate::run::scratch(test);
+    let queue = Arc::new(Mutex::new(Queue {
+        failing: failing.to_vec(),
+        instant: true,
+        ..Queue::default()
+    }));
+    let sock = fake_master(&dir, replies, Arc::clone(&queue));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hailstone-repair"))
+        .arg(format!("-L{sock}"))
+        .args(args)
+        .output()
+        .expect("hailstone-repair runs");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    let sets = std::mem::take(&mut queue.lock().unwrap().sets);
+    let _ = std::fs::remove_dir_all(&dir);
+    (out, sets)
+}
