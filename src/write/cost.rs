@@ -49,7 +49,7 @@ pub fn rates(r: Rates) -> String {
     )
 }
 
-/// A plan's cost in words, piece by piece, as [`text`] and [`line`] give
+/// A plan's cost in words, piece by piece, as [`text`] and [`line()`] give
 /// them.
 struct Words {
     /// `3 moves`.

@@ -66,7 +66,7 @@ impl ExitStatus {
         match self {
             ExitStatus::Done => "the program did what was asked: its answer, plan, counts or report is on stdout (or the plan was carried out, with -X)",
             ExitStatus::Failed => "the program could not run: bad or unreadable input, a cluster that cannot be reached, a file that cannot be written, or a job that failed; one error on stderr, and nothing on stdout unless a program says otherwise",
-            ExitStatus::Usage => "the command line is wrong: an unknown option (the nearest one is named), a missing or bad argument; one line on stderr saying what is valid, then 'see PROGRAM --help'",
+            ExitStatus::Usage => "the command line is wrong: an unknown option (the nearest ones are named), a missing or bad argument; one line on stderr saying what is valid, then 'see PROGRAM --help'",
             ExitStatus::Findings => "the program ran and found the cluster unhealthy, or could not carry out all of the plan asked for; its report is on stdout",
             ExitStatus::ClosedPipe => "standard output was closed before everything was written (a reader such as head stopped reading): the program stops without a message, as a Unix filter does",
         }
