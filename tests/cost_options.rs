@@ -158,3 +158,23 @@ fn the_valid_edges_run() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The originals' abbreviations keep their meaning beside the cost
+/// options: `--print` is hsqueeze's `--print-commands` and hroller's
+/// `--print-moves`, not ambiguous with `--print-cost`.
+#[test]
+fn the_originals_abbreviations_are_theirs() {
+    let dir = scratch("cost-options-abbreviations");
+    let file = dir.join("cluster.data");
+    std::fs::write(&file, CLUSTER).unwrap();
+    let file = file.to_str().unwrap();
+    for (program, args) in [
+        ("hailstone-squeeze", &["--print", "-t", file][..]),
+        ("hailstone-roll", &["--print", "-f", "-t", file]),
+    ] {
+        let ran = run(program, args);
+        assert_eq!(ran.code, 0, "{program} {args:?}: {}", ran.stderr);
+        assert!(!ran.stdout.contains("Cost of the plan"), "{}", ran.stdout);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -61,6 +61,9 @@ pub struct OptDescr<Id> {
     pub help: &'static str,
     /// Ganeti's completion kind (`none`, `file`, `choices=...`).
     pub completion: &'static str,
+    /// Whether only hailstone's program has it: an abbreviation that
+    /// could be it or one option the original has is the original's.
+    pub own: bool,
 }
 
 /// One element of an argument as GetOpt sees it: a character, or a byte that
@@ -198,6 +201,15 @@ fn long_option<Id: Copy>(
         exact
     };
     let opt_str = format!("--{name}");
+    // The original's abbreviations keep their meaning where hailstone
+    // adds options of its own (`hroller --print` is `--print-moves`
+    // beside `--print-cost`).
+    let originals: Vec<&OptDescr<Id>> = candidates.iter().copied().filter(|o| !o.own).collect();
+    let candidates = if originals.len() == 1 {
+        originals
+    } else {
+        candidates
+    };
     let opt = match candidates.as_slice() {
         [] => {
             scan.unrecognized.push(format!("--{}", lossy(text)));

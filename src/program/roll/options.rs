@@ -82,6 +82,22 @@ mod tests {
     use std::ffi::OsString;
 
     /// hroller 3.0.2's options, in its order (texts that say what each does).
+    /// hroller's abbreviations keep their meaning beside hailstone's own
+    /// options (`--print` was `--print-moves` before `--print-cost`).
+    #[test]
+    fn hrollers_abbreviations_keep_their_meaning() {
+        let args: Vec<std::ffi::OsString> = ["--print", "--full", "--one"]
+            .iter()
+            .map(std::ffi::OsString::from)
+            .collect();
+        let (o, _) = crate::program::cli::parse(&COMMAND_LINE, &args).unwrap();
+        assert!(o.roll.print_moves && !o.print_cost);
+        // Only hailstone's own (--reboot-command, --reason, --resync-rate):
+        // still ambiguous.
+        let args = [std::ffi::OsString::from("--re=x")];
+        assert!(crate::program::cli::parse(&COMMAND_LINE, &args).is_err());
+    }
+
     #[test]
     fn help_rows_are_hrollers() {
         let text = COMMAND_LINE.usage();
