@@ -60,6 +60,7 @@ macro_rules! options {
                                 kind: $arg,
                                 help: $help,
                                 completion: $completion,
+                                own: false,
                             };
                         &ROW
                     })*

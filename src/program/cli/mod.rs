@@ -148,6 +148,7 @@ impl Program {
                 OptDescr {
                     kind,
                     help: u.help.unwrap_or(row.help),
+                    own: u.own,
                     ..*row
                 }
             })
