@@ -531,6 +531,9 @@ mod tests {
         assert!(!errors[0].contains("--print-cost"), "{}", errors[0]);
         let only_one = [row("print-moves", false), row("print-cost", true)];
         let s = scan(&only_one, &[OsString::from("--print")]);
-        assert_eq!(s.given.iter().map(|g| g.id).collect::<Vec<_>>(), ["print-moves"]);
+        assert_eq!(
+            s.given.iter().map(|g| g.id).collect::<Vec<_>>(),
+            ["print-moves"]
+        );
     }
 }
