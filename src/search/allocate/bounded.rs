@@ -49,8 +49,9 @@ pub(super) struct ListPlan {
 }
 
 /// The plan of a search's bounded pair scans: each secondary's check once
-/// (the [`SecCache`]), the range of the rows' statistics, and per list the
-/// secondaries ordered by the lower bound of their part of a score.
+/// (the [`SecCache`]), each primary's row statistics and their range, and
+/// per list the secondaries ordered by the lower bound of their part of a
+/// score.
 pub(super) struct PairPlan {
     ranges: crate::score::pairbound::RowRanges,
     pub(super) lists: Vec<Option<ListPlan>>,

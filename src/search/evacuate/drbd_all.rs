@@ -5,9 +5,10 @@
 //! primary are made once per primary ([`primary_steps`], [`LastMove`]);
 //! each pair is approximated in O(1) by `argmin` ([`pair_approx`]), a row
 //! that cannot win is skipped by its bound ([`RowPruning`],
-//! `score::rowbound`), a large group is scanned on several threads
-//! ([`PairScan`]), and the winner is settled among near-ties by hail's
-//! full score.
+//! `score::rowbound`; a group change's likely primary is scanned early,
+//! so that the bound cuts from early on), a large group is scanned on
+//! several threads ([`PairScan`]), and the winner is settled among
+//! near-ties by hail's full score.
 
 use crate::model::instance::Instance;
 use crate::model::node::Node;
