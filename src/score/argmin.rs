@@ -949,6 +949,14 @@ impl<C> Survivors<C> {
         self.kept.extend(later.kept);
     }
 
+    /// Puts the candidates kept back in their order, by a key that grows
+    /// with it, when some came out of their turn (the order of the
+    /// candidates that [`Survivors::best`] scores decides its ties; which
+    /// are kept does not depend on the order).
+    pub fn sort_kept_by_key<K: Ord>(&mut self, mut key: impl FnMut(&C) -> K) {
+        self.kept.sort_by_key(|(c, _)| key(c));
+    }
+
     /// The winner by hail's rule over exact scores (ties to the later
     /// candidate), scoring exactly only the candidates that can win.
     pub fn best(self, mut exact: impl FnMut(&C) -> f64) -> Result<Option<(C, f64)>, Incomplete> {
