@@ -298,7 +298,7 @@ file 1 1
             .filter(|line| !own.iter().any(|o| line.contains(o)))
             .map(|line| format!("{line}\n"))
             .collect();
-        assert_eq!(hails.lines().count(), 16);
+        assert_eq!(hails.lines().count(), 15);
         assert_eq!(
             fail(&["--=x"]),
             command_line_error(&format!(
