@@ -680,6 +680,152 @@ impl ScoreBase {
     }
 }
 
+/// The part of a candidate's change that some of its nodes contribute
+/// (their `(old, new)` values), prepared once for the many candidates
+/// that share it, as the moves of one instance and kind to different
+/// targets share the values they leave on the instance's own nodes
+/// ([`ScoreBase::approx_with`]). Per component: the sums of `y - x`,
+/// `(y - x)(y + x)`, `|x| + |y|` and its square, and the largest `|y|`,
+/// over the nodes whose value changes.
+#[derive(Debug, Clone)]
+pub struct OwnPart {
+    mask: u32,
+    /// A value out of the shortcut's range: no approximation.
+    usable: bool,
+    d1: [f64; N_COMPONENTS],
+    d2: [f64; N_COMPONENTS],
+    a1: [f64; N_COMPONENTS],
+    a2: [f64; N_COMPONENTS],
+    max_y: [f64; N_COMPONENTS],
+}
+
+impl OwnPart {
+    /// The part of the online nodes `changes` (`(old, new)` pairs).
+    pub fn new(changes: &[(&NodeValues, &NodeValues)]) -> OwnPart {
+        let mut p = OwnPart {
+            mask: 0,
+            usable: true,
+            d1: [0.0; N_COMPONENTS],
+            d2: [0.0; N_COMPONENTS],
+            a1: [0.0; N_COMPONENTS],
+            a2: [0.0; N_COMPONENTS],
+            max_y: [0.0; N_COMPONENTS],
+        };
+        for (old, new) in changes {
+            p.mask |= changed_components(old, new);
+        }
+        for k in 0..N_COMPONENTS {
+            if p.mask & (1 << k) == 0 || !COMPONENTS[k].online {
+                continue;
+            }
+            for (old, new) in changes {
+                let (x, y) = (old[k], new[k]);
+                if x.to_bits() == y.to_bits() {
+                    continue;
+                }
+                if !x.is_finite() || !y.is_finite() || x.abs() > MAX_VALUE || y.abs() > MAX_VALUE {
+                    p.usable = false;
+                    continue;
+                }
+                p.d1[k] += y - x;
+                p.d2[k] += (y - x) * (y + x);
+                let m = x.abs() + y.abs();
+                p.a1[k] += m;
+                p.a2[k] += m * m;
+                p.max_y[k] = p.max_y[k].max(y.abs());
+            }
+        }
+        p
+    }
+}
+
+impl ScoreBase {
+    /// [`ScoreBase::approx_leaving`] of a candidate that changes the
+    /// online nodes of `own` and one more online node from `old` to
+    /// `new`: the same approximation and error bound, with the sums over
+    /// the changed nodes taken in another order (which the bound does
+    /// not depend on), and nothing computed again for `own`.
+    #[inline]
+    pub fn approx_with(
+        &self,
+        own: &OwnPart,
+        old: &NodeValues,
+        new: &NodeValues,
+        mut observe: impl FnMut(usize, f64, f64, f64),
+    ) -> Option<(f64, f64)> {
+        if !own.usable {
+            return None;
+        }
+        let mut mask = own.mask | changed_components(old, new);
+        let (mut score, mut w_err, mut w_abs) = (self.score, self.w_err, self.w_abs);
+        let mut moved = 0.0;
+        while mask != 0 {
+            let k = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let comp = &COMPONENTS[k];
+            if !comp.online {
+                continue;
+            }
+            let base = &self.comps[k];
+            let (mut d1, mut d2, mut a1, mut a2) = (own.d1[k], own.d2[k], own.a1[k], own.a2[k]);
+            let mut max_abs = base.max_abs.max(own.max_y[k]);
+            let (x, y) = (old[k], new[k]);
+            if x.to_bits() != y.to_bits() {
+                if !x.is_finite() || !y.is_finite() || x.abs() > MAX_VALUE || y.abs() > MAX_VALUE {
+                    return None;
+                }
+                d1 += y - x;
+                d2 += (y - x) * (y + x);
+                let m = x.abs() + y.abs();
+                a1 += m;
+                a2 += m * m;
+                max_abs = max_abs.max(y.abs());
+            }
+            let (value, err) = match comp.aggregation {
+                Aggregation::Map => continue,
+                Aggregation::Sum => {
+                    let v = base.sum + d1;
+                    let e = self.g1 * self.n * max_abs + 4.0 * U * v.abs() + 4.0 * U * a1;
+                    (v, e)
+                }
+                Aggregation::StdDev => {
+                    if max_abs == 0.0 {
+                        (0.0, 0.0)
+                    } else {
+                        // As in approx_leaving.
+                        let s = base.sum;
+                        let cross = (2.0 * s * d1 + d1 * d1) * self.inv_n2;
+                        let var_f = base.var + d2 * self.inv_n - cross;
+                        let var = var_f.max(0.0);
+                        let var_err = base.var_err
+                            + 16.0
+                                * U
+                                * (base.var
+                                    + d2.abs() * self.inv_n
+                                    + cross.abs()
+                                    + (s.abs() + d1.abs()) * a1 * self.inv_n2
+                                    + a2 * self.inv_n
+                                    + var_f.abs());
+                        observe(k, var, var_err, d1);
+                        std_dev_term(var, var_err, max_abs, self.g1, self.g4)
+                    }
+                }
+            };
+            let w = comp.weight;
+            score += w * value - w * base.value;
+            w_err += w * err - w * base.err;
+            w_abs += ((w * value).abs() + w * err) - ((w * base.value).abs() + w * base.err);
+            moved += (w * value).abs() + (w * base.value).abs();
+        }
+        let err = w_err
+            + gamma(N_COMPONENTS as f64) * w_abs
+            + 4.0 * U * score.abs()
+            + gamma(2.0 * N_COMPONENTS as f64 + 2.0)
+                * (self.score.abs() + moved + self.w_abs + w_abs);
+        Some((score, 2.0 * err + f64::MIN_POSITIVE))
+    }
+}
+
 /// The components whose values differ between two nodes' values, as bits.
 pub fn changed_components(old: &NodeValues, new: &NodeValues) -> u32 {
     let mut mask = 0u32;
@@ -801,6 +947,14 @@ impl<C> Survivors<C> {
         self.dropped |= later.dropped;
         self.ceiling = self.ceiling.min(later.ceiling);
         self.kept.extend(later.kept);
+    }
+
+    /// Puts the candidates kept back in their order, by a key that grows
+    /// with it, when some came out of their turn (the order of the
+    /// candidates that [`Survivors::best`] scores decides its ties; which
+    /// are kept does not depend on the order).
+    pub fn sort_kept_by_key<K: Ord>(&mut self, mut key: impl FnMut(&C) -> K) {
+        self.kept.sort_by_key(|(c, _)| key(c));
     }
 
     /// The winner by hail's rule over exact scores (ties to the later
@@ -1067,6 +1221,61 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 300, "only {checked} rounds checked");
+    }
+
+    /// A candidate's approximation from its own nodes' prepared part and
+    /// its target ([`ScoreBase::approx_with`]) holds the exact score, as
+    /// [`ScoreBase::approx_leaving`] of all its nodes does, and both agree
+    /// to rounding.
+    #[test]
+    fn split_approximation_covers_the_exact_score() {
+        let mut seed = 0x5b11_7a11_0000_0001u64;
+        for round in 0..300 {
+            let n = 4 + (rng(&mut seed) % 100) as usize;
+            let symmetric = round % 2 == 0;
+            let vals: Vec<NodeValues> = (0..n)
+                .map(|_| random_values(&mut seed, symmetric))
+                .collect();
+            let offline = vec![false; n];
+            let sums = GroupSums::new(vals.iter().zip(offline.iter().copied()));
+            let Some(base) = sums.base(0) else { continue };
+            // Own nodes 0 and 1 (node 1 sometimes unchanged), several
+            // targets sharing them.
+            let y0 = random_values(&mut seed, symmetric);
+            let y1 = if round % 3 == 0 {
+                vals[1]
+            } else {
+                random_values(&mut seed, symmetric)
+            };
+            let own = OwnPart::new(&[(&vals[0], &y0), (&vals[1], &y1)]);
+            for _ in 0..5 {
+                let t = 2 + (rng(&mut seed) as usize) % (n - 2);
+                let yt = random_values(&mut seed, symmetric);
+                let (a, e) = base
+                    .approx_with(&own, &vals[t], &yt, |_, _, _, _| {})
+                    .expect("in range");
+                let list = [(&vals[0], &y0), (&vals[t], &yt), (&vals[1], &y1)];
+                let (a2, e2) = base
+                    .approx_leaving(&list, &[], |_, _, _, _| {})
+                    .expect("in range");
+                let exact = metric::score_with(
+                    n,
+                    |i| match i {
+                        0 => (&y0, false),
+                        1 => (&y1, false),
+                        i if i == t => (&yt, false),
+                        i => (&vals[i], false),
+                    },
+                    0,
+                );
+                assert!(
+                    (a - exact).abs() <= e,
+                    "round {round}: approx {a} exact {exact} bound {e}"
+                );
+                assert!((a - a2).abs() <= 1e-12 * (1.0 + a2.abs()), "round {round}");
+                assert!((e - e2).abs() <= 1e-6 * e2, "round {round}");
+            }
+        }
     }
 
     /// The bound holds where the variance cancels badly: values with a

@@ -48,6 +48,7 @@ pub enum ArgKind {
 /// One option: GetOpt's `OptDescr` plus Ganeti's completion kind. `Id`
 /// identifies the option to the program independently of the name it was
 /// given by.
+#[derive(Debug, Clone, Copy)]
 pub struct OptDescr<Id> {
     /// The program's name for the option.
     pub id: Id,
@@ -61,8 +62,8 @@ pub struct OptDescr<Id> {
     pub help: &'static str,
     /// Ganeti's completion kind (`none`, `file`, `choices=...`).
     pub completion: &'static str,
-    /// Whether only hailstone's program has it: an abbreviation that
-    /// could be it or one option the original has is the original's.
+    /// Whether only hailstone's program has it: an abbreviation matches
+    /// it only when it matches none of the original's options.
     pub own: bool,
 }
 
@@ -193,23 +194,24 @@ fn long_option<Id: Copy>(
     };
     let name = lossy(name_units);
     // An exact name wins even when it is also a prefix of other names;
-    // otherwise every option that the name abbreviates is a candidate.
+    // otherwise every option that the name abbreviates is a candidate, the
+    // original's options first: an abbreviation the original takes keeps
+    // its meaning (`--print` is hroller's `--print-moves`, not ambiguous
+    // with hailstone-roll's own `--print-cost`), and the options only
+    // hailstone has are candidates when none of the original's is.
     let exact: Vec<&OptDescr<Id>> = table.iter().filter(|o| o.long == name).collect();
     let candidates = if exact.is_empty() {
-        table.iter().filter(|o| o.long.starts_with(&name)).collect()
+        let prefixed = table.iter().filter(|o| o.long.starts_with(&name));
+        let originals: Vec<&OptDescr<Id>> = prefixed.clone().filter(|o| !o.own).collect();
+        if originals.is_empty() {
+            prefixed.collect()
+        } else {
+            originals
+        }
     } else {
         exact
     };
     let opt_str = format!("--{name}");
-    // The original's abbreviations keep their meaning where hailstone
-    // adds options of its own (`hroller --print` is `--print-moves`
-    // beside `--print-cost`).
-    let originals: Vec<&OptDescr<Id>> = candidates.iter().copied().filter(|o| !o.own).collect();
-    let candidates = if originals.len() == 1 {
-        originals
-    } else {
-        candidates
-    };
     let opt = match candidates.as_slice() {
         [] => {
             scan.unrecognized.push(format!("--{}", lossy(text)));
@@ -500,5 +502,46 @@ mod tests {
         assert_eq!(haskell_lines("a"), vec!["a"]);
         assert_eq!(haskell_lines("a\n"), vec!["a"]);
         assert_eq!(haskell_lines("a\n\nb"), vec!["a", "", "b"]);
+    }
+
+    fn row(long: &'static str, own: bool) -> OptDescr<&'static str> {
+        OptDescr {
+            id: long,
+            short: None,
+            long,
+            kind: ArgKind::No,
+            help: "",
+            completion: "none",
+            own,
+        }
+    }
+
+    /// An abbreviation means the original's option when it matches one,
+    /// and an option only hailstone has when it matches none of them.
+    #[test]
+    fn abbreviations_prefer_the_originals_options() {
+        let table = [
+            row("print-moves", false),
+            row("print-nodes", false),
+            row("print-cost", true),
+        ];
+        let given = |arg: &str| {
+            let s = scan(&table, &[OsString::from(arg)]);
+            (s.given.iter().map(|g| g.id).collect::<Vec<_>>(), s.errors)
+        };
+        assert_eq!(given("--print-m"), (vec!["print-moves"], vec![]));
+        assert_eq!(given("--print-c"), (vec!["print-cost"], vec![]));
+        assert_eq!(given("--print-cost"), (vec!["print-cost"], vec![]));
+        let (ids, errors) = given("--print");
+        assert!(ids.is_empty());
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].contains("--print-moves") && errors[0].contains("--print-nodes"));
+        assert!(!errors[0].contains("--print-cost"), "{}", errors[0]);
+        let only_one = [row("print-moves", false), row("print-cost", true)];
+        let s = scan(&only_one, &[OsString::from("--print")]);
+        assert_eq!(
+            s.given.iter().map(|g| g.id).collect::<Vec<_>>(),
+            ["print-moves"]
+        );
     }
 }

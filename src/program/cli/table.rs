@@ -862,4 +862,33 @@ mod tests {
             )
         );
     }
+
+    /// Adding an option only hailstone has never changes what an
+    /// abbreviation of the original's options means: on every program,
+    /// every prefix of an original's long name scans to the same option
+    /// (or the same ambiguity, listing the same options) with the
+    /// program's whole table as with the original's options alone.
+    #[test]
+    fn own_options_leave_the_originals_abbreviations_alone() {
+        use crate::program::cli::getopt::scan;
+        use std::ffi::OsString;
+        let mut checked = 0;
+        for program in crate::program::PROGRAMS {
+            let whole = program.table();
+            let originals: Vec<_> = whole.iter().filter(|o| !o.own).cloned().collect();
+            for opt in &originals {
+                for end in 1..=opt.long.len() {
+                    let arg = [OsString::from(format!("--{}", &opt.long[..end]))];
+                    let (a, b) = (scan(&whole, &arg), scan(&originals, &arg));
+                    let ids = |s: &crate::program::cli::getopt::Scan<Opt>| {
+                        s.given.iter().map(|g| g.id).collect::<Vec<_>>()
+                    };
+                    assert_eq!(ids(&a), ids(&b), "{} {:?}", program.name, arg);
+                    assert_eq!(a.errors, b.errors, "{} {:?}", program.name, arg);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
 }

@@ -270,21 +270,39 @@ file 1 1
 "
             )
         );
-        // `--n` is ambiguous once `--n1-rule` exists.
-        assert_eq!(
-            fail(&["--n", "x"]),
-            command_line_error(
-                "option `--n' is ambiguous; could be one of:
-    --no-capacity-checks  disable capacity checks (like global N+1 redundancy)
-    --n1-rule=RULE        the former name of --ganeti-version
-"
-            )
+        // `--n` is hail's `--no-capacity-checks`, as in hail: hailstone's
+        // own `--n1-rule` leaves the original's abbreviations alone.
+        assert!(!ok(&["--n", "x"]).algorithm.capacity_checks);
+        // Among hailstone's own options, an abbreviation is ambiguous as
+        // any other.
+        let (code, text) = fail(&["--explain-", "x"]);
+        assert_eq!(code, 2);
+        assert!(
+            text.starts_with("Command line error: option `--explain-' is ambiguous")
+                && text.contains("--explain-format=FORMAT")
+                && text.contains("--explain-keep=N"),
+            "{text}"
         );
-        // An empty name abbreviates every option.
+        // An empty name abbreviates every option: hail's are listed, as
+        // hail lists them, and hailstone's own are not candidates.
+        let own = [
+            "--ganeti-version",
+            "--n1-rule",
+            "--explain",
+            "--inter-group-evacuation",
+            "--resync-rate",
+            "--migration-bandwidth",
+        ];
+        let hails: String = TABLE
+            .lines()
+            .filter(|line| !own.iter().any(|o| line.contains(o)))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        assert_eq!(hails.lines().count(), 15);
         assert_eq!(
             fail(&["--=x"]),
             command_line_error(&format!(
-                "option `--' is ambiguous; could be one of:\n{TABLE}"
+                "option `--' is ambiguous; could be one of:\n{hails}"
             ))
         );
     }

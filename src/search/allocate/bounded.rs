@@ -11,7 +11,9 @@ use crate::model::types::FailTally;
 use crate::score::metric;
 use crate::search::state::State;
 
-use super::row::{pair_score, primary_row, row_is_plain, secondary_values, PairScan, SecCache};
+use super::row::{
+    pair_score, primary_row, row_is_plain, secondary_values, PairScan, RowStats, SecCache,
+};
 use super::{AllocOptions, Candidate, PairList};
 
 /// What one secondary of a list is for every primary it is not a peer of
@@ -47,11 +49,16 @@ pub(super) struct ListPlan {
 }
 
 /// The plan of a search's bounded pair scans: each secondary's check once
-/// (the [`SecCache`]), the range of the rows' statistics, and per list the
-/// secondaries ordered by the lower bound of their part of a score.
+/// (the [`SecCache`]), each primary's row statistics and their range, and
+/// per list the secondaries ordered by the lower bound of their part of a
+/// score.
 pub(super) struct PairPlan {
     ranges: crate::score::pairbound::RowRanges,
     pub(super) lists: Vec<Option<ListPlan>>,
+    /// Each primary's row statistics, by its position in the pair list
+    /// (`None`: its check failed, or no node is online): computed once,
+    /// for the ranges and the row's scan.
+    rows: Vec<Option<RowStats>>,
 }
 
 /// Below this many secondaries, a list's rows are scanned in full.
@@ -68,11 +75,14 @@ impl PairPlan {
     ) -> PairPlan {
         use crate::score::pairbound::{secondary_floor, RowRanges};
         let mut ranges = RowRanges::default();
-        for (p, _) in list.iter() {
-            if let Ok(Some(row)) = primary_row(state, stats, inst, p, opts) {
+        let rows: Vec<Option<RowStats>> = list
+            .iter()
+            .map(|(p, _)| {
+                let row = primary_row(state, stats, inst, p, opts).ok().flatten()?;
                 ranges.include(&row.base);
-            }
-        }
+                Some(row)
+            })
+            .collect();
         let slots = state.node_slots();
         let lists = list
             .lists
@@ -134,7 +144,11 @@ impl PairPlan {
                 })
             })
             .collect();
-        PairPlan { ranges, lists }
+        PairPlan {
+            ranges,
+            lists,
+            rows,
+        }
     }
 }
 
@@ -154,10 +168,9 @@ impl PairPlan {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn bounded_scan(
     state: &State,
-    stats: &metric::ClusterStats,
     inst: &Instance,
     p: usize,
-    opts: &AllocOptions,
+    at: usize,
     plan: &PairPlan,
     list: &ListPlan,
     cache: &SecCache,
@@ -167,7 +180,7 @@ pub(super) fn bounded_scan(
     if !row_is_plain(state, inst, p) {
         return None;
     }
-    let row = primary_row(state, stats, inst, p, opts).ok()??;
+    let row = plan.rows.get(at)?.as_ref()?;
     if !plan.ranges.covers(&row.base) {
         return None;
     }
@@ -208,7 +221,7 @@ pub(super) fn bounded_scan(
             Err(f) => failures.add(f),
             Ok(y) => {
                 succeeded += 1;
-                any_nan |= consider(&mut best, pair_score(state, inst, p, &row, s, &y), pos, s);
+                any_nan |= consider(&mut best, pair_score(state, inst, p, row, s, &y), pos, s);
             }
         }
     }
@@ -225,7 +238,7 @@ pub(super) fn bounded_scan(
             Err(f) => failures.add(f),
             Ok(y) => {
                 succeeded += 1;
-                any_nan |= consider(&mut best, pair_score(state, inst, p, &row, s, &y), pos, s);
+                any_nan |= consider(&mut best, pair_score(state, inst, p, row, s, &y), pos, s);
             }
         }
     }

@@ -233,50 +233,43 @@ pub(super) fn scan_all(
     opts: &AllocOptions,
     outranked_above: Option<f64>,
 ) -> Vec<(PairScan, Vec<CandidateNote>)> {
-    let entries: Vec<(usize, Secondaries<'_>, usize)> = list.iter_indexed().collect();
+    // Each primary with its position in the list.
+    type Entry<'l> = (usize, (usize, Secondaries<'l>, usize));
+    let entries: Vec<Entry<'_>> = list.iter_indexed().enumerate().collect();
     let cache = (!opts.explain).then(|| SecCache::new(state, inst, list));
     let plan = cache
         .as_ref()
         .map(|c| PairPlan::new(state, stats, inst, list, opts, c));
-    let scan_run =
-        |run: &[(usize, Secondaries<'_>, usize)]| -> Vec<(PairScan, Vec<CandidateNote>)> {
-            run.iter()
-                .map(|&(p, secondaries, l)| {
-                    if let (Some(plan), Some(cache)) = (plan.as_ref(), cache.as_ref()) {
-                        if let Some(lp) = plan.lists[l].as_ref() {
-                            if let Some(scan) = bounded_scan(
-                                state,
-                                stats,
-                                inst,
-                                p,
-                                opts,
-                                plan,
-                                lp,
-                                cache,
-                                outranked_above,
-                            ) {
-                                return (scan, Vec::new());
-                            }
+    let scan_run = |run: &[Entry<'_>]| -> Vec<(PairScan, Vec<CandidateNote>)> {
+        run.iter()
+            .map(|&(at, (p, secondaries, l))| {
+                if let (Some(plan), Some(cache)) = (plan.as_ref(), cache.as_ref()) {
+                    if let Some(lp) = plan.lists[l].as_ref() {
+                        if let Some(scan) =
+                            bounded_scan(state, inst, p, at, plan, lp, cache, outranked_above)
+                        {
+                            return (scan, Vec::new());
                         }
                     }
-                    let mut notes = Vec::new();
-                    let notes_ref = opts.explain.then_some(&mut notes);
-                    let scan = pair_scan(
-                        state,
-                        stats,
-                        inst,
-                        p,
-                        secondaries,
-                        opts,
-                        false,
-                        notes_ref,
-                        cache.as_ref(),
-                    );
-                    (scan, notes)
-                })
-                .collect()
-        };
-    let pairs: usize = entries.iter().map(|(_, s, _)| s.list.len()).sum();
+                }
+                let mut notes = Vec::new();
+                let notes_ref = opts.explain.then_some(&mut notes);
+                let scan = pair_scan(
+                    state,
+                    stats,
+                    inst,
+                    p,
+                    secondaries,
+                    opts,
+                    false,
+                    notes_ref,
+                    cache.as_ref(),
+                );
+                (scan, notes)
+            })
+            .collect()
+    };
+    let pairs: usize = entries.iter().map(|(_, (_, s, _))| s.list.len()).sum();
     // A bounded scan scores a small part of its pairs: threads pay only
     // for much larger lists.
     let parallel = if plan

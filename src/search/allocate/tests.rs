@@ -124,12 +124,11 @@ fn bounded_scan_matches_plain_scan() {
             };
             let cache = SecCache::new(&state, instance, &list);
             let plan = PairPlan::new(&state, &stats, instance, &list, &opts, &cache);
-            for (p, secs, l) in list.iter_indexed() {
+            for (at, (p, secs, l)) in list.iter_indexed().enumerate() {
                 let Some(lp) = plan.lists[l].as_ref() else {
                     continue;
                 };
-                let Some(fast) =
-                    bounded_scan(&state, &stats, instance, p, &opts, &plan, lp, &cache, None)
+                let Some(fast) = bounded_scan(&state, instance, p, at, &plan, lp, &cache, None)
                 else {
                     continue;
                 };

@@ -6,6 +6,10 @@
 //! and the other node of each move kind, which differs between targets
 //! only by the location score and the peer memory) is computed once and
 //! [`Kept`] with the instance's record while those nodes do not change.
+//! From it, the own nodes' part of the candidates' approximations
+//! ([`OwnPart`], one per value left on the own nodes) is made once per
+//! look at the instance, so that a candidate's approximation
+//! ([`InstanceCtx::approx_split`]) probes and sums only its target.
 //!
 //! Candidates are identified within their instance by a rank that follows
 //! hbal's order (the failover first, then by target node and move kind),
@@ -17,6 +21,7 @@ use smallvec::SmallVec;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::types::{MirrorType, SoftChecks};
+use crate::score::argmin::{OwnPart, ScoreBase};
 use crate::score::metric::{self, NodeValues};
 use crate::search::moves::{self, location_score, Move};
 use crate::search::state::State;
@@ -121,6 +126,25 @@ pub(super) struct Kept {
     /// The primary's metric values without the instance.
     int_p_values: NodeValues,
     mirrored: Option<Box<Mirrored>>,
+}
+
+/// The own-node parts of an instance's candidates' approximations, by
+/// the values they leave on the own nodes, made when first needed (for
+/// the candidates of one look at the instance: kept from step to step,
+/// they would cost more to read than to make).
+pub(super) type OwnParts = SmallVec<[(OwnKey, OwnPart); 4]>;
+
+/// Which values a candidate leaves on the instance's own nodes: what its
+/// [`OwnPart`] depends on. `Cache(c, key)` is the entry `key` of the
+/// probe cache `c` (with the fixed value of the other own node).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum OwnKey {
+    /// A failover (both own nodes computed afresh: no part kept).
+    None,
+    /// The primary without the instance, alone (a move of an instance
+    /// without secondary).
+    IntP,
+    Cache(u8, (i64, i64)),
 }
 
 /// Which value a [`Variant`] is (the first part of its id): the primary
@@ -397,7 +421,7 @@ impl<'s> InstanceCtx<'s> {
     /// or `Err` when the move fails (the same checks as [`moves::apply`]).
     #[inline]
     pub(super) fn changes(&self, state: &State, mv: Move, out: &mut Changes) -> Result<(), ()> {
-        self.changes_at(state, mv, out, true)
+        self.changes_at(state, mv, out, true, true).map(|_| ())
     }
 
     /// The probes of a mirrored move on the instance's own nodes only (the
@@ -405,9 +429,82 @@ impl<'s> InstanceCtx<'s> {
     /// caches again after an own node changed, whatever became of the
     /// target.
     pub(super) fn own_changes(&self, state: &State, mv: Move, out: &mut Changes) -> Result<(), ()> {
-        self.changes_at(state, mv, out, false)
+        self.changes_at(state, mv, out, false, true).map(|_| ())
     }
 
+    /// Whether the moves of this instance other than its failover can be
+    /// approximated by [`InstanceCtx::approx_split`]: its own nodes are
+    /// online (a move off an offline node changes the offline sums).
+    pub(super) fn splits(&self, state: &State) -> bool {
+        let (p, s) = self.kept.nodes;
+        [p, s]
+            .iter()
+            .all(|&n| n < 0 || state.node(n).is_ok_and(|n| !n.offline))
+    }
+
+    /// The approximate score of a move other than a failover of an
+    /// instance that [`InstanceCtx::splits`], as [`ScoreBase::approx_leaving`] of its
+    /// [`InstanceCtx::changes`] gives it (to the roundings its bound
+    /// covers): the values it leaves on the own nodes are prepared once
+    /// per [`OwnKey`] into `parts` ([`OwnPart`]), only the target is
+    /// probed.
+    /// `Err` when the move fails; `Ok(None)` when the approximation does
+    /// not apply. `observe` as for [`ScoreBase::approx_leaving`].
+    #[inline]
+    pub(super) fn approx_split(
+        &self,
+        state: &State,
+        base: &ScoreBase,
+        mv: Move,
+        buf: &mut Changes,
+        parts: &mut OwnParts,
+        observe: impl FnMut(usize, f64, f64, f64),
+    ) -> Result<Option<(f64, f64)>, ()> {
+        let key = self.changes_at(state, mv, buf, true, false)?;
+        let Some((t, y)) = buf.first() else {
+            return Err(());
+        };
+        let pos = match parts.iter().position(|(k, _)| *k == key) {
+            Some(pos) => pos,
+            None => {
+                let part = self.own_part(state, key).ok_or(())?;
+                parts.push((key, part));
+                parts.len() - 1
+            }
+        };
+        Ok(base.approx_with(&parts[pos].1, state.values(*t), y, observe))
+    }
+
+    /// The [`OwnPart`] of the values `key` (probed before).
+    fn own_part(&self, state: &State, key: OwnKey) -> Option<OwnPart> {
+        let p = self.p;
+        let int_p = (state.values(p), &self.kept.int_p_values);
+        let (c, key) = match key {
+            OwnKey::None => return None,
+            OwnKey::IntP => return Some(OwnPart::new(&[int_p])),
+            OwnKey::Cache(c, key) => (c, key),
+        };
+        let m = self.kept.mirrored.as_ref()?;
+        let int_s = (state.values(m.s), &m.int_s_values);
+        let cache = match c {
+            KEPT_P => &m.kept_p,
+            NEW_S => &m.new_s,
+            KEPT_S => &m.kept_s,
+            _ => &m.new_p,
+        };
+        let cache = cache.borrow();
+        let v = cache.iter().find(|(k, _)| *k == key)?.1.as_ref()?;
+        Some(match c {
+            KEPT_P => OwnPart::new(&[int_s, (state.values(p), v)]),
+            NEW_S => OwnPart::new(&[(state.values(p), v), int_s]),
+            KEPT_S => OwnPart::new(&[int_p, (state.values(m.s), v)]),
+            _ => OwnPart::new(&[(state.values(m.s), v), int_p]),
+        })
+    }
+
+    /// The changes of a move into `out`: the target's if `target`, the
+    /// own nodes' if `own`; and which values the move leaves on the own
+    /// nodes.
     #[inline(always)]
     fn changes_at(
         &self,
@@ -415,7 +512,8 @@ impl<'s> InstanceCtx<'s> {
         mv: Move,
         out: &mut Changes,
         target: bool,
-    ) -> Result<(), ()> {
+        own: bool,
+    ) -> Result<OwnKey, ()> {
         let inst = self.inst;
         let pn = state.node_at(self.p);
         out.clear();
@@ -425,15 +523,17 @@ impl<'s> InstanceCtx<'s> {
                 for (k, n) in m.final_nodes() {
                     out.push((k, values_of(&n.scalars())));
                 }
-                return Ok(());
+                return Ok(OwnKey::None);
             }
             Move::FailoverToAny(t) => {
                 let tn = state.node_at(t);
                 pn.check_migration(tn).map_err(|_| ())?;
                 let pr = tn.probe_add_pri(self.soft_p, inst).map_err(|_| ())?;
-                out.push((self.p, self.kept.int_p_values));
+                if own {
+                    out.push((self.p, self.kept.int_p_values));
+                }
                 out.push((t, values_of(&tn.scalars_with_pri(&pr))));
-                return Ok(());
+                return Ok(OwnKey::IntP);
             }
             _ => {}
         }
@@ -443,7 +543,7 @@ impl<'s> InstanceCtx<'s> {
         let ni = &mut *ni_cell;
         ni.p_node = inst.p_node;
         ni.s_node = inst.s_node;
-        match mv {
+        let key = match mv {
             Move::Failover | Move::FailoverToAny(_) => return Err(()),
             Move::ReplaceSecondary(t) => {
                 let tn = state.node_at(t);
@@ -459,15 +559,21 @@ impl<'s> InstanceCtx<'s> {
                 };
                 // The primary's probe reads only the instance's resources,
                 // tags and location score.
-                let p_values = probed(&m.kept_p, (ni.location_score, 0), &m.reps, mv, || {
+                let key = (ni.location_score, 0);
+                let p_values = probed(&m.kept_p, key, &m.reps, mv, || {
                     let pp = int_p.probe_add_pri(SoftChecks::Ignore, &*ni).ok()?;
                     Some(values_of(&int_p.scalars_with_pri(&pp)))
                 })?;
-                out.push((s, m.int_s_values));
+                if own {
+                    out.push((s, m.int_s_values));
+                }
                 if let Some(ps) = ps {
                     out.push((t, values_of(&tn.scalars_with_sec(&ps))));
                 }
-                out.push((self.p, p_values));
+                if own {
+                    out.push((self.p, p_values));
+                }
+                OwnKey::Cache(KEPT_P, key)
             }
             Move::ReplaceAndFailover(t) => {
                 let tn = state.node_at(t);
@@ -481,16 +587,19 @@ impl<'s> InstanceCtx<'s> {
                     None
                 };
                 // (a secondary's probe reads no location score)
-                let p_values =
-                    probed(&m.new_s, (0, int_p.peer_mem(t as i32)), &m.reps, mv, || {
-                        let pp = int_p.probe_add_sec(false, m.soft_s, &*ni, t as i32).ok()?;
-                        Some(values_of(&int_p.scalars_with_sec(&pp)))
-                    })?;
-                out.push((self.p, p_values));
-                out.push((s, m.int_s_values));
+                let key = (0, int_p.peer_mem(t as i32));
+                let p_values = probed(&m.new_s, key, &m.reps, mv, || {
+                    let pp = int_p.probe_add_sec(false, m.soft_s, &*ni, t as i32).ok()?;
+                    Some(values_of(&int_p.scalars_with_sec(&pp)))
+                })?;
+                if own {
+                    out.push((self.p, p_values));
+                    out.push((s, m.int_s_values));
+                }
                 if let Some(pt) = pt {
                     out.push((t, values_of(&tn.scalars_with_pri(&pt))));
                 }
+                OwnKey::Cache(NEW_S, key)
             }
             Move::ReplacePrimary(t) => {
                 let sn = state.node_at(s);
@@ -521,11 +630,14 @@ impl<'s> InstanceCtx<'s> {
                     let ps = tmp.probe_add_sec(false, self.soft_p, &*ni, t as i32).ok()?;
                     Some(values_of(&tmp.scalars_with_sec(&ps)))
                 })?;
-                out.push((self.p, self.kept.int_p_values));
-                out.push((s, s_values));
+                if own {
+                    out.push((self.p, self.kept.int_p_values));
+                    out.push((s, s_values));
+                }
                 if let Some(pt) = pt {
                     out.push((t, values_of(&tn.scalars_with_pri(&pt))));
                 }
+                OwnKey::Cache(KEPT_S, key)
             }
             Move::FailoverAndReplace(t) => {
                 let sn = state.node_at(s);
@@ -534,20 +646,24 @@ impl<'s> InstanceCtx<'s> {
                 ni.location_score = location_score(int_s, tn);
                 ni.p_node = s as i32;
                 ni.s_node = t as i32;
-                let s_values = probed(&m.new_p, (ni.location_score, 0), &m.reps, mv, || {
+                let key = (ni.location_score, 0);
+                let s_values = probed(&m.new_p, key, &m.reps, mv, || {
                     let ps = int_s.probe_add_pri(self.soft_p, &*ni).ok()?;
                     Some(values_of(&int_s.scalars_with_pri(&ps)))
                 })?;
-                out.push((s, s_values));
-                out.push((self.p, self.kept.int_p_values));
+                if own {
+                    out.push((s, s_values));
+                    out.push((self.p, self.kept.int_p_values));
+                }
                 if target {
                     let pt = tn
                         .probe_add_sec(false, self.soft_p, &*ni, s as i32)
                         .map_err(|_| ())?;
                     out.push((t, values_of(&tn.scalars_with_sec(&pt))));
                 }
+                OwnKey::Cache(NEW_P, key)
             }
-        }
-        Ok(())
+        };
+        Ok(key)
     }
 }

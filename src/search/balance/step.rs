@@ -5,7 +5,9 @@
 //! A candidate's score is approximated in O(1) from the group's prepared
 //! sums with a rigorous error bound ([`ScoreBase::approx_leaving`], which
 //! also takes a move off an offline node: those nodes count only in the
-//! offline sums); only the candidates
+//! offline sums; a move other than a failover of an instance on online
+//! nodes through [`InstanceCtx::approx_split`], its own nodes' part made
+//! once per look at the instance); only the candidates
 //! whose interval reaches below the best upper end (the ceiling) are
 //! applied and scored exactly as hbal does, in hbal's order, so ties go to
 //! the same candidate.
@@ -45,7 +47,7 @@ use crate::score::spread::Drift;
 use crate::search::moves::{self, Move, Moved};
 use crate::search::state::State;
 
-use super::candidates::{candidate_moves, rank, Changes, InstanceCtx};
+use super::candidates::{candidate_moves, rank, Changes, InstanceCtx, OwnParts};
 use super::carry::carry;
 use super::record::{Record, FAILOVER};
 use super::{relocatable, BalanceOptions, Placement};
@@ -243,7 +245,44 @@ impl Scan<'_> {
             return;
         };
         let mut changes = Changes::new();
+        let split = self.base.as_ref().filter(|_| ctx.splits(self.state));
+        let mut parts = OwnParts::new();
         for &mv in moves_buf.iter() {
+            if let (Some(base), false) = (split, mv == Move::Failover) {
+                // Only the target probed; the own nodes' part prepared
+                // once per value they are left with.
+                let approx = match record.as_mut() {
+                    Some(rec) => {
+                        let sp = rec.spread_mut();
+                        let cover = |k, v, ve, d1| sp.cover_component(k, v, ve, d1);
+                        ctx.approx_split(self.state, base, mv, &mut changes, &mut parts, cover)
+                    }
+                    None => {
+                        let none = |_, _, _, _| {};
+                        ctx.approx_split(self.state, base, mv, &mut changes, &mut parts, none)
+                    }
+                };
+                let approx = match approx {
+                    Err(()) => continue,
+                    Ok(Some((a, e))) => {
+                        if let Some(rec) = record.as_mut() {
+                            rec.cover(self.slot(mv), a - e);
+                        }
+                        Some((a, e))
+                    }
+                    Ok(None) => {
+                        *record = None;
+                        None
+                    }
+                };
+                found.push(Survivor {
+                    key: k,
+                    rank: rank(mv),
+                    mv,
+                    approx,
+                });
+                continue;
+            }
             if ctx.changes(self.state, mv, &mut changes).is_err() {
                 continue;
             }

@@ -5,9 +5,10 @@
 //! primary are made once per primary ([`primary_steps`], [`LastMove`]);
 //! each pair is approximated in O(1) by `argmin` ([`pair_approx`]), a row
 //! that cannot win is skipped by its bound ([`RowPruning`],
-//! `score::rowbound`), a large group is scanned on several threads
-//! ([`PairScan`]), and the winner is settled among near-ties by hail's
-//! full score.
+//! `score::rowbound`; a group change's likely primary is scanned early,
+//! so that the bound cuts from early on), a large group is scanned on
+//! several threads ([`PairScan`]), and the winner is settled among
+//! near-ties by hail's full score.
 
 use crate::model::instance::Instance;
 use crate::model::node::Node;
@@ -204,6 +205,12 @@ fn with_overlay(
 /// they are computed once per primary; each pair then adds one move. All
 /// trials run on overlays and leave the state untouched until the winner is
 /// written.
+///
+/// `likely`, a primary likely to win (a group change's: the primary of the
+/// placement that chose the group), has its row scanned right after the
+/// first pair that fits (hail's failure message is then settled), so that
+/// the rows that cannot win are skipped from early on; the winner does
+/// not depend on the order, the candidates being taken in scan order.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn evac_drbd_all(
     state: &mut State,
@@ -213,6 +220,7 @@ pub(super) fn evac_drbd_all(
     soft: SoftChecks,
     notes: Notes<'_>,
     one_thread: bool,
+    likely: Option<usize>,
 ) -> Result<Result<Job, String>, Crash> {
     let key = inst.idx;
     let note_template = notes.is_some().then(|| MoveNote {
@@ -255,6 +263,7 @@ pub(super) fn evac_drbd_all(
         avail,
         soft,
         key,
+        likely: likely.filter(|p| avail.contains(p)),
     };
     let mut exhaustive = base_sums.is_none();
     let (best, note, last_error) = loop {
@@ -264,7 +273,17 @@ pub(super) fn evac_drbd_all(
         } else {
             scan.parallel(exhaustive)?
         };
-        let (survivors, last_error) = (run.survivors, run.last_error);
+        let (mut survivors, last_error) = (run.survivors, run.last_error);
+        // The likely primary's row came early: the candidates in scan
+        // order again, for hail's tie rule.
+        if scan.likely.is_some() {
+            let mut position = vec![usize::MAX; avail.iter().max().map_or(0, |m| m + 1)];
+            for (i, &k) in avail.iter().enumerate() {
+                position[k] = i;
+            }
+            // A row's candidates are in order: by their primary's turn.
+            survivors.sort_kept_by_key(|&(p, _)| position.get(p).copied());
+        }
         let last_error = last_error.unwrap_or_else(|| "no nodes available".to_owned());
         // The exact score of a candidate: its moves replayed (the primary's
         // part cached across consecutive candidates), then the group's full
@@ -366,6 +385,8 @@ struct PairScan<'a, 's> {
     avail: &'a [usize],
     soft: SoftChecks,
     key: i32,
+    /// A primary of `avail` likely to win, scanned early ([`evac_drbd_all`]).
+    likely: Option<usize>,
 }
 
 /// Skipping the rows of [`evac_drbd_all`] that cannot win
@@ -531,7 +552,32 @@ impl PairScan<'_, '_> {
         // (primary, secondary) as node keys.
         let mut survivors = argmin::Survivors::new(exhaustive);
         let mut rows: Option<RowPruning> = None;
-        for &p in run {
+        // The likely primary's row (without notes), once a pair fits,
+        // unless its turn came before: it then comes out of its turn.
+        let mut pending = self.likely.filter(|l| targets.is_none() && run.contains(l));
+        let mut early = None;
+        let mut next = 0;
+        loop {
+            let p = match pending {
+                Some(l) if any_success => {
+                    pending = None;
+                    early = Some(l);
+                    l
+                }
+                _ => {
+                    let Some(&p) = run.get(next) else {
+                        break;
+                    };
+                    next += 1;
+                    if early == Some(p) {
+                        continue;
+                    }
+                    if pending == Some(p) {
+                        pending = None;
+                    }
+                    p
+                }
+            };
             let (ov_p, cur_p, p_error) = primary_steps(
                 self.base,
                 self.start,

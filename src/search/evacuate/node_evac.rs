@@ -71,7 +71,8 @@ fn drained_target_message(state: &State, inst: &Instance) -> String {
 }
 
 /// Moves one instance (`nodeEvacInstance`); a large drbd "all"
-/// evacuation scans on several threads unless `one_thread`.
+/// evacuation scans on several threads unless `one_thread`, the row of
+/// `likely` (a primary likely to win) early.
 #[allow(clippy::too_many_arguments)]
 fn node_evac_instance(
     state: &mut State,
@@ -82,6 +83,7 @@ fn node_evac_instance(
     soft: SoftChecks,
     notes: Notes<'_>,
     one_thread: bool,
+    likely: Option<usize>,
 ) -> Result<Job, EvacError> {
     let t = inst.disk_template;
     match t {
@@ -109,7 +111,7 @@ fn node_evac_instance(
             },
             EvacMode::ChangeSecondary => evac_one_node_only(state, inst, group, avail, soft, notes),
             EvacMode::ChangeAll => {
-                match evac_drbd_all(state, inst, group, avail, soft, notes, one_thread)? {
+                match evac_drbd_all(state, inst, group, avail, soft, notes, one_thread, likely)? {
                     Ok(jobs) => Ok(jobs),
                     Err(msg) => Err(EvacError::Message(msg)),
                 }
@@ -237,6 +239,7 @@ pub fn try_node_evac(
                 soft,
                 notes.as_deref_mut(),
                 false,
+                None,
             ),
         };
         if result.is_err() {
@@ -338,6 +341,13 @@ pub fn change_group(
         if let Some(hook) = explain.as_deref_mut() {
             hook(state, inst, count, &search)?;
         }
+        // The primary of the placement that chose the group is likely the
+        // best primary of the move into it.
+        let likely = search
+            .winner(node_groups)
+            .and_then(|w| search.results.iter().find(|(g, _)| *g == w))
+            .and_then(|(_, r)| r.as_ref().ok()?.best.as_ref())
+            .map(|b| b.primary);
         // The messages only when no group has a solution.
         let chosen = match search.winner(node_groups) {
             Some(g) => Ok(g),
@@ -358,6 +368,7 @@ pub fn change_group(
                     SoftChecks::Enforce,
                     notes.as_deref_mut(),
                     opts.one_thread,
+                    likely,
                 ),
             },
         };
