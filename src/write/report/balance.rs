@@ -67,16 +67,7 @@ pub fn page(r: &BalanceReport<'_>) -> String {
     }
     plan.sections(&mut page, r.group);
     if let Some(c) = &r.cost {
-        page.fact(
-            "disk-copied",
-            "disk data copied",
-            crate::write::cost::size(c.cost.total.disk),
-        );
-        page.fact(
-            "estimated-time",
-            "estimated time",
-            crate::write::cost::duration(c.cost.seconds),
-        );
+        super::cost::facts(&mut page, c.cost);
         page.section("Cost", super::cost::section(c));
     }
     page.finish()

@@ -54,6 +54,13 @@ fn totals(c: &PlanCost) -> String {
     out
 }
 
+/// The two facts every report with a cost shows at its top: the disk data
+/// the plan copies and its estimated time.
+pub fn facts(page: &mut super::Page, c: &PlanCost) {
+    page.fact("disk-copied", "disk data copied", size(c.total.disk));
+    page.fact("estimated-time", "estimated time", duration(c.seconds));
+}
+
 /// A plan's cost without a chart: the totals, `note` (why the plan has
 /// no knee), and each job's cost with what it is (`jobs`: a label, an
 /// instance's name, and the cost), in the plan's order.

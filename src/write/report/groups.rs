@@ -157,16 +157,7 @@ pub fn page(r: &GroupsReport<'_>) -> String {
         );
     }
     if let Some((cost, jobs)) = r.cost {
-        page.fact(
-            "disk-copied",
-            "disk data copied",
-            crate::write::cost::size(cost.total.disk),
-        );
-        page.fact(
-            "estimated-time",
-            "estimated time",
-            crate::write::cost::duration(cost.seconds),
-        );
+        super::cost::facts(&mut page, cost);
         page.section("Cost", super::cost::jobs_section(cost, NO_KNEE, jobs));
     }
     for g in &r.groups {

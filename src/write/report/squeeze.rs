@@ -113,16 +113,7 @@ pub fn page(r: &SqueezeReport<'_>) -> String {
     page.fact("cautions", "cautions", r.cautions.len().to_string());
     plan.sections(&mut page, "cluster");
     let (cost, jobs) = r.cost;
-    page.fact(
-        "disk-copied",
-        "disk data copied",
-        crate::write::cost::size(cost.total.disk),
-    );
-    page.fact(
-        "estimated-time",
-        "estimated time",
-        crate::write::cost::duration(cost.seconds),
-    );
+    super::cost::facts(&mut page, cost);
     page.section("Cost", super::cost::jobs_section(cost, NO_KNEE, jobs));
     page.finish()
 }
