@@ -8,6 +8,8 @@
 //! rate plus its memory at the migration bandwidth, a job set's its longest
 //! job's, the plan's the sum over its sets (as `-C` prints them). The
 //! knee is found again from the moves' scores and the recomputed data.
+//! The report pages' cost facts are held to the same totals
+//! ([`plan_totals`], `report_cost`).
 
 use serde_json::Value;
 
@@ -132,11 +134,63 @@ pub(super) fn rates_for(k: usize) -> GivenRates {
 }
 
 /// A plan's totals recomputed from `-C`'s jobs.
-struct Totals {
+pub(super) struct Totals {
     cost: Cost,
     seconds: f64,
     moves: usize,
     sets: usize,
+}
+
+impl Totals {
+    /// The disk data the plan copies (MiB).
+    pub(super) fn disk_mib(&self) -> i64 {
+        self.cost.disk
+    }
+
+    /// The plan's estimated time (seconds).
+    pub(super) fn seconds(&self) -> f64 {
+        self.seconds
+    }
+}
+
+/// The totals of the plan `-C`'s text (`commands`) gives on the input
+/// `input`, at the rates (MiB/s) `(resync, migration)`: the sum of its
+/// jobs' costs, its time the sum over its job sets of their longest
+/// job's. Each command that is not a move of an instance of the input is
+/// a fault at `at`.
+pub(super) fn plan_totals(
+    f: &mut Findings,
+    at: &str,
+    input: &Cluster,
+    commands: &str,
+    (resync, migration): (f64, f64),
+) -> Totals {
+    let sets = job_sets(commands);
+    let mut total = Cost::default();
+    let mut seconds = 0.0;
+    for set in &sets {
+        let mut longest = 0.0_f64;
+        for job in set {
+            match job_cost(input, job) {
+                Ok(c) => {
+                    longest = longest.max(c.seconds(resync, migration));
+                    total.disk += c.disk;
+                    total.memory += c.memory;
+                    total.migrations += c.migrations;
+                    total.failovers += c.failovers;
+                    total.replacements += c.replacements;
+                }
+                Err(e) => f.fault(at, e),
+            }
+        }
+        seconds += longest;
+    }
+    Totals {
+        cost: total,
+        seconds,
+        moves: sets.iter().map(Vec::len).sum(),
+        sets: sets.len(),
+    }
 }
 
 /// A plan's `cost` object (`c`: the document's or the explanation's)
@@ -208,26 +262,8 @@ fn check_plan(
         .flat_map(|(k, s)| s.iter().map(move |j| (k + 1, j)))
         .collect();
     f.same(at, "moves against -C's jobs", moves.len(), jobs.len());
-    let mut total = Cost::default();
-    let mut seconds = 0.0;
+    let mut totals = plan_totals(f, at, input, commands, (resync, migration));
     let mut steps = Vec::new();
-    for set in &sets {
-        let mut longest = 0.0_f64;
-        for job in set {
-            match job_cost(input, job) {
-                Ok(c) => {
-                    longest = longest.max(c.seconds(resync, migration));
-                    total.disk += c.disk;
-                    total.memory += c.memory;
-                    total.migrations += c.migrations;
-                    total.failovers += c.failovers;
-                    total.replacements += c.replacements;
-                }
-                Err(e) => f.fault(at, e),
-            }
-        }
-        seconds += longest;
-    }
     for (m, (set, job)) in moves.iter().zip(&jobs) {
         let step = m["step"].as_u64().unwrap_or(0);
         let at = format!("{at}: move {step}");
@@ -260,12 +296,9 @@ fn check_plan(
         );
         steps.push((m["score"].as_f64().unwrap_or(f64::NAN), want.disk));
     }
-    let totals = Totals {
-        cost: total,
-        seconds,
-        moves: moves.len(),
-        sets: sets.len(),
-    };
+    // The document's moves are held to the jobs above; its count of
+    // moves is its own.
+    totals.moves = moves.len();
     f.count("plans");
     check_totals(f, at, "cost", &doc["cost"], &totals);
     (totals, steps)

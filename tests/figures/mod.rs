@@ -8,8 +8,10 @@
 //! library) and compares every per-node and cluster figure of the outputs
 //! with them: the `-S` states themselves (a node's totals never change
 //! across a plan), hbal's `-p` tables ([`table`]), the `--json` documents,
-//! the numbers of `--explain`'s text ([`explain`]) and the `--report`
-//! pages' before and after bars ([`report`]).
+//! the numbers of `--explain`'s text ([`explain`]), the `--report`
+//! pages' before and after bars ([`report`]) and the cost facts at their
+//! top ([`report_cost`]); the plans' costs are recomputed from their
+//! commands ([`cost`]).
 //!
 //! The corpus: generated clusters (devtools' generator, as the other
 //! tests make them) and Ganeti's own data files
@@ -29,6 +31,7 @@ mod info;
 mod repair;
 mod repair_cost;
 mod report;
+mod report_cost;
 mod roll;
 mod roll_cost;
 mod selftest;

@@ -48,7 +48,7 @@ const RESOURCES: [&str; 4] = [
     "Spindles (of the ratio's limit)",
 ];
 
-fn unescape(s: &str) -> String {
+pub(super) fn unescape(s: &str) -> String {
     s.replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&quot;", "\"")
