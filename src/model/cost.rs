@@ -22,8 +22,11 @@
 //!   disk of the instance from the primary: the sum of the instance's disk
 //!   sizes (a data file gives one disk, the instance's disk size);
 //! * a live migration of a running instance copies its memory;
-//! * a failover of a stopped instance copies nothing (its disks are
-//!   already on the other node, or on shared storage).
+//! * a failover copies nothing (its disks are already on the other node,
+//!   or on shared storage): of a stopped instance, or off an offline
+//!   primary, where a running instance is started again on its secondary
+//!   (`--ignore-consistency`: the group changes off an offline node,
+//!   hailstone-repair's failovers).
 //!
 //! A job is one move's operations, run one after the other: its time is
 //! its disk data at the DRBD resync rate plus its memory at the migration
@@ -76,7 +79,8 @@ pub struct MoveCost {
     pub memory: i64,
     /// Live migrations (failovers of running instances).
     pub migrations: i64,
-    /// Failovers of stopped instances.
+    /// Failovers (no live migration): of stopped instances, and off
+    /// offline primaries.
     pub failovers: i64,
     /// Disk replacements (new secondaries).
     pub replacements: i64,

@@ -37,6 +37,14 @@ pub fn duration(seconds: f64) -> String {
     }
 }
 
+/// What a failover is in the cost (`MoveCost::failovers`): the move of
+/// an instance to its secondary without a live migration, for a stopped
+/// instance or off an offline primary (the instance started again on its
+/// secondary: hailstone-repair's and the group changes' failovers).
+const FAILOVER: &str = "failover of a stopped instance or off an offline primary";
+/// [`FAILOVER`], more than one.
+pub const FAILOVERS: &str = "failovers of stopped instances or off offline primaries";
+
 fn plural(n: i64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -64,7 +72,7 @@ struct Words {
     memory: String,
     /// `2 live migrations`.
     migrations: String,
-    /// `1 failover`.
+    /// `1 failover of a stopped instance or off an offline primary`.
     failovers: String,
     /// The estimated time: `1 min 42 s`.
     time: String,
@@ -82,7 +90,7 @@ impl Words {
             replacements: plural(t.replacements, "disk replacement", "disk replacements"),
             memory: size(t.memory),
             migrations: plural(t.migrations, "live migration", "live migrations"),
-            failovers: plural(t.failovers, "failover", "failovers"),
+            failovers: plural(t.failovers, FAILOVER, FAILOVERS),
             time: duration(c.seconds),
             rates: rates(c.rates),
         }
@@ -93,7 +101,7 @@ impl Words {
 pub fn text(c: &PlanCost) -> String {
     let w = Words::of(c);
     format!(
-        "Cost of the plan: {} in {}\n  disk copied:     {} in {}\n  memory migrated: {} in {}; {} of stopped instances\n  estimated time:  {} ({}; the job sets one after another, the jobs of a set side by side)\n",
+        "Cost of the plan: {} in {}\n  disk copied:     {} in {}\n  memory migrated: {} in {}; {}\n  estimated time:  {} ({}; the job sets one after another, the jobs of a set side by side)\n",
         w.moves, w.sets, w.disk, w.replacements, w.memory, w.migrations, w.failovers, w.time, w.rates,
     )
 }
@@ -102,8 +110,16 @@ pub fn text(c: &PlanCost) -> String {
 pub fn line(c: &PlanCost) -> String {
     let w = Words::of(c);
     format!(
-        "cost: {} in {} copy {} of disk ({}) and {} of memory ({}, {} of stopped instances); about {} ({})",
-        w.moves, w.sets, w.disk, w.replacements, w.memory, w.migrations, w.failovers, w.time, w.rates,
+        "cost: {} in {} copy {} of disk ({}) and {} of memory ({}, {}); about {} ({})",
+        w.moves,
+        w.sets,
+        w.disk,
+        w.replacements,
+        w.memory,
+        w.migrations,
+        w.failovers,
+        w.time,
+        w.rates,
     )
 }
 
@@ -269,11 +285,11 @@ mod tests {
         );
         assert_eq!(
             text(&c),
-            "Cost of the plan: 1 move in 1 job set\n  disk copied:     6.0 GiB in 1 disk replacement\n  memory migrated: 0 MiB in 0 live migrations; 1 failover of stopped instances\n  estimated time:  1 min 42 s (DRBD resync at 60 MiB/s, live migration at 32 MiB/s; the job sets one after another, the jobs of a set side by side)\n"
+            "Cost of the plan: 1 move in 1 job set\n  disk copied:     6.0 GiB in 1 disk replacement\n  memory migrated: 0 MiB in 0 live migrations; 1 failover of a stopped instance or off an offline primary\n  estimated time:  1 min 42 s (DRBD resync at 60 MiB/s, live migration at 32 MiB/s; the job sets one after another, the jobs of a set side by side)\n"
         );
         assert_eq!(
             line(&c),
-            "cost: 1 move in 1 job set copy 6.0 GiB of disk (1 disk replacement) and 0 MiB of memory (0 live migrations, 1 failover of stopped instances); about 1 min 42 s (DRBD resync at 60 MiB/s, live migration at 32 MiB/s)"
+            "cost: 1 move in 1 job set copy 6.0 GiB of disk (1 disk replacement) and 0 MiB of memory (0 live migrations, 1 failover of a stopped instance or off an offline primary); about 1 min 42 s (DRBD resync at 60 MiB/s, live migration at 32 MiB/s)"
         );
     }
 }

@@ -9,7 +9,7 @@
 use std::fmt::Write;
 
 use crate::model::cost::{Knee, MoveCost, PlanCost};
-use crate::write::cost::{duration, knee_words, rates, size};
+use crate::write::cost::{duration, knee_words, rates, size, FAILOVERS};
 
 use super::svg::{escape, Canvas, Marker};
 use super::{score, table};
@@ -39,10 +39,7 @@ fn totals(c: &PlanCost) -> String {
             vec!["disk replacements".into(), t.replacements.to_string()],
             vec!["memory migrated".into(), size(t.memory)],
             vec!["live migrations".into(), t.migrations.to_string()],
-            vec![
-                "failovers of stopped instances".into(),
-                t.failovers.to_string(),
-            ],
+            vec![FAILOVERS.into(), t.failovers.to_string()],
             vec!["estimated time".into(), duration(c.seconds)],
         ],
     );
