@@ -115,6 +115,72 @@ fn chosen_is_the_answer(what: &str, v: &serde_json::Value, stdout: &str) {
     }
 }
 
+/// Whether `answer` (the allocator's reply to a request of `kind`) moves
+/// an existing instance: a successful relocate, or an evacuation
+/// (node-evacuate, change-group) that moved at least one instance.
+fn moves_an_instance(kind: &str, answer: &serde_json::Value) -> bool {
+    let moved = answer["result"][0]
+        .as_array()
+        .is_some_and(|m| !m.is_empty());
+    answer["success"] == true
+        && match kind {
+            "relocate" => true,
+            "node-evacuate" | "change-group" => moved,
+            _ => false,
+        }
+}
+
+/// A request that moves no instance has no plan, so no cost: a failed
+/// relocate, an evacuation that moved nothing, and every other request
+/// type; one that moves some carries the cost of its moves, in the text
+/// (the `cost:` line) and in JSON (`cost`).
+#[test]
+fn only_an_answer_that_moves_has_a_cost() {
+    let dir = scratch("explain-no-plan-no-cost");
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol-samples");
+    let mut paths: Vec<_> = std::fs::read_dir(&samples)
+        .expect("the samples")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    let (mut with, mut without) = (0, 0);
+    for path in paths {
+        let what = path.display().to_string();
+        let (out, text) = explained(&path, "text", &dir.join("e.txt"));
+        if out.code != 0 {
+            continue;
+        }
+        let request: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let kind = request["request"]["type"].as_str().unwrap_or("");
+        let answer: serde_json::Value = serde_json::from_str(&out.stdout).expect("the answer");
+        let moves = moves_an_instance(kind, &answer);
+        let (_, json) = explained(&path, "json", &dir.join("e.json"));
+        let json: serde_json::Value = serde_json::from_str(&json).expect("a JSON explanation");
+        let line = text.lines().find(|l| l.starts_with("cost: "));
+        assert_eq!(line.is_some(), moves, "{what}: the cost line: {text}");
+        assert_eq!(json["cost"].is_object(), moves, "{what}: the JSON cost");
+        if moves {
+            with += 1;
+            assert!(
+                !line.unwrap_or("").starts_with("cost: 0 moves"),
+                "{what}: {text}"
+            );
+        } else {
+            without += 1;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    // Relocate, evacuation and change-group answers that move, and failed
+    // ones of each.
+    assert!(
+        with >= 8 && without >= 40,
+        "{with} with a cost, {without} without"
+    );
+}
+
 /// The explanation of one sample, as text.
 fn text_of(sample: &str) -> String {
     let dir = scratch(&format!("explain-{sample}"));

@@ -1,7 +1,9 @@
 //! What the allocator's evacuation answers cost to carry out
 //! ([`crate::model::cost`]): the moves of a node-evacuate or change-group
 //! answer, and the new node of a relocate answer, each instance's job with
-//! the data it copies, and the whole answer's cost, for `--explain`.
+//! the data it copies, and the whole answer's cost, for `--explain`. An
+//! answer that moves no instance (a failed request) has no plan: no
+//! cost.
 //!
 //! An answer's jobs are the instances' moves as Ganeti runs them
 //! (`Cluster.iMoveToJob`): a failover is a migration of a running
@@ -105,7 +107,9 @@ impl Basis {
 
     /// What the answer `response` costs at `rates`: each moved instance's
     /// job and the whole (one job set); `None` for an answer that moves
-    /// nothing it knows (another request type, a failed relocation).
+    /// nothing it knows (another request type, a failed relocation, an
+    /// evacuation that moved no instance): without a move there is no
+    /// plan to cost.
     pub fn cost(&self, response: &Response, rates: Rates) -> Option<AnswerCost> {
         let jobs: Vec<(String, MoveCost)> = match response {
             Response::Relocate(Ok(node)) => {
@@ -119,7 +123,7 @@ impl Basis {
                 let running = inst.run_state.is_running() && !inst.forthcoming;
                 vec![(name.clone(), self.job(inst, &[mv], running)?)]
             }
-            Response::Relocate(Err(_)) => Vec::new(),
+            Response::Relocate(Err(_)) => return None,
             Response::Evacuate(e) => e
                 .moved
                 .iter()
@@ -131,14 +135,12 @@ impl Basis {
                 .collect(),
             _ => return None,
         };
+        if jobs.is_empty() {
+            return None;
+        }
         let set: Vec<MoveCost> = jobs.iter().map(|j| j.1).collect();
-        let sets = if set.is_empty() {
-            Vec::new()
-        } else {
-            vec![set]
-        };
         Some(AnswerCost {
-            plan: PlanCost::of_sets(&sets, rates),
+            plan: PlanCost::of_sets(&[set], rates),
             jobs,
         })
     }

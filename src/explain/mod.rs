@@ -70,7 +70,7 @@ pub struct Explanation {
     /// always carries them).
     pub score_terms: bool,
     /// What an evacuation answer's moves cost (relocate, node-evacuate,
-    /// change-group).
+    /// change-group); none when the answer moves no instance.
     pub cost: Option<cost::AnswerCost>,
 }
 

@@ -129,6 +129,17 @@ fn one(f: &mut Findings, at: &str, file: &str, rates: Option<(&str, &str, f64, f
             }
         }
     }
+    if jobs.is_empty() {
+        // No move, no plan: no cost.
+        f.count("answers without a move");
+        f.same(
+            at,
+            "cost of an answer without a move",
+            c.clone(),
+            Value::Null,
+        );
+        return;
+    }
     let printed = c["jobs"].as_array().cloned().unwrap_or_default();
     f.same(at, "cost.jobs", printed.len(), jobs.len());
     let mut total = Cost::default();
