@@ -53,7 +53,7 @@ fn durations(seconds: f64) -> Vec<String> {
 }
 
 /// The values of the facts named `key` at the top of `page`.
-fn facts<'a>(page: &'a str, key: &str) -> Vec<String> {
+fn facts(page: &str, key: &str) -> Vec<String> {
     let Some(dl) = page
         .split("<dl class=\"facts\">")
         .nth(1)
