@@ -14,7 +14,7 @@
 //!   [`CLOCK_USERS`] ask it.
 //!
 //! Comments, `#[cfg(test)]` items and unit-test files are left out, as
-//! `tests/layers.rs` leaves them out.
+//! `tests/layers/` leaves them out.
 
 use std::path::{Path, PathBuf};
 
