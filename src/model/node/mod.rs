@@ -14,12 +14,12 @@
 //!   [`Resources`] it is created from), what a node derives from its
 //!   fields (`availMem`, `availDisk`, `availCpu`, a peer's memory, ...),
 //!   the arithmetic its placements share (`truncate`, `unallocatedMem`,
-//!   `calcNewFreeSpindles`, `PeerMap.add`, the spindle and vCPU ratio
-//!   checks' numbers), and one concept a file: `scalars` (what the metric
-//!   reads: [`Scalars`]), `primary` (adding and removing a primary
-//!   instance: [`PriProbe`]) and `secondary` (a secondary instance:
-//!   [`SecProbe`]). This file names their public items: other stages
-//!   write `model::node::…`.
+//!   `calcNewFreeSpindles`, `calcSpindleUse`, `PeerMap.add`, `delete`,
+//!   the spindle and vCPU ratio checks' numbers), and one concept a file:
+//!   `scalars` (what the metric reads: [`Scalars`]), `primary` (adding
+//!   and removing a primary instance: [`PriProbe`]) and `secondary` (a
+//!   secondary instance: [`SecProbe`]). This file names their public
+//!   items: other stages write `model::node::…`.
 //! * May use: the model's instances, refusals, tags and small enums.
 //! * Must never: know the cluster beyond the node and the instance it is
 //!   given (the searches hold the cluster); score; word a refusal.
