@@ -21,7 +21,7 @@
 //!
 //! Dependencies point one way (`read → model ← score ← search → write`,
 //! `explain` above `search`, `shell` above all of them, taking the
-//! programs' settings, and `program` above the shell); `tests/layers.rs`
+//! programs' settings, and `program` above the shell); `tests/layers/`
 //! fails when a lower stage uses a higher one. `ARCHITECTURE.md` has the
 //! map and the rules.
 

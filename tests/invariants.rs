@@ -14,7 +14,7 @@
 //!   [`CLOCK_USERS`] ask it.
 //!
 //! Comments, `#[cfg(test)]` items and unit-test files are left out, as
-//! `tests/layers.rs` leaves them out.
+//! `tests/layers/` leaves them out.
 
 use std::path::{Path, PathBuf};
 
@@ -99,9 +99,9 @@ const DATA_BOOLS: &[&str] = &[
     "model::cost::relocation_cost(running)",
     "write::opcodes::move_opcodes(forthcoming)",
     // A move off an offline primary (hail's `addSecExEx` force).
-    "model::node::probe_add_sec(ignore_disks)",
-    "model::node::check_add_sec(ignore_disks)",
-    "model::node::add_sec(ignore_disks)",
+    "model::node::secondary::probe_add_sec(ignore_disks)",
+    "model::node::secondary::check_add_sec(ignore_disks)",
+    "model::node::secondary::add_sec(ignore_disks)",
     // hail's `force || condition`; whether a scan's approximations are
     // complete.
     "model::types::ignored_if(condition)",

@@ -8,7 +8,7 @@
 //!   ([`merge`]); cluster data files ([`text`]); `--simulate` specs
 //!   ([`simulate`]); a live cluster's Luxi and RAPI replies ([`live`]);
 //!   every input error, named by where it is. No two of its files use each
-//!   other, directly or through others (`tests/layers.rs`).
+//!   other, directly or through others (`tests/layers/`).
 //! * May use: the model.
 //! * Must never: score, search or print; let a wire type out of this folder
 //!   (the rest of the crate sees only the model).

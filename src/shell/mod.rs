@@ -17,7 +17,7 @@
 //!   functions of bytes, for the tests and the fuzz targets.
 //! * May use: every stage below `program`, and of `program` only
 //!   [`crate::program::cli`], the settings the command line reads
-//!   (`tests/layers.rs`: `shell_uses_only_the_settings_of_program`).
+//!   (`tests/layers/`: `shell_uses_only_the_settings_of_program`).
 //! * Must never: be used by a stage below `program`; hold an algorithm
 //!   (the searches decide) or a report's text (`write` words them; the
 //!   shell's own texts are its I/O's: `-X`'s progress, `openFile`

@@ -17,7 +17,7 @@
 //!   and JSON ([`cost`]).
 //! * May use: the model (the records and the response it writes), the
 //!   Haskell renderings of [`crate::haskell`], and the searches' outcome
-//!   types, never a search function (`tests/layers.rs`).
+//!   types, never a search function (`tests/layers/`).
 //! * Must never: read input, score or search; decide anything.
 
 pub mod balance;
