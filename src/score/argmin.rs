@@ -28,17 +28,17 @@
 use crate::score::metric::{Aggregation, NodeValues, COMPONENTS, N_COMPONENTS};
 
 /// Unit roundoff of f64.
-const U: f64 = f64::EPSILON / 2.0;
+pub(super) const U: f64 = f64::EPSILON / 2.0;
 
 /// `gamma(n) = n u / (1 - n u)`, the classic summation error factor.
-fn gamma(n: f64) -> f64 {
+pub(super) fn gamma(n: f64) -> f64 {
     let nu = n * U;
     nu / (1.0 - nu)
 }
 
 /// A double-double number: `hi + lo` with `|lo| <= ulp(hi)/2`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-struct Dd {
+pub(super) struct Dd {
     hi: f64,
     lo: f64,
 }
@@ -86,7 +86,7 @@ impl Dd {
         }
     }
 
-    fn sub(self, b: Dd) -> Dd {
+    pub(super) fn sub(self, b: Dd) -> Dd {
         self.add(b.neg())
     }
 
@@ -95,38 +95,38 @@ impl Dd {
         Dd { hi, lo }
     }
 
-    fn value(self) -> f64 {
+    pub(super) fn value(self) -> f64 {
         self.hi + self.lo
     }
 }
 
 /// One component's running sums over the online nodes of a group.
 #[derive(Debug, Clone, Copy, Default)]
-struct CompSums {
-    sum: Dd,
+pub(super) struct CompSums {
+    pub(super) sum: Dd,
     sum_sq: Dd,
     /// An upper bound of |x| over the values ever included.
-    max_abs: f64,
+    pub(super) max_abs: f64,
 }
 
 /// Running sums of a group's node values, in double-double, to approximate
 /// full scores after replacing a few nodes.
 #[derive(Debug, Clone)]
 pub struct GroupSums {
-    n_online: f64,
-    comps: [CompSums; N_COMPONENTS],
+    pub(super) n_online: f64,
+    pub(super) comps: [CompSums; N_COMPONENTS],
     /// Sums over offline nodes of the two offline components (exact small
     /// integers in practice; kept in double-double too).
     offline: [Dd; 2],
     offline_max: f64,
     n_offline: f64,
     /// Whether every value is finite and of a size the bound handles.
-    usable: bool,
+    pub(super) usable: bool,
 }
 
 /// Values beyond this size switch the shortcut off (the bound would still
 /// hold, but such clusters are not worth the care).
-const MAX_VALUE: f64 = 1e12;
+pub(super) const MAX_VALUE: f64 = 1e12;
 
 impl GroupSums {
     /// The sums of a list of nodes (values and offline flags).
@@ -313,7 +313,7 @@ impl GroupSums {
     /// One component's term, with the variance behind it and that
     /// variance's error bound (0 for the components that are not standard
     /// deviations).
-    fn term_var(&self, k: usize, map_value: i64) -> ((f64, f64), (f64, f64)) {
+    pub(super) fn term_var(&self, k: usize, map_value: i64) -> ((f64, f64), (f64, f64)) {
         if COMPONENTS[k].online {
             let (t, var, var_err) = self.online_term_var(k, &self.comps[k], map_value);
             return (t, (var, var_err));
@@ -376,7 +376,7 @@ impl GroupSums {
 /// hail's computed variance and ours, and the square root's distance
 /// follows (`|√a - √b| <= |a - b| / √a`, or `<= √|a - b|`).
 #[inline]
-fn std_dev_term(var: f64, var_err: f64, max_abs: f64, g1: f64, g4: f64) -> (f64, f64) {
+pub(super) fn std_dev_term(var: f64, var_err: f64, max_abs: f64, g1: f64, g4: f64) -> (f64, f64) {
     let delta = (g1 + U) * max_abs;
     let d = delta * delta + g4 * (var + delta * delta) + var_err;
     let sd = var.sqrt();
@@ -416,414 +416,6 @@ pub fn combine(t: &Terms) -> (f64, f64) {
     err += gamma(N_COMPONENTS as f64) * abs_terms + 4.0 * U * score.abs();
     // A margin for everything the analysis rounds away.
     (score, 2.0 * err + f64::MIN_POSITIVE)
-}
-
-/// A group's score prepared for many candidates that each replace the
-/// values of a few online nodes ([`ScoreBase::approx_leaving`]): per component the
-/// group's sum, variance and term, and the weighted sums of the terms, so
-/// that a candidate costs a few operations per changed component and no
-/// copy. The approximation and its bound are those of
-/// [`GroupSums::approx_replacing`], with the candidate's variance computed
-/// as the group's plus the change (which loses nothing to cancellation).
-#[derive(Debug, Clone)]
-pub struct ScoreBase {
-    n: f64,
-    inv_n: f64,
-    inv_n2: f64,
-    g1: f64,
-    g4: f64,
-    comps: [BaseComp; N_COMPONENTS],
-    /// The sums of the values in double-double (for [`ScoreBase::sum_changes`]).
-    sums: [Dd; N_COMPONENTS],
-    score: f64,
-    /// Sum of the weighted error bounds.
-    w_err: f64,
-    /// Sum of the weighted terms' magnitudes and error bounds.
-    w_abs: f64,
-}
-
-/// One component of a [`ScoreBase`].
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct BaseComp {
-    /// The sum of the values.
-    pub(crate) sum: f64,
-    /// The variance and its error bound (standard deviations only).
-    pub(crate) var: f64,
-    pub(crate) var_err: f64,
-    max_abs: f64,
-    /// The term and its error bound.
-    value: f64,
-    err: f64,
-}
-
-impl GroupSums {
-    /// The group prepared for [`ScoreBase::approx_leaving`], or `None` when the
-    /// shortcut does not apply (no online node, or unusable values).
-    pub fn base(&self, map_value: i64) -> Option<ScoreBase> {
-        if !self.usable || self.n_online < 0.5 {
-            return None;
-        }
-        let n = self.n_online;
-        let mut b = ScoreBase {
-            n,
-            inv_n: 1.0 / n,
-            inv_n2: 1.0 / (n * n),
-            g1: gamma(n + 1.0),
-            g4: gamma(n + 4.0),
-            comps: [BaseComp::default(); N_COMPONENTS],
-            sums: [Dd::default(); N_COMPONENTS],
-            score: 0.0,
-            w_err: 0.0,
-            w_abs: 0.0,
-        };
-        for (k, comp) in COMPONENTS.iter().enumerate() {
-            let ((value, err), (var, var_err)) = self.term_var(k, map_value);
-            b.comps[k] = BaseComp {
-                sum: self.comps[k].sum.value(),
-                var,
-                var_err,
-                max_abs: self.comps[k].max_abs,
-                value,
-                err,
-            };
-            b.sums[k] = self.comps[k].sum;
-            let w = comp.weight;
-            b.score += w * value;
-            b.w_err += w * err;
-            b.w_abs += (w * value).abs() + w * err;
-        }
-        Some(b)
-    }
-}
-
-impl BaseComp {
-    /// The component's term.
-    pub(crate) fn value(&self) -> f64 {
-        self.value
-    }
-
-    /// The term's error bound.
-    pub(crate) fn err(&self) -> f64 {
-        self.err
-    }
-}
-
-impl ScoreBase {
-    /// The number of online nodes.
-    pub(crate) fn n(&self) -> f64 {
-        self.n
-    }
-
-    /// The components' prepared values.
-    pub(crate) fn comps(&self) -> &[BaseComp; N_COMPONENTS] {
-        &self.comps
-    }
-
-    /// A margin covering the distance between hail's floating-point
-    /// score and the true score of any candidate that changes a few nodes
-    /// of this group: far above the error bounds of [`ScoreBase::approx_leaving`]
-    /// (a billionth of the score, plus four times the group's own bound).
-    pub(crate) fn margin(&self) -> f64 {
-        4.0 * (self.w_err
-            + gamma(2.0 * N_COMPONENTS as f64 + 2.0) * (self.score.abs() + self.w_abs))
-            + 1e-9 * (1.0 + self.score.abs())
-    }
-
-    /// A bound on the magnitude of component `k`'s sum, with room for its
-    /// rounding: `|sum| + n * max|value|`.
-    pub(crate) fn sum_magnitude(&self, k: usize) -> f64 {
-        self.comps[k].sum.abs() + self.n * self.comps[k].max_abs
-    }
-
-    /// The change of each component's sum from `prev` to `self`.
-    pub(crate) fn sum_changes(&self, prev: &ScoreBase) -> [f64; N_COMPONENTS] {
-        let mut out = [0.0; N_COMPONENTS];
-        for (k, o) in out.iter_mut().enumerate() {
-            *o = self.sums[k].sub(prev.sums[k]).value();
-        }
-        out
-    }
-
-    /// The approximate score and its error bound with some online nodes'
-    /// values replaced (`(old, new)` pairs), or `None` when a value is out
-    /// of the shortcut's range. `observe(k, var, var_err, d1)` sees, for
-    /// every standard-deviation component that changes, the candidate's
-    /// variance with its error bound and the change of the component's sum.
-    #[cfg(test)]
-    pub fn approx(
-        &self,
-        changes: &[(&NodeValues, &NodeValues)],
-        observe: impl FnMut(usize, f64, f64, f64),
-    ) -> Option<(f64, f64)> {
-        self.approx_leaving(changes, &[], observe)
-    }
-
-    /// The approximate score and its error bound with some online nodes'
-    /// values replaced (`changes`, `(old, new)` pairs), for a candidate that also changes some
-    /// offline nodes (`offline`, `(old, new)` pairs), as a move off an
-    /// offline node does: an offline node counts only in the offline
-    /// components, plain sums that change by the difference of its values.
-    /// `None` also when an offline node's value grows in magnitude (the
-    /// bound of the sums' rounding assumes the largest value stays).
-    #[inline]
-    pub fn approx_leaving(
-        &self,
-        changes: &[(&NodeValues, &NodeValues)],
-        offline: &[(&NodeValues, &NodeValues)],
-        mut observe: impl FnMut(usize, f64, f64, f64),
-    ) -> Option<(f64, f64)> {
-        let mut mask = 0u32;
-        for (old, new) in changes {
-            mask |= changed_components(old, new);
-        }
-        let (mut score, mut w_err, mut w_abs) = (self.score, self.w_err, self.w_abs);
-        let mut moved = 0.0;
-        while mask != 0 {
-            let k = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            let comp = &COMPONENTS[k];
-            if !comp.online {
-                continue;
-            }
-            let base = &self.comps[k];
-            let (mut d1, mut d2, mut a1, mut a2) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-            let mut max_abs = base.max_abs;
-            for (old, new) in changes {
-                let (x, y) = (old[k], new[k]);
-                if x.to_bits() == y.to_bits() {
-                    continue;
-                }
-                if !x.is_finite() || !y.is_finite() || x.abs() > MAX_VALUE || y.abs() > MAX_VALUE {
-                    return None;
-                }
-                d1 += y - x;
-                d2 += (y - x) * (y + x);
-                let m = x.abs() + y.abs();
-                a1 += m;
-                a2 += m * m;
-                max_abs = max_abs.max(y.abs());
-            }
-            let (value, err) = match comp.aggregation {
-                Aggregation::Map => continue,
-                Aggregation::Sum => {
-                    let v = base.sum + d1;
-                    let e = self.g1 * self.n * max_abs + 4.0 * U * v.abs() + 4.0 * U * a1;
-                    (v, e)
-                }
-                Aggregation::StdDev => {
-                    if max_abs == 0.0 {
-                        (0.0, 0.0)
-                    } else {
-                        // (S2 + d2)/n - ((S1 + d1)/n)^2, as the group's
-                        // variance plus the change; the roundings of d1, d2
-                        // and of this expression are within 16u of the
-                        // magnitudes involved.
-                        let s = base.sum;
-                        let cross = (2.0 * s * d1 + d1 * d1) * self.inv_n2;
-                        let var_f = base.var + d2 * self.inv_n - cross;
-                        let var = var_f.max(0.0);
-                        let var_err = base.var_err
-                            + 16.0
-                                * U
-                                * (base.var
-                                    + d2.abs() * self.inv_n
-                                    + cross.abs()
-                                    + (s.abs() + d1.abs()) * a1 * self.inv_n2
-                                    + a2 * self.inv_n
-                                    + var_f.abs());
-                        observe(k, var, var_err, d1);
-                        std_dev_term(var, var_err, max_abs, self.g1, self.g4)
-                    }
-                }
-            };
-            let w = comp.weight;
-            score += w * value - w * base.value;
-            w_err += w * err - w * base.err;
-            w_abs += ((w * value).abs() + w * err) - ((w * base.value).abs() + w * base.err);
-            moved += (w * value).abs() + (w * base.value).abs();
-        }
-        for (k, comp) in COMPONENTS.iter().enumerate() {
-            if comp.online || offline.is_empty() {
-                continue;
-            }
-            let mut d = 0.0f64;
-            for (old, new) in offline {
-                let (x, y) = (old[k], new[k]);
-                if !x.is_finite() || !y.is_finite() || y.abs() > x.abs() || x.abs() > MAX_VALUE {
-                    return None;
-                }
-                d += y - x;
-            }
-            if d == 0.0 {
-                continue;
-            }
-            // The offline sum's bound covers values up to the largest one,
-            // which does not grow; the new sum's own rounding adds 4u of
-            // the change (and of the rounding of `d`).
-            let base = &self.comps[k];
-            let value = base.value + d;
-            let err = base.err + 8.0 * U * (d.abs() + value.abs());
-            let w = comp.weight;
-            score += w * value - w * base.value;
-            w_err += w * err - w * base.err;
-            w_abs += ((w * value).abs() + w * err) - ((w * base.value).abs() + w * base.err);
-            moved += (w * value).abs() + (w * base.value).abs();
-        }
-        // hail's weighted sum (see [`combine`]), plus the rounding of the
-        // updates above.
-        let err = w_err
-            + gamma(N_COMPONENTS as f64) * w_abs
-            + 4.0 * U * score.abs()
-            + gamma(2.0 * N_COMPONENTS as f64 + 2.0)
-                * (self.score.abs() + moved + self.w_abs + w_abs);
-        Some((score, 2.0 * err + f64::MIN_POSITIVE))
-    }
-}
-
-/// The part of a candidate's change that some of its nodes contribute
-/// (their `(old, new)` values), prepared once for the many candidates
-/// that share it, as the moves of one instance and kind to different
-/// targets share the values they leave on the instance's own nodes
-/// ([`ScoreBase::approx_with`]). Per component: the sums of `y - x`,
-/// `(y - x)(y + x)`, `|x| + |y|` and its square, and the largest `|y|`,
-/// over the nodes whose value changes.
-#[derive(Debug, Clone)]
-pub struct OwnPart {
-    mask: u32,
-    /// A value out of the shortcut's range: no approximation.
-    usable: bool,
-    d1: [f64; N_COMPONENTS],
-    d2: [f64; N_COMPONENTS],
-    a1: [f64; N_COMPONENTS],
-    a2: [f64; N_COMPONENTS],
-    max_y: [f64; N_COMPONENTS],
-}
-
-impl OwnPart {
-    /// The part of the online nodes `changes` (`(old, new)` pairs).
-    pub fn new(changes: &[(&NodeValues, &NodeValues)]) -> OwnPart {
-        let mut p = OwnPart {
-            mask: 0,
-            usable: true,
-            d1: [0.0; N_COMPONENTS],
-            d2: [0.0; N_COMPONENTS],
-            a1: [0.0; N_COMPONENTS],
-            a2: [0.0; N_COMPONENTS],
-            max_y: [0.0; N_COMPONENTS],
-        };
-        for (old, new) in changes {
-            p.mask |= changed_components(old, new);
-        }
-        for k in 0..N_COMPONENTS {
-            if p.mask & (1 << k) == 0 || !COMPONENTS[k].online {
-                continue;
-            }
-            for (old, new) in changes {
-                let (x, y) = (old[k], new[k]);
-                if x.to_bits() == y.to_bits() {
-                    continue;
-                }
-                if !x.is_finite() || !y.is_finite() || x.abs() > MAX_VALUE || y.abs() > MAX_VALUE {
-                    p.usable = false;
-                    continue;
-                }
-                p.d1[k] += y - x;
-                p.d2[k] += (y - x) * (y + x);
-                let m = x.abs() + y.abs();
-                p.a1[k] += m;
-                p.a2[k] += m * m;
-                p.max_y[k] = p.max_y[k].max(y.abs());
-            }
-        }
-        p
-    }
-}
-
-impl ScoreBase {
-    /// [`ScoreBase::approx_leaving`] of a candidate that changes the
-    /// online nodes of `own` and one more online node from `old` to
-    /// `new`: the same approximation and error bound, with the sums over
-    /// the changed nodes taken in another order (which the bound does
-    /// not depend on), and nothing computed again for `own`.
-    #[inline]
-    pub fn approx_with(
-        &self,
-        own: &OwnPart,
-        old: &NodeValues,
-        new: &NodeValues,
-        mut observe: impl FnMut(usize, f64, f64, f64),
-    ) -> Option<(f64, f64)> {
-        if !own.usable {
-            return None;
-        }
-        let mut mask = own.mask | changed_components(old, new);
-        let (mut score, mut w_err, mut w_abs) = (self.score, self.w_err, self.w_abs);
-        let mut moved = 0.0;
-        while mask != 0 {
-            let k = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            let comp = &COMPONENTS[k];
-            if !comp.online {
-                continue;
-            }
-            let base = &self.comps[k];
-            let (mut d1, mut d2, mut a1, mut a2) = (own.d1[k], own.d2[k], own.a1[k], own.a2[k]);
-            let mut max_abs = base.max_abs.max(own.max_y[k]);
-            let (x, y) = (old[k], new[k]);
-            if x.to_bits() != y.to_bits() {
-                if !x.is_finite() || !y.is_finite() || x.abs() > MAX_VALUE || y.abs() > MAX_VALUE {
-                    return None;
-                }
-                d1 += y - x;
-                d2 += (y - x) * (y + x);
-                let m = x.abs() + y.abs();
-                a1 += m;
-                a2 += m * m;
-                max_abs = max_abs.max(y.abs());
-            }
-            let (value, err) = match comp.aggregation {
-                Aggregation::Map => continue,
-                Aggregation::Sum => {
-                    let v = base.sum + d1;
-                    let e = self.g1 * self.n * max_abs + 4.0 * U * v.abs() + 4.0 * U * a1;
-                    (v, e)
-                }
-                Aggregation::StdDev => {
-                    if max_abs == 0.0 {
-                        (0.0, 0.0)
-                    } else {
-                        // As in approx_leaving.
-                        let s = base.sum;
-                        let cross = (2.0 * s * d1 + d1 * d1) * self.inv_n2;
-                        let var_f = base.var + d2 * self.inv_n - cross;
-                        let var = var_f.max(0.0);
-                        let var_err = base.var_err
-                            + 16.0
-                                * U
-                                * (base.var
-                                    + d2.abs() * self.inv_n
-                                    + cross.abs()
-                                    + (s.abs() + d1.abs()) * a1 * self.inv_n2
-                                    + a2 * self.inv_n
-                                    + var_f.abs());
-                        observe(k, var, var_err, d1);
-                        std_dev_term(var, var_err, max_abs, self.g1, self.g4)
-                    }
-                }
-            };
-            let w = comp.weight;
-            score += w * value - w * base.value;
-            w_err += w * err - w * base.err;
-            w_abs += ((w * value).abs() + w * err) - ((w * base.value).abs() + w * base.err);
-            moved += (w * value).abs() + (w * base.value).abs();
-        }
-        let err = w_err
-            + gamma(N_COMPONENTS as f64) * w_abs
-            + 4.0 * U * score.abs()
-            + gamma(2.0 * N_COMPONENTS as f64 + 2.0)
-                * (self.score.abs() + moved + self.w_abs + w_abs);
-        Some((score, 2.0 * err + f64::MIN_POSITIVE))
-    }
 }
 
 /// The components whose values differ between two nodes' values, as bits.
@@ -981,6 +573,7 @@ impl<C> Survivors<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::score::base::OwnPart;
     use crate::score::metric;
 
     fn rng(seed: &mut u64) -> u64 {

@@ -14,7 +14,7 @@
 //! the true score of every candidate of the row from below, whatever the
 //! secondary; the caller leaves a margin for the floating-point scores.
 
-use crate::score::argmin::ScoreBase;
+use crate::score::base::ScoreBase;
 use crate::score::metric::{Aggregation, NodeValues, COMPONENTS, N_COMPONENTS};
 
 /// One secondary's values before and after the candidate move.

@@ -25,7 +25,7 @@
 //! * May use: the metric's component table and [`ScoreBase`].
 //! * Must never: look at nodes or instances.
 
-use crate::score::argmin::ScoreBase;
+use crate::score::base::ScoreBase;
 use crate::score::metric::{Aggregation, COMPONENTS, N_COMPONENTS};
 
 /// Unit roundoff of f64.

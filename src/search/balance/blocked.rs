@@ -17,7 +17,7 @@ use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::refusal::Refusal;
 use crate::model::types::{FailMode, SoftChecks};
-use crate::score::argmin::ScoreBase;
+use crate::score::base::ScoreBase;
 use crate::score::metric::NodeValues;
 use crate::search::moves::{self, location_score, Move, Nodes};
 use crate::search::state::State;

@@ -21,7 +21,7 @@ use smallvec::SmallVec;
 use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::model::types::{MirrorType, SoftChecks};
-use crate::score::argmin::{OwnPart, ScoreBase};
+use crate::score::base::{OwnPart, ScoreBase};
 use crate::score::metric::{self, NodeValues};
 use crate::search::moves::{self, location_score, Move};
 use crate::search::state::State;

@@ -22,7 +22,7 @@ use smallvec::SmallVec;
 
 use crate::model::instance::Instance;
 use crate::model::types::SoftChecks;
-use crate::score::argmin::ScoreBase;
+use crate::score::base::ScoreBase;
 use crate::score::metric::NodeValues;
 use crate::score::spread::{Drift, OwnChange};
 use crate::search::state::State;

@@ -11,7 +11,7 @@
 //! [`super::carry`] computes it again and carries the record, or the
 //! instance is scanned afresh).
 
-use crate::score::argmin::ScoreBase;
+use crate::score::base::ScoreBase;
 use crate::score::spread::{Drift, Spread};
 
 use super::candidates::Kept;

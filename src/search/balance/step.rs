@@ -41,7 +41,8 @@
 
 use smallvec::SmallVec;
 
-use crate::score::argmin::{GroupSums, ScoreBase, Terms};
+use crate::score::argmin::{GroupSums, Terms};
+use crate::score::base::ScoreBase;
 use crate::score::metric::NodeValues;
 use crate::score::spread::Drift;
 use crate::search::moves::{self, Move, Moved};

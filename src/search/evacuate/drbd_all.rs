@@ -416,7 +416,7 @@ impl RowPruning {
         ov_p: &Overlay<'_>,
         cur_p: &Instance,
         last: &LastMove,
-        base_p: &argmin::ScoreBase,
+        base_p: &crate::score::base::ScoreBase,
     ) -> RowPruning {
         let state = scan.state;
         let mut special: Vec<usize> = scan
@@ -481,7 +481,7 @@ impl RowPruning {
         p: usize,
         ov_p: &Overlay<'_>,
         last: &LastMove,
-        base_p: &argmin::ScoreBase,
+        base_p: &crate::score::base::ScoreBase,
         ceiling: f64,
     ) -> Option<Vec<usize>> {
         if last.soft_s != self.soft_s || !ceiling.is_finite() {
@@ -725,7 +725,7 @@ impl PairScan<'_, '_> {
 #[allow(clippy::too_many_arguments)]
 fn pair_approx(
     state: &State,
-    base_p: &argmin::ScoreBase,
+    base_p: &crate::score::base::ScoreBase,
     ov_p: &Overlay<'_>,
     last: &LastMove,
     group: usize,

@@ -176,10 +176,10 @@ pub(super) fn evac_one_node_only(
 
 /// The approximate score of the group, and its error bound, once a
 /// move's nodes of the group replace theirs, from the group prepared once
-/// (`argmin::ScoreBase`); `None` when the shortcut does not apply.
+/// (`base::ScoreBase`); `None` when the shortcut does not apply.
 fn approx_moved<'a>(
     state: &State,
-    base: &argmin::ScoreBase,
+    base: &crate::score::base::ScoreBase,
     group: usize,
     changed: impl Iterator<Item = (usize, &'a Scalars)>,
 ) -> Option<(f64, f64)> {
