@@ -357,7 +357,7 @@ impl Acc {
     }
 
     /// The approximate score and its error bound: hail's weighted sum
-    /// (see [`combine`]), plus the rounding of the updates.
+    /// (see [`super::argmin::combine`]), plus the rounding of the updates.
     #[inline(always)]
     fn finish(&self, b: &ScoreBase) -> (f64, f64) {
         let err = self.w_err
