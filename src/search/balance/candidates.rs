@@ -212,21 +212,25 @@ struct Mirrored {
 /// fails).
 type Probed = SmallVec<[((i64, i64), Option<NodeValues>); 2]>;
 
-/// The entry of a small cache for `key`, computed by `make` when missing.
-fn cached<K: PartialEq, V>(
-    cache: &mut SmallVec<[(K, V); 2]>,
+/// The entry of a small cache for `key`, made by `make` when missing;
+/// `None` (and nothing kept) when `make` gives none (a value that is
+/// itself an `Option` keeps a failure as `Some(None)`).
+fn cached<'c, A, K: PartialEq + 'c, V: 'c>(
+    cache: &'c mut SmallVec<A>,
     key: K,
-    make: impl FnOnce() -> V,
-) -> &V {
+    make: impl FnOnce() -> Option<V>,
+) -> Option<&'c V>
+where
+    A: smallvec::Array<Item = (K, V)>,
+{
     let pos = match cache.iter().position(|(k, _)| *k == key) {
         Some(pos) => pos,
         None => {
-            let v = make();
-            cache.push((key, v));
+            cache.push((key, make()?));
             cache.len() - 1
         }
     };
-    &cache[pos].1
+    Some(&cache[pos].1)
 }
 
 /// The node values of `cache` for `key`, probed when missing (noting
@@ -240,8 +244,10 @@ fn probed(
 ) -> Result<NodeValues, ()> {
     cached(&mut cache.borrow_mut(), key, || {
         reps.borrow_mut().push(mv);
-        probe()
+        Some(probe())
     })
+    .copied()
+    .flatten()
     .ok_or(())
 }
 
@@ -464,15 +470,8 @@ impl<'s> InstanceCtx<'s> {
         let Some((t, y)) = buf.first() else {
             return Err(());
         };
-        let pos = match parts.iter().position(|(k, _)| *k == key) {
-            Some(pos) => pos,
-            None => {
-                let part = self.own_part(state, key).ok_or(())?;
-                parts.push((key, part));
-                parts.len() - 1
-            }
-        };
-        Ok(base.approx_with(&parts[pos].1, state.values(*t), y, observe))
+        let own = cached(parts, key, || self.own_part(state, key)).ok_or(())?;
+        Ok(base.approx_with(own, state.values(*t), y, observe))
     }
 
     /// The [`OwnPart`] of the values `key` (probed before).
@@ -621,9 +620,9 @@ impl<'s> InstanceCtx<'s> {
                     if ok {
                         tmp.remove_pri(&*ni);
                     }
-                    ok.then_some(tmp)
+                    Some(ok.then_some(tmp))
                 })
-                .as_ref()
+                .and_then(Option::as_ref)
                 .ok_or(())?;
                 let key = (ni.location_score, tmp.peer_mem(t as i32));
                 let s_values = probed(&m.kept_s, key, &m.reps, mv, || {

@@ -183,6 +183,29 @@ impl Scan<'_> {
         }
     }
 
+    /// Notes candidate `mv` of instance `k` with its approximate score
+    /// (`None`: only the exact score says): the interval's lower end
+    /// bounds the move's slot of `record`, and the candidate joins
+    /// `found`.
+    fn note(
+        &self,
+        k: usize,
+        mv: Move,
+        approx: Option<(f64, f64)>,
+        record: &mut Option<Record>,
+        found: &mut Found,
+    ) {
+        if let (Some((a, e)), Some(rec)) = (approx, record.as_mut()) {
+            rec.cover(self.slot(mv), a - e);
+        }
+        found.push(Survivor {
+            key: k,
+            rank: rank(mv),
+            mv,
+            approx,
+        });
+    }
+
     /// Approximates the candidates `which` of instance `k`, adding those
     /// that may win to `found` and noting them in `record`, which becomes
     /// `None` when a candidate cannot be covered.
@@ -236,12 +259,7 @@ impl Scan<'_> {
             // Scored exactly, every step.
             *record = None;
             for &mv in moves_buf.iter() {
-                found.push(Survivor {
-                    key: k,
-                    rank: rank(mv),
-                    mv,
-                    approx: None,
-                });
+                self.note(k, mv, None, record, found);
             }
             return;
         };
@@ -265,23 +283,13 @@ impl Scan<'_> {
                 };
                 let approx = match approx {
                     Err(()) => continue,
-                    Ok(Some((a, e))) => {
-                        if let Some(rec) = record.as_mut() {
-                            rec.cover(self.slot(mv), a - e);
-                        }
-                        Some((a, e))
-                    }
+                    Ok(Some(ae)) => Some(ae),
                     Ok(None) => {
                         *record = None;
                         None
                     }
                 };
-                found.push(Survivor {
-                    key: k,
-                    rank: rank(mv),
-                    mv,
-                    approx,
-                });
+                self.note(k, mv, approx, record, found);
                 continue;
             }
             if ctx.changes(self.state, mv, &mut changes).is_err() {
@@ -308,12 +316,7 @@ impl Scan<'_> {
                 None => base.approx_leaving(&list, &off, |_, _, _, _| {}),
             });
             let approx = match (fast, self.base.is_some()) {
-                (Some((a, e)), _) => {
-                    if let Some(rec) = record.as_mut() {
-                        rec.cover(self.slot(mv), a - e);
-                    }
-                    Some((a, e))
-                }
+                (Some(ae), _) => Some(ae),
                 (None, true) if off.is_empty() => {
                     *record = None;
                     None
@@ -330,12 +333,7 @@ impl Scan<'_> {
                     self.sums.approx_replacing(terms, &list, self.map_value)
                 }
             };
-            found.push(Survivor {
-                key: k,
-                rank: rank(mv),
-                mv,
-                approx,
-            });
+            self.note(k, mv, approx, record, found);
         }
         if let (Some(rec), Some(ctx)) = (record.as_mut(), owned) {
             rec.keep(ctx.into_kept());
