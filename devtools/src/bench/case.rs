@@ -31,11 +31,19 @@ pub(super) enum StoneTime {
     Failed(String),
 }
 
-/// Whether the answers agree.
+/// Whether the answers agree: the original's and hailstone's, or where
+/// the original did not run, hailstone's runs with each other.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Same {
     Yes,
     No,
+    /// No original's answer to compare with: every run of hailstone's that
+    /// finished (the warm-up and the timed ones, at least two) wrote the
+    /// same bytes with the same status.
+    RunsYes,
+    /// Two of hailstone's finished runs differ (whether or not the
+    /// original ran: the worse news).
+    RunsNo,
     NotApplicable,
 }
 
@@ -347,18 +355,15 @@ impl Bench<'_> {
                 &hailstone::program::hail::options::LoadOptions::default(),
             )
             .map_err(|e| format!("the generated cluster {} is not read back: {e}", case.id))?;
-            // The request's template means nothing to a planner: the id names
-            // the instances' template instead.
+            // The request's kind and template mean nothing to a planner: the
+            // id names the planner and the instances' templates instead.
             let instances_template = match mode {
                 Mode::Squeeze => "ext",
+                Mode::Compress => "ext-drbd",
                 Mode::Space | Mode::SpaceModel => "drbd-plain",
                 _ => "drbd",
             };
-            let data_id = case.id.replacen(
-                "allocate/drbd/",
-                &format!("{}/{instances_template}/", mode.table().name()),
-                1,
-            );
+            let data_id = planner_id(&case.id, mode, instances_template);
             // Both space rows read the same data file.
             let input = self.dir.join(format!("{}.data", file_stem(&data_id)));
             let id = if mode == Mode::SpaceModel {
@@ -375,12 +380,13 @@ impl Bench<'_> {
                 text.len() as f64 / 1e6,
                 t0.elapsed().as_secs_f64()
             );
-            let mut options = vec!["-t".to_owned(), input.display().to_string()];
+            let mut options = planner_options(mode, &input);
             match mode {
                 Mode::Space => options.push("--machine-readable".to_owned()),
                 Mode::SpaceModel => {
                     options.extend(["--machine-readable", "--allocator-model"].map(str::to_owned))
                 }
+                Mode::Compress => {}
                 _ => options.push("-C".to_owned()),
             }
             let warm = (!skip_stone).then(|| {
@@ -388,6 +394,7 @@ impl Bench<'_> {
                     match mode {
                         Mode::Squeeze => &cfg.squeeze_bin,
                         Mode::Space | Mode::SpaceModel => &cfg.space_bin,
+                        Mode::Compress => &cfg.groups_bin,
                         _ => &cfg.balance_bin,
                     },
                     None,
@@ -465,6 +472,13 @@ impl Bench<'_> {
             (&cfg.hbal, &cfg.balance_bin)
         } else if mode == Mode::Squeeze {
             (&cfg.hsqueeze, &cfg.squeeze_bin)
+        } else if mode == Mode::Compress {
+            // No original: another build when asked, else nothing runs in
+            // that column (NotRun below).
+            (
+                cfg.groups_against.as_ref().unwrap_or(&cfg.groups_bin),
+                &cfg.groups_bin,
+            )
         } else if mode.table() == Mode::Space {
             (&cfg.hspace, &cfg.space_bin)
         } else {
@@ -485,6 +499,11 @@ impl Bench<'_> {
         };
         let mut stone_runs: Vec<Duration> = Vec::new();
         let mut stone_last: Option<Run> = None;
+        // hailstone's finished runs, compared with each other.
+        let mut own = RunsCheck::new();
+        if let Some(w) = &warm {
+            own.add(w);
+        }
 
         // Timed runs, hail and hailstone alternating.
         let mut hail_runs: Vec<Duration> = Vec::new();
@@ -494,6 +513,7 @@ impl Bench<'_> {
             given_hail
         } else if (mode == Mode::Balance && nodes > cfg.hbal_max_nodes)
             || (!mode.is_planner() && nodes > cfg.hail_max_nodes)
+            || (mode == Mode::Compress && cfg.groups_against.is_none())
         {
             Some(HailTime::NotRun)
         } else if skip_hail {
@@ -518,6 +538,7 @@ impl Bench<'_> {
                     }
                     Status::Exited(_) => stone_runs.push(r.wall),
                 }
+                own.add(&r);
                 stone_last = Some(r);
             }
             if hail_more {
@@ -565,7 +586,7 @@ impl Bench<'_> {
 
         // Compare the last answers. A hailstone crash next to a finished hail
         // counts as a different answer.
-        let same = match (&hail, &hail_last, &stone_last) {
+        let against_original = match (&hail, &hail_last, &stone_last) {
             (HailTime::Median(..), Some(h), Some(s))
                 if matches!(stone, StoneTime::Median(..) | StoneTime::Failed(_)) =>
             {
@@ -577,7 +598,31 @@ impl Bench<'_> {
             }
             _ => Same::NotApplicable,
         };
+        // Where the original gave no answer to compare with, hailstone's
+        // runs are compared with each other; runs that differ are reported
+        // whatever the original did.
+        let same = match against_original {
+            _ if own.differ.is_some() => Same::RunsNo,
+            Same::NotApplicable if own.finished >= 2 => Same::RunsYes,
+            s => s,
+        };
         let label = format!("{} {}", mode.name(), nodes);
+        if let (Some(k), Some((first_status, first))) = (own.differ, &own.first) {
+            notes.push(format!(
+                "{label}: {}'S RUNS DIFFER ({id}): finished run {} (the warm-up is run 1) is not run 1's{}\n    {:<10} {}\n    {:<10} {}",
+                mode.ours().to_uppercase(),
+                k + 1,
+                if own.other_status != *first_status {
+                    format!(" (status {first_status:?}, then {:?})", own.other_status)
+                } else {
+                    String::new()
+                },
+                "run 1:",
+                head(first, SHOW_CHARS),
+                format!("run {}:", k + 1),
+                head(&own.other, SHOW_CHARS)
+            ));
+        }
         if let (true, StoneTime::Median(m, _)) = (mode.is_reading(), &stone) {
             // The request, and the data file of the data-file row.
             let data_file = opts
@@ -635,6 +680,32 @@ impl Bench<'_> {
                 format!("{label}: no action")
             }
         };
+        let compress_note = |s: &Run| {
+            let text = String::from_utf8_lossy(&s.stdout);
+            let line = |prefix: &str| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix(prefix))
+                    .map(str::to_owned)
+            };
+            if s.status != Status::Exited(0) {
+                format!(
+                    "{label}: hailstone-groups compress failed ({}); stderr: {}",
+                    s.describe(),
+                    head(&s.stderr, SHOW_CHARS)
+                )
+            } else {
+                match (
+                    line("Groups that can be emptied: "),
+                    line("The group that frees the most is "),
+                ) {
+                    (Some(groups), Some(best)) => format!(
+                        "{label}: groups that can be emptied: {groups}; the one that frees the most {}",
+                        best.split(';').next().unwrap_or(&best)
+                    ),
+                    _ => format!("{label}: no group can be emptied"),
+                }
+            }
+        };
         let space_note = |s: &Run| {
             if s.status != Status::Exited(0) {
                 return format!(
@@ -667,6 +738,7 @@ impl Bench<'_> {
                 notes.push(match mode.table() {
                     Mode::Balance => balance_note(s),
                     Mode::Space => space_note(s),
+                    Mode::Compress => compress_note(s),
                     _ => squeeze_note(s),
                 });
             }
@@ -807,6 +879,74 @@ impl Bench<'_> {
         );
         Ok(row)
     }
+}
+
+/// hailstone's runs of one case compared with each other: the first run
+/// that finished (exited) against each later one.
+pub(super) struct RunsCheck {
+    /// The first finished run's status and output.
+    pub(super) first: Option<(Status, Vec<u8>)>,
+    /// How many runs finished.
+    pub(super) finished: usize,
+    /// The first finished run that differs from the first one (counting
+    /// finished runs from 0, the warm-up's first when it finished).
+    pub(super) differ: Option<usize>,
+    /// The status and output of the run that differs.
+    pub(super) other_status: Status,
+    pub(super) other: Vec<u8>,
+}
+
+impl RunsCheck {
+    /// No run yet.
+    pub(super) fn new() -> RunsCheck {
+        RunsCheck {
+            first: None,
+            finished: 0,
+            differ: None,
+            other_status: Status::Exited(0),
+            other: Vec::new(),
+        }
+    }
+
+    /// Takes one more run (one that did not finish is left out).
+    pub(super) fn add(&mut self, r: &Run) {
+        if !matches!(r.status, Status::Exited(_)) {
+            return;
+        }
+        match &self.first {
+            None => self.first = Some((r.status.clone(), r.stdout.clone())),
+            Some((status, out))
+                if self.differ.is_none() && (*status != r.status || *out != r.stdout) =>
+            {
+                self.differ = Some(self.finished);
+                self.other_status = r.status.clone();
+                self.other = r.stdout.clone();
+            }
+            Some(_) => {}
+        }
+        self.finished += 1;
+    }
+}
+
+/// A planner case's id: the generator's id (`KIND/TEMPLATE/nN/gG/sS...`)
+/// with the planner's table name and the existing instances' templates in
+/// place of the request's kind and template, which mean nothing to a
+/// planner (`balance/drbd/n1000/g1/s1`).
+pub(super) fn planner_id(case_id: &str, mode: Mode, instances_template: &str) -> String {
+    let rest = case_id.splitn(3, '/').nth(2).unwrap_or(case_id);
+    format!("{}/{instances_template}/{rest}", mode.table().name())
+}
+
+/// The arguments of a planner on a data file, before the mode's own
+/// options: `compress -t FILE` for hailstone-groups, `-t FILE` for the
+/// others.
+pub(super) fn planner_options(mode: Mode, data: &Path) -> Vec<String> {
+    let mut options = Vec::new();
+    if mode == Mode::Compress {
+        options.push("compress".to_owned());
+    }
+    options.extend(["-t".to_owned(), data.display().to_string()]);
+    options
 }
 
 /// The instances a `--machine-readable` space report counts: those of the

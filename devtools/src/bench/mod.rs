@@ -41,10 +41,14 @@
 //!   missing.
 //! * `same answer` is `yes` when both binaries exited with the same status and
 //!   wrote byte-identical answers (the last run of each is compared), `no`
-//!   otherwise, `n/a` when either did not finish. Any `no` (or a hailstone
-//!   crash) makes the tool exit with status 1 after the table: a speed-up
-//!   that changes an answer is a bug. A hailstone run that hits the cap is
-//!   shown as `> 60` with a note, like hail's.
+//!   otherwise. Where the original gave no answer (not run above its size
+//!   limit, stopped at the cap, or none at all: compress), hailstone's
+//!   finished runs (the warm-up and the timed ones) are compared with each
+//!   other instead: `yes (runs)`, `NO (runs)`; `NO (runs)` also replaces a
+//!   `yes` when hailstone's runs differ; `n/a` when fewer than two finished.
+//!   Any `no` (or a hailstone crash) makes the tool exit with status 1 after
+//!   the table: a speed-up that changes an answer is a bug. A hailstone run
+//!   that hits the cap is shown as `> 60` with a note, like hail's.
 //!
 //! Notes under the table list the cases whose answer is not a success (a speed
 //! benchmark should time real placements), every mismatch with the first 300
@@ -57,7 +61,17 @@
 //! `hail -S` saves it, balanced with `-t FILE -C` (stdout compared), on
 //! `--balance-sizes` clusters (20, 60, 100 and 1,000 nodes); hbal is not
 //! run above `--hbal-max-nodes` (100), so the 1,000-node row times
-//! hailstone-balance alone.
+//! hailstone-balance alone, to convergence.
+//!
+//! The compress rows (mode `compress`, in a table of their own after the
+//! squeeze rows) time `hailstone-groups compress -t FILE` alone: Ganeti
+//! has no multi-group compression. Their clusters are the generator's
+//! multi-group profile in [`COMPRESS_GROUPS`] groups with ext and DRBD
+//! instances and a fifth of the memory used (`hailstone-gen --profile
+//! multi-group --groups 10 --instance-templates ext:1,drbd:1 --tightness
+//! 0.2 --data-file`), on `--compress-sizes` clusters (2,000 nodes). The
+//! original's column is `not run`, or with `--groups-against PATH` another
+//! hailstone-groups build, timed and compared as an original.
 //!
 //! The space rows (mode `space`, in a table of their own after the squeeze
 //! rows) time Ganeti's `hspace` against `hailstone-space` on one-group
@@ -98,6 +112,10 @@ const GROUPS: usize = 2;
 const INSTANCES_PER_NODE: f64 = 5.0;
 /// Number of instances of a multi-allocate request.
 const MULTI_COUNT: usize = 10;
+/// Node groups of the compress rows' clusters.
+const COMPRESS_GROUPS: usize = 10;
+/// Memory fill of the compress rows' clusters.
+const COMPRESS_TIGHTNESS: f64 = 0.2;
 /// A hail run slower than this is not repeated (unless `--hail-runs` says so).
 const SLOW_HAIL: Duration = Duration::from_secs(5);
 /// How many consecutive seeds to try for a request of the intended shape.
@@ -130,9 +148,12 @@ pub fn main(args: &[String]) -> ExitCode {
     cfg.squeeze_bin = oracle::absolute(&cfg.squeeze_bin);
     cfg.hspace = oracle::absolute(&cfg.hspace);
     cfg.space_bin = oracle::absolute(&cfg.space_bin);
+    cfg.groups_bin = oracle::absolute(&cfg.groups_bin);
+    cfg.groups_against = cfg.groups_against.as_deref().map(oracle::absolute);
     for (mode, bin, flag) in [
         (Mode::Balance, cfg.balance_bin.clone(), "--balance-bin"),
         (Mode::Squeeze, cfg.squeeze_bin.clone(), "--squeeze-bin"),
+        (Mode::Compress, cfg.groups_bin.clone(), "--groups-bin"),
         (Mode::Space, cfg.space_bin.clone(), "--space-bin"),
     ] {
         if cfg.modes.contains(&mode) && !oracle::is_executable(&bin) {
@@ -150,6 +171,7 @@ pub fn main(args: &[String]) -> ExitCode {
     }
     let balance = cfg.modes.contains(&Mode::Balance);
     let squeeze = cfg.modes.contains(&Mode::Squeeze);
+    let compress = cfg.modes.contains(&Mode::Compress);
     let space = cfg.modes.contains(&Mode::Space);
     let allocator = cfg.modes.iter().any(|&m| !m.is_planner());
     if allocator {
@@ -178,6 +200,14 @@ pub fn main(args: &[String]) -> ExitCode {
             "hailstone-bench",
         ) {
             return fail(&e);
+        }
+    }
+    if let Some(other) = cfg.groups_against.as_ref().filter(|_| compress) {
+        if !oracle::is_executable(other) {
+            return fail(&format!(
+                "--groups-against {} not found or not executable",
+                other.display()
+            ));
         }
     }
     if space {
@@ -225,6 +255,7 @@ pub fn main(args: &[String]) -> ExitCode {
     let squeeze_version = version(&cfg.squeeze_bin);
     let hspace_version = version(&cfg.hspace);
     let space_version = version(&cfg.space_bin);
+    let groups_version = version(&cfg.groups_bin);
     let started = now_utc();
     let bench = Bench {
         cfg: &cfg,
@@ -246,6 +277,9 @@ pub fn main(args: &[String]) -> ExitCode {
     }
     if squeeze {
         plan.extend(cfg.squeeze_sizes.iter().map(|&n| (Mode::Squeeze, n)));
+    }
+    if compress {
+        plan.extend(cfg.compress_sizes.iter().map(|&n| (Mode::Compress, n)));
     }
     if space {
         for &n in &cfg.space_sizes {
@@ -316,11 +350,15 @@ pub fn main(args: &[String]) -> ExitCode {
     if squeeze {
         names.push("hsqueeze");
     }
+    if compress && cfg.groups_against.is_some() {
+        names.push("the other hailstone-groups");
+    }
     if space {
         names.push("hspace");
     }
     let originals = names.join(" and ");
     let runs_text = match cfg.hail_runs {
+        _ if names.is_empty() => format!("median of {} runs", cfg.runs),
         Some(h) => format!("median of {} runs ({originals}: {})", cfg.runs, h),
         None => format!(
             "median of {} runs ({originals}: 1 run when over {} s)",
@@ -348,6 +386,22 @@ pub fn main(args: &[String]) -> ExitCode {
             hsqueeze_version,
             cfg.hsqueeze.display()
         );
+    }
+    if compress {
+        match &cfg.groups_against {
+            Some(other) => println!(
+                "hailstone-bench: {} ({}) vs {} ({})",
+                groups_version,
+                cfg.groups_bin.display(),
+                version(other),
+                other.display()
+            ),
+            None => println!(
+                "hailstone-bench: {} ({}) alone: Ganeti has no multi-group compression",
+                groups_version,
+                cfg.groups_bin.display()
+            ),
+        }
     }
     if space {
         println!(
@@ -383,6 +437,14 @@ pub fn main(args: &[String]) -> ExitCode {
         println!(
             "squeeze cases: one node group, {} instances per node, all ext, saved as a data file as hail -S does, run as '-t FILE -C'; seed {}; hsqueeze not run on larger clusters once it reached the cap",
             INSTANCES_PER_NODE, cfg.seed
+        );
+    }
+    if compress {
+        println!(
+            "compress cases: {} node groups, the generator's multi-group profile with ext and DRBD instances (1 : 1; file instances in the groups whose storage is files) and {:.0}% of the memory used, saved as a data file as hail -S does, run as 'compress -t FILE'; seed {}",
+            COMPRESS_GROUPS,
+            COMPRESS_TIGHTNESS * 100.0,
+            cfg.seed
         );
     }
     if space {
@@ -462,7 +524,14 @@ pub fn main(args: &[String]) -> ExitCode {
                 hail_capped_at.get(&r.mode).copied().unwrap_or(0)
             ));
         }
-        if own_hail && r.hail == HailTime::NotRun {
+        if own_hail && r.hail == HailTime::NotRun && r.mode == Mode::Compress {
+            notes.push(format!(
+                "{} {}: {} alone, Ganeti has no multi-group compression (--groups-against PATH times another build)",
+                r.mode.name(),
+                r.nodes,
+                r.mode.ours()
+            ));
+        } else if own_hail && r.hail == HailTime::NotRun {
             notes.push(format!(
                 "{} {}: {} not run above {} nodes ({} alone)",
                 r.mode.name(),
@@ -503,11 +572,11 @@ pub fn main(args: &[String]) -> ExitCode {
         println!("requests and answers kept in {}", dir.display());
     }
 
-    let bad = rows
-        .iter()
-        .any(|r| r.same == Same::No || matches!(r.stone, StoneTime::Failed(_)));
+    let bad = rows.iter().any(|r| {
+        matches!(r.same, Same::No | Same::RunsNo) || matches!(r.stone, StoneTime::Failed(_))
+    });
     if bad {
-        eprintln!("hailstone-bench: FAILED: an answer differs or hailstone failed (see the notes)");
+        eprintln!("hailstone-bench: FAILED: an answer differs (from the original's, or between hailstone's runs) or hailstone failed (see the notes)");
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -28,6 +28,12 @@ pub(super) enum Mode {
     /// off on a cluster of ext instances (`-t FILE -C`), on
     /// [`Config::squeeze_sizes`].
     Squeeze,
+    /// hailstone-groups compress alone (Ganeti has no multi-group
+    /// compression; `--groups-against` puts another build in the
+    /// original's column): which groups of a cluster of [`COMPRESS_GROUPS`]
+    /// groups could be emptied (`compress -t FILE`), on
+    /// [`Config::compress_sizes`].
+    Compress,
     /// hspace against hailstone-space: counting the instances a cluster
     /// of DRBD and plain instances still has room for (`-t FILE
     /// --machine-readable`), on [`Config::space_sizes`].
@@ -41,7 +47,7 @@ pub(super) enum Mode {
 
 impl Mode {
     /// Every mode, in table order.
-    pub(super) const ALL: [Mode; 11] = [
+    pub(super) const ALL: [Mode; 12] = [
         Mode::AllocateDrbd,
         Mode::AllocatePlain,
         Mode::MultiAllocate,
@@ -52,6 +58,7 @@ impl Mode {
         Mode::ChangeGroup,
         Mode::Balance,
         Mode::Squeeze,
+        Mode::Compress,
         Mode::Space,
     ];
 
@@ -68,6 +75,7 @@ impl Mode {
             Mode::RelocateDataFile => "relocate-datafile",
             Mode::Balance => "balance",
             Mode::Squeeze => "squeeze",
+            Mode::Compress => "compress",
             Mode::Space => "space",
             Mode::SpaceModel => "space --allocator-model",
         }
@@ -87,7 +95,7 @@ impl Mode {
     pub(super) fn is_planner(self) -> bool {
         matches!(
             self,
-            Mode::Balance | Mode::Squeeze | Mode::Space | Mode::SpaceModel
+            Mode::Balance | Mode::Squeeze | Mode::Compress | Mode::Space | Mode::SpaceModel
         )
     }
 
@@ -100,11 +108,13 @@ impl Mode {
         }
     }
 
-    /// The original program of the mode's rows.
+    /// The original program of the mode's rows (for compress, which has
+    /// none, the other build of `--groups-against`).
     pub(super) fn original(self) -> &'static str {
         match self {
             Mode::Balance => "hbal",
             Mode::Squeeze => "hsqueeze",
+            Mode::Compress => "other hailstone-groups",
             Mode::Space | Mode::SpaceModel => "hspace",
             _ => "hail",
         }
@@ -115,6 +125,7 @@ impl Mode {
         match self {
             Mode::Balance => "hailstone-balance",
             Mode::Squeeze => "hailstone-squeeze",
+            Mode::Compress => "hailstone-groups",
             Mode::Space | Mode::SpaceModel => "hailstone-space",
             _ => "hailstone",
         }
@@ -138,7 +149,8 @@ impl Mode {
             Mode::Relocate | Mode::RelocateIndependent | Mode::RelocateDataFile => {
                 RequestKind::Relocate
             }
-            Mode::NodeEvacuateAll => RequestKind::NodeEvacuate(EvacMode::All),
+            // The multi-group profile's request (its cluster is what counts).
+            Mode::NodeEvacuateAll | Mode::Compress => RequestKind::NodeEvacuate(EvacMode::All),
             Mode::ChangeGroup => RequestKind::ChangeGroup,
         }
     }
@@ -198,7 +210,19 @@ impl Mix {
 /// The generator spec of a mode, size, seed and instance mix: the
 /// generator's plain roomy cluster (`CaseSpec::new`, every feature switch
 /// off, no hail options) with two groups and five instances per node.
+///
+/// The compress rows' spec is the generator's multi-group profile
+/// instead, as `hailstone-gen --profile multi-group --groups 10
+/// --instance-templates ext:1,drbd:1 --tightness 0.2` makes it (the
+/// cluster of docs/performance.md's compress figures).
 pub(super) fn spec_for(mode: Mode, nodes: usize, seed: u64, mix: Mix, shape: Shape) -> CaseSpec {
+    if mode == Mode::Compress {
+        let mut spec = CaseSpec::multi_group(seed, nodes, COMPRESS_GROUPS);
+        spec.instance_templates = vec![(DiskTemplate::Ext, 1), (DiskTemplate::Drbd, 1)];
+        spec.tightness = COMPRESS_TIGHTNESS;
+        spec.shape = shape;
+        return spec;
+    }
     let mut spec = CaseSpec::new(seed, mode.kind(), nodes);
     spec.shape = shape;
     spec.groups = GROUPS;
@@ -227,6 +251,8 @@ pub(super) fn spec_for(mode: Mode, nodes: usize, seed: u64, mix: Mix, shape: Sha
             spec.groups = 1;
             spec.instance_templates = vec![(DiskTemplate::Ext, 1)];
         }
+        // The multi-group profile, above.
+        Mode::Compress => {}
         // One group of DRBD instances mixed with plain ones (4 : 1): hspace
         // fills the whole cluster.
         Mode::Space | Mode::SpaceModel => {

@@ -19,6 +19,7 @@ const DEFAULT_HSQUEEZE: &str = "/usr/lib/ganeti/3.0/usr/bin/hsqueeze";
 const DEFAULT_SQUEEZE: &str = "target/release/hailstone-squeeze";
 const DEFAULT_HSPACE: &str = "/usr/lib/ganeti/3.0/usr/bin/hspace";
 const DEFAULT_SPACE: &str = "target/release/hailstone-space";
+const DEFAULT_GROUPS: &str = "target/release/hailstone-groups";
 /// The least cap of the space rows without `--space-cap`: hailstone-space
 /// --allocator-model took 103 to 114 s on the 200-node cluster (seed 2;
 /// nothing fits seed 1's, which fails N+1 as generated), hspace 233 s on
@@ -43,7 +44,9 @@ OUTPUT:
   seconds; ratio is hail / hailstone ('> N×' when hail hit the cap); the RSS
   is hailstone's peak resident memory from one extra run under GNU time
   (/usr/bin/time, Debian package 'time'); 'same answer' compares exit status
-  and answer bytes. The relocate rows' notes give the reading speed: the
+  and answer bytes, and where the original did not run (above its size
+  limit, after its cap, or none: compress), hailstone's own runs with each
+  other ('yes (runs)'). The relocate rows' notes give the reading speed: the
   input's size over hailstone's median time for the whole run. Progress lines
   go to stderr.
 
@@ -90,6 +93,14 @@ pub(super) struct Config {
     ///                       nodes to power off on a one-group cluster of ext
     ///                       instances (5 per node), '-t FILE -C', on the
     ///                       --squeeze-sizes clusters
+    ///   compress            hailstone-groups compress alone (Ganeti has no
+    ///                       multi-group compression): which groups of a
+    ///                       10-group cluster could be emptied (the
+    ///                       generator's multi-group profile, ext and DRBD
+    ///                       instances, file ones in the file-storage groups,
+    ///                       20% memory used), 'compress -t FILE',
+    ///                       on the --compress-sizes clusters; against
+    ///                       another build with --groups-against
     ///   space               hspace against hailstone-space: counting the
     ///                       instances that still fit a one-group cluster of
     ///                       DRBD and plain instances (4 : 1, 5 per node),
@@ -129,6 +140,11 @@ pub(super) struct Config {
     // hspace took 0.35 s on 5 nodes, 12 s on 20 and 233 s on 60 (the
     // bench's clusters, seed 1) and reached the 300-second cap on 200 (seed
     // 2), where hailstone-space took 22 s.
+    // hailstone-groups compress took 5.8 s (standard) and 6.2 s (hosting)
+    // on 2,000 nodes in 10 groups.
+    /// Cluster sizes of the compress rows (10 node groups each).
+    #[arg(long, value_name = "LIST", value_parser = sizes, default_value = "2000")]
+    pub(super) compress_sizes: ::std::vec::Vec<usize>,
     /// Cluster sizes of the space rows; hspace is not run on clusters
     /// larger than one where it reached the cap (--space-cap),
     /// hailstone-space always is. The case of a size is the first seed
@@ -170,6 +186,16 @@ pub(super) struct Config {
     /// hailstone-squeeze.
     #[arg(long, value_name = "PATH", default_value = DEFAULT_SQUEEZE, help_heading = "Running")]
     pub(super) squeeze_bin: PathBuf,
+    /// hailstone-groups (without --modes, a missing one only drops the
+    /// compress rows, with a note).
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_GROUPS, help_heading = "Running")]
+    pub(super) groups_bin: PathBuf,
+    /// Another hailstone-groups build to run on the compress rows in the
+    /// original's column: its time, the ratio, and whether both printed
+    /// the same bytes (without it, hailstone-groups runs alone and its
+    /// own runs are compared).
+    #[arg(long, value_name = "PATH", help_heading = "Running")]
+    pub(super) groups_against: Option<PathBuf>,
     /// hspace.
     #[arg(long, value_name = "PATH", default_value = DEFAULT_HSPACE, help_heading = "Running")]
     pub(super) hspace: PathBuf,

@@ -89,6 +89,8 @@ pub(super) fn same_cell(s: Same) -> &'static str {
     match s {
         Same::Yes => "yes",
         Same::No => "no",
+        Same::RunsYes => "yes (runs)",
+        Same::RunsNo => "NO (runs)",
         Same::NotApplicable => "n/a",
     }
 }
@@ -122,8 +124,15 @@ pub(super) fn headers(mode: Mode) -> [String; 7] {
 }
 /// The line above the table of `mode`'s rows, when its columns need one:
 /// the space table's `--allocator-model` rows are held against hspace's
-/// default count, a mode hspace does not have.
+/// default count, a mode hspace does not have; the compress rows have no
+/// original at all.
 pub(super) fn legend(mode: Mode) -> Option<String> {
+    if mode == Mode::Compress {
+        return Some(format!(
+            "Ganeti has no multi-group compression: the '{} s' column is another hailstone-groups build's time when --groups-against names one (then ratio = its time / this build's, and 'same output' compares the two outputs), else 'not run', and 'same output' compares this build's runs with each other.",
+            mode.original()
+        ));
+    }
     (mode.table() == Mode::Space).then(|| {
         format!(
             "ratio = hspace s / hailstone-space s. The '{}' rows time hailstone-space --allocator-model; hspace has no such mode, so their hspace s is hspace's default run (the row above, not run again) and their ratio is hspace's default run time / hailstone-space --allocator-model's time (another count, no output to compare).",

@@ -98,13 +98,23 @@ fn parses_options() {
 fn the_command_line_reads_as_the_makefile_writes_it() {
     use clap::CommandFactory;
     Config::command().debug_assert();
-    // make bench's second run: BENCH_HOSTING_ARGS, then BENCH_ARGS; the
+    // make bench's first run: BENCH_HOSTING_ARGS, then BENCH_ARGS; the
     // later of a repeated option wins.
-    let c = parse_args(&args(
-        "--install-hail --hail /x/hail --hailstone /x/hailstone --hail-cap 180 \
-         --shape hosting --modes relocate,balance,squeeze,space --sizes 100,1000 --modes balance",
-    ))
-    .unwrap();
+    let line = "--install-hail --hail /x/hail --hailstone /x/hailstone --hail-cap 180 \
+         --shape hosting --modes relocate,balance,squeeze,compress,space --sizes 100,1000";
+    let hosting = parse_args(&args(line)).unwrap();
+    assert_eq!(
+        hosting.modes,
+        [
+            Mode::Relocate,
+            Mode::Balance,
+            Mode::Squeeze,
+            Mode::Compress,
+            Mode::Space
+        ]
+    );
+    assert_eq!(hosting.compress_sizes, [2000]);
+    let c = parse_args(&args(&format!("{line} --modes balance"))).unwrap();
     assert_eq!(c.modes, vec![Mode::Balance]);
     assert!(c.modes_given && c.install_hail);
     assert_eq!(
@@ -157,7 +167,11 @@ fn specs_and_shapes() {
             assert_eq!(case.kind, m.kind());
             assert!(case.options.is_empty());
             let v: serde_json::Value = serde_json::from_str(&case.request).unwrap();
-            let groups = if m.is_planner() { 1 } else { GROUPS };
+            let groups = match m {
+                Mode::Compress => COMPRESS_GROUPS,
+                _ if m.is_planner() => 1,
+                _ => GROUPS,
+            };
             assert_eq!(v["nodegroups"].as_object().unwrap().len(), groups);
             assert_eq!(v["nodes"].as_object().unwrap().len(), 20);
             if m == Mode::ChangeGroup {
@@ -165,6 +179,15 @@ fn specs_and_shapes() {
             }
             if m == Mode::NodeEvacuateAll {
                 assert!(request_instances(&v).len() >= 5);
+            }
+            if m == Mode::Compress {
+                // ext and DRBD instances whatever the mix, file ones in
+                // the groups whose storage is files.
+                for i in v["instances"].as_object().unwrap().values() {
+                    let t = i["disk_template"].as_str().unwrap();
+                    assert!(["ext", "drbd", "file"].contains(&t), "{t}");
+                }
+                continue;
             }
             if m.table() == Mode::Space {
                 // DRBD and plain instances, both, whatever the mix.
@@ -308,4 +331,108 @@ fn space_model_ratio() {
     assert_eq!(hail_cell(&r.hail, cap), "> 60");
     let cells = cells(&[r], cap);
     assert_eq!(cells[0][0], "space --allocator-model");
+}
+
+/// The compress rows: hailstone-groups alone on the generator's
+/// multi-group cluster of docs/performance.md (`hailstone-gen --profile
+/// multi-group --groups 10 --instance-templates ext:1,drbd:1 --tightness
+/// 0.2 --data-file --shape S`), run as `compress -t FILE`, in a table of
+/// their own between the squeeze and the space tables.
+#[test]
+fn compress_rows() {
+    assert_eq!(Mode::parse("compress"), Some(Mode::Compress));
+    assert!(Mode::Compress.is_planner());
+    assert_eq!(Mode::Compress.table(), Mode::Compress);
+    assert_eq!(Mode::Compress.ours(), "hailstone-groups");
+    assert!(Mode::Squeeze < Mode::Compress && Mode::Compress < Mode::Space);
+    let d = parse_args(&args("")).unwrap();
+    assert!(d.modes.contains(&Mode::Compress));
+    assert_eq!(d.compress_sizes, vec![2000]);
+    assert_eq!(
+        d.groups_bin,
+        PathBuf::from("target/release/hailstone-groups")
+    );
+    assert_eq!(d.groups_against, None);
+    assert_eq!(d.cap(Mode::Compress), d.hail_cap);
+    let c = parse_args(&args(
+        "--modes compress --compress-sizes 2000,400 --groups-against /x/hailstone-groups",
+    ))
+    .unwrap();
+    assert_eq!(c.modes, vec![Mode::Compress]);
+    assert_eq!(c.compress_sizes, vec![400, 2000]);
+    assert_eq!(c.groups_against, Some(PathBuf::from("/x/hailstone-groups")));
+    assert!(parse_args(&args("--compress-sizes 3")).is_err());
+
+    // The spec is hailstone-gen's for those options.
+    for shape in [Shape::Standard, Shape::Hosting] {
+        let spec = spec_for(Mode::Compress, 2000, 1, Mix::Drbd, shape);
+        let mut gen = CaseSpec::multi_group(1, 2000, 10);
+        gen.instance_templates = vec![(DiskTemplate::Ext, 1), (DiskTemplate::Drbd, 1)];
+        gen.tightness = 0.2;
+        gen.shape = shape;
+        assert_eq!(format!("{spec:?}"), format!("{gen:?}"));
+    }
+    let case = generate::generate(&spec_for(Mode::Compress, 60, 1, Mix::Drbd, Shape::Hosting));
+    let text = hailstone::shell::datafile::from_request(
+        case.request.as_bytes(),
+        &hailstone::program::hail::options::LoadOptions::default(),
+    )
+    .unwrap();
+    // The data file's first section: one line per group.
+    assert_eq!(text.split("\n\n").next().unwrap().lines().count(), 10);
+    let id = planner_id(&case.id, Mode::Compress, "ext-drbd");
+    assert_eq!(id, "compress/ext-drbd/n60/g10/s1/hosting");
+    assert_eq!(
+        planner_id("allocate/drbd/n1000/g1/s1", Mode::Balance, "drbd"),
+        "balance/drbd/n1000/g1/s1"
+    );
+    let data = Path::new("/d/compress.data");
+    assert_eq!(
+        planner_options(Mode::Compress, data),
+        ["compress", "-t", "/d/compress.data"]
+    );
+    assert_eq!(
+        planner_options(Mode::Balance, data),
+        ["-t", "/d/compress.data"]
+    );
+
+    // No original: the column says so, and the legend says why.
+    assert_eq!(headers(Mode::Compress)[2], "other hailstone-groups s");
+    let text = legend(Mode::Compress).unwrap();
+    assert!(
+        text.contains("Ganeti has no multi-group compression"),
+        "{text}"
+    );
+    assert!(text.contains("--groups-against"), "{text}");
+}
+
+/// hailstone's runs compared with each other: runs that did not finish
+/// are left out, the first differing one is named.
+#[test]
+fn runs_check() {
+    let run = |status: Status, out: &str| Run {
+        status,
+        wall: Duration::from_millis(10),
+        stdout: out.as_bytes().to_vec(),
+        stderr: Vec::new(),
+        rss_kib: None,
+    };
+    let mut c = RunsCheck::new();
+    c.add(&run(Status::Capped, "partial"));
+    c.add(&run(Status::Exited(0), "plan"));
+    assert_eq!((c.finished, c.differ), (1, None));
+    c.add(&run(Status::Exited(0), "plan"));
+    c.add(&run(Status::Signalled, ""));
+    assert_eq!((c.finished, c.differ), (2, None));
+    c.add(&run(Status::Exited(0), "other plan"));
+    c.add(&run(Status::Exited(1), "plan"));
+    assert_eq!((c.finished, c.differ), (4, Some(2)));
+    assert_eq!(c.other, b"other plan");
+    let mut s = RunsCheck::new();
+    s.add(&run(Status::Exited(0), "plan"));
+    s.add(&run(Status::Exited(1), "plan"));
+    assert_eq!(s.differ, Some(1));
+    assert_eq!(s.other_status, Status::Exited(1));
+    assert_eq!(same_cell(Same::RunsYes), "yes (runs)");
+    assert_eq!(same_cell(Same::RunsNo), "NO (runs)");
 }
