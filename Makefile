@@ -12,8 +12,8 @@ SAMPLE  ?= protocol-samples/allocate-drbd.json
 # show a 100x ratio against hailstone's times there.
 HAIL_CAP ?= 180
 BENCH_ARGS ?=
-# The held-out shape's run: relocation and the planners.
-BENCH_HOSTING_ARGS ?= --modes relocate,balance,squeeze,space --sizes 100,1000
+# The held-out shape's run, the first: relocation and the planners.
+BENCH_HOSTING_ARGS ?= --modes relocate,balance,squeeze,compress,space --sizes 100,1000
 # The dependency bench's part and options (make bench-deps), e.g.
 # DEPS_ARGS='json --sizes 1000'.
 DEPS_ARGS ?=
@@ -76,9 +76,9 @@ compat-full: build $(ORACLE) ## The large compatibility corpus (2-200 nodes, hun
 oracle-3.1: ## Build Ganeti 3.1.0's htools (Debian's 3.1.0~rc2 source with 3.1.0's two changes of behaviour) into /opt/ganeti-3.1.0/bin, the originals of make compat GANETI=3.1 (about 6 minutes and 1 GB of build dependencies the first time; devtools/oracle/ganeti-3.1.sh).
 	bash devtools/oracle/ganeti-3.1.sh
 
-bench: build ## Time hailstone against hail on clusters of 20 to 2,000 nodes, hailstone alone on 5,000 and 10,000, hailstone-balance against hbal on 20 to 1,000, hailstone-squeeze against hsqueeze on 20 to 200, and hailstone-space (its default count and --allocator-model) against hspace on 5 to 200 (about 35 minutes, and about 19 more for the space rows, whose cap is at least 300 s); then relocation and the planners again on the generator's held-out hosting shape (HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes space'; BENCH_HOSTING_ARGS); then hailstone-balance --max-copy against hbal's plan cut at budgets of 10%, 25% and 50% of its data on 24 held-out clusters of 12 to 200 nodes (hailstone-budget, a few minutes).
-	$(BENCH) $(BENCH_ARGS)
+bench: build ## Time relocation and the planners on the generator's held-out hosting shape first (BENCH_HOSTING_ARGS), then hailstone against hail on clusters of 20 to 2,000 nodes, hailstone alone on 5,000 and 10,000, hailstone-balance against hbal on 20 to 1,000 (hbal not above 100; 1,000 nodes balanced to convergence), hailstone-squeeze against hsqueeze on 20 to 200, hailstone-groups compress alone on 2,000 nodes in 10 groups (Ganeti has none; its runs compared with each other), and hailstone-space (its default count and --allocator-model) against hspace on 5 to 200 (about 35 minutes, about 19 more for the space rows, whose cap is at least 300 s, and about 1 more per shape for compress) (HAIL_CAP, BENCH_ARGS, e.g. BENCH_ARGS='--modes space'); then hailstone-balance --max-copy against hbal's plan cut at budgets of 10%, 25% and 50% of its data on 24 held-out clusters of 12 to 200 nodes (hailstone-budget, a few minutes).
 	$(BENCH) --shape hosting $(BENCH_HOSTING_ARGS) $(BENCH_ARGS)
+	$(BENCH) $(BENCH_ARGS)
 	target/release/hailstone-budget --balance target/release/hailstone-balance
 
 bench-deps: build ## Hold hailstone's own JSON reader and second reading thread against simd-json, serde_json and one thread, and the hasher of its maps (rustc-hash) against SipHash, on generated requests of 100 to 10,000 nodes: callgrind's instruction counts and median times (installs valgrind if missing; about 15 minutes; DEPS_ARGS, e.g. DEPS_ARGS='json --sizes 1000'; devtools/benches/deps).
