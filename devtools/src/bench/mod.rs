@@ -61,7 +61,12 @@
 //! `hail -S` saves it, balanced with `-t FILE -C` (stdout compared), on
 //! `--balance-sizes` clusters (20, 60, 100 and 1,000 nodes); hbal is not
 //! run above `--hbal-max-nodes` (100), so the 1,000-node row times
-//! hailstone-balance alone, to convergence.
+//! hailstone-balance alone, to convergence. The squeeze rows time hsqueeze
+//! against `hailstone-squeeze -t FILE -C` on one-group clusters of ext
+//! instances with a fifth of the memory used, on `--squeeze-sizes` (20, 60
+//! and 200 nodes). Both clusters are a relocate case's, so that the
+//! 1,000-node balance and 200-node squeeze rows run on docs/performance.md's
+//! held-out files byte for byte (see [`modes::spec_for`]).
 //!
 //! The compress rows (mode `compress`, in a table of their own after the
 //! squeeze rows) time `hailstone-groups compress -t FILE` alone: Ganeti
@@ -112,6 +117,8 @@ const GROUPS: usize = 2;
 const INSTANCES_PER_NODE: f64 = 5.0;
 /// Number of instances of a multi-allocate request.
 const MULTI_COUNT: usize = 10;
+/// Memory fill of the squeeze rows' clusters.
+const SQUEEZE_TIGHTNESS: f64 = 0.2;
 /// Node groups of the compress rows' clusters.
 const COMPRESS_GROUPS: usize = 10;
 /// Memory fill of the compress rows' clusters.
@@ -429,14 +436,16 @@ pub fn main(args: &[String]) -> ExitCode {
     }
     if balance {
         println!(
-            "balance cases: one node group, {} instances per node, all DRBD, saved as a data file as hail -S does, run as '-t FILE -C'; seed {}; hbal not run above {} nodes",
+            "balance cases: one node group, {} instances per node, all DRBD (a relocate case's cluster), saved as a data file as hail -S does, run as '-t FILE -C' (to convergence); seed {}; hbal not run above {} nodes",
             INSTANCES_PER_NODE, cfg.seed, cfg.hbal_max_nodes
         );
     }
     if squeeze {
         println!(
-            "squeeze cases: one node group, {} instances per node, all ext, saved as a data file as hail -S does, run as '-t FILE -C'; seed {}; hsqueeze not run on larger clusters once it reached the cap",
-            INSTANCES_PER_NODE, cfg.seed
+            "squeeze cases: one node group, {} instances per node, all ext but the relocate case's one DRBD instance, {:.0}% of the memory used, saved as a data file as hail -S does, run as '-t FILE -C'; seed {}; hsqueeze not run on larger clusters once it reached the cap",
+            INSTANCES_PER_NODE,
+            SQUEEZE_TIGHTNESS * 100.0,
+            cfg.seed
         );
     }
     if compress {

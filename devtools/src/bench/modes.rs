@@ -139,16 +139,18 @@ impl Mode {
     /// The generator's request kind for this mode.
     pub(super) fn kind(self) -> RequestKind {
         match self {
-            Mode::AllocateDrbd
-            | Mode::AllocatePlain
-            | Mode::Balance
-            | Mode::Squeeze
-            | Mode::Space
-            | Mode::SpaceModel => RequestKind::Allocate,
-            Mode::MultiAllocate => RequestKind::MultiAllocate,
-            Mode::Relocate | Mode::RelocateIndependent | Mode::RelocateDataFile => {
-                RequestKind::Relocate
+            Mode::AllocateDrbd | Mode::AllocatePlain | Mode::Space | Mode::SpaceModel => {
+                RequestKind::Allocate
             }
+            Mode::MultiAllocate => RequestKind::MultiAllocate,
+            // The balance and squeeze clusters are those of relocate cases,
+            // as `hailstone-gen --kind relocate` makes docs/performance.md's
+            // held-out files.
+            Mode::Relocate
+            | Mode::RelocateIndependent
+            | Mode::RelocateDataFile
+            | Mode::Balance
+            | Mode::Squeeze => RequestKind::Relocate,
             // The multi-group profile's request (its cluster is what counts).
             Mode::NodeEvacuateAll | Mode::Compress => RequestKind::NodeEvacuate(EvacMode::All),
             Mode::ChangeGroup => RequestKind::ChangeGroup,
@@ -211,6 +213,12 @@ impl Mix {
 /// generator's plain roomy cluster (`CaseSpec::new`, every feature switch
 /// off, no hail options) with two groups and five instances per node.
 ///
+/// The balance and squeeze rows' clusters are docs/performance.md's
+/// held-out files: `hailstone-gen --kind relocate --seed S --nodes N
+/// --groups 1 --instances-per-node 5 --data-file --shape SHAPE` with
+/// `--instance-templates drbd` (balance) or `--instance-templates ext
+/// --tightness 0.2` (squeeze).
+///
 /// The compress rows' spec is the generator's multi-group profile
 /// instead, as `hailstone-gen --profile multi-group --groups 10
 /// --instance-templates ext:1,drbd:1 --tightness 0.2` makes it (the
@@ -245,11 +253,12 @@ pub(super) fn spec_for(mode: Mode, nodes: usize, seed: u64, mix: Mix, shape: Sha
             spec.groups = 1;
             spec.instance_templates = vec![(DiskTemplate::Drbd, 1)];
         }
-        // One group of ext instances: every node but the master may be
-        // powered off.
+        // One group of ext instances, a fifth of the memory used: every
+        // node but the master may be powered off.
         Mode::Squeeze => {
             spec.groups = 1;
             spec.instance_templates = vec![(DiskTemplate::Ext, 1)];
+            spec.tightness = SQUEEZE_TIGHTNESS;
         }
         // The multi-group profile, above.
         Mode::Compress => {}

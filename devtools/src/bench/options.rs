@@ -88,11 +88,12 @@ pub(super) struct Config {
     ///   balance             hbal against hailstone-balance: balancing a
     ///                       one-group cluster of DRBD instances (5 per node)
     ///                       saved as a data file as hail -S saves it, run as
-    ///                       '-t FILE -C', on the --balance-sizes clusters
+    ///                       '-t FILE -C' (to convergence), on the
+    ///                       --balance-sizes clusters
     ///   squeeze             hsqueeze against hailstone-squeeze: choosing
     ///                       nodes to power off on a one-group cluster of ext
-    ///                       instances (5 per node), '-t FILE -C', on the
-    ///                       --squeeze-sizes clusters
+    ///                       instances (5 per node, 20% memory used), '-t
+    ///                       FILE -C', on the --squeeze-sizes clusters
     ///   compress            hailstone-groups compress alone (Ganeti has no
     ///                       multi-group compression): which groups of a
     ///                       10-group cluster could be emptied (the

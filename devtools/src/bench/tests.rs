@@ -208,9 +208,16 @@ fn specs_and_shapes() {
                 _ if mix == Mix::Drbd => Some("drbd"),
                 _ => None,
             };
+            // The squeeze cluster's one DRBD instance is the relocate
+            // request's.
+            let requested = v["request"]["name"].as_str().unwrap_or_default();
             if let Some(t) = template {
-                for i in v["instances"].as_object().unwrap().values() {
-                    assert_eq!(i["disk_template"], t);
+                for (name, i) in v["instances"].as_object().unwrap() {
+                    if m == Mode::Squeeze && name == requested {
+                        assert_eq!(i["disk_template"], "drbd");
+                    } else {
+                        assert_eq!(i["disk_template"], t);
+                    }
                 }
             }
         }
@@ -435,4 +442,37 @@ fn runs_check() {
     assert_eq!(s.other_status, Status::Exited(1));
     assert_eq!(same_cell(Same::RunsYes), "yes (runs)");
     assert_eq!(same_cell(Same::RunsNo), "NO (runs)");
+}
+
+/// The balance and squeeze rows' clusters are docs/performance.md's
+/// held-out files: `hailstone-gen --kind relocate --seed S --nodes N
+/// --groups 1 --instances-per-node 5 --data-file --shape SHAPE` with
+/// `--instance-templates drbd` (balance), `--instance-templates ext
+/// --tightness 0.2` (squeeze), as hailstone-gen builds its spec.
+#[test]
+fn planner_clusters_are_the_held_out_files() {
+    for shape in [Shape::Standard, Shape::Hosting] {
+        for (mode, nodes, template, tightness) in [
+            (Mode::Balance, 1000, DiskTemplate::Drbd, None),
+            (Mode::Squeeze, 200, DiskTemplate::Ext, Some(0.2)),
+        ] {
+            let mut gen = CaseSpec::new(1, RequestKind::Relocate, nodes);
+            gen.groups = 1;
+            gen.instances_per_node = 5.0;
+            gen.instance_templates = vec![(template, 1)];
+            if let Some(t) = tightness {
+                gen.tightness = t;
+            }
+            gen.shape = shape;
+            let spec = spec_for(mode, nodes, 1, Mix::Typical, shape);
+            assert_eq!(format!("{spec:?}"), format!("{gen:?}"), "{}", mode.name());
+        }
+    }
+    // The id names the planner, not the relocate request.
+    let case = generate::generate(&spec_for(Mode::Squeeze, 20, 1, Mix::Drbd, Shape::Hosting));
+    assert!(case.id.starts_with("relocate/"), "{}", case.id);
+    assert_eq!(
+        planner_id(&case.id, Mode::Squeeze, "ext"),
+        "squeeze/ext/n20/g1/s1/hosting"
+    );
 }
