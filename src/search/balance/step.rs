@@ -695,9 +695,10 @@ pub(super) fn best_step(
     // ceiling, lowest bound first. The margin covers the rounding of the
     // bounds themselves, far below any difference between moves.
     let margin = 1e-9 * (ini.abs() + 1.0);
-    // (Their lower bounds were taken in the first pass, on the threads.)
+    // (Their lower bounds were taken in the first pass, on the threads;
+    // the ceiling only falls, so those above it now are never looked at.)
     let mut order: Vec<(f64, usize)> = partial;
-    order.retain(|(lb, _)| lb.is_finite());
+    order.retain(|(lb, _)| lb.is_finite() && lb - margin <= found.ceiling);
     order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     // In waves of 1, 2, 4, ... instances, each wave's candidates picked by
     // the ceiling at its start and its instances looked at on the threads
