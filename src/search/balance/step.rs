@@ -30,7 +30,8 @@
 //!    afresh, when a third of them reach below: carried bounds only
 //!    loosen, and a fresh record's stay tight for many steps); in waves of
 //!    1, 2, 4, ... up to 64 instances, each wave's targets picked by the
-//!    ceiling at its start;
+//!    ceiling at its start (one instance at a time when the balancing may
+//!    not use threads);
 //! 3. scores exactly, in hbal's order, the candidates whose interval
 //!    reaches below the final ceiling.
 //!
@@ -40,7 +41,8 @@
 //! their instances (a wave's of about equal numbers of targets). A look
 //! at an instance depends on nothing another part finds (in 2., on the
 //! ceiling at its wave's start, and the waves are the same on any number
-//! of threads), and the candidates are put back in hbal's order before
+//! of threads: they depend only on whether the balancing may use threads
+//! at all), and the candidates are put back in hbal's order before
 //! the exact scoring: the records, the work and the result never depend
 //! on the threads.
 
@@ -345,6 +347,20 @@ impl Scan<'_> {
         }
     }
 
+    /// Looks at the candidates `look` names of its instance (a step's
+    /// second part).
+    fn look(&self, look: &mut Look, found: &mut Found, moves_buf: &mut Vec<Move>) {
+        let which = if look.all {
+            Which::All
+        } else {
+            Which::Some {
+                targets: &look.targets,
+                failover: look.failover,
+            }
+        };
+        self.instance(look.key, which, &mut look.record, found, moves_buf);
+    }
+
     /// The first part of a step over the instances `keys`, whose records
     /// are `records` (indexed by key minus `offset`): the moves to the
     /// `changed` nodes of the instances with a usable record. Returns what
@@ -456,6 +472,9 @@ fn on_threads<P: Send, T: Send>(parts: Vec<P>, work: impl Fn(P) -> T + Sync) -> 
     let Some(first) = parts.next() else {
         return Vec::new();
     };
+    if parts.len() == 0 {
+        return vec![work(first)];
+    }
     std::thread::scope(|sc| {
         let handles: Vec<_> = parts.map(|p| sc.spawn(move || work(p))).collect();
         let mut out = Vec::with_capacity(handles.len() + 1);
@@ -706,9 +725,17 @@ pub(super) fn best_step(
     // them).
     let mut pos = 0;
     let mut wave = 1;
+    // A balancing that may not use threads (each of the squeeze's trials,
+    // themselves run side by side) looks at one instance at a time, each
+    // against the ceiling the ones before it left.
+    let wave_max = if options.threads { WAVE_MAX } else { 1 };
+    let n_online = scan.online.len();
+    let mut looks: Vec<Look> = Vec::new();
+    // The target lists of the last wave, to fill again.
+    let mut spare: Vec<Vec<usize>> = Vec::new();
+    let mut moves_buf = Vec::new();
     while pos < order.len() {
         let ceiling = found.ceiling;
-        let mut looks: Vec<Look> = Vec::new();
         while looks.len() < wave {
             let Some(&(lb, k)) = order.get(pos) else {
                 break;
@@ -722,7 +749,8 @@ pub(super) fn best_step(
                 continue;
             };
             let mut failover = false;
-            let mut targets = Vec::new();
+            let mut targets = spare.pop().unwrap_or_default();
+            targets.clear();
             for slot in rec.slots_up_to(ceiling + margin) {
                 if slot == FAILOVER {
                     failover = true;
@@ -733,7 +761,7 @@ pub(super) fn best_step(
             // Carried bounds only loosen: an instance that lets a third of
             // its candidates through is scanned in full, its record afresh.
             let looked = targets.len() + usize::from(failover);
-            let all = 3 * looked > scan.online.len() + 1;
+            let all = 3 * looked > n_online + 1;
             looks.push(Look {
                 key: k,
                 record: records[k].take(),
@@ -745,53 +773,45 @@ pub(super) fn best_step(
         if looks.is_empty() {
             break;
         }
-        wave = (2 * wave).min(WAVE_MAX);
-        let n_online = scan.online.len();
+        wave = (2 * wave).min(wave_max);
         let cost: usize = looks.iter().map(|l| l.cost(n_online)).sum();
         let parts = threads.min(cost / WAVE_PART).max(1);
-        // Contiguous parts of about equal cost.
-        let mut split: Vec<&mut [Look]> = Vec::with_capacity(parts);
-        let mut rest: &mut [Look] = &mut looks;
-        let mut left = cost;
-        for p in (1..=parts).rev() {
-            let share = left.div_ceil(p);
-            let mut n = 0;
-            let mut c = 0;
-            while n < rest.len() && (c < share || p == 1) {
-                c += rest[n].cost(n_online);
-                n += 1;
+        if parts == 1 {
+            for look in &mut looks {
+                scan.look(look, &mut found, &mut moves_buf);
             }
-            let (part, tail) = std::mem::take(&mut rest).split_at_mut(n);
-            split.push(part);
-            rest = tail;
-            left -= c;
-        }
-        for f in on_threads(split, |part| {
-            let mut found = Found::new(ceiling);
-            let mut moves_buf = Vec::new();
-            for look in part.iter_mut() {
-                let which = if look.all {
-                    Which::All
-                } else {
-                    Which::Some {
-                        targets: &look.targets,
-                        failover: look.failover,
-                    }
-                };
-                scan.instance(
-                    look.key,
-                    which,
-                    &mut look.record,
-                    &mut found,
-                    &mut moves_buf,
-                );
+        } else {
+            // Contiguous parts of about equal cost.
+            let mut split: Vec<&mut [Look]> = Vec::with_capacity(parts);
+            let mut rest: &mut [Look] = &mut looks;
+            let mut left = cost;
+            for p in (1..=parts).rev() {
+                let share = left.div_ceil(p);
+                let mut n = 0;
+                let mut c = 0;
+                while n < rest.len() && (c < share || p == 1) {
+                    c += rest[n].cost(n_online);
+                    n += 1;
+                }
+                let (part, tail) = std::mem::take(&mut rest).split_at_mut(n);
+                split.push(part);
+                rest = tail;
+                left -= c;
             }
-            found
-        }) {
-            found.merge(f);
+            for f in on_threads(split, |part| {
+                let mut found = Found::new(ceiling);
+                let mut moves_buf = Vec::new();
+                for look in part {
+                    scan.look(look, &mut found, &mut moves_buf);
+                }
+                found
+            }) {
+                found.merge(f);
+            }
         }
-        for look in looks {
+        for look in looks.drain(..) {
             records[look.key] = look.record;
+            spare.push(look.targets);
         }
     }
     memo.records = records;
