@@ -98,7 +98,12 @@ impl Record {
         let min = match self.min {
             Some(m) => m,
             None => {
-                let m = self.slots.iter().copied().fold(f32::INFINITY, f32::min);
+                // The slots hold no NaN ([`down`]): the plain comparison
+                // is `f32::min` here, and vectorises.
+                let m = self
+                    .slots
+                    .iter()
+                    .fold(f32::INFINITY, |m, &v| if v < m { v } else { m });
                 self.min = Some(m);
                 m
             }
@@ -132,10 +137,32 @@ impl Record {
 
     /// The slots whose bound is at most `bound`, ascending.
     pub(super) fn slots_up_to(&self, bound: f64) -> impl Iterator<Item = usize> + '_ {
+        // A slot whose stored value is above `pass` is above `bound`
+        // whatever the rounding of [`Record::absolute`]'s two additions
+        // (each within 2^-52 of the sum's magnitude, far inside the
+        // margin): the slots are compared as stored first, and only those
+        // that pass are compared exactly.
+        let base = self.reference + self.offset;
+        let rel = bound - base;
+        let pass = up(rel + 1e-9 * (base.abs() + rel.abs() + 1.0));
         self.slots
             .iter()
             .enumerate()
-            .filter(move |(_, &v)| self.absolute(v) <= bound)
+            .filter(move |(_, &v)| v <= pass && self.absolute(v) <= bound)
             .map(|(i, _)| i)
+    }
+}
+
+/// `x` as an `f32` no less than `x` (NaN as plus infinity: every slot
+/// then passes to the exact comparison).
+fn up(x: f64) -> f32 {
+    if x.is_nan() {
+        return f32::INFINITY;
+    }
+    let y = x as f32;
+    if (y as f64) < x {
+        y.next_up()
+    } else {
+        y
     }
 }

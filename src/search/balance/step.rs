@@ -28,16 +28,23 @@
 //!    the targets whose bound still reaches below the ceiling, which only
 //!    falls as they are looked at (all of an instance's moves, its record
 //!    afresh, when a third of them reach below: carried bounds only
-//!    loosen, and a fresh record's stay tight for many steps);
+//!    loosen, and a fresh record's stay tight for many steps); in waves of
+//!    1, 2, 4, ... up to 64 instances, each wave's targets picked by the
+//!    ceiling at its start (one instance at a time when the balancing may
+//!    not use threads);
 //! 3. scores exactly, in hbal's order, the candidates whose interval
 //!    reaches below the final ceiling.
 //!
 //! Every candidate left out has a score provably above some candidate's,
-//! so the winner is hbal's. The two parts of 1. each run on the
-//! available threads ([`crate::threads`]) over contiguous parts of their
-//! instances; the candidates are put back in
-//! hbal's order before the exact scoring, so the result never depends on
-//! the threads.
+//! so the winner is hbal's. The two parts of 1. and each wave of 2. run on
+//! the available threads ([`crate::threads`]) over contiguous parts of
+//! their instances (a wave's of about equal numbers of targets). A look
+//! at an instance depends on nothing another part finds (in 2., on the
+//! ceiling at its wave's start, and the waves are the same on any number
+//! of threads: they depend only on whether the balancing may use threads
+//! at all), and the candidates are put back in hbal's order before
+//! the exact scoring: the records, the work and the result never depend
+//! on the threads.
 
 use smallvec::SmallVec;
 
@@ -340,10 +347,25 @@ impl Scan<'_> {
         }
     }
 
+    /// Looks at the candidates `look` names of its instance (a step's
+    /// second part).
+    fn look(&self, look: &mut Look, found: &mut Found, moves_buf: &mut Vec<Move>) {
+        let which = if look.all {
+            Which::All
+        } else {
+            Which::Some {
+                targets: &look.targets,
+                failover: look.failover,
+            }
+        };
+        self.instance(look.key, which, &mut look.record, found, moves_buf);
+    }
+
     /// The first part of a step over the instances `keys`, whose records
     /// are `records` (indexed by key minus `offset`): the moves to the
     /// `changed` nodes of the instances with a usable record. Returns what
-    /// was found, those instances, and the instances to scan in full.
+    /// was found, those instances with their record's lower bound, and the
+    /// instances to scan in full.
     fn first_pass(
         &self,
         keys: &[usize],
@@ -352,7 +374,7 @@ impl Scan<'_> {
         changed: &[usize],
         before: &[(usize, NodeValues)],
         drift: Option<&Drift>,
-    ) -> (Found, Vec<usize>, Vec<usize>) {
+    ) -> (Found, Vec<(f64, usize)>, Vec<usize>) {
         let mut found = Found::new(self.ini);
         let mut partial = Vec::new();
         let mut full = Vec::new();
@@ -383,8 +405,8 @@ impl Scan<'_> {
                     failover: touched,
                 };
                 self.instance(k, which, slot, &mut found, &mut moves_buf);
-                if slot.is_some() {
-                    partial.push(k);
+                if let Some(rec) = slot.as_mut() {
+                    partial.push((rec.lower_bound(), k));
                     continue;
                 }
             }
@@ -428,27 +450,35 @@ fn in_parts<T: Send>(
     }
     let work = &work;
     let chunks: Vec<&[usize]> = keys.chunks(keys.len().div_ceil(parts)).collect();
+    // Part i owns the records from its first key to the next part's.
+    let mut rest = records;
+    let mut offset = 0;
+    let mut mine = Vec::with_capacity(chunks.len());
+    for (i, ks) in chunks.iter().enumerate() {
+        let end = chunks.get(i + 1).map_or(offset + rest.len(), |c| c[0]);
+        let (rs, tail) = std::mem::take(&mut rest).split_at_mut(end - offset);
+        mine.push((*ks, rs, offset));
+        rest = tail;
+        offset = end;
+    }
+    on_threads(mine, |(ks, rs, off)| work(ks, rs, off))
+}
+
+/// Runs `work` on each of `parts`, the first on this thread and each other
+/// on a thread of its own; the results come in the parts' order.
+fn on_threads<P: Send, T: Send>(parts: Vec<P>, work: impl Fn(P) -> T + Sync) -> Vec<T> {
+    let work = &work;
+    let mut parts = parts.into_iter();
+    let Some(first) = parts.next() else {
+        return Vec::new();
+    };
+    if parts.len() == 0 {
+        return vec![work(first)];
+    }
     std::thread::scope(|sc| {
-        // Part i owns the records from its first key to the next part's.
-        let mut rest = records;
-        let mut offset = 0;
-        let mut mine = Vec::with_capacity(chunks.len());
-        for (i, ks) in chunks.iter().enumerate() {
-            let end = chunks.get(i + 1).map_or(offset + rest.len(), |c| c[0]);
-            let (rs, tail) = std::mem::take(&mut rest).split_at_mut(end - offset);
-            mine.push((*ks, rs, offset));
-            rest = tail;
-            offset = end;
-        }
-        let mut mine = mine.into_iter();
-        let first = mine.next();
-        let handles: Vec<_> = mine
-            .map(|(ks, rs, off)| sc.spawn(move || work(ks, rs, off)))
-            .collect();
-        let mut out = Vec::with_capacity(chunks.len());
-        if let Some((ks, rs, off)) = first {
-            out.push(work(ks, rs, off));
-        }
+        let handles: Vec<_> = parts.map(|p| sc.spawn(move || work(p))).collect();
+        let mut out = Vec::with_capacity(handles.len() + 1);
+        out.push(work(first));
         for h in handles {
             match h.join() {
                 Ok(p) => out.push(p),
@@ -459,14 +489,43 @@ fn in_parts<T: Send>(
     })
 }
 
+/// One instance of a wave of a step's second part: its record (taken out
+/// of the step's while the wave runs) and the candidates to look at.
+struct Look {
+    key: usize,
+    record: Option<Record>,
+    targets: Vec<usize>,
+    failover: bool,
+    /// Every candidate, its record afresh.
+    all: bool,
+}
+
+impl Look {
+    /// About how many candidates the look approximates, in targets.
+    fn cost(&self, n_online: usize) -> usize {
+        if self.all {
+            n_online + 1
+        } else {
+            self.targets.len() + usize::from(self.failover)
+        }
+    }
+}
+
+/// The most instances one wave of a step's second part looks at.
+const WAVE_MAX: usize = 64;
+
+/// About how many targets' candidates are worth a thread of their own in a
+/// wave.
+const WAVE_PART: usize = 256;
+
 #[cfg(debug_assertions)]
 impl Scan<'_> {
     /// Checks the carried bounds against every candidate scanned afresh:
     /// a candidate's true score is at most its upper end, and never below
     /// its slot's bound.
-    fn verify_records(&self, partial: &[usize], records: &[Option<Record>]) {
+    fn verify_records(&self, partial: &[(f64, usize)], records: &[Option<Record>]) {
         let mut moves_buf = Vec::new();
-        for &k in partial {
+        for &(_, k) in partial {
             let Some(rec) = records[k].as_ref() else {
                 continue;
             };
@@ -644,7 +703,7 @@ pub(super) fn best_step(
         partial.extend(p);
         full.extend(u);
     }
-    for f in in_parts(&full, &mut records, threads, 16, |ks, rs, off| {
+    for f in in_parts(&full, &mut records, threads, 2, |ks, rs, off| {
         scan.full_pass(ks, rs, off)
     }) {
         found.merge(f);
@@ -655,44 +714,105 @@ pub(super) fn best_step(
     // ceiling, lowest bound first. The margin covers the rounding of the
     // bounds themselves, far below any difference between moves.
     let margin = 1e-9 * (ini.abs() + 1.0);
-    let mut order: Vec<(f64, usize)> = partial
-        .iter()
-        .filter_map(|&k| {
-            let lb = records[k].as_mut()?.lower_bound();
-            lb.is_finite().then_some((lb, k))
-        })
-        .collect();
+    // (Their lower bounds were taken in the first pass, on the threads;
+    // the ceiling only falls, so those above it now are never looked at.)
+    let mut order: Vec<(f64, usize)> = partial;
+    order.retain(|(lb, _)| lb.is_finite() && lb - margin <= found.ceiling);
     order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    // In waves of 1, 2, 4, ... instances, each wave's candidates picked by
+    // the ceiling at its start and its instances looked at on the threads
+    // (the same waves whatever the threads: the records do not depend on
+    // them).
+    let mut pos = 0;
+    let mut wave = 1;
+    // A balancing that may not use threads (each of the squeeze's trials,
+    // themselves run side by side) looks at one instance at a time, each
+    // against the ceiling the ones before it left.
+    let wave_max = if options.threads { WAVE_MAX } else { 1 };
+    let n_online = scan.online.len();
+    let mut looks: Vec<Look> = Vec::new();
+    // The target lists of the last wave, to fill again.
+    let mut spare: Vec<Vec<usize>> = Vec::new();
     let mut moves_buf = Vec::new();
-    let mut targets = Vec::new();
-    for (lb, k) in order {
-        if lb - margin > found.ceiling {
+    while pos < order.len() {
+        let ceiling = found.ceiling;
+        while looks.len() < wave {
+            let Some(&(lb, k)) = order.get(pos) else {
+                break;
+            };
+            if lb - margin > ceiling {
+                pos = order.len();
+                break;
+            }
+            pos += 1;
+            let Some(rec) = records[k].as_ref() else {
+                continue;
+            };
+            let mut failover = false;
+            let mut targets = spare.pop().unwrap_or_default();
+            targets.clear();
+            for slot in rec.slots_up_to(ceiling + margin) {
+                if slot == FAILOVER {
+                    failover = true;
+                } else {
+                    targets.push(scan.online[slot - 1]);
+                }
+            }
+            // Carried bounds only loosen: an instance that lets a third of
+            // its candidates through is scanned in full, its record afresh.
+            let looked = targets.len() + usize::from(failover);
+            let all = 3 * looked > n_online + 1;
+            looks.push(Look {
+                key: k,
+                record: records[k].take(),
+                targets,
+                failover,
+                all,
+            });
+        }
+        if looks.is_empty() {
             break;
         }
-        let Some(rec) = records[k].as_ref() else {
-            continue;
-        };
-        let mut failover = false;
-        targets.clear();
-        for slot in rec.slots_up_to(found.ceiling + margin) {
-            if slot == FAILOVER {
-                failover = true;
-            } else {
-                targets.push(scan.online[slot - 1]);
+        wave = (2 * wave).min(wave_max);
+        let cost: usize = looks.iter().map(|l| l.cost(n_online)).sum();
+        let parts = threads.min(cost / WAVE_PART).max(1);
+        if parts == 1 {
+            for look in &mut looks {
+                scan.look(look, &mut found, &mut moves_buf);
+            }
+        } else {
+            // Contiguous parts of about equal cost.
+            let mut split: Vec<&mut [Look]> = Vec::with_capacity(parts);
+            let mut rest: &mut [Look] = &mut looks;
+            let mut left = cost;
+            for p in (1..=parts).rev() {
+                let share = left.div_ceil(p);
+                let mut n = 0;
+                let mut c = 0;
+                while n < rest.len() && (c < share || p == 1) {
+                    c += rest[n].cost(n_online);
+                    n += 1;
+                }
+                let (part, tail) = std::mem::take(&mut rest).split_at_mut(n);
+                split.push(part);
+                rest = tail;
+                left -= c;
+            }
+            for f in on_threads(split, |part| {
+                let mut found = Found::new(ceiling);
+                let mut moves_buf = Vec::new();
+                for look in part {
+                    scan.look(look, &mut found, &mut moves_buf);
+                }
+                found
+            }) {
+                found.merge(f);
             }
         }
-        // Carried bounds only loosen: an instance that lets a third of its
-        // candidates through is scanned in full, its record afresh.
-        let looked = targets.len() + usize::from(failover);
-        let which = if 3 * looked > scan.online.len() + 1 {
-            Which::All
-        } else {
-            Which::Some {
-                targets: &targets,
-                failover,
-            }
-        };
-        scan.instance(k, which, &mut records[k], &mut found, &mut moves_buf);
+        for look in looks.drain(..) {
+            records[look.key] = look.record;
+            spare.push(look.targets);
+        }
     }
     memo.records = records;
     memo.prev = scan.base;
