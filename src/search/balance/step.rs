@@ -511,6 +511,33 @@ impl Look {
     }
 }
 
+/// `looks`, whose costs sum to `cost`, in `parts` contiguous parts of
+/// about equal cost.
+fn split_by_cost(
+    looks: &mut [Look],
+    parts: usize,
+    cost: usize,
+    n_online: usize,
+) -> Vec<&mut [Look]> {
+    let mut split = Vec::with_capacity(parts);
+    let mut rest = looks;
+    let mut left = cost;
+    for p in (1..=parts).rev() {
+        let share = left.div_ceil(p);
+        let mut n = 0;
+        let mut c = 0;
+        while n < rest.len() && (c < share || p == 1) {
+            c += rest[n].cost(n_online);
+            n += 1;
+        }
+        let (part, tail) = std::mem::take(&mut rest).split_at_mut(n);
+        split.push(part);
+        rest = tail;
+        left -= c;
+    }
+    split
+}
+
 /// The most instances one wave of a step's second part looks at.
 const WAVE_MAX: usize = 64;
 
@@ -781,23 +808,7 @@ pub(super) fn best_step(
                 scan.look(look, &mut found, &mut moves_buf);
             }
         } else {
-            // Contiguous parts of about equal cost.
-            let mut split: Vec<&mut [Look]> = Vec::with_capacity(parts);
-            let mut rest: &mut [Look] = &mut looks;
-            let mut left = cost;
-            for p in (1..=parts).rev() {
-                let share = left.div_ceil(p);
-                let mut n = 0;
-                let mut c = 0;
-                while n < rest.len() && (c < share || p == 1) {
-                    c += rest[n].cost(n_online);
-                    n += 1;
-                }
-                let (part, tail) = std::mem::take(&mut rest).split_at_mut(n);
-                split.push(part);
-                rest = tail;
-                left -= c;
-            }
+            let split = split_by_cost(&mut looks, parts, cost, n_online);
             for f in on_threads(split, |part| {
                 let mut found = Found::new(ceiling);
                 let mut moves_buf = Vec::new();
